@@ -1,0 +1,76 @@
+# lbmprobe — the only entry point a user needs.
+#   make            build every tool
+#   make test       run the test suite (no GPU needed: PoCL and NVRTC)
+#   make bench      measure the best device, predict, validate, plot
+#   make plots DEVICE=<slug>   re-render plots from data/<slug>
+#   make compare A=<slug> B=<slug>   two devices side by side
+#   make deps       install missing Debian packages
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -MMD -MP
+CPPFLAGS += -D_GNU_SOURCE -Icore
+LDLIBS += -ldl -lm
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+CPPFLAGS += -DLBP_GIT_COMMIT=\"$(GIT_COMMIT)\"
+
+# CUDA backend: only the headers are needed to build; libcuda.so.1 and
+# libnvrtc.so are loaded at run time.
+CUDA_HOME ?= /usr/local/cuda
+ifneq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
+ifneq ($(wildcard $(CUDA_HOME)/include/nvrtc.h),)
+CPPFLAGS += -DLBP_HAVE_CUDA=1 -isystem $(CUDA_HOME)/include -DLBP_CUDA_HOME=\"$(CUDA_HOME)\"
+endif
+endif
+# OpenCL backend: system headers, the toolkit's, or ones carried in .deps/.
+OPENCL_H := $(firstword $(wildcard /usr/include/CL/cl.h $(CUDA_HOME)/include/CL/cl.h .deps/include/CL/cl.h))
+ifneq ($(OPENCL_H),)
+CPPFLAGS += -DLBP_HAVE_OPENCL=1 -DCL_TARGET_OPENCL_VERSION=120 -isystem $(dir $(OPENCL_H)).. -Wno-deprecated-declarations
+LDLIBS += -l:libOpenCL.so.1
+endif
+
+TOOLS := stream membench lbmkernels model
+CORE_OBJS := $(patsubst %.c,%.o,$(wildcard core/*.c))
+
+all: $(foreach t,$(TOOLS),$(t)/$(t))
+
+# Each tool: <tool>/main.c plus the other .c files of its folder (which the
+# tests link too).
+define tool_rules
+$(1)_OBJS := $$(patsubst %.c,%.o,$$(filter-out $(1)/main.c,$$(wildcard $(1)/*.c)))
+$(1)/$(1): $(1)/main.o $$($(1)_OBJS) $$(CORE_OBJS)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+tests/test_$(1): tests/test_$(1).o $$($(1)_OBJS) $$(CORE_OBJS)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ -lcmocka $$(LDLIBS)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
+tests/test_core: tests/test_core.o $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
+
+# Tool-specific rules (embedded kernel files and the like).
+-include $(wildcard */rules.mk)
+
+.PHONY: all deps test bench plots compare clean
+deps:
+	@sh core/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@sh tests/run.sh $(TEST_BINS)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh core/bench.sh
+
+plots:
+	@sh plots/render.sh $(DEVICE)
+
+compare:
+	@sh plots/compare.sh $(A) $(B)
+
+clean:
+	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS)
+
+-include $(wildcard */*.d)

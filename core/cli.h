@@ -1,0 +1,84 @@
+/* Command-line helpers shared by every tool: one-line errors, number and
+ * list parsing, and the options every tool has. */
+#ifndef LBP_CLI_H
+#define LBP_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LBP_VERSION "0.1.0"
+#define LBP_EXIT_FAIL 1  /* a measurement or validation failed */
+#define LBP_EXIT_USAGE 2 /* bad flags, impossible configuration */
+
+extern const char *lbp_prog; /* tool name for messages; set by lbp_cli_init */
+void lbp_cli_init(const char *prog);
+
+/* "<prog>: <message>" on stderr, then exit 2 (usage) or 1 (failure). */
+_Noreturn void lbp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void lbp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress line on stderr ("<prog>: [3/40] what ... ETA 12 s"). */
+void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Parse a whole number in [min, max]; on error: "<prog>: --flag: 'x' is not
+ * a whole number in [min, max]" and exit 2. */
+long long lbp_parse_int(const char *flag, const char *s, long long min, long long max);
+double lbp_parse_double(const char *flag, const char *s, double min, double max);
+/* Byte size with optional K, M, G suffix (powers of 1024). */
+long long lbp_parse_bytes(const char *flag, const char *s, long long min, long long max);
+/* Comma-separated whole numbers, or a range "a..b" or "a..b:step" (a range
+ * with "x2" as step doubles: "32..1024:x2").  Returns count; values in out. */
+int lbp_parse_int_list(const char *flag, const char *s, long long min, long long max,
+                       long long *out, int max_count);
+/* One of the words in the NULL-terminated choices; returns its index. */
+int lbp_parse_choice(const char *flag, const char *s, const char *const *choices);
+
+/* Options every tool shares, filled by lbp_common_opt(). */
+typedef struct {
+    const char *backend; /* NULL: auto */
+    int device;          /* -1: auto */
+    const char *out_dir; /* NULL: data/<slug> */
+    int force;           /* overwrite existing results */
+    int quick;           /* reduced sweep */
+    int list;            /* --list */
+    int describe;        /* --describe: print the chosen device as key,value */
+} lbp_common;
+
+/* getopt_long entries for the shared options; tools append their own.
+ * LBP_COMMON_LONGOPTS expands to the struct option initialisers, and
+ * lbp_common_opt() handles those option codes (returns 1 if it did). */
+enum { LBP_OPT_BACKEND = 1000, LBP_OPT_DEVICE, LBP_OPT_OUT, LBP_OPT_FORCE, LBP_OPT_QUICK,
+       LBP_OPT_LIST, LBP_OPT_DESCRIBE, LBP_OPT_HELP, LBP_OPT_VERSION, LBP_OPT_FIRST_TOOL = 1100 };
+#define LBP_COMMON_LONGOPTS                                   \
+    {"backend", required_argument, 0, LBP_OPT_BACKEND},       \
+    {"device", required_argument, 0, LBP_OPT_DEVICE},         \
+    {"out", required_argument, 0, LBP_OPT_OUT},               \
+    {"force", no_argument, 0, LBP_OPT_FORCE},                 \
+    {"quick", no_argument, 0, LBP_OPT_QUICK},                 \
+    {"list", no_argument, 0, LBP_OPT_LIST},                   \
+    {"describe", no_argument, 0, LBP_OPT_DESCRIBE},           \
+    {"help", no_argument, 0, LBP_OPT_HELP},                   \
+    {"version", no_argument, 0, LBP_OPT_VERSION}
+#define LBP_COMMON_HELP                                                              \
+    "  --backend cuda|opencl|auto  backend (default: auto, the best device found)\n"  \
+    "  --device N          device index within the backend (see --list)\n"          \
+    "  --list              list devices of every backend and exit\n"               \
+    "  --describe          describe the chosen device (key,value) and exit\n"    \
+    "  --out DIR           result folder (default: data/<device-slug>)\n"          \
+    "  --force             overwrite existing result files\n"                      \
+    "  --quick             reduced sweep\n"                                        \
+    "  --help, --version\n"
+/* Handles a shared option; for --help prints usage_text and exits 0, for
+ * --version prints the version and exits 0; returns 0 for codes it does not
+ * know.  Call from the default branch of a tool's getopt switch. */
+int lbp_common_opt(lbp_common *c, int code, const char *arg, const char *usage_text);
+/* getopt returned '?': exit 2 (getopt already printed why). */
+_Noreturn void lbp_bad_option(void);
+
+/* After option parsing: handles --list and --describe (exit 0), otherwise
+ * opens the device the options name into d (defined in core/device.c). */
+struct lbp_device;
+void lbp_open_from_cli(struct lbp_device *d, const lbp_common *c);
+
+#endif

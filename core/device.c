@@ -1,0 +1,282 @@
+/* The device layer's backend-independent part: the registry of backends,
+ * device selection, the kernel dialect's prelude, compile-log printing. */
+#include "device.h"
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const lbp_backend lbp_cuda_backend;
+extern const lbp_backend lbp_opencl_backend;
+
+const lbp_backend *const lbp_backends[] = {&lbp_cuda_backend, &lbp_opencl_backend, NULL};
+
+const lbp_backend *lbp_backend_by_name(const char *name)
+{
+    for (int i = 0; lbp_backends[i]; i++)
+        if (strcmp(lbp_backends[i]->name, name) == 0) return lbp_backends[i];
+    return NULL;
+}
+
+_Noreturn void lbp_api_fail(const char *backend, const char *call, const char *file, int line,
+                            const char *msg)
+{
+    fprintf(stderr, "lbmprobe: %s: %s failed at %s:%d: %s\n", backend, call, file, line, msg);
+    exit(LBP_EXIT_FAIL);
+}
+
+void lbp_list_devices(FILE *f)
+{
+    for (int b = 0; lbp_backends[b]; b++) {
+        const lbp_backend *be = lbp_backends[b];
+        char why[256] = "";
+        int n = be->count(why, sizeof why);
+        if (n < 0) {
+            fprintf(f, "%s: %s\n", be->name, why);
+            continue;
+        }
+        if (n == 0) fprintf(f, "%s: no devices%s%s\n", be->name, why[0] ? ": " : "", why);
+        for (int i = 0; i < n; i++) {
+            lbp_device d = {.be = be, .index = i};
+            be->open(&d, i);
+            fprintf(f, "%s device %d: %s [%s, %s] slug=%s, %d CUs, %.1f GiB%s\n", be->name, i,
+                    d.info.name, d.info.platform, d.info.kind, d.info.slug, d.info.compute_units,
+                    d.info.global_mem_bytes / 1073741824.0, d.info.fp64 ? "" : ", no FP64");
+            be->close(&d);
+        }
+    }
+}
+
+/* The best device: a CUDA GPU, else an OpenCL GPU, else any OpenCL device. */
+static void open_auto(lbp_device *d)
+{
+    char why[256];
+    if (lbp_cuda_backend.count(why, sizeof why) > 0) {
+        d->be = &lbp_cuda_backend;
+        d->index = 0;
+        d->be->open(d, 0);
+        return;
+    }
+    int n = lbp_opencl_backend.count(why, sizeof why);
+    if (n <= 0) {
+        fprintf(stderr, "%s: no device found: no CUDA device, and OpenCL: %s\n", lbp_prog,
+                n < 0 ? why : "no devices");
+        exit(LBP_EXIT_USAGE);
+    }
+    int pick = 0;
+    for (int i = 0; i < n; i++) {
+        lbp_device t = {.be = &lbp_opencl_backend, .index = i};
+        t.be->open(&t, i);
+        int gpu = strcmp(t.info.kind, "gpu") == 0;
+        t.be->close(&t);
+        if (gpu) { pick = i; break; }
+    }
+    d->be = &lbp_opencl_backend;
+    d->index = pick;
+    d->be->open(d, pick);
+}
+
+void lbp_open(lbp_device *d, const char *backend, int index)
+{
+    memset(d, 0, sizeof *d);
+    if (!backend || strcmp(backend, "auto") == 0) {
+        if (index >= 0) {
+            fprintf(stderr, "%s: --device needs --backend cuda|opencl\n", lbp_prog);
+            exit(LBP_EXIT_USAGE);
+        }
+        open_auto(d);
+        return;
+    }
+    const lbp_backend *be = lbp_backend_by_name(backend);
+    if (!be) {
+        fprintf(stderr, "%s: --backend: unknown backend '%s' (cuda, opencl, auto)\n", lbp_prog, backend);
+        exit(LBP_EXIT_USAGE);
+    }
+    char why[256] = "";
+    int n = be->count(why, sizeof why);
+    if (n < 0) {
+        fprintf(stderr, "%s: %s: %s\n", lbp_prog, backend, why);
+        exit(LBP_EXIT_USAGE);
+    }
+    if (index < 0) index = 0;
+    if (index >= n) {
+        fprintf(stderr, "%s: --device %d: %s has %d device%s (see --list)\n", lbp_prog, index,
+                backend, n, n == 1 ? "" : "s");
+        exit(LBP_EXIT_USAGE);
+    }
+    d->be = be;
+    d->index = index;
+    be->open(d, index);
+}
+
+void lbp_close(lbp_device *d)
+{
+    if (d->be) d->be->close(d);
+    d->be = NULL;
+}
+
+static void describe(const lbp_device_info *i, int index)
+{
+    printf("backend,%s\nindex,%d\nname,%s\nslug,%s\nkind,%s\nvendor,%s\nplatform,%s\n"
+           "driver,%s\ncompute_units,%d\nclock_mhz,%d\nmem_clock_mhz,%d\nbus_width_bits,%d\n"
+           "theoretical_gbs,%.1f\nl2_bytes,%lld\nglobal_mem_bytes,%lld\nmax_alloc_bytes,%lld\n"
+           "ecc,%d\nfp64,%d\nmax_block_size,%d\nwarp_size,%d\nmax_threads_per_cu,%d\n"
+           "compute_capability,%d.%d\n",
+           i->backend, index, i->name, i->slug, i->kind, i->vendor, i->platform, i->driver,
+           i->compute_units, i->clock_mhz, i->mem_clock_mhz, i->bus_width_bits, i->theoretical_gbs,
+           (long long)i->l2_bytes, (long long)i->global_mem_bytes, (long long)i->max_alloc_bytes,
+           i->ecc, i->fp64, i->max_block_size, i->warp_size, i->max_threads_per_cu, i->cc_major,
+           i->cc_minor);
+}
+
+void lbp_open_from_cli(lbp_device *d, const lbp_common *c)
+{
+    if (c->list) {
+        lbp_list_devices(stdout);
+        exit(0);
+    }
+    lbp_open(d, c->backend, c->device);
+    if (c->describe) {
+        describe(&d->info, d->index);
+        lbp_close(d);
+        exit(0);
+    }
+}
+
+/* ---- wrappers ---------------------------------------------------------- */
+lbp_buf *lbp_alloc(lbp_device *d, size_t bytes) { return d->be->alloc(d, bytes); }
+void lbp_release(lbp_device *d, lbp_buf *b) { if (b) d->be->release(d, b); }
+void lbp_write(lbp_device *d, lbp_buf *dst, const void *src, size_t bytes) { d->be->write(d, dst, 0, src, bytes); }
+void lbp_read(lbp_device *d, const lbp_buf *src, void *dst, size_t bytes) { d->be->read(d, src, 0, dst, bytes); }
+lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, const char *options)
+{
+    return d->be->compile(d, source, entry, options ? options : "");
+}
+void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args)
+{
+    d->be->launch(d, k, cfg, nargs, args);
+}
+void lbp_sync(lbp_device *d) { d->be->sync(d); }
+lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size)
+{
+    return (lbp_launch_cfg){.grid = {blocks, 1, 1}, .block = {block_size, 1, 1}, .shared_bytes = 0};
+}
+
+/* ---- slug -------------------------------------------------------------- */
+/* Lower-case [a-z0-9-] from a device name, dropping "(R)" and "(TM)". */
+void lbp_make_slug(char *slug, size_t len, const char *name)
+{
+    size_t o = 0;
+    int dash = 1;
+    for (const char *p = name; *p && o + 1 < len; p++) {
+        if (strncasecmp(p, "(r)", 3) == 0) { p += 2; continue; }
+        if (strncasecmp(p, "(tm)", 4) == 0) { p += 3; continue; }
+        unsigned char ch = (unsigned char)*p;
+        if (isalnum(ch)) {
+            slug[o++] = (char)tolower(ch);
+            dash = 0;
+        } else if (!dash) {
+            slug[o++] = '-';
+            dash = 1;
+        }
+    }
+    while (o > 0 && slug[o - 1] == '-') o--;
+    slug[o] = 0;
+    if (o == 0) snprintf(slug, len, "device");
+}
+
+/* ---- the kernel dialect ------------------------------------------------ */
+const char lbp_prelude[] =
+    "/* lbmprobe kernel dialect prelude */\n"
+    "#if defined(LBP_CUDA)\n"
+    "#define KERNEL extern \"C\" __global__\n"
+    "#define GLOBAL\n"
+    "#define LOCAL __shared__\n"
+    "#define CONSTANT __constant__\n"
+    "#define RESTRICT __restrict__\n"
+    "#define INLINE __device__ __forceinline__\n"
+    "#define LOCAL_BARRIER __syncthreads()\n"
+    "#define DYN_SHARED_PARAM\n"
+    "extern __shared__ unsigned char lbp_dyn_shared[];\n"
+    "typedef int i32; typedef unsigned int u32;\n"
+    "typedef long long i64; typedef unsigned long long u64;\n"
+    "INLINE i64 global_id(int d) { return d == 0 ? (i64)blockIdx.x * blockDim.x + threadIdx.x\n"
+    "  : d == 1 ? (i64)blockIdx.y * blockDim.y + threadIdx.y : (i64)blockIdx.z * blockDim.z + threadIdx.z; }\n"
+    "INLINE i32 local_id(int d) { return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z; }\n"
+    "INLINE i32 group_id(int d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }\n"
+    "INLINE i32 local_size(int d) { return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z; }\n"
+    "INLINE i32 num_groups(int d) { return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z; }\n"
+    "#define LBP_HAS_CLOCK 1\n"
+    "INLINE u64 lbp_globaltimer(void) { u64 t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
+    "INLINE u32 lbp_smid(void) { u32 r; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(r)); return r; }\n"
+    "INLINE u32 lbp_lane(void) { u32 r; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r)); return r; }\n"
+    "#elif defined(LBP_OPENCL)\n"
+    "#if defined(LBP_FP64) && defined(cl_khr_fp64)\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "#endif\n"
+    "#define KERNEL __kernel\n"
+    "#define GLOBAL __global\n"
+    "#define LOCAL __local\n"
+    "#define CONSTANT __constant\n"
+    "#define RESTRICT restrict\n"
+    "#define INLINE inline\n"
+    "#define LOCAL_BARRIER barrier(CLK_LOCAL_MEM_FENCE)\n"
+    "#define DYN_SHARED_PARAM , __local unsigned char *lbp_dyn_shared\n"
+    "typedef int i32; typedef uint u32; typedef long i64; typedef ulong u64;\n"
+    "#define global_id(d) ((i64)get_global_id(d))\n"
+    "#define local_id(d) ((i32)get_local_id(d))\n"
+    "#define group_id(d) ((i32)get_group_id(d))\n"
+    "#define local_size(d) ((i32)get_local_size(d))\n"
+    "#define num_groups(d) ((i32)get_num_groups(d))\n"
+    "#define LBP_HAS_CLOCK 0\n"
+    "#define lbp_globaltimer() ((u64)0)\n"
+    "#define lbp_smid() ((u32)0)\n"
+    "#define lbp_lane() ((u32)0)\n"
+    "#else\n"
+    "#error \"compile with -DLBP_CUDA=1 or -DLBP_OPENCL=1\"\n"
+    "#endif\n"
+    "#line 1\n";
+
+char *lbp_full_source(const char *source)
+{
+    size_t a = strlen(lbp_prelude), b = strlen(source);
+    char *s = malloc(a + b + 1);
+    if (!s) lbp_api_fail("host", "malloc", __FILE__, __LINE__, "out of memory");
+    memcpy(s, lbp_prelude, a);
+    memcpy(s + a, source, b + 1);
+    return s;
+}
+
+/* The compiler names lines of the kernel source (after "#line 1"); show
+ * each such line once after the log. */
+void lbp_print_compile_log(const char *backend, const char *entry, const char *log,
+                           const char *full_source)
+{
+    fprintf(stderr, "lbmprobe: %s: compiling kernel '%s' failed:\n%s\n", backend, entry,
+            log && *log ? log : "(empty log)");
+    const char *src = strstr(full_source, "#line 1\n");
+    src = src ? src + 8 : full_source;
+    int shown[8], nshown = 0;
+    for (const char *p = log; p && *p && nshown < 8; p++) {
+        /* NVRTC: "kernel.cu(12): error", clang/PoCL: "<source>:12:5: error" */
+        long line = 0;
+        if (*p == '(' && isdigit((unsigned char)p[1])) line = strtol(p + 1, NULL, 10);
+        else if (*p == ':' && isdigit((unsigned char)p[1]) && p > log && p[-1] != ' ')
+            line = strtol(p + 1, NULL, 10);
+        if (line <= 0) continue;
+        int seen = 0;
+        for (int i = 0; i < nshown; i++) seen |= shown[i] == line;
+        if (seen) continue;
+        const char *l = src;
+        for (long n = 1; n < line && l; n++) {
+            l = strchr(l, '\n');
+            if (l) l++;
+        }
+        if (!l || !*l) continue;
+        const char *e = strchr(l, '\n');
+        fprintf(stderr, "  source line %ld: %.*s\n", line, (int)(e ? e - l : (long)strlen(l)), l);
+        shown[nshown++] = (int)line;
+    }
+}

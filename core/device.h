@@ -1,0 +1,175 @@
+/* lbmprobe device layer: one interface, several backends (CUDA driver API +
+ * NVRTC, OpenCL through the ICD loader), chosen at run time.
+ *
+ * Error policy: a failing API call is a broken measurement, so it prints
+ * "lbmprobe: <backend>: <call> failed at <file>:<line>: <api error string>"
+ * and exits 1.  The exceptions return a value the caller can act on:
+ * lbp_alloc returns NULL when the device has no room, lbp_compile returns NULL
+ * (after printing the compiler log and the offending source lines). */
+#ifndef LBP_DEVICE_H
+#define LBP_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct lbp_buf lbp_buf;       /* device buffer, opaque */
+typedef struct lbp_kernel lbp_kernel; /* compiled kernel, opaque */
+
+typedef struct {
+    char backend[16];        /* "cuda" or "opencl" */
+    char name[128];          /* as the driver names it */
+    char slug[96];           /* [a-z0-9-], e.g. "nvidia-h100-80gb-hbm3" */
+    char vendor[64];
+    char platform[96];       /* OpenCL platform name, or "CUDA" */
+    char driver[64];         /* driver version */
+    char kind[8];            /* "gpu", "cpu" or "other" */
+    int compute_units;       /* SMs, or CPU cores */
+    int clock_mhz;           /* max core clock */
+    int mem_clock_mhz;       /* memory clock, -1 when the API does not say */
+    int bus_width_bits;      /* memory bus width, -1 when unknown */
+    double theoretical_gbs;  /* 2 * mem_clock * bus_width / 8 (DDR), 0 unknown */
+    int64_t l2_bytes;        /* last-level cache the device reports */
+    int64_t global_mem_bytes;
+    int64_t max_alloc_bytes; /* largest single buffer */
+    int ecc;                 /* 1 on, 0 off, -1 unknown */
+    int fp64;                /* double precision supported */
+    int max_block_size;      /* threads per block (work-group) */
+    int warp_size;           /* 32 on NVIDIA, 1 where unknown */
+    int max_threads_per_cu;  /* resident threads per SM, 0 unknown */
+    int max_blocks_per_cu;   /* resident blocks per SM, 0 unknown */
+    int64_t shared_per_cu;   /* shared (local) memory per SM, bytes */
+    int64_t shared_per_block;/* shared (local) memory one block may take */
+    int cc_major, cc_minor;  /* CUDA compute capability; 0 on OpenCL */
+    double timer_resolution_ns; /* device event timer resolution */
+} lbp_device_info;
+
+typedef struct {
+    int registers;           /* per thread, -1 unknown (OpenCL) */
+    int max_block_size;      /* largest block this kernel can launch with */
+    int64_t local_bytes;     /* spill/stack per thread, -1 unknown */
+    int64_t static_shared_bytes;
+} lbp_kernel_info;
+
+typedef struct {
+    unsigned grid[3];        /* blocks (work-groups) per dimension; 0 means 1 */
+    unsigned block[3];       /* threads per block per dimension; 0 means 1 */
+    size_t shared_bytes;     /* dynamic shared memory per block: only for
+                                kernels that declare DYN_SHARED_PARAM */
+} lbp_launch_cfg;
+
+typedef enum { LBP_ARG_BUF, LBP_ARG_I32, LBP_ARG_I64, LBP_ARG_F32, LBP_ARG_F64 } lbp_arg_type;
+typedef struct {
+    lbp_arg_type type;
+    union { lbp_buf *buf; int32_t i32; int64_t i64; float f32; double f64; } v;
+} lbp_arg;
+#define LBP_BUF(b) ((lbp_arg){.type = LBP_ARG_BUF, .v.buf = (b)})
+#define LBP_I32(x) ((lbp_arg){.type = LBP_ARG_I32, .v.i32 = (x)})
+#define LBP_I64(x) ((lbp_arg){.type = LBP_ARG_I64, .v.i64 = (x)})
+#define LBP_F32(x) ((lbp_arg){.type = LBP_ARG_F32, .v.f32 = (x)})
+#define LBP_F64(x) ((lbp_arg){.type = LBP_ARG_F64, .v.f64 = (x)})
+
+typedef struct lbp_device lbp_device;
+
+/* A backend: the only thing a tool sees of CUDA or OpenCL. */
+typedef struct lbp_backend {
+    const char *name; /* "cuda", "opencl" */
+    /* Number of devices; -1 when the runtime is missing, with the reason
+     * ("no CUDA driver (libcuda.so.1 not found)") written to why. */
+    int (*count)(char *why, size_t why_len);
+    void (*open)(lbp_device *d, int index); /* fills d->info */
+    void (*close)(lbp_device *d);
+    lbp_buf *(*alloc)(lbp_device *d, size_t bytes); /* NULL: no room */
+    void (*release)(lbp_device *d, lbp_buf *b);
+    void (*write)(lbp_device *d, lbp_buf *dst, size_t offset, const void *src, size_t bytes);
+    void (*read)(lbp_device *d, const lbp_buf *src, size_t offset, void *dst, size_t bytes);
+    /* Device-to-device copy by the driver itself (cuMemcpyDtoD,
+     * clEnqueueCopyBuffer): the reference a generated copy must reach. */
+    void (*copy)(lbp_device *d, lbp_buf *dst, const lbp_buf *src, size_t bytes);
+    /* Host memory for transfers: pinned (page-locked) or pageable (malloc). */
+    void *(*host_alloc)(lbp_device *d, size_t bytes, int pinned);
+    void (*host_free)(lbp_device *d, void *p, int pinned);
+    /* Compile kernel text (the dialect prelude is prepended by the layer).
+     * options: space-separated -DNAME or -DNAME=VALUE. */
+    lbp_kernel *(*compile)(lbp_device *d, const char *source, const char *entry, const char *options);
+    void (*kernel_release)(lbp_device *d, lbp_kernel *k);
+    void (*kernel_info)(lbp_device *d, lbp_kernel *k, lbp_kernel_info *out);
+    /* Resident blocks per compute unit for this block size and dynamic
+     * shared memory; -1 when the API cannot tell (OpenCL). */
+    int (*occupancy)(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes);
+    void (*launch)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args);
+    void (*sync)(lbp_device *d);
+    /* Device-event timing of everything enqueued between start and stop. */
+    void (*timer_start)(lbp_device *d);
+    double (*timer_stop_ms)(lbp_device *d);
+    /* Optional (NULL where unsupported): capture `launches` launches of k
+     * into a graph, replay it once untimed, then time `replays` replays with
+     * the host clock around launch+sync; returns ms per replay (median). */
+    double (*graph_replay_ms)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg,
+                              int nargs, const lbp_arg *args, int launches, int replays);
+} lbp_backend;
+
+struct lbp_device {
+    const lbp_backend *be;
+    lbp_device_info info;
+    int index;
+    void *impl;
+};
+
+/* ---- selecting a device ------------------------------------------------ */
+const lbp_backend *lbp_backend_by_name(const char *name); /* NULL unknown */
+extern const lbp_backend *const lbp_backends[]; /* NULL-terminated */
+
+/* Print every backend's devices (and why a backend has none) to f. */
+void lbp_list_devices(FILE *f);
+
+/* Open a device.  backend NULL or "auto": the best one found (a CUDA GPU,
+ * else an OpenCL GPU, else an OpenCL CPU).  index < 0: the backend's first
+ * (for auto: the chosen one).  On a missing backend or device prints a
+ * one-line error and exits 2. */
+void lbp_open(lbp_device *d, const char *backend, int index);
+void lbp_close(lbp_device *d);
+
+/* ---- thin wrappers (so tools read d->be->x less) ------------------------ */
+lbp_buf *lbp_alloc(lbp_device *d, size_t bytes);
+void lbp_release(lbp_device *d, lbp_buf *b);
+void lbp_write(lbp_device *d, lbp_buf *dst, const void *src, size_t bytes);
+void lbp_read(lbp_device *d, const lbp_buf *src, void *dst, size_t bytes);
+lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, const char *options);
+void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args);
+void lbp_sync(lbp_device *d);
+/* A 1-D launch configuration: blocks x block_size. */
+lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size);
+
+/* ---- the portable kernel dialect ---------------------------------------
+ * Every kernel text is compiled with this prelude in front, and with
+ * -DLBP_CUDA=1 or -DLBP_OPENCL=1.  It offers:
+ *   KERNEL, GLOBAL, LOCAL, CONSTANT, RESTRICT, INLINE, LOCAL_BARRIER
+ *   DYN_SHARED_PARAM (last parameter; dynamic shared memory, see cfg)
+ *   i32 u32 i64 u64 types; global_id(d) local_id(d) group_id(d)
+ *   local_size(d) num_groups(d) (d = 0, 1, 2; 64-bit for global_id)
+ *   LBP_HAS_CLOCK, lbp_globaltimer() (ns), lbp_smid(), lbp_lane()
+ *   LBP_FP64 enables double precision (cl_khr_fp64) on OpenCL when defined. */
+extern const char lbp_prelude[];
+
+/* The full text a backend compiles: prelude + source.  Caller frees. */
+char *lbp_full_source(const char *source);
+
+/* Compile-check with NVRTC only, no GPU or driver needed (tests).  arch e.g.
+ * "sm_90".  Returns 0 on success; on failure prints the log and returns 1;
+ * returns -1 (with why) when libnvrtc cannot be loaded. */
+int lbp_nvrtc_check(const char *source, const char *options, const char *arch,
+                    char *why, size_t why_len);
+
+/* Print a compiler log and, for each "line N" it names, that source line. */
+void lbp_print_compile_log(const char *backend, const char *entry, const char *log,
+                           const char *full_source);
+
+/* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (drops (R), (TM)). */
+void lbp_make_slug(char *slug, size_t len, const char *name);
+
+/* Fatal error helpers used by the backends. */
+_Noreturn void lbp_api_fail(const char *backend, const char *call, const char *file,
+                            int line, const char *msg);
+
+#endif

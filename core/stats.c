@@ -1,0 +1,104 @@
+/* Timing statistics and least-squares fits. */
+#include "stats.h"
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics of a sorted array. */
+static double quantile(const double *s, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    if (i >= n - 1) return s[n - 1];
+    return s[i] + (pos - i) * (s[i + 1] - s[i]);
+}
+
+lbp_stats lbp_stats_of(double *samples, int n)
+{
+    lbp_stats s = {0};
+    if (n <= 0) return s;
+    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+    s.n = n;
+    s.min = samples[0];
+    s.max = samples[n - 1];
+    s.median = quantile(samples, n, 0.5);
+    s.q1 = quantile(samples, n, 0.25);
+    s.q3 = quantile(samples, n, 0.75);
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += samples[i];
+    s.mean = sum / n;
+    return s;
+}
+
+double lbp_scatter(const lbp_stats *s)
+{
+    return s->median > 0 ? (s->max - s->min) / s->median : 0.0;
+}
+
+double lbp_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+lbp_stats lbp_time_runs(lbp_device *d, void (*run)(void *ctx), void *ctx, const lbp_timing *t)
+{
+    for (int i = 0; i < t->warmup; i++) run(ctx);
+    lbp_sync(d);
+    int reps = t->reps > 0 ? t->reps : 1;
+    double *ms = malloc(sizeof *ms * (size_t)reps);
+    for (int i = 0; i < reps; i++) {
+        d->be->timer_start(d);
+        run(ctx);
+        ms[i] = d->be->timer_stop_ms(d);
+    }
+    lbp_stats s = lbp_stats_of(ms, reps);
+    free(ms);
+    const char *what = t->what ? t->what : "measurement";
+    double ticks = d->info.timer_resolution_ns > 0 ? s.median * 1e6 / d->info.timer_resolution_ns : 1e9;
+    if (ticks < 20)
+        lbp_warn("%s: %.4f ms is only %.0f ticks of the %.0f ns device timer", what, s.median, ticks,
+                 d->info.timer_resolution_ns);
+    double limit = t->scatter_warn > 0 ? t->scatter_warn : 0.05;
+    if (reps >= 3 && lbp_scatter(&s) > limit)
+        lbp_warn("%s: repetitions scatter by %.1f %% (min %.4f, median %.4f, max %.4f ms)", what,
+                 100 * lbp_scatter(&s), s.min, s.median, s.max);
+    return s;
+}
+
+lbp_fit lbp_fit_line(const double *x, const double *y, int n)
+{
+    lbp_fit f = {0};
+    f.n = n;
+    if (n < 2) {
+        f.intercept = n ? y[0] : 0;
+        return f;
+    }
+    double sx = 0, sy = 0;
+    for (int i = 0; i < n; i++) sx += x[i], sy += y[i];
+    double mx = sx / n, my = sy / n, sxx = 0, sxy = 0, syy = 0;
+    for (int i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    f.slope = sxx > 0 ? sxy / sxx : 0;
+    f.intercept = my - f.slope * mx;
+    double ss = 0;
+    for (int i = 0; i < n; i++) {
+        double r = y[i] - (f.slope * x[i] + f.intercept);
+        ss += r * r;
+    }
+    f.rms = sqrt(ss / n);
+    f.r2 = syy > 0 ? 1.0 - ss / syy : 1.0;
+    return f;
+}

@@ -1,0 +1,41 @@
+/* Timing statistics: warm-up, repetitions, min/median/max, and warnings
+ * when a timing is near the timer's resolution or repetitions scatter. */
+#ifndef LBP_STATS_H
+#define LBP_STATS_H
+
+#include "device.h"
+
+typedef struct {
+    int n;
+    double min, q1, median, q3, max, mean;
+} lbp_stats;
+
+/* Statistics of n samples (the array is sorted in place). */
+lbp_stats lbp_stats_of(double *samples, int n);
+
+/* Scatter of repetitions: (max - min) / median. */
+double lbp_scatter(const lbp_stats *s);
+
+typedef struct {
+    int warmup;          /* untimed runs first (default 2) */
+    int reps;            /* timed runs (default 10) */
+    double scatter_warn; /* warn above this (max-min)/median, default 0.05 */
+    const char *what;    /* name used in warnings */
+} lbp_timing;
+#define LBP_TIMING_DEFAULT {2, 10, 0.05, "measurement"}
+
+/* Run `run(ctx)` warmup times, then reps times each between device timer
+ * start and stop; returns the statistics in ms.  Warns on stderr when the
+ * median is under 20 timer ticks or the repetitions scatter more than
+ * scatter_warn. */
+lbp_stats lbp_time_runs(lbp_device *d, void (*run)(void *ctx), void *ctx, const lbp_timing *t);
+
+/* Host wall clock in seconds (monotonic). */
+double lbp_now(void);
+
+/* Least-squares line y = slope*x + intercept, with r^2 and the rms of the
+ * residuals. */
+typedef struct { double slope, intercept, r2, rms; int n; } lbp_fit;
+lbp_fit lbp_fit_line(const double *x, const double *y, int n);
+
+#endif

@@ -1,0 +1,236 @@
+/* core/: the device layer on PoCL and NVRTC, CSV files, parsing, stats. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "device.h"
+#include "stats.h"
+
+static const char *saxpy_src =
+    "KERNEL void saxpy(GLOBAL float *RESTRICT y, GLOBAL const float *RESTRICT x, float a, i64 n) {\n"
+    "  i64 i = global_id(0);\n"
+    "  if (i < n) y[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "KERNEL void dyn(GLOBAL u32 *out, u32 v DYN_SHARED_PARAM) {\n"
+    "  lbp_dyn_shared[local_id(0)] = (unsigned char)local_id(0);\n"
+    "  LOCAL_BARRIER;\n"
+    "  out[global_id(0)] = v + lbp_dyn_shared[local_id(0)] + (u32)(LBP_HAS_CLOCK * 0);\n"
+    "}\n";
+
+static void test_opencl_runs_dialect_kernel(void **state)
+{
+    (void)state;
+    lbp_device d;
+    lbp_open(&d, "opencl", -1);
+    assert_string_equal(d.info.backend, "opencl");
+    assert_true(d.info.global_mem_bytes > 0);
+    enum { N = 1000 };
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
+    lbp_buf *bx = lbp_alloc(&d, sizeof x), *by = lbp_alloc(&d, sizeof y);
+    assert_non_null(bx);
+    lbp_write(&d, bx, x, sizeof x);
+    lbp_write(&d, by, y, sizeof y);
+    lbp_kernel *k = lbp_compile(&d, saxpy_src, "saxpy", "-DUNUSED=1");
+    assert_non_null(k);
+    lbp_launch_cfg cfg = lbp_cfg_1d((N + 63) / 64, 64);
+    lbp_arg args[] = {LBP_BUF(by), LBP_BUF(bx), LBP_F32(2.0f), LBP_I64(N)};
+    d.be->timer_start(&d);
+    lbp_launch(&d, k, &cfg, 4, args);
+    double ms = d.be->timer_stop_ms(&d);
+    assert_true(ms >= 0.0);
+    lbp_read(&d, by, y, sizeof y);
+    for (int i = 0; i < N; i++) assert_float_equal(y[i], 2.0f * i + 1.0f, 1e-6);
+
+    /* dynamic shared memory parameter */
+    lbp_kernel *kd = lbp_compile(&d, saxpy_src, "dyn", "");
+    assert_non_null(kd);
+    lbp_buf *bo = lbp_alloc(&d, 128 * sizeof(uint32_t));
+    lbp_launch_cfg c2 = lbp_cfg_1d(2, 64);
+    c2.shared_bytes = 64;
+    lbp_arg a2[] = {LBP_BUF(bo), LBP_I32(7)};
+    lbp_launch(&d, kd, &c2, 2, a2);
+    uint32_t out[128];
+    lbp_read(&d, bo, out, sizeof out);
+    for (int i = 0; i < 128; i++) assert_int_equal(out[i], 7 + i % 64);
+
+    /* the driver's own copy */
+    lbp_buf *bc = lbp_alloc(&d, sizeof y);
+    d.be->copy(&d, bc, by, sizeof y);
+    float z[N];
+    lbp_read(&d, bc, z, sizeof z);
+    assert_memory_equal(z, y, sizeof z);
+    d.be->kernel_release(&d, k);
+    d.be->kernel_release(&d, kd);
+    lbp_release(&d, bx);
+    lbp_release(&d, by);
+    lbp_release(&d, bo);
+    lbp_release(&d, bc);
+    lbp_close(&d);
+}
+
+static void test_opencl_compile_error_returns_null(void **state)
+{
+    (void)state;
+    lbp_device d;
+    lbp_open(&d, "opencl", -1);
+    lbp_kernel *k = lbp_compile(&d, "KERNEL void broken(GLOBAL float *a) { a[0] = undeclared; }\n", "broken", "");
+    assert_null(k);
+    lbp_close(&d);
+}
+
+static void test_alloc_too_large_returns_null(void **state)
+{
+    (void)state;
+    lbp_device d;
+    lbp_open(&d, "opencl", -1);
+    assert_null(lbp_alloc(&d, (size_t)d.info.max_alloc_bytes + 4096));
+    lbp_close(&d);
+}
+
+static void test_nvrtc_compiles_dialect_for_sm90(void **state)
+{
+    (void)state;
+    char why[256];
+    int r = lbp_nvrtc_check(saxpy_src, "-DUNUSED=1", "sm_90", why, sizeof why);
+    if (r < 0) {
+        print_message("NVRTC not available: %s\n", why);
+        skip();
+    }
+    assert_int_equal(r, 0);
+    const char *clock_src = "KERNEL void t(GLOBAL u64 *o) { o[global_id(0)] = lbp_globaltimer() + lbp_smid() + lbp_lane(); }\n";
+    assert_int_equal(lbp_nvrtc_check(clock_src, "", "sm_90", why, sizeof why), 0);
+    assert_int_equal(lbp_nvrtc_check("KERNEL void b() { nope; }\n", "", "sm_90", why, sizeof why), 1);
+}
+
+static void test_stats_and_fit(void **state)
+{
+    (void)state;
+    double s[] = {5, 1, 3, 2, 4};
+    lbp_stats st = lbp_stats_of(s, 5);
+    assert_float_equal(st.min, 1, 0);
+    assert_float_equal(st.median, 3, 0);
+    assert_float_equal(st.max, 5, 0);
+    assert_float_equal(st.q1, 2, 1e-12);
+    assert_float_equal(lbp_scatter(&st), 4.0 / 3.0, 1e-12);
+    double x[] = {1, 2, 3, 4}, y[] = {3, 5, 7, 9};
+    lbp_fit f = lbp_fit_line(x, y, 4);
+    assert_float_equal(f.slope, 2, 1e-12);
+    assert_float_equal(f.intercept, 1, 1e-12);
+    assert_float_equal(f.r2, 1, 1e-12);
+    assert_float_equal(f.rms, 0, 1e-12);
+}
+
+static void test_slug(void **state)
+{
+    (void)state;
+    char s[96];
+    lbp_make_slug(s, sizeof s, "NVIDIA H100 80GB HBM3");
+    assert_string_equal(s, "nvidia-h100-80gb-hbm3");
+    lbp_make_slug(s, sizeof s, "pthread-skylake-avx512-Intel(R) Xeon(R) Processor");
+    assert_string_equal(s, "pthread-skylake-avx512-intel-xeon-processor");
+}
+
+static void test_int_list_and_bytes(void **state)
+{
+    (void)state;
+    long long v[64];
+    int n = lbp_parse_int_list("--x", "1,4..6,32..256:x2", 0, 1000, v, 64);
+    long long want[] = {1, 4, 5, 6, 32, 64, 128, 256};
+    assert_int_equal(n, 8);
+    for (int i = 0; i < n; i++) assert_int_equal(v[i], want[i]);
+    assert_int_equal(lbp_parse_bytes("--s", "4K", 0, 1LL << 40), 4096);
+    assert_int_equal(lbp_parse_bytes("--s", "2GiB", 0, 1LL << 40), 2LL << 30);
+}
+
+/* Run a function in a child; return its exit status. */
+static int exit_status_of(void (*fn)(void))
+{
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        freopen("/dev/null", "w", stderr);
+        fn();
+        _exit(0);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+static void bad_int(void) { lbp_parse_int("--n", "12x", 0, 100); }
+static void bad_range(void) { lbp_parse_int("--n", "101", 0, 100); }
+static void bad_backend(void) { lbp_device d; lbp_open(&d, "metal", -1); }
+static void bad_device(void) { lbp_device d; lbp_open(&d, "opencl", 99); }
+
+static void test_bad_input_exits_2(void **state)
+{
+    (void)state;
+    assert_int_equal(exit_status_of(bad_int), 2);
+    assert_int_equal(exit_status_of(bad_range), 2);
+    assert_int_equal(exit_status_of(bad_backend), 2);
+    assert_int_equal(exit_status_of(bad_device), 2);
+}
+
+static char tmpdir[64];
+static void overwrite_without_force(void)
+{
+    lbp_device_info i = {.slug = "x", .backend = "opencl"};
+    lbp_csv_open(tmpdir, "r.csv", "a", &i, 0);
+}
+
+static void test_csv_tmp_rename_and_no_overwrite(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/lbp-test-%d/sub", (int)getpid());
+    lbp_device_info i = {.slug = "dev", .backend = "opencl"};
+    lbp_csv *c = lbp_csv_open(tmpdir, "r.csv", "a,b", &i, 0);
+    lbp_csv_row(c, "%d,%d", 1, 2);
+    char path[128], tmp[140];
+    snprintf(path, sizeof path, "%s/r.csv", tmpdir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    assert_int_equal(access(path, F_OK), -1); /* nothing before commit */
+    assert_int_equal(access(tmp, F_OK), 0);
+    lbp_csv_commit(c);
+    assert_int_equal(access(tmp, F_OK), -1);
+    FILE *f = fopen(path, "r");
+    char buf[256] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    assert_string_equal(buf, "device,backend,a,b\ndev,opencl,1,2\n");
+    assert_int_equal(exit_status_of(overwrite_without_force), 1);
+    c = lbp_csv_open(tmpdir, "r.csv", "a", &i, 1); /* --force */
+    lbp_csv_abort(c);
+    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(access(path, F_OK), 0); /* the old file is kept on abort */
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/lbp-test-%d", (int)getpid());
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    lbp_cli_init("test_core");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opencl_runs_dialect_kernel),
+        cmocka_unit_test(test_opencl_compile_error_returns_null),
+        cmocka_unit_test(test_alloc_too_large_returns_null),
+        cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
+        cmocka_unit_test(test_stats_and_fit),
+        cmocka_unit_test(test_slug),
+        cmocka_unit_test(test_int_list_and_bytes),
+        cmocka_unit_test(test_bad_input_exits_2),
+        cmocka_unit_test(test_csv_tmp_rename_and_no_overwrite),
+    };
+    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
