@@ -1,0 +1,160 @@
+/* Timing one D3Q19 configuration: device-side initial state, a pilot run to
+ * pick the steps per timed run, timed runs between device events, and the
+ * mass of the lattice before and after, so no number comes from a broken run. */
+#include "bench.h"
+#include "cli.h"
+#include "verify.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define MIB ((int64_t)1 << 20)
+
+int64_t lbm_memory_budget(const lbp_device *d)
+{
+    int64_t mem = d->info.global_mem_bytes;
+    int64_t headroom = mem / 32 > 256 * MIB ? mem / 32 : 256 * MIB;
+    return mem > headroom ? mem - headroom : 0;
+}
+
+static int fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64)
+{
+    int64_t one = lbm_words(L) * (fp64 ? 8 : 4);
+    if (L->cells_padded > INT32_MAX - 4096) return 0; /* 32-bit cell indices in the kernel */
+    if (d->info.max_alloc_bytes > 0 && one > d->info.max_alloc_bytes) return 0;
+    return lbm_bytes_needed(L, s, fp64) <= lbm_memory_budget(d);
+}
+
+int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, char *why, size_t why_len)
+{
+    if (fits(d, L, s, fp64)) return 0;
+    const double gb = 1e9;
+    int64_t one = lbm_words(L) * (fp64 ? 8 : 4);
+    /* Cells the one-lattice A-A scheme fits: budget / (19 words). */
+    int64_t aa_cells = lbm_memory_budget(d) / (LBM_Q * (fp64 ? 8 : 4));
+    if (d->info.max_alloc_bytes > 0 && aa_cells > d->info.max_alloc_bytes / (LBM_Q * (fp64 ? 8 : 4)))
+        aa_cells = d->info.max_alloc_bytes / (LBM_Q * (fp64 ? 8 : 4));
+    if (aa_cells > INT32_MAX - 4096) aa_cells = INT32_MAX - 4096;
+    char cube[48];
+    if (L->nx == L->ny && L->ny == L->nz) snprintf(cube, sizeof cube, "%d³", L->nx);
+    else snprintf(cube, sizeof cube, "%dx%dx%d", L->nx, L->ny, L->nz);
+    if (L->cells_padded > INT32_MAX - 4096)
+        snprintf(why, why_len, "lattice %s has %lld cells (padded), more than the kernels' 32-bit cell index allows",
+                 cube, (long long)L->cells_padded);
+    else if (d->info.max_alloc_bytes > 0 && one > d->info.max_alloc_bytes)
+        snprintf(why, why_len,
+                 "lattice %s needs %.1f GB per lattice in %s, the device's largest buffer is %.1f GB; "
+                 "the A-A scheme fits up to ~%.3g cells",
+                 cube, one / gb, fp64 ? "fp64" : "fp32", d->info.max_alloc_bytes / gb, (double)aa_cells);
+    else
+        snprintf(why, why_len,
+                 "lattice %s needs %.1f GB in %s (%d lattice%s), device has %.1f GB; the A-A scheme keeps "
+                 "one lattice and fits up to ~%.3g cells (%d³)",
+                 cube, lbm_bytes_needed(L, s, fp64) / gb, fp64 ? "fp64" : "fp32", lbm_lattices(s),
+                 lbm_lattices(s) > 1 ? "s" : "", d->info.global_mem_bytes / gb, (double)aa_cells,
+                 (int)floor(cbrt((double)aa_cells)));
+    return -1;
+}
+
+int lbm_largest_cube(const lbp_device *d, lbm_scheme s, int fp64, int padding)
+{
+    int64_t cells = lbm_memory_budget(d) / ((int64_t)lbm_lattices(s) * LBM_Q * (fp64 ? 8 : 4));
+    int n = (int)floor(cbrt((double)cells)) + 1;
+    while (n > 0) {
+        lbm_layout L = lbm_layout_make(n, n, n, padding);
+        if (fits(d, &L, s, fp64)) return n;
+        n--;
+    }
+    return 0;
+}
+
+typedef struct {
+    lbm_sim *m;
+    int steps;
+} run_ctx;
+
+static void run_steps(void *p)
+{
+    run_ctx *c = p;
+    lbm_sim_steps(c->m, c->steps);
+}
+
+static double time_steps(lbp_device *d, lbm_sim *m, int steps)
+{
+    d->be->timer_start(d);
+    lbm_sim_steps(m, steps);
+    return d->be->timer_stop_ms(d);
+}
+
+int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int block_size,
+                const lbm_timing_opts *t, lbm_result *r, char *why, size_t why_len)
+{
+    if (lbm_fits(d, L, k->scheme, k->fp64, why, why_len) != 0) return -1;
+    lbm_sim m;
+    if (lbm_sim_create(&m, d, k, L, 1.0 / 0.6, 0.0, block_size) != 0) {
+        snprintf(why, why_len, "the device refused %.1f GB for a %dx%dx%d lattice",
+                 lbm_bytes_needed(L, k->scheme, k->fp64) / 1e9, L->nx, L->ny, L->nz);
+        return -1;
+    }
+    lbm_sim_init_device(&m, 0.05);
+    const double mass_before = lbm_sim_mass(&m);
+
+    /* Steps per run: enough for target_ms (a tiny lattice is launch bound:
+     * that is its real cost, so its runs are many launches back to back). */
+    int steps = t->steps;
+    if (steps <= 0) {
+        const double target = t->target_ms > 0 ? t->target_ms : 20.0;
+        time_steps(d, &m, 2);
+        double step_ms = time_steps(d, &m, 2) / 2;
+        double want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
+        if (want > 8) { /* refine on a longer pilot: 2 steps overstate launch costs */
+            int pilot = want / 4 > 25000 ? 25000 : 2 * (int)(want / 8);
+            step_ms = time_steps(d, &m, pilot) / pilot;
+            want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
+        }
+        steps = want > 100000 ? 100000 : (int)ceil(want);
+    }
+    if (steps < 2) steps = 2;
+    steps += steps & 1; /* even: A-A ends each run in the normal layout */
+    int reps = t->reps > 0 ? t->reps : L->cells > 64 * MIB ? 3 : 5;
+
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %dx%dx%d block %d", lbm_scheme_names[k->scheme],
+             lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size);
+    run_ctx ctx = {&m, steps};
+    lbp_stats s = lbp_time_runs(d, run_steps, &ctx, &(lbp_timing){1, reps, 0.05, what});
+    const double mass_after = lbm_sim_mass(&m);
+    lbm_sim_destroy(&m);
+
+    const double drift = fabs(mass_after / mass_before - 1.0);
+    const double tol = lbm_tolerances_for(k->fp64).mass;
+    if (!(drift < tol)) {
+        snprintf(why, why_len, "mass check failed for %s: relative drift %.3e over %lld steps (mass %.9g -> %.9g), tolerance %.0e",
+                 what, drift, (long long)m.t, mass_before, mass_after, tol);
+        return 1;
+    }
+
+    lbp_kernel_info ki;
+    d->be->kernel_info(d, k->step[0], &ki);
+    r->registers = ki.registers;
+    if (k->step[1]) {
+        lbp_kernel_info k2;
+        d->be->kernel_info(d, k->step[1], &k2);
+        if (k2.registers > r->registers) r->registers = k2.registers;
+    }
+    r->blocks_per_cu = d->be->occupancy(d, k->step[0], block_size, 0);
+    r->occupancy = (r->blocks_per_cu > 0 && d->info.max_threads_per_cu > 0)
+                       ? (double)r->blocks_per_cu * block_size / d->info.max_threads_per_cu
+                       : -1;
+    r->L = *L;
+    r->block_size = block_size;
+    r->steps = steps;
+    r->reps = reps;
+    r->ms = s;
+    const double updates = (double)L->cells * steps;
+    r->mlups_median = updates / (s.median * 1e-3) / 1e6;
+    r->mlups_max = updates / (s.min * 1e-3) / 1e6;
+    r->gbs_median = 2.0 * LBM_Q * (k->fp64 ? 8 : 4) * updates / (s.median * 1e-3) / 1e9;
+    r->mass_drift = drift;
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* Timing the D3Q19 kernels: MLUPS of one scheme, precision, lattice and
+ * block size, with a mass-conservation spot check around the timed steps. */
+#ifndef LBM_BENCH_H
+#define LBM_BENCH_H
+
+#include "lbm.h"
+#include "stats.h"
+
+typedef struct {
+    int steps;        /* > 0: exactly this many per timed run (made even) */
+    int reps;         /* > 0: exactly this many timed runs */
+    double target_ms; /* otherwise steps for about this long per run */
+} lbm_timing_opts;
+
+typedef struct {
+    lbm_layout L;
+    int block_size, steps, reps;
+    lbp_stats ms;
+    double mlups_median, mlups_max, gbs_median;
+    int registers, blocks_per_cu;
+    double occupancy;
+    double mass_drift;
+} lbm_result;
+
+/* Time one configuration.  Returns 0 (r filled), -1 when the lattice does not
+ * fit (why says so), 1 when the spot check failed (why says which, error and
+ * tolerance). */
+int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int block_size,
+                const lbm_timing_opts *t, lbm_result *r, char *why, size_t why_len);
+
+/* Device memory a run may use: what the device has, less some headroom. */
+int64_t lbm_memory_budget(const lbp_device *d);
+/* Does this lattice fit?  0 yes; -1 no, with the one-line reason (size, bytes
+ * needed, device memory, and how many cells the A-A scheme would fit). */
+int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, char *why, size_t why_len);
+/* Largest n such that an n^3 lattice of this scheme fits (0 none). */
+int lbm_largest_cube(const lbp_device *d, lbm_scheme s, int fp64, int padding);
+
+#endif

@@ -1,0 +1,122 @@
+/* D3Q19 BGK reference kernels: the lattice, the schemes, the host reference
+ * and the device runs (lbmkernels/). */
+#ifndef LBM_H
+#define LBM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "device.h"
+
+#define LBM_Q 19 /* populations per cell */
+
+/* D3Q19 velocity set, in the order of d3q19.cl's LBM_D3Q19 list. */
+extern const int lbm_c[LBM_Q][3];
+extern const int lbm_opp[LBM_Q];
+extern const double lbm_w[LBM_Q];
+
+typedef enum { LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA, LBM_SCHEMES } lbm_scheme;
+typedef enum { LBM_PERIODIC, LBM_CAVITY_BOX, LBM_BOUNDARIES } lbm_boundary;
+extern const char *const lbm_scheme_names[];   /* "push", "pull", "split", "aa", NULL */
+extern const char *const lbm_boundary_names[]; /* "periodic", "cavity", NULL */
+extern const char *const lbm_precision_names[]; /* "fp32", "fp64", NULL */
+static inline int lbm_lattices(lbm_scheme s) { return s == LBM_SCHEME_AA ? 1 : 2; }
+
+/* Lattice geometry: SoA, x fastest, rows padded to nxp words (Habich §6). */
+typedef struct {
+    int nx, ny, nz;
+    int nxp;              /* nx rounded up to the padding */
+    int64_t cells;        /* nx*ny*nz */
+    int64_t cells_padded; /* nxp*ny*nz: the stride between populations */
+} lbm_layout;
+lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words);
+static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
+{
+    return x + (int64_t)L->nxp * (y + (int64_t)L->ny * z);
+}
+static inline int64_t lbm_at(const lbm_layout *L, int i, int x, int y, int z)
+{
+    return i * L->cells_padded + lbm_cell(L, x, y, z);
+}
+/* Words of one lattice (19 * cells_padded). */
+static inline int64_t lbm_words(const lbm_layout *L) { return LBM_Q * L->cells_padded; }
+
+/* ---- host side (double precision) -------------------------------------- */
+/* Equilibrium populations for density rho and velocity u. */
+void lbm_equilibrium(double rho, const double u[3], double feq[LBM_Q]);
+/* BGK collision of one cell in place: f += omega (f_eq - f). */
+void lbm_collide(double f[LBM_Q], double omega);
+/* rho and u of one set of populations. */
+void lbm_moments(const double f[LBM_Q], double *rho, double u[3]);
+
+/* Fill f (lbm_words doubles, padding zero) with a non-trivial state: a
+ * Taylor-Green vortex of amplitude u0 plus seeded random perturbations of
+ * density, velocity and non-equilibrium part (amplitude noise). */
+void lbm_init_state(const lbm_layout *L, double *f, double u0, double noise, unsigned seed);
+/* The textbook step on the host: collide every cell, then stream (push
+ * form), with half-way bounce-back for the cavity; f_tmp same size as f. */
+void lbm_reference_steps(const lbm_layout *L, lbm_boundary b, double omega, double lid_u,
+                         double *f, double *f_tmp, int steps);
+/* Total mass: sum of every population. */
+double lbm_mass(const lbm_layout *L, const double *f);
+
+/* A scheme's stored state <-> the canonical pre-collision populations f(t).
+ * push, A-A (after an even number of steps): the same; pull: the lattice
+ * holds the post-collision f*(t), so to_scheme collides and from_scheme
+ * returns f*(t) (same rho and u); split: the lattice holds populations that
+ * still owe their x shift, so the conversions apply / undo it. */
+void lbm_to_scheme(const lbm_layout *L, lbm_scheme s, lbm_boundary b, double omega,
+                   const double *f, double *stored);
+void lbm_from_scheme(const lbm_layout *L, lbm_scheme s, lbm_boundary b, const double *stored,
+                     double *f);
+
+/* ---- device side ------------------------------------------------------- */
+extern const char lbm_kernel_source[]; /* d3q19.cl, embedded */
+
+/* The -D options of a scheme/precision/boundary build (buffer >= 160). */
+void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd);
+
+/* Compiled kernels of one scheme, precision and boundary. */
+typedef struct {
+    lbm_scheme scheme;
+    int fp64;
+    lbm_boundary boundary;
+    lbp_kernel *step[2]; /* A-A: even, odd; others: step[0] */
+    lbp_kernel *init, *mass;
+} lbm_kernels;
+/* Returns 0, or -1 when a compile failed (the log was printed). */
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b);
+void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
+
+/* A lattice on the device and the state of a run. */
+typedef struct {
+    lbp_device *d;
+    const lbm_kernels *k;
+    lbm_layout L;
+    lbp_buf *lat[2];  /* A-A: lat[0] only */
+    lbp_buf *partial; /* mass reduction */
+    int mass_blocks;
+    int cur;          /* lattice holding the current state (A-B) */
+    int64_t t;        /* steps done */
+    double omega, lid_u;
+    int block_size;
+} lbm_sim;
+/* Bytes the lattices of a scheme need. */
+int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, int fp64);
+/* Allocate; returns 0, or -1 when the device has no room (nothing kept). */
+int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_layout *L,
+                   double omega, double lid_u, int block_size);
+void lbm_sim_destroy(lbm_sim *m);
+/* Upload a stored (scheme-layout) state into the current lattice (and the
+ * other one of an A-B pair, so its padding is defined too).  The device
+ * keeps f_i - w_i (more FP32 digits, mass kept to rounding); upload and
+ * download shift by w_i, so callers see plain populations. */
+void lbm_sim_upload(lbm_sim *m, const double *stored);
+void lbm_sim_download(lbm_sim *m, double *stored);
+/* Device-side Taylor-Green equilibrium of amplitude u0 in every lattice. */
+void lbm_sim_init_device(lbm_sim *m, double u0);
+/* Enqueue n steps, back to back (A-A: even steps alpha, odd beta). */
+void lbm_sim_steps(lbm_sim *m, int n);
+/* Total mass of the current lattice, reduced on the device. */
+double lbm_sim_mass(lbm_sim *m);
+
+#endif

@@ -1,0 +1,413 @@
+/* lbmkernels: reference D3Q19 BGK kernels (push, pull, split, A-A; FP32 and
+ * FP64) from one kernel source.  Default: MLUPS over a block-size sweep and a
+ * domain-size sweep, every timed run mass-checked and every kernel first
+ * verified against the host reference; --verify: the full verification. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "csv.h"
+#include "device.h"
+#include "lbm.h"
+#include "verify.h"
+
+#define USAGE                                                                                     \
+    "usage: lbmkernels [options]\n"                                                               \
+    "Reference D3Q19 BGK kernels, one source for the push, pull, split and A-A schemes in fp32\n"   \
+    "and fp64.  Default: MLUPS over a block-size sweep (at 256^3) and a domain-size sweep; results\n" \
+    "in <out>/lbm.csv and lbm-meta.csv.  --verify: check every scheme against a host reference.\n"  \
+    "  --verify            verify (host reference, schemes against each other, mass, Taylor-Green)\n" \
+    "                      and exit: 0 all passed, 1 a check failed\n"                            \
+    "  --schemes LIST      any of push,pull,split,aa (default: all)\n"                           \
+    "  --precisions LIST   any of fp32,fp64 (default: both; fp64 skipped where unsupported)\n"   \
+    "  --boundary B        periodic|cavity, for --verify (default: both; timing is periodic)\n"  \
+    "  --sizes LIST        cubes (16,24,100 or a range 16..64:16) or NXxNYxNZ; default: 16 to the\n" \
+    "                      largest cube that fits.  --verify: the lattice (default 20x18x16)\n"  \
+    "  --block-sizes LIST  block sizes of the block sweep (default 64,128,192,256,384,512,768,1024)\n" \
+    "  --block-size N      skip the block sweep, time every size with this block size\n"       \
+    "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
+    "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
+    "  --padding N         pad rows (nx) to a multiple of N words (default: 128 bytes; 1 = none)\n" \
+    LBP_COMMON_HELP
+
+enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
+       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_STEPS, OPT_REPS, OPT_PADDING, OPT_PLANT };
+
+#define MAX_SIZES 64
+#define MAX_BLOCKS 32
+#define MAX_ROWS 1024
+#define MAX_DIM 100000
+
+typedef struct { int nx, ny, nz; } dims;
+
+typedef struct {
+    int verify, plant_error;
+    int schemes[LBM_SCHEMES], nschemes;
+    int precisions[2], nprecisions, precisions_given;
+    int boundary; /* -1: both (verify) */
+    dims sizes[MAX_SIZES];
+    int nsizes;
+    int block_sizes[MAX_BLOCKS], nblocks;
+    int block_size, steps, reps, padding;
+} options;
+
+static void parse_names(const char *flag, const char *arg, const char *const *names, int *out, int *n, int max)
+{
+    char *copy = strdup(arg);
+    *n = 0;
+    for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int v = lbp_parse_choice(flag, item, names);
+        int dup = 0;
+        for (int i = 0; i < *n; i++) dup |= out[i] == v;
+        if (!dup && *n < max) out[(*n)++] = v;
+    }
+    free(copy);
+    if (*n == 0) lbp_usage_error("%s: empty list", flag);
+}
+
+/* "16,24,32..64:16" cubes, or "NXxNYxNZ" items. */
+static int parse_sizes(const char *arg, dims *out)
+{
+    char *copy = strdup(arg);
+    int n = 0;
+    for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (strchr(item, 'x')) {
+            int v[3], k = 0;
+            char *s2;
+            for (char *p = strtok_r(item, "x", &s2); p; p = strtok_r(NULL, "x", &s2)) {
+                if (k == 3) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
+                v[k++] = (int)lbp_parse_int("--sizes", p, 1, MAX_DIM);
+            }
+            if (k != 3) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
+            if (n >= MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", MAX_SIZES);
+            out[n++] = (dims){v[0], v[1], v[2]};
+        } else {
+            long long v[MAX_SIZES];
+            int m = lbp_parse_int_list("--sizes", item, 1, MAX_DIM, v, MAX_SIZES);
+            for (int i = 0; i < m; i++) {
+                if (n >= MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", MAX_SIZES);
+                out[n++] = (dims){(int)v[i], (int)v[i], (int)v[i]};
+            }
+        }
+    }
+    free(copy);
+    if (n == 0) lbp_usage_error("--sizes: empty list");
+    return n;
+}
+
+static void parse_options(int argc, char **argv, options *o, lbp_common *c)
+{
+    static const struct option opts[] = {
+        LBP_COMMON_LONGOPTS,
+        {"verify", no_argument, 0, OPT_VERIFY},
+        {"schemes", required_argument, 0, OPT_SCHEMES},
+        {"precisions", required_argument, 0, OPT_PRECISIONS},
+        {"boundary", required_argument, 0, OPT_BOUNDARY},
+        {"sizes", required_argument, 0, OPT_SIZES},
+        {"block-sizes", required_argument, 0, OPT_BLOCK_SIZES},
+        {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
+        {"steps", required_argument, 0, OPT_STEPS},
+        {"reps", required_argument, 0, OPT_REPS},
+        {"padding", required_argument, 0, OPT_PADDING},
+        {"plant-error", no_argument, 0, OPT_PLANT}, /* tests: a corrupted result must fail */
+        {0, 0, 0, 0}};
+    long long v[MAX_BLOCKS];
+    int code;
+    while ((code = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (code) {
+        case OPT_VERIFY: o->verify = 1; break;
+        case OPT_PLANT: o->plant_error = 1; break;
+        case OPT_SCHEMES: parse_names("--schemes", optarg, lbm_scheme_names, o->schemes, &o->nschemes, LBM_SCHEMES); break;
+        case OPT_PRECISIONS:
+            parse_names("--precisions", optarg, lbm_precision_names, o->precisions, &o->nprecisions, 2);
+            o->precisions_given = 1;
+            break;
+        case OPT_BOUNDARY: o->boundary = lbp_parse_choice("--boundary", optarg, lbm_boundary_names); break;
+        case OPT_SIZES: o->nsizes = parse_sizes(optarg, o->sizes); break;
+        case OPT_BLOCK_SIZES:
+            o->nblocks = lbp_parse_int_list("--block-sizes", optarg, 1, 4096, v, MAX_BLOCKS);
+            for (int i = 0; i < o->nblocks; i++) o->block_sizes[i] = (int)v[i];
+            break;
+        case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 4096); break;
+        case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", optarg, 1, 100000000); break;
+        case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
+        case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", optarg, 1, 4096); break;
+        case '?': lbp_bad_option();
+        default:
+            if (!lbp_common_opt(c, code, optarg, USAGE)) lbp_bad_option();
+        }
+    }
+    if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->steps && (o->steps & 1))
+        lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
+}
+
+/* Padding in words: 128 bytes unless asked. */
+static int padding_words(const options *o, int fp64) { return o->padding ? o->padding : fp64 ? 16 : 32; }
+
+static void print_no_fp64(const lbp_device *d)
+{
+    lbp_usage_error("fp64 asked for, but %s (%s) has no double precision", d->info.name, d->info.backend);
+}
+
+/* ---- --verify ------------------------------------------------------------ */
+static int run_verify(lbp_device *d, const options *o)
+{
+    dims size = o->nsizes ? o->sizes[0] : (dims){20, 18, 16};
+    int steps = o->steps ? o->steps : 20;
+    lbm_scheme schemes[LBM_SCHEMES];
+    for (int i = 0; i < o->nschemes; i++) schemes[i] = (lbm_scheme)o->schemes[i];
+    int failures = 0;
+    for (int p = 0; p < o->nprecisions; p++) {
+        int fp64 = o->precisions[p];
+        if (fp64 && !d->info.fp64) {
+            if (o->precisions_given) print_no_fp64(d);
+            printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
+            continue;
+        }
+        for (int b = 0; b < LBM_BOUNDARIES; b++) {
+            if (o->boundary >= 0 && b != o->boundary) continue;
+            lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, fp64),
+                                 .steps = steps, .block_size = o->block_size ? o->block_size : 64,
+                                 .fp64 = fp64, .boundary = (lbm_boundary)b, .schemes = schemes,
+                                 .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
+                                 .lid_u = 0.05, .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
+            int r = lbm_verify_schemes(d, &v);
+            if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
+            printf("%s: verify %s %s: %s\n", lbp_prog, lbm_precision_names[fp64], lbm_boundary_names[b],
+                   r ? "FAILED" : "passed");
+            failures += r;
+        }
+    }
+    if (failures) fprintf(stderr, "%s: verification FAILED (%d groups)\n", lbp_prog, failures);
+    return failures ? LBP_EXIT_FAIL : 0;
+}
+
+/* ---- timing -------------------------------------------------------------- */
+typedef struct {
+    lbm_scheme scheme;
+    int fp64;
+    lbm_result r;
+} row;
+
+static int default_sizes(const lbp_device *d, int quick, dims *out)
+{
+    static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
+    static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
+    static const int gpu_quick[] = {32, 100, 256};
+    static const int cpu_quick[] = {16, 48, 100};
+    int is_gpu = strcmp(d->info.kind, "cpu") != 0;
+    const int *list = quick ? (is_gpu ? gpu_quick : cpu_quick) : (is_gpu ? gpu : cpu);
+    int n = quick ? 3 : is_gpu ? (int)(sizeof gpu / sizeof gpu[0]) : (int)(sizeof cpu / sizeof cpu[0]);
+    for (int i = 0; i < n; i++) out[i] = (dims){list[i], list[i], list[i]};
+    return n;
+}
+
+static void print_row(const row *w)
+{
+    const lbm_result *r = &w->r;
+    char size[32], occ[16] = "-", regs[16] = "-";
+    snprintf(size, sizeof size, "%dx%dx%d", r->L.nx, r->L.ny, r->L.nz);
+    if (r->occupancy >= 0) snprintf(occ, sizeof occ, "%.0f%%", 100 * r->occupancy);
+    if (r->registers >= 0) snprintf(regs, sizeof regs, "%d", r->registers);
+    printf("%-6s %-5s %14s %6d %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64],
+           size, r->block_size, r->mlups_median, r->gbs_median, regs, occ);
+}
+
+static void csv_row(lbp_csv *csv, const row *w)
+{
+    const lbm_result *r = &w->r;
+    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d",
+                lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64], r->L.nx, r->L.ny, r->L.nz, r->L.nxp,
+                (long long)r->L.cells, r->block_size, r->steps, r->reps, r->ms.min, r->ms.median, r->ms.max,
+                r->mlups_median, r->mlups_max, r->gbs_median, r->registers, r->blocks_per_cu, r->occupancy,
+                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4));
+}
+
+static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int argc, char **argv)
+{
+    /* Which precisions run at all. */
+    int precisions[2], nprec = 0;
+    for (int p = 0; p < o->nprecisions; p++) {
+        if (o->precisions[p] && !d->info.fp64) {
+            if (o->precisions_given) print_no_fp64(d);
+            printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
+            continue;
+        }
+        precisions[nprec++] = o->precisions[p];
+    }
+    /* Explicitly asked-for sizes must fit every scheme asked for. */
+    char why[512];
+    if (o->nsizes)
+        for (int p = 0; p < nprec; p++)
+            for (int s = 0; s < o->nschemes; s++)
+                for (int i = 0; i < o->nsizes; i++) {
+                    lbm_layout L = lbm_layout_make(o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
+                                                   padding_words(o, precisions[p]));
+                    if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], precisions[p], why, sizeof why) != 0)
+                        lbp_usage_error("%s", why);
+                }
+
+    const char *dir = lbp_result_dir(c->out_dir, &d->info);
+    lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c->force);
+    lbp_csv *csv = lbp_csv_open(dir, "lbm.csv",
+                                "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,"
+                                "ms_min,ms_median,ms_max,mlups_median,mlups_max,gbs_median,registers,"
+                                "blocks_per_cu,occupancy,lattices,bytes_per_update",
+                                &d->info, c->force);
+    static row rows[MAX_ROWS];
+    int nrows = 0;
+    lbp_kv extra[64];
+    int nextra = 0;
+    const int is_gpu = strcmp(d->info.kind, "cpu") != 0;
+    const lbm_timing_opts topt = {o->steps, o->reps, 20.0};
+    static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
+    static const int quick_blocks[] = {64, 128, 256, 512};
+    double t0 = lbp_now();
+    int combos = nprec * o->nschemes, done = 0;
+
+    for (int p = 0; p < nprec; p++) {
+        const int fp64 = precisions[p];
+        const int pad = padding_words(o, fp64);
+        for (int si = 0; si < o->nschemes; si++) {
+            const lbm_scheme s = (lbm_scheme)o->schemes[si];
+            lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+            /* First the kernel itself: a small non-cubic lattice against the
+             * host reference, so no number below comes from a wrong kernel. */
+            lbm_scheme one[1] = {s};
+            lbm_verify_opts v = {.nx = 12, .ny = 14, .nz = 10, .padding = pad, .steps = 10, .block_size = 64,
+                                 .fp64 = fp64, .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1,
+                                 .tau = 0.6, .u0 = 0.05, .noise = 0.01, .plant_error = o->plant_error};
+            if (lbm_verify_schemes(d, &v) != 0) {
+                lbp_csv_abort(csv);
+                lbp_fail("the %s %s kernel failed verification; nothing written", lbm_scheme_names[s],
+                         lbm_precision_names[fp64]);
+            }
+            lbm_kernels k;
+            if (lbm_kernels_build(&k, d, s, fp64, LBM_PERIODIC) != 0) {
+                lbp_csv_abort(csv);
+                lbp_fail("the %s %s kernel does not compile", lbm_scheme_names[s], lbm_precision_names[fp64]);
+            }
+            lbp_kernel_info ki;
+            d->be->kernel_info(d, k.step[0], &ki);
+            int max_block = ki.max_block_size > 0 ? ki.max_block_size : d->info.max_block_size;
+
+            /* Block sweep at 256^3 (the largest cube up to that which fits). */
+            int block = o->block_size;
+            lbm_result sweep_best = {0};
+            int have_sweep = 0;
+            int largest = lbm_largest_cube(d, s, fp64, pad);
+            int sweep_n = c->quick ? (is_gpu ? 128 : 32) : 256;
+            if (sweep_n > largest) sweep_n = largest;
+            if (!block) {
+                const int *bl = o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
+                int nb = o->nblocks ? o->nblocks : c->quick ? 4 : 8;
+                lbm_layout L = lbm_layout_make(sweep_n, sweep_n, sweep_n, pad);
+                for (int b = 0; b < nb; b++) {
+                    if (bl[b] > max_block) {
+                        printf("%s: block %d skipped for %s %s: the kernel launches at most %d threads per block\n",
+                               lbp_prog, bl[b], lbm_scheme_names[s], lbm_precision_names[fp64], max_block);
+                        continue;
+                    }
+                    row w = {.scheme = s, .fp64 = fp64};
+                    int r = lbm_measure(d, &k, &L, bl[b], &topt, &w.r, why, sizeof why);
+                    if (r > 0) {
+                        lbp_csv_abort(csv);
+                        lbp_fail("%s", why);
+                    }
+                    if (r < 0) {
+                        printf("%s: skipped: %s\n", lbp_prog, why);
+                        continue;
+                    }
+                    csv_row(csv, &w);
+                    if (nrows < MAX_ROWS) rows[nrows++] = w;
+                    if (!have_sweep || w.r.mlups_median > sweep_best.mlups_median) sweep_best = w.r;
+                    have_sweep = 1;
+                }
+                if (!have_sweep) {
+                    lbp_csv_abort(csv);
+                    lbp_fail("no block size of the sweep could run %s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+                }
+                block = sweep_best.block_size;
+            }
+
+            /* Size sweep with that block size. */
+            dims sizes[MAX_SIZES + 1];
+            int nsizes = o->nsizes;
+            if (nsizes) memcpy(sizes, o->sizes, sizeof(dims) * (size_t)nsizes);
+            else {
+                nsizes = default_sizes(d, c->quick, sizes);
+                if (is_gpu && !c->quick && largest > sizes[nsizes - 1].nx) sizes[nsizes++] = (dims){largest, largest, largest};
+            }
+            lbm_result best = sweep_best;
+            int have_best = have_sweep;
+            for (int i = 0; i < nsizes; i++) {
+                lbm_layout L = lbm_layout_make(sizes[i].nx, sizes[i].ny, sizes[i].nz, pad);
+                row w = {.scheme = s, .fp64 = fp64};
+                if (have_sweep && L.nx == sweep_n && L.ny == sweep_n && L.nz == sweep_n) continue; /* measured */
+                int r = lbm_measure(d, &k, &L, block, &topt, &w.r, why, sizeof why);
+                if (r > 0) {
+                    lbp_csv_abort(csv);
+                    lbp_fail("%s", why);
+                }
+                if (r < 0) {
+                    printf("%s: %s %s: skipped: %s\n", lbp_prog, lbm_scheme_names[s], lbm_precision_names[fp64], why);
+                    continue;
+                }
+                csv_row(csv, &w);
+                if (nrows < MAX_ROWS) rows[nrows++] = w;
+                if (!have_best || w.r.mlups_median > best.mlups_median) best = w.r;
+                have_best = 1;
+            }
+            lbm_kernels_release(&k, d);
+            if (have_best && nextra + 3 <= 64) {
+                lbp_kv *e = &extra[nextra];
+                static char keys[64][48];
+                snprintf(keys[nextra], sizeof keys[0], "best_mlups_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+                snprintf(keys[nextra + 1], sizeof keys[0], "best_config_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+                snprintf(keys[nextra + 2], sizeof keys[0], "block_size_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+                e[0].key = keys[nextra];
+                snprintf(e[0].value, sizeof e[0].value, "%.1f", best.mlups_median);
+                e[1].key = keys[nextra + 1];
+                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d", best.L.nx, best.L.ny, best.L.nz, best.block_size);
+                e[2].key = keys[nextra + 2];
+                snprintf(e[2].value, sizeof e[2].value, "%d", block);
+                nextra += 3;
+            }
+        }
+    }
+    lbp_progress(combos, combos, lbp_now() - t0, "done");
+    lbp_csv_commit(csv);
+    lbp_write_meta(dir, "lbm", &d->info, argc, argv, extra, nextra, c->force);
+
+    printf("%-6s %-5s %14s %6s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "MLUPS", "GB/s", "regs", "occup");
+    for (int i = 0; i < nrows; i++) print_row(&rows[i]);
+    printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    lbp_cli_init("lbmkernels");
+    options o = {.boundary = -1};
+    lbp_common c = {.device = -1};
+    parse_options(argc, argv, &o, &c);
+    if (!o.nschemes)
+        for (int s = 0; s < LBM_SCHEMES; s++) o.schemes[o.nschemes++] = s;
+    if (!o.nprecisions) o.precisions[0] = 0, o.precisions[1] = 1, o.nprecisions = 2;
+    for (int i = 0; i < o.nblocks; i++)
+        if (o.block_sizes[i] % 32 && o.block_sizes[i] != 1)
+            lbp_warn("--block-sizes: %d is not a multiple of 32 (a warp)", o.block_sizes[i]);
+    if (!o.verify && o.boundary == LBM_CAVITY_BOX)
+        lbp_usage_error("--boundary: 'cavity' is a validation case; timing runs the periodic box (use --verify)");
+
+    lbp_device d;
+    lbp_open_from_cli(&d, &c);
+    int rc = o.verify ? run_verify(&d, &o) : run_timing(&d, &o, &c, argc, argv);
+    lbp_close(&d);
+    return rc;
+}

@@ -1,0 +1,1 @@
+lbmkernels/sim.o: lbmkernels/d3q19.cl

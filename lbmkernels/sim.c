@@ -1,0 +1,189 @@
+/* The D3Q19 kernels on a device: building them from the one embedded source
+ * with defines, lattices in device memory, stepping, and the mass reduction. */
+#include "lbm.h"
+#include "cli.h"
+#include "embed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LBP_EMBED_TEXT(lbm_kernel_source, "lbmkernels/d3q19.cl");
+
+#define MASS_BLOCK 256 /* as in d3q19.cl */
+
+void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd)
+{
+    static const char *const scheme_define[] = {"-DLBM_PUSH=1", "-DLBM_PULL=1", "-DLBM_SPLIT=1",
+                                                "-DLBM_AA=1"};
+    snprintf(out, len, "%s%s%s%s", scheme_define[s], s == LBM_SCHEME_AA && aa_odd ? " -DLBM_AA_ODD=1" : "",
+             fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "", b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "");
+}
+
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b)
+{
+    memset(k, 0, sizeof *k);
+    k->scheme = s;
+    k->fp64 = fp64;
+    k->boundary = b;
+    char opt[256];
+    for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
+        lbm_build_options(opt, sizeof opt, s, fp64, b, phase);
+        if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
+    }
+    snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "");
+    if (!(k->init = lbp_compile(d, lbm_kernel_source, "lbm_init", opt))) goto fail;
+    /* The mass is summed in double wherever the device has it. */
+    snprintf(opt, sizeof opt, "-DLBM_MASS=1%s%s", fp64 ? " -DLBM_DOUBLE=1" : "",
+             d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
+    if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) goto fail;
+    return 0;
+fail:
+    lbm_kernels_release(k, d);
+    return -1;
+}
+
+void lbm_kernels_release(lbm_kernels *k, lbp_device *d)
+{
+    lbp_kernel **all[] = {&k->step[0], &k->step[1], &k->init, &k->mass};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i]) {
+            d->be->kernel_release(d, *all[i]);
+            *all[i] = NULL;
+        }
+}
+
+int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, int fp64)
+{
+    return (int64_t)lbm_lattices(s) * lbm_words(L) * (fp64 ? 8 : 4);
+}
+
+static size_t word_bytes(const lbm_sim *m) { return m->k->fp64 ? 8 : 4; }
+
+int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_layout *L,
+                   double omega, double lid_u, int block_size)
+{
+    memset(m, 0, sizeof *m);
+    m->d = d;
+    m->k = k;
+    m->L = *L;
+    m->omega = omega;
+    m->lid_u = lid_u;
+    m->block_size = block_size;
+    size_t bytes = (size_t)lbm_words(L) * word_bytes(m);
+    m->mass_blocks = d->info.compute_units > 0 ? 8 * d->info.compute_units : 64;
+    if (m->mass_blocks > 4096) m->mass_blocks = 4096;
+    for (int l = 0; l < lbm_lattices(k->scheme); l++)
+        if (!(m->lat[l] = lbp_alloc(d, bytes))) goto no_room;
+    if (!(m->partial = lbp_alloc(d, sizeof(double) * (size_t)m->mass_blocks))) goto no_room;
+    return 0;
+no_room:
+    lbm_sim_destroy(m);
+    return -1;
+}
+
+void lbm_sim_destroy(lbm_sim *m)
+{
+    for (int l = 0; l < 2; l++)
+        if (m->lat[l]) lbp_release(m->d, m->lat[l]);
+    if (m->partial) lbp_release(m->d, m->partial);
+    m->lat[0] = m->lat[1] = m->partial = NULL;
+}
+
+void lbm_sim_upload(lbm_sim *m, const double *stored)
+{
+    size_t words = (size_t)lbm_words(&m->L);
+    void *host = malloc(words * word_bytes(m));
+    if (!host) lbp_fail("out of host memory for a %zu-word lattice", words);
+    /* The device keeps f_i - w_i (d3q19.cl); padding stays 0. */
+    const lbm_layout *L = &m->L;
+    for (size_t k = 0; k < words; k++) {
+        int i = (int)(k / (size_t)L->cells_padded);
+        int x = (int)(k % (size_t)L->cells_padded % (size_t)L->nxp);
+        double v = x < L->nx ? stored[k] - lbm_w[i] : 0.0;
+        if (m->k->fp64) ((double *)host)[k] = v;
+        else ((float *)host)[k] = (float)v;
+    }
+    for (int l = 0; l < lbm_lattices(m->k->scheme); l++) lbp_write(m->d, m->lat[l], host, words * word_bytes(m));
+    free(host);
+    m->cur = 0;
+    m->t = 0;
+}
+
+void lbm_sim_download(lbm_sim *m, double *stored)
+{
+    size_t words = (size_t)lbm_words(&m->L);
+    void *host = malloc(words * word_bytes(m));
+    if (!host) lbp_fail("out of host memory for a %zu-word lattice", words);
+    lbp_read(m->d, m->lat[m->cur], host, words * word_bytes(m));
+    const lbm_layout *L = &m->L;
+    for (size_t k = 0; k < words; k++) {
+        int i = (int)(k / (size_t)L->cells_padded);
+        int x = (int)(k % (size_t)L->cells_padded % (size_t)L->nxp);
+        double v = m->k->fp64 ? ((double *)host)[k] : (double)((float *)host)[k];
+        stored[k] = x < L->nx ? v + lbm_w[i] : 0.0;
+    }
+    free(host);
+}
+
+static lbp_arg real_arg(const lbm_sim *m, double v) { return m->k->fp64 ? LBP_F64(v) : LBP_F32((float)v); }
+
+static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
+{
+    int64_t blocks = (m->L.cells_padded + block - 1) / block;
+    return lbp_cfg_1d((unsigned)blocks, (unsigned)block);
+}
+
+void lbm_sim_init_device(lbm_sim *m, double u0)
+{
+    lbp_launch_cfg cfg = cells_cfg(m, 256);
+    for (int l = 0; l < lbm_lattices(m->k->scheme); l++) {
+        lbp_arg a[] = {LBP_BUF(m->lat[l]), LBP_I32(m->L.nx), LBP_I32(m->L.ny), LBP_I32(m->L.nz),
+                       LBP_I32(m->L.nxp), LBP_I64(m->L.cells_padded), real_arg(m, u0)};
+        lbp_launch(m->d, m->k->init, &cfg, 7, a);
+    }
+    m->cur = 0;
+    m->t = 0;
+}
+
+void lbm_sim_steps(lbm_sim *m, int n)
+{
+    lbp_launch_cfg cfg = cells_cfg(m, m->block_size);
+    lbp_arg a[10];
+    int na = 0;
+    int aa = m->k->scheme == LBM_SCHEME_AA;
+    a[na++] = LBP_BUF(m->lat[0]);
+    if (!aa) a[na++] = LBP_BUF(m->lat[1]);
+    a[na++] = LBP_I32(m->L.nx);
+    a[na++] = LBP_I32(m->L.ny);
+    a[na++] = LBP_I32(m->L.nz);
+    a[na++] = LBP_I32(m->L.nxp);
+    a[na++] = LBP_I64(m->L.cells_padded);
+    a[na++] = real_arg(m, m->omega);
+    a[na++] = real_arg(m, m->lid_u);
+    for (int s = 0; s < n; s++, m->t++) {
+        if (aa) {
+            lbp_launch(m->d, m->k->step[m->t & 1], &cfg, na, a);
+        } else {
+            a[0] = LBP_BUF(m->lat[m->cur]);
+            a[1] = LBP_BUF(m->lat[1 - m->cur]);
+            lbp_launch(m->d, m->k->step[0], &cfg, na, a);
+            m->cur = 1 - m->cur;
+        }
+    }
+}
+
+double lbm_sim_mass(lbm_sim *m)
+{
+    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)m->mass_blocks, MASS_BLOCK);
+    lbp_arg a[] = {LBP_BUF(m->lat[m->cur]), LBP_I64(lbm_words(&m->L)), LBP_BUF(m->partial)};
+    lbp_launch(m->d, m->k->mass, &cfg, 3, a);
+    int acc_double = m->d->info.fp64;
+    double part[4096];
+    float partf[4096];
+    if (acc_double) lbp_read(m->d, m->partial, part, sizeof(double) * (size_t)m->mass_blocks);
+    else lbp_read(m->d, m->partial, partf, sizeof(float) * (size_t)m->mass_blocks);
+    double sum = 0;
+    for (int b = 0; b < m->mass_blocks; b++) sum += acc_double ? part[b] : partf[b];
+    return sum + (double)m->L.cells; /* the lattice holds f_i - w_i, sum of w_i = 1 */
+}

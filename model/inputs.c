@@ -1,0 +1,362 @@
+/* Loading a result folder: see inputs.h. */
+#include "inputs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static int fail(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void join(char *out, size_t n, const char *dir, const char *name)
+{
+    snprintf(out, n, "%s/%s", dir, name);
+}
+
+/* Read dir/name with its required columns. optional: a missing file is not
+ * an error (returns 1). */
+static int open_table(model_table *t, const char *dir, const char *name,
+                      const char *const *columns, int optional, char *err, size_t err_len)
+{
+    char path[600];
+    join(path, sizeof path, dir, name);
+    int r = model_table_read(t, path, 1, err, err_len);
+    if (r == MODEL_TABLE_MISSING) {
+        if (optional) return 1;
+        return fail(err, err_len, "%s: missing (expected the %s output of the %s tool)", path, name,
+                    !strncmp(name, "stream", 6) ? "stream" : "membench");
+    }
+    if (r != MODEL_TABLE_OK) return -1;
+    if (model_table_require(t, columns, err, err_len)) {
+        model_table_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+static int row_is_backend(const model_table *t, int row, const char *backend)
+{
+    return !strcmp(model_table_text(t, row, model_table_column(t, "backend")), backend);
+}
+
+static const char *text(const model_table *t, int row, const char *column)
+{
+    return model_table_text(t, row, model_table_column(t, column));
+}
+
+#define NUM(t, row, name, dst)                                                \
+    do {                                                                      \
+        double v_;                                                            \
+        if (model_table_number_by_name(t, row, name, &v_, err, err_len)) goto bad; \
+        dst = v_;                                                             \
+    } while (0)
+
+int model_backends_in(const char *dir, char names[][16], int max, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"device", "backend", NULL};
+    model_table t;
+    if (open_table(&t, dir, "stream.csv", cols, 0, err, err_len)) return -1;
+    int n = 0;
+    for (int r = 0; r < t.rows; r++) {
+        const char *b = text(&t, r, "backend");
+        if (!strcmp(b, "likwid")) continue;
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= !strcmp(names[i], b);
+        if (!seen && n < max) snprintf(names[n++], 16, "%s", b);
+    }
+    model_table_free(&t);
+    return n;
+}
+
+const char *model_meta_value(const model_inputs *in, const char *key)
+{
+    for (int r = 0; r < in->meta.rows; r++)
+        if (!strcmp(model_table_text(&in->meta, r, 0), key)) return model_table_text(&in->meta, r, 1);
+    return NULL;
+}
+
+static double meta_number(const model_inputs *in, const char *key)
+{
+    const char *v = model_meta_value(in, key);
+    if (!v || !*v) return 0;
+    char *end;
+    double x = strtod(v, &end);
+    return (end != v && isfinite(x) && x > 0) ? x : 0;
+}
+
+static int load_meta(model_inputs *in, char *err, size_t err_len)
+{
+    char path[600];
+    join(path, sizeof path, in->dir, "stream-meta.csv");
+    int r = model_table_read(&in->meta, path, 0, err, err_len);
+    if (r == MODEL_TABLE_MISSING)
+        return fail(err, err_len, "%s: missing (expected the stream tool's key,value meta file)", path);
+    if (r) return -1;
+    const char *kind = model_meta_value(in, "kind");
+    in->is_cpu = kind && !strcmp(kind, "cpu");
+    const char *wa = model_meta_value(in, "write_allocate");
+    in->write_allocate = !wa ? -1 : !strcmp(wa, "yes") ? 1 : !strcmp(wa, "no") ? 0 : -1;
+    in->l2_bytes = meta_number(in, "l2_bytes");
+    in->likwid_copy_mem_gbs = meta_number(in, "likwid_copy_mem_gbs");
+    return 0;
+}
+
+static int load_stream(model_inputs *in, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"device", "backend", "sweep", "kernel", "word_bytes",
+                                       "array_bytes", "bytes_moved", "ms_median", "gbs_median", NULL};
+    model_table t;
+    if (open_table(&t, in->dir, "stream.csv", cols, 0, err, err_len)) return -1;
+    in->copies = calloc(t.rows ? t.rows : 1, sizeof *in->copies);
+    for (int r = 0; r < t.rows; r++) {
+        /* generated copies only: not the driver's copy, not likwid-bench's
+         * (whose rows carry the device's backend but measure the host) */
+        if (!row_is_backend(&t, r, in->backend) || strcmp(text(&t, r, "kernel"), "copy") ||
+            !strcmp(text(&t, r, "sweep"), "likwid"))
+            continue;
+        model_copy_row *c = &in->copies[in->n_copies];
+        c->size_sweep = !strcmp(text(&t, r, "sweep"), "size");
+        NUM(&t, r, "word_bytes", c->word_bytes);
+        NUM(&t, r, "array_bytes", c->working_set);
+        c->working_set *= 2;
+        NUM(&t, r, "bytes_moved", c->bytes_moved);
+        NUM(&t, r, "ms_median", c->ms_median);
+        NUM(&t, r, "gbs_median", c->gbs_median);
+        c->line = t.line[r];
+        if (!in->device[0]) snprintf(in->device, sizeof in->device, "%s", text(&t, r, "device"));
+        in->n_copies++;
+    }
+    if (!in->n_copies) {
+        fail(err, err_len, "%s: no kernel=copy rows for backend %s (expected the stream tool's copy sweeps)",
+             t.path, in->backend);
+        goto bad;
+    }
+    model_table_free(&t);
+    return 0;
+bad:
+    model_table_free(&t);
+    return -1;
+}
+
+/* t0 (see inputs.h): intercept of ms vs bytes over the size-sweep points
+ * that live in L2 (working set <= L2), clamped to [0, fastest such run]. */
+static void measure_start_cost(model_inputs *in)
+{
+    in->start_cost_ms = 0;
+    in->start_cost_points = 0;
+    if (in->l2_bytes <= 0) return;
+    int n = 0;
+    double *x = malloc(sizeof *x * in->n_copies), *y = malloc(sizeof *y * in->n_copies);
+    double fastest = INFINITY;
+    for (int i = 0; i < in->n_copies; i++) {
+        const model_copy_row *c = &in->copies[i];
+        if (!c->size_sweep || c->working_set > in->l2_bytes) continue;
+        x[n] = c->bytes_moved;
+        y[n] = c->ms_median;
+        fastest = fmin(fastest, c->ms_median);
+        n++;
+    }
+    if (n >= 3) {
+        lbp_fit fit = lbp_fit_line(x, y, n);
+        in->start_cost_ms = fmax(0, fmin(fit.intercept, fastest));
+        in->start_cost_points = n;
+    }
+    free(x);
+    free(y);
+}
+
+/* A run's time without t0.  t0 is fitted, so it may overshoot the fastest
+ * runs a little; the floor (1 % of the run) keeps a bandwidth finite. */
+double model_busy_ms(const model_inputs *in, double ms)
+{
+    return fmax(ms - in->start_cost_ms, 0.01 * ms);
+}
+
+static model_probe_sweep probe_sweep_of(const char *s)
+{
+    static const char *const names[] = {"words", "misaligned_reads", "misaligned_writes",
+                                        "misaligned_both", "occupancy", "word_bytes"};
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(s, names[i])) return (model_probe_sweep)i;
+    return PROBE_OTHER;
+}
+
+static int load_membench(model_inputs *in, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"device", "backend", "sweep", "words", "word_bytes",
+                                       "misaligned_reads", "misaligned_writes", "block_size",
+                                       "blocks_per_cu", "occupancy", "threads", "ms_median", NULL};
+    model_table t;
+    if (open_table(&t, in->dir, "membench.csv", cols, 0, err, err_len)) return -1;
+    in->probes = calloc(t.rows ? t.rows : 1, sizeof *in->probes);
+    for (int r = 0; r < t.rows; r++) {
+        if (!row_is_backend(&t, r, in->backend)) continue;
+        model_probe_row *p = &in->probes[in->n_probes];
+        double ms;
+        p->sweep = probe_sweep_of(text(&t, r, "sweep"));
+        NUM(&t, r, "words", p->words);
+        NUM(&t, r, "word_bytes", p->word_bytes);
+        NUM(&t, r, "misaligned_reads", p->misaligned_reads);
+        NUM(&t, r, "misaligned_writes", p->misaligned_writes);
+        NUM(&t, r, "block_size", p->block_size);
+        NUM(&t, r, "blocks_per_cu", p->blocks_per_cu);
+        NUM(&t, r, "occupancy", p->occupancy);
+        NUM(&t, r, "threads", p->threads);
+        NUM(&t, r, "ms_median", ms);
+        if (p->threads <= 0 || ms <= 0 || p->words <= 0) {
+            fail(err, err_len, "%s:%d: expected positive words, threads and ms_median", t.path, t.line[r]);
+            goto bad;
+        }
+        /* the same start cost as the copies: the probe runs one launch too */
+        p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
+        in->n_probes++;
+    }
+    if (!in->n_probes) {
+        fail(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
+             t.path, in->backend);
+        goto bad;
+    }
+    model_table_free(&t);
+    return 0;
+bad:
+    model_table_free(&t);
+    return -1;
+}
+
+static int load_fits(model_inputs *in, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"device", "backend", "fit", "word_bytes", "words", "slope_ns", NULL};
+    model_table t;
+    int r0 = open_table(&t, in->dir, "membench-fit.csv", cols, 1, err, err_len);
+    if (r0 == 1) return 0;
+    if (r0) return -1;
+    in->fits = calloc(t.rows ? t.rows : 1, sizeof *in->fits);
+    for (int r = 0; r < t.rows; r++) {
+        if (!row_is_backend(&t, r, in->backend)) continue;
+        const char *f = text(&t, r, "fit");
+        int kind = !strcmp(f, "misaligned_reads") ? 0 : !strcmp(f, "misaligned_writes") ? 1
+                 : !strcmp(f, "misaligned_both") ? 2 : -1;
+        if (kind < 0) continue;
+        model_misalign_fit *m = &in->fits[in->n_fits];
+        m->misaligned = kind;
+        NUM(&t, r, "word_bytes", m->word_bytes);
+        NUM(&t, r, "words", m->words);
+        NUM(&t, r, "slope_ns", m->slope_ns);
+        in->n_fits++;
+    }
+    model_table_free(&t);
+    return 0;
+bad:
+    model_table_free(&t);
+    return -1;
+}
+
+/* ℓ: the back_to_back row with the most launches (the steady state). */
+static int load_launch(model_inputs *in, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"device", "backend", "mode", "launches", "us_median", NULL};
+    model_table t;
+    int r0 = open_table(&t, in->dir, "launch.csv", cols, 1, err, err_len);
+    if (r0 == 1) return 0;
+    if (r0) return -1;
+    double best_launches = -1;
+    for (int r = 0; r < t.rows; r++) {
+        if (!row_is_backend(&t, r, in->backend) || strcmp(text(&t, r, "mode"), "back_to_back")) continue;
+        double launches, us;
+        NUM(&t, r, "launches", launches);
+        NUM(&t, r, "us_median", us);
+        if (launches > best_launches) {
+            best_launches = launches;
+            in->launch_us = us;
+            in->have_launch = 1;
+        }
+    }
+    model_table_free(&t);
+    return 0;
+bad:
+    model_table_free(&t);
+    return -1;
+}
+
+int model_inputs_load(model_inputs *in, const char *dir, const char *backend, char *err,
+                      size_t err_len)
+{
+    memset(in, 0, sizeof *in);
+    snprintf(in->dir, sizeof in->dir, "%s", dir);
+    if (!backend) {
+        char names[8][16];
+        int n = model_backends_in(dir, names, 8, err, err_len);
+        if (n < 0) return -1;
+        if (n == 0) return fail(err, err_len, "%s/stream.csv: no rows (expected copy measurements)", dir);
+        if (n > 1)
+            return fail(err, err_len, "%s holds results of several backends (%s, %s%s): pass --backend",
+                        dir, names[0], names[1], n > 2 ? ", ..." : "");
+        snprintf(in->backend, sizeof in->backend, "%s", names[0]);
+    } else {
+        snprintf(in->backend, sizeof in->backend, "%s", backend);
+    }
+    if (load_meta(in, err, err_len) || load_stream(in, err, err_len)) goto bad;
+    measure_start_cost(in);
+    if (load_membench(in, err, err_len) || load_fits(in, err, err_len) ||
+        load_launch(in, err, err_len))
+        goto bad;
+    return 0;
+bad:
+    model_inputs_free(in);
+    return -1;
+}
+
+void model_inputs_free(model_inputs *in)
+{
+    model_table_free(&in->meta);
+    free(in->copies);
+    free(in->probes);
+    free(in->fits);
+    in->copies = NULL;
+    in->probes = NULL;
+    in->fits = NULL;
+    in->n_copies = in->n_probes = in->n_fits = 0;
+}
+
+double model_size_bandwidth(const model_inputs *in, double working_set, int word_bytes,
+                            int *clamped)
+{
+    int same_word = 0;
+    for (int i = 0; i < in->n_copies; i++)
+        same_word += in->copies[i].size_sweep && in->copies[i].word_bytes == word_bytes;
+    model_point *p = malloc(sizeof *p * (in->n_copies + 1));
+    int n = 0;
+    for (int i = 0; i < in->n_copies; i++) {
+        const model_copy_row *c = &in->copies[i];
+        if (!c->size_sweep || (same_word >= 2 && c->word_bytes != word_bytes)) continue;
+        double gbs = c->bytes_moved / (model_busy_ms(in, c->ms_median) * 1e6);
+        /* best configuration per size: keep the max, not the mean */
+        int k;
+        for (k = 0; k < n; k++)
+            if (p[k].x == log(c->working_set)) break;
+        if (k == n) p[n++] = (model_point){log(c->working_set), gbs};
+        else if (gbs > p[k].y) p[k].y = gbs;
+    }
+    if (!n) { free(p); return 0; }
+    n = model_points_prepare(p, n);
+    int edge = 0;
+    double gbs = model_interp(p, n, log(working_set), &edge);
+    if (edge) {
+        int above = log(working_set) > p[n - 1].x;
+        int plateau = in->l2_bytes > 0 && exp(p[n - 1].x) >= 4 * in->l2_bytes;
+        if (!(above && plateau)) *clamped = 1;
+    }
+    free(p);
+    return gbs;
+}

@@ -1,0 +1,102 @@
+/* What the model knows about one device and backend: the rows of a result
+ * folder (data/FORMAT.md) that the other tools wrote, filtered by backend.
+ *   stream-meta.csv  kind, l2_bytes, write_allocate, likwid_copy_mem_gbs
+ *   stream.csv       generated copy kernels (roofline, size sweep)
+ *   membench.csv     N-word probes (Obrecht Art. B)
+ *   membench-fit.csv extra time per misaligned word (optional)
+ *   launch.csv       back-to-back launch interval (optional) */
+#ifndef MODEL_INPUTS_H
+#define MODEL_INPUTS_H
+
+#include <stddef.h>
+#include "interp.h"
+#include "table.h"
+
+typedef enum {
+    PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
+    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_OTHER
+} model_probe_sweep;
+
+typedef struct {
+    model_probe_sweep sweep;
+    int words;              /* N */
+    int word_bytes;
+    int misaligned_reads;   /* L */
+    int misaligned_writes;  /* M */
+    int block_size;
+    double blocks_per_cu;   /* -1 unknown */
+    double occupancy;       /* -1 unknown */
+    double threads;
+    double ns_per_thread;   /* with the single-launch start cost removed */
+} model_probe_row;
+
+typedef struct {
+    int misaligned;         /* 0 reads, 1 writes, 2 both */
+    int word_bytes;
+    int words;              /* the N it was fitted at */
+    double slope_ns;        /* extra ns per thread per misaligned word */
+} model_misalign_fit;
+
+typedef struct {
+    int size_sweep;         /* row of the `size` sweep */
+    int word_bytes;
+    double working_set;     /* 2 * array_bytes */
+    double bytes_moved, ms_median, gbs_median;
+    int line;
+} model_copy_row;
+
+typedef struct {
+    char dir[512];
+    char backend[16];
+    char device[96];        /* slug from the rows' device column */
+    model_table meta;       /* stream-meta.csv, key,value */
+    int is_cpu;             /* meta kind=cpu */
+    int write_allocate;     /* 1 yes, 0 no, -1 unknown (meta write_allocate) */
+    double l2_bytes;        /* 0 unknown */
+    double likwid_copy_mem_gbs; /* 0 absent */
+
+    model_copy_row *copies;
+    int n_copies;
+    model_probe_row *probes;
+    int n_probes;
+    model_misalign_fit *fits;
+    int n_fits;
+
+    int have_launch;
+    double launch_us;       /* ℓ: back-to-back interval per launch, µs */
+
+    /* t0: fixed cost of one event-timed launch (host submission, ramp),
+     * the intercept of time vs bytes over the L2-resident copy sizes; a
+     * queue of back-to-back launches hides it, so it is removed from the
+     * copy and probe times.  0 when it cannot be measured. */
+    double start_cost_ms;
+    int start_cost_points;
+} model_inputs;
+
+/* The backends that have rows in dir/stream.csv (not "likwid").  Returns the
+ * count, or -1 with err. */
+int model_backends_in(const char *dir, char names[][16], int max, char *err, size_t err_len);
+
+/* Load dir's files for backend (NULL: the only backend in stream.csv; an
+ * error when there are several).  Returns 0, or -1 with a one-line message
+ * naming the file and line.  Missing optional files leave have_launch = 0 /
+ * n_fits = 0. */
+int model_inputs_load(model_inputs *in, const char *dir, const char *backend, char *err,
+                      size_t err_len);
+void model_inputs_free(model_inputs *in);
+
+/* ms of one event-timed run without the start cost t0. */
+double model_busy_ms(const model_inputs *in, double ms);
+
+/* A stream-meta.csv value, or NULL. */
+const char *model_meta_value(const model_inputs *in, const char *key);
+
+/* Bandwidth (GB/s, start cost removed) that the copy of the `size` sweep
+ * reaches at this working set, interpolated in log(working set), for
+ * word_bytes if that word size was swept (else all, best per size).  Above
+ * the largest size: the plateau, clamped only if the sweep never passed
+ * 4 x L2.  Returns 0 when there is no size sweep. */
+double model_size_bandwidth(const model_inputs *in, double working_set, int word_bytes,
+                            int *clamped);
+
+#endif

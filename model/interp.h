@@ -1,0 +1,16 @@
+/* Piecewise-linear interpolation between measured points, which never
+ * extrapolates: outside the measured range it clamps to the edge and says
+ * so, so the caller can mark the prediction within_measured=no. */
+#ifndef MODEL_INTERP_H
+#define MODEL_INTERP_H
+
+typedef struct { double x, y; } model_point;
+
+/* Sort by x and merge points with the same x (their mean y).  Returns the
+ * new count. */
+int model_points_prepare(model_point *p, int n);
+/* y at x (n >= 1, prepared).  *clamped is set to 1 when x lies outside
+ * [first x, last x] (relative tolerance 1e-9), left unchanged otherwise. */
+double model_interp(const model_point *p, int n, double x, int *clamped);
+
+#endif

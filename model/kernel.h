@@ -1,0 +1,38 @@
+/* A kernel as the model sees it: what one time step moves per cell.  The
+ * four schemes lbmprobe ships are such descriptions; a user can write one
+ * for any other kernel.  A kernel whose launches alternate (A-A: an even
+ * step with no misaligned access, an odd one with 10 misaligned reads and
+ * 10 misaligned writes) has one phase per launch pattern; the model averages
+ * the phases by time (a step of each, in turn). */
+#ifndef MODEL_KERNEL_H
+#define MODEL_KERNEL_H
+
+#define MODEL_MAX_PHASES 8
+#define D3Q19_Q 19                 /* populations per cell */
+#define D3Q19_X_MOVING 10          /* populations with a nonzero x velocity */
+
+typedef struct {
+    char name[48];
+    double words_read;             /* per cell and step (N for the probe) */
+    double words_written;
+    int word_bytes;                /* s: 4 (fp32) or 8 (fp64) */
+    int lattices;                  /* 2 (A-B) or 1 (A-A): working set */
+    int launches_per_step;         /* K launches make one time step */
+    int phases;                    /* alternating launch patterns, >= 1 */
+    int misaligned_reads[MODEL_MAX_PHASES];  /* L per phase */
+    int misaligned_writes[MODEL_MAX_PHASES]; /* M per phase */
+} model_kernel;
+
+/* push, pull, split, aa at fp32 or fp64.  Returns 0, or -1 for an unknown
+ * name. */
+int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);
+
+/* "0,10" -> {0, 10}: the misalignments of alternating launches.  Returns the
+ * count (1..MODEL_MAX_PHASES), or -1 when s is not such a list of whole
+ * numbers in [0, max]. */
+int model_parse_phase_list(const char *s, int max, int *out);
+
+/* One line: "pull fp32: 19 read / 19 written, misaligned reads/writes 10/0, ..." */
+void model_kernel_describe(const model_kernel *k, char *out, size_t len);
+
+#endif

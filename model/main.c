@@ -1,0 +1,29 @@
+/* model: predicted MLUPS of D3Q19 propagation schemes from the stream and
+ * membench probes, and their validation against lbmkernels' measurements. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static const char usage[] =
+    "usage: model COMMAND [options]   (model COMMAND --help for each)\n"
+    "  predict   predicted MLUPS of one kernel at one lattice size, level by level\n"
+    "  validate  predict every point of DIR/lbm.csv, write model.csv, check the error\n"
+    "  summary   the table `make bench` ends with, from DIR/model.csv\n"
+    "  --help, --version\n";
+
+int main(int argc, char **argv)
+{
+    lbp_cli_init("model");
+    model_argc = argc;
+    model_argv = argv;
+    if (argc < 2) lbp_usage_error("missing command (predict, validate, summary); see --help");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(usage, stdout); return 0; }
+    if (!strcmp(cmd, "--version")) { printf("model (lbmprobe) %s\n", LBP_VERSION); return 0; }
+    if (!strcmp(cmd, "predict")) return model_cmd_predict(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate")) return model_cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "summary")) return model_cmd_summary(argc - 1, argv + 1);
+    lbp_usage_error("unknown command '%s' (predict, validate, summary)", cmd);
+}

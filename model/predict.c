@@ -1,0 +1,470 @@
+/* The model's three levels: see predict.h. */
+#include "predict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void note(char *notes, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *notes, size_t len, const char *fmt, ...)
+{
+    char line[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (strstr(notes, line)) return; /* once per prediction, not per phase */
+    size_t used = strlen(notes);
+    if (used + 3 >= len) return;
+    snprintf(notes + used, len - used, "%s%s", used ? "; " : "", line);
+}
+
+/* ---- level 1 ------------------------------------------------------------ */
+
+void model_roofline(const model_inputs *in, const model_kernel *k, model_prediction *out)
+{
+    double largest = 0, best = 0;
+    for (int i = 0; i < in->n_copies; i++) largest = fmax(largest, in->copies[i].working_set);
+    int dram_only = in->l2_bytes > 0;
+    double threshold = dram_only ? 4 * in->l2_bytes : largest / 2;
+    for (int pass = 0; pass < 2 && best <= 0; pass++) {
+        for (int i = 0; i < in->n_copies; i++)
+            if (in->copies[i].working_set >= threshold) best = fmax(best, in->copies[i].gbs_median);
+        if (best <= 0) { /* no copy that large: fall back to the largest ones */
+            dram_only = 0;
+            threshold = largest / 2;
+        }
+    }
+    const char *which = dram_only ? "best copy at working sets >= 4 x L2" : "best copy at the largest working sets (L2 size unknown or never exceeded 4x)";
+    int write_allocate = in->is_cpu && in->write_allocate != 0;
+    if (write_allocate) {
+        out->bytes_per_update = (k->words_read + 2 * k->words_written) * k->word_bytes;
+        if (in->likwid_copy_mem_gbs > 0) {
+            out->roofline_gbs = in->likwid_copy_mem_gbs;
+            snprintf(out->roofline_source, sizeof out->roofline_source,
+                     "likwid copy_mem %.1f GB/s (bus bandwidth; CPU with write-allocate%s)",
+                     out->roofline_gbs, in->write_allocate < 0 ? " assumed" : "");
+        } else {
+            out->roofline_gbs = 1.5 * best;
+            snprintf(out->roofline_source, sizeof out->roofline_source,
+                     "3/2 x %s %.1f GB/s (bus bandwidth; CPU with write-allocate%s)", which, best,
+                     in->write_allocate < 0 ? " assumed" : "");
+        }
+    } else {
+        out->bytes_per_update = (k->words_read + k->words_written) * k->word_bytes;
+        out->roofline_gbs = best;
+        snprintf(out->roofline_source, sizeof out->roofline_source, "%s %.1f GB/s", which, best);
+    }
+    out->roofline_mlups = out->bytes_per_update > 0 ? out->roofline_gbs * 1e3 / out->bytes_per_update : 0;
+}
+
+/* ---- level 2 ------------------------------------------------------------ */
+
+typedef struct {
+    const model_probe_row **rows;
+    int n;
+} row_set;
+
+/* Rows of one sweep (or of any sweep, s = PROBE_OTHER with any = 1) with
+ * this word size and, when several block sizes were measured, one block
+ * size: the kernel's when measured, else the most common. */
+static row_set pick_rows(const model_inputs *in, model_probe_sweep s, int any, int word_bytes,
+                         int block_size, int aligned_only)
+{
+    row_set r = {malloc(sizeof *r.rows * (in->n_probes + 1)), 0};
+    for (int i = 0; i < in->n_probes; i++) {
+        const model_probe_row *p = &in->probes[i];
+        if ((!any && p->sweep != s) || p->word_bytes != word_bytes) continue;
+        if (aligned_only && (p->misaligned_reads || p->misaligned_writes)) continue;
+        r.rows[r.n++] = p;
+    }
+    int keep = -1, keep_count = 0;
+    for (int i = 0; i < r.n; i++) {
+        int bs = r.rows[i]->block_size, c = 0;
+        if (bs == block_size) { keep = bs; break; }
+        for (int j = 0; j < r.n; j++) c += r.rows[j]->block_size == bs;
+        if (c > keep_count) { keep = bs; keep_count = c; }
+    }
+    int m = 0;
+    for (int i = 0; i < r.n; i++)
+        if (r.rows[i]->block_size == keep) r.rows[m++] = r.rows[i];
+    r.n = m;
+    return r;
+}
+
+typedef struct {
+    model_point *p;
+    int n;
+} curve;
+
+static int by_value(const void *a, const void *b)
+{
+    double d = *(const double *)a - *(const double *)b;
+    return (d > 0) - (d < 0);
+}
+
+/* Base time T(N) at L = M = 0: the `words` sweep, else any aligned probe. */
+static curve base_curve(const model_inputs *in, int word_bytes, int block_size, double *threads,
+                        double *occupancy)
+{
+    row_set r = pick_rows(in, PROBE_WORDS, 0, word_bytes, block_size, 1);
+    if (!r.n) {
+        free(r.rows);
+        r = pick_rows(in, PROBE_OTHER, 1, word_bytes, block_size, 1);
+    }
+    curve c = {malloc(sizeof *c.p * (r.n + 1)), 0};
+    double *t = malloc(sizeof *t * (r.n + 1)), *o = malloc(sizeof *o * (r.n + 1));
+    int no = 0;
+    for (int i = 0; i < r.n; i++) {
+        c.p[c.n++] = (model_point){r.rows[i]->words, r.rows[i]->ns_per_thread};
+        t[i] = r.rows[i]->threads;
+        if (r.rows[i]->occupancy > 0) o[no++] = r.rows[i]->occupancy;
+    }
+    /* median threads and occupancy of the base probes */
+    qsort(t, r.n, sizeof *t, by_value);
+    qsort(o, no, sizeof *o, by_value);
+    *threads = r.n ? t[r.n / 2] : 0;
+    *occupancy = no ? o[no / 2] : -1;
+    c.n = model_points_prepare(c.p, c.n);
+    free(t);
+    free(o);
+    free(r.rows);
+    return c;
+}
+
+static const char *sweep_name(model_probe_sweep s)
+{
+    return s == PROBE_MISALIGNED_READS ? "misaligned_reads"
+         : s == PROBE_MISALIGNED_WRITES ? "misaligned_writes" : "misaligned_both";
+}
+
+/* Does probe p belong to the misalignment curve s?  x: its misalignment
+ * count.  The dedicated sweeps, and the `word_bytes` sweep's one-sided
+ * points (19 words, 0/0, 10/0, 0/10 at each word size) as a second source. */
+static int curve_member(const model_probe_row *p, model_probe_sweep s, int from_word_sweep, int *x)
+{
+    if (p->sweep != (from_word_sweep ? PROBE_WORD_BYTES : s)) return 0;
+    int L = p->misaligned_reads, M = p->misaligned_writes;
+    if (s == PROBE_MISALIGNED_READS && M == 0) { *x = L; return 1; }
+    if (s == PROBE_MISALIGNED_WRITES && L == 0) { *x = M; return 1; }
+    if (s == PROBE_MISALIGNED_BOTH && L == M) { *x = L; return 1; }
+    return 0;
+}
+
+/* Extra ns per thread of `count` misaligned words from the curve s, relative
+ * to the curve's own aligned point (or, without one, the base curve at the
+ * curve's N).  Of several N measured, the one closest to the kernel's.
+ * Returns 0, or -1 when there is no such curve with a nonzero point. */
+static int curve_extra(const model_inputs *in, model_probe_sweep s, int from_word_sweep, int word_bytes,
+                       int block_size, double words, int count, const curve *base, double *extra, int *clamped)
+{
+    row_set r = pick_rows(in, from_word_sweep ? PROBE_WORD_BYTES : s, 0, word_bytes, block_size, 0);
+    int best_n = -1, x;
+    for (int i = 0; i < r.n; i++)
+        if (curve_member(r.rows[i], s, from_word_sweep, &x) &&
+            (best_n < 0 || fabs(r.rows[i]->words - words) < fabs(best_n - words)))
+            best_n = r.rows[i]->words;
+    curve c = {malloc(sizeof *c.p * (r.n + 1)), 0};
+    int nonzero = 0;
+    for (int i = 0; i < r.n; i++)
+        if (r.rows[i]->words == best_n && curve_member(r.rows[i], s, from_word_sweep, &x)) {
+            c.p[c.n++] = (model_point){x, r.rows[i]->ns_per_thread};
+            nonzero |= x > 0;
+        }
+    free(r.rows);
+    c.n = model_points_prepare(c.p, c.n);
+    if (!nonzero) { free(c.p); return -1; }
+    int ignore = 0;
+    double aligned = c.p[0].x == 0 ? c.p[0].y : model_interp(base->p, base->n, best_n, &ignore);
+    *extra = model_interp(c.p, c.n, count, clamped) - aligned;
+    free(c.p);
+    return 0;
+}
+
+/* One-sided extra (reads or writes): the dedicated sweep, else the
+ * word_bytes sweep's points. */
+static int one_sided_extra(const model_inputs *in, model_probe_sweep s, int word_bytes, int block_size,
+                           double words, int count, const curve *base, double *extra, int *clamped)
+{
+    *extra = 0;
+    if (!count) return 0;
+    return curve_extra(in, s, 0, word_bytes, block_size, words, count, base, extra, clamped) &&
+           curve_extra(in, s, 1, word_bytes, block_size, words, count, base, extra, clamped) ? -1 : 0;
+}
+
+/* membench-fit.csv slope for reads (0) or writes (1), of the N closest to
+ * the kernel's. */
+static int fit_slope(const model_inputs *in, int kind, int word_bytes, double words, double *slope)
+{
+    int found = -1;
+    for (int i = 0; i < in->n_fits; i++) {
+        const model_misalign_fit *f = &in->fits[i];
+        if (f->misaligned != kind || f->word_bytes != word_bytes) continue;
+        if (found < 0 || fabs(f->words - words) < fabs(in->fits[found].words - words)) found = i;
+    }
+    if (found >= 0) *slope = in->fits[found].slope_ns;
+    return found >= 0 ? 0 : -1;
+}
+
+/* Largest misalignment count a sweep measured (-1 when not measured). */
+static int sweep_max(const model_inputs *in, model_probe_sweep s, int word_bytes)
+{
+    int m = -1, x;
+    for (int i = 0; i < in->n_probes; i++)
+        if (in->probes[i].word_bytes == word_bytes && curve_member(&in->probes[i], s, 0, &x) && x > m) m = x;
+    return m;
+}
+
+/* Extra time of L misaligned reads and M misaligned writes at one word
+ * size from what was measured at it; -1 when nothing was.  Obrecht Art. B
+ * §5.3: reads and writes cost separately and saturate, so measured curves
+ * come first and lines (the fits) only for combinations never measured. */
+static int measured_extra(const model_inputs *in, int w, int block_size, double words, int L, int M,
+                          const curve *base, double *extra, int *clamped, int *interaction_known,
+                          char *notes, size_t notes_len)
+{
+    *interaction_known = 0;
+    if (L == M && !curve_extra(in, PROBE_MISALIGNED_BOTH, 0, w, block_size, words, L, base, extra, clamped)) {
+        *interaction_known = 1;
+        return 0;
+    }
+    double slope_r, slope_w;
+    if (!M || !L) {
+        model_probe_sweep s = M ? PROBE_MISALIGNED_WRITES : PROBE_MISALIGNED_READS;
+        if (!one_sided_extra(in, s, w, block_size, words, M ? M : L, base, extra, clamped)) return 0;
+        if (fit_slope(in, M ? 1 : 0, w, words, &slope_r)) return -1;
+        *extra = slope_r * (M ? M : L);
+        if (sweep_max(in, s, w) >= 0 && (M ? M : L) > sweep_max(in, s, w)) *clamped = 1;
+        note(notes, notes_len, "%s %d at %d-byte words from the membench-fit.csv slope", sweep_name(s), M ? M : L, w);
+        return 0;
+    }
+    if (!fit_slope(in, 0, w, words, &slope_r) && !fit_slope(in, 1, w, words, &slope_w)) {
+        *extra = slope_r * L + slope_w * M;
+        int max_l = sweep_max(in, PROBE_MISALIGNED_READS, w), max_m = sweep_max(in, PROBE_MISALIGNED_WRITES, w);
+        if ((max_l >= 0 && L > max_l) || (max_m >= 0 && M > max_m)) *clamped = 1;
+        note(notes, notes_len, "L=%d M=%d not measured together: membench-fit.csv slopes added", L, M);
+        return 0;
+    }
+    double er, ew;
+    if (!one_sided_extra(in, PROBE_MISALIGNED_READS, w, block_size, words, L, base, &er, clamped) &&
+        !one_sided_extra(in, PROBE_MISALIGNED_WRITES, w, block_size, words, M, base, &ew, clamped)) {
+        *extra = er + ew;
+        note(notes, notes_len, "L=%d M=%d not measured together at %d-byte words: one-sided extras added", L, M, w);
+        return 0;
+    }
+    return -1;
+}
+
+/* Extra time of L misaligned reads and M misaligned writes.  When L = M
+ * was not measured at this word size but was at the other, the other's
+ * ratio of (both) to (reads + writes) carries the interaction over. */
+static int misalignment_extra(const model_inputs *in, int word_bytes, int block_size, double words, int L,
+                              int M, const curve *base, double *extra, int *within, char *notes,
+                              size_t notes_len, char *err, size_t err_len)
+{
+    (void)err;
+    (void)err_len;
+    *extra = 0;
+    if (!L && !M) return 0;
+    int clamped = 0, interaction, other = word_bytes == 4 ? 8 : 4;
+    if (!measured_extra(in, word_bytes, block_size, words, L, M, base, extra, &clamped, &interaction, notes,
+                        notes_len)) {
+        if (L == M && !interaction) {
+            /* the other word size's probes, against their own base curve */
+            double t1, o1, both, r, w;
+            int ignore = 0, known;
+            curve ob = base_curve(in, other, block_size, &t1, &o1);
+            if (ob.n && !curve_extra(in, PROBE_MISALIGNED_BOTH, 0, other, block_size, words, L, &ob, &both, &ignore) &&
+                !measured_extra(in, other, block_size, words, L, 0, &ob, &r, &ignore, &known, notes, notes_len) &&
+                !measured_extra(in, other, block_size, words, 0, M, &ob, &w, &ignore, &known, notes, notes_len) &&
+                r + w > 0) {
+                *extra *= both / (r + w);
+                note(notes, notes_len, "L=M=%d at %d-byte words: reads + writes x %.3f, the both/(reads+writes) ratio of %d-byte probes",
+                     L, word_bytes, both / (r + w), other);
+            }
+            free(ob.p);
+        }
+    } else {
+        /* nothing at this word size: the other's extra, scaled by bytes */
+        double t1, o1;
+        int interaction_other;
+        curve ob = base_curve(in, other, block_size, &t1, &o1);
+        if (ob.n && !measured_extra(in, other, block_size, words, L, M, &ob, extra, &clamped, &interaction_other,
+                                    notes, notes_len)) {
+            *extra *= (double)word_bytes / other;
+            *within = 0;
+            note(notes, notes_len, "no misaligned %d-byte probes: %d-byte ones scaled by %g", word_bytes, other,
+                 (double)word_bytes / other);
+        } else {
+            *extra = 0;
+            *within = 0;
+            note(notes, notes_len, "%s/membench.csv has no %s probes (nor fit): misalignment cost taken as 0", in->dir,
+                 L == M ? sweep_name(PROBE_MISALIGNED_BOTH) : L ? sweep_name(PROBE_MISALIGNED_READS)
+                                                            : sweep_name(PROBE_MISALIGNED_WRITES));
+        }
+        free(ob.p);
+    }
+    if (clamped) {
+        *within = 0;
+        note(notes, notes_len, "misalignment L=%d M=%d outside the measured sweep: clamped", L, M);
+    }
+    if (*extra < 0) {
+        /* an access at index+1 moves the same bytes plus partial lines: a
+         * cheaper misaligned probe is timing noise */
+        note(notes, notes_len, "misaligned L=%d M=%d probes timed faster than aligned (%.3g ns): noise, taken as 0",
+             L, M, *extra);
+        *extra = 0;
+    }
+    return 0;
+}
+
+/* Occupancy: the probe time at the kernel's occupancy over the time at the
+ * probe's own, from the `occupancy` sweep (1 when either is unknown). */
+static double occupancy_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
+                               double probe_occupancy, int *within, char *notes, size_t notes_len)
+{
+    row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, lat->block_size, 0);
+    double query = lat->occupancy;
+    if (query <= 0 && lat->blocks_per_cu > 0) {
+        /* blocks -> occupancy with the threads-per-block share a probe row
+         * shows (occupancy / blocks), scaled to the kernel's block size */
+        for (int i = 0; i < in->n_probes && query <= 0; i++) {
+            const model_probe_row *p = &in->probes[i];
+            if (p->occupancy > 0 && p->blocks_per_cu > 0 && p->block_size > 0)
+                query = lat->blocks_per_cu * p->occupancy / p->blocks_per_cu *
+                        (lat->block_size > 0 ? (double)lat->block_size / p->block_size : 1);
+        }
+        if (query <= 0) note(notes, notes_len, "blocks per SM given but no probe row tells the occupancy they mean");
+    }
+    curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+    for (int attempt = 0; attempt < 3 && c.n < 2; attempt++) {
+        /* the kernel's block size when its occupancies were swept, else the
+         * block size the blocks-per-SM sweep used (the most common), else
+         * the other word size's sweep (the ratio has no unit) */
+        if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, -1, 0);
+        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes == 4 ? 8 : 4, -1, 0);
+        c.n = 0;
+        for (int i = 0; i < r.n; i++)
+            if (r.rows[i]->occupancy > 0)
+                c.p[c.n++] = (model_point){r.rows[i]->occupancy, r.rows[i]->ns_per_thread};
+        free(r.rows);
+        c.n = model_points_prepare(c.p, c.n);
+    }
+    double factor = 1;
+    if (query > 0 && probe_occupancy > 0 && c.n >= 2) {
+        int clamped = 0;
+        factor = model_interp(c.p, c.n, query, &clamped) / model_interp(c.p, c.n, probe_occupancy, &clamped);
+        if (clamped) {
+            *within = 0;
+            note(notes, notes_len, "occupancy %.3f outside the measured %.3f..%.3f: clamped", query,
+                 c.p[0].x, c.p[c.n - 1].x);
+        }
+    } else if (query > 0) {
+        note(notes, notes_len, "no occupancy sweep (or probe occupancy unknown): the probe's occupancy assumed");
+    }
+    free(c.p);
+    return factor;
+}
+
+int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
+                     int misaligned_writes, int word_bytes, const model_lattice *lat,
+                     double *ns_per_thread, double *probe_threads, double *occ_factor,
+                     int *within, char *notes, size_t notes_len, char *err, size_t err_len)
+{
+    int probe_word = word_bytes;
+    double threads, probe_occupancy;
+    curve base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy);
+    if (!base.n) {
+        /* no probe of this word size: the other one, scaled by bytes */
+        free(base.p);
+        probe_word = word_bytes == 4 ? 8 : 4;
+        base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy);
+        if (!base.n) {
+            free(base.p);
+            snprintf(err, err_len, "%s/membench.csv: no aligned probe (L = M = 0) for backend %s",
+                     in->dir, in->backend);
+            return -1;
+        }
+        *within = 0;
+        note(notes, notes_len, "no %d-byte probes: %d-byte probes scaled by %g", word_bytes,
+             probe_word, (double)word_bytes / probe_word);
+    }
+    int clamped = 0;
+    double t = model_interp(base.p, base.n, words, &clamped);
+    if (clamped) {
+        *within = 0;
+        note(notes, notes_len, "N=%g words outside the measured %g..%g: clamped", words, base.p[0].x,
+             base.p[base.n - 1].x);
+    }
+    double extra;
+    int r = misalignment_extra(in, probe_word, lat->block_size, words, misaligned_reads, misaligned_writes,
+                               &base, &extra, within, notes, notes_len, err, err_len);
+    free(base.p);
+    if (r) return -1;
+    *occ_factor = occupancy_factor(in, probe_word, lat, probe_occupancy, within, notes, notes_len);
+    *ns_per_thread = (t + extra) * *occ_factor * word_bytes / probe_word;
+    *probe_threads = threads;
+    return 0;
+}
+
+/* ---- all levels --------------------------------------------------------- */
+
+int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                  model_prediction *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    out->within_measured = 1;
+    out->full_complete = 1;
+    model_roofline(in, k, out);
+
+    /* level 2: a probe moves N words each way; a kernel that reads and
+     * writes different counts is matched by its mean (same bytes) */
+    double words = (k->words_read + k->words_written) / 2, probe_threads = 0, mean_probe_ns = 0;
+    for (int p = 0; p < k->phases; p++) {
+        if (model_probe_time(in, words, k->misaligned_reads[p], k->misaligned_writes[p], k->word_bytes,
+                             lat, &out->probe_ns_per_cell[p], &probe_threads, &out->occupancy_factor,
+                             &out->within_measured, out->notes, sizeof out->notes, err, err_len))
+            return -1;
+        mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
+    }
+    out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */
+
+    /* level 3: working-set bandwidth and launch interval */
+    double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
+    out->working_set = k->lattices * fmax(k->words_read, k->words_written) * k->word_bytes * stored;
+    out->probe_working_set = 2 * words * k->word_bytes * probe_threads;
+    int clamped = 0;
+    double b_probe = model_size_bandwidth(in, out->probe_working_set, k->word_bytes, &clamped);
+    double b_here = model_size_bandwidth(in, out->working_set, k->word_bytes, &clamped);
+    if (b_probe > 0 && b_here > 0) {
+        out->bandwidth_ratio = b_probe / b_here;
+        if (clamped) {
+            out->within_measured = 0;
+            note(out->notes, sizeof out->notes, "working set %.3g B (or the probe's %.3g B) outside the stream size sweep: clamped",
+                 out->working_set, out->probe_working_set);
+        }
+    } else {
+        out->bandwidth_ratio = 1;
+        out->full_complete = 0;
+        note(out->notes, sizeof out->notes, "no stream size sweep: level 3 incomplete (no working-set effect)");
+    }
+    if (in->have_launch) {
+        out->launch_us = k->launches_per_step * in->launch_us;
+    } else {
+        out->full_complete = 0;
+        note(out->notes, sizeof out->notes, "no launch.csv: level 3 incomplete (no launch interval)");
+    }
+    double step_ns = 0, step_sum_ns = 0;
+    for (int p = 0; p < k->phases; p++) {
+        double memory_ns = lat->cells * out->probe_ns_per_cell[p] * out->bandwidth_ratio;
+        out->memory_us[p] = memory_ns * 1e-3;
+        if (out->launch_us > out->memory_us[p]) out->launch_bound = 1;
+        step_ns += fmax(memory_ns, out->launch_us * 1e3) / k->phases;
+        step_sum_ns += (memory_ns + out->launch_us * 1e3) / k->phases;
+    }
+    out->full_mlups = 1e3 * lat->cells / step_ns;
+    out->full_sum_mlups = 1e3 * lat->cells / step_sum_ns;
+    return 0;
+}

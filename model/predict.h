@@ -1,0 +1,83 @@
+/* The three levels of the model (DESIGN.md, model/):
+ *
+ * 1. roofline   P = B / bytes per update (Habich §4).  GPU, or CPU without
+ *    write-allocate: B = best copy bandwidth (read + written bytes) of the
+ *    stream.csv copy rows at working sets >= 4 x L2, bytes = (words read +
+ *    words written) x word bytes (152 B fp32, 304 B fp64 for D3Q19).  CPU
+ *    with write-allocate (stream-meta kind=cpu, write_allocate yes or
+ *    unknown): every store first reads its line, so bytes = (read + 2 x
+ *    written) x word (228 B fp32), and B is the bus bandwidth: likwid's
+ *    copy_mem (stores that skip the write-allocate, so what it counts is what
+ *    the bus moved) when present, else 3/2 x the best copy (which counted 2
+ *    of the 3 transfers per element).  Without copy_mem the CPU roofline is
+ *    thus the same as best copy / (2 x 19 x word).
+ * 2. probe      Obrecht Art. B: T = time per thread of the N-word probe at
+ *    this kernel's N, misaligned reads L and writes M, word size and
+ *    occupancy, interpolated between measured probes; P = 1 / T.
+ * 3. full       the probe time scaled by the bandwidth this lattice's
+ *    working set gets relative to the probe's own working set (stream.csv
+ *    size sweep: small lattices live in L2), per step max(memory time,
+ *    launches x back-to-back launch interval ℓ).
+ *
+ * Why max and not sum: lbmkernels times many steps launched back to back
+ * without synchronising, so the host queues launch i+1 while the device runs
+ * launch i; a step costs the longer of the two pipelines (host issue
+ * interval ℓ, device time), not their sum.  The single-launch start cost that
+ * the event timings of stream and membench include (t0, see inputs.h) is
+ * removed from them for the same reason.  validate prints the error the
+ * sum would give at small sizes, so the data can confirm the choice. */
+#ifndef MODEL_PREDICT_H
+#define MODEL_PREDICT_H
+
+#include "inputs.h"
+#include "kernel.h"
+
+typedef struct {
+    long long nx, ny, nz;
+    double cells;           /* updated cells: nx * ny * nz */
+    double stored_cells;    /* cells in memory (with row padding); 0 = cells */
+    double occupancy;       /* the real kernel's, in (0, 1]; <= 0 unknown */
+    double blocks_per_cu;   /* alternative to occupancy; <= 0 unknown */
+    int block_size;         /* threads per block; 0 unknown */
+} model_lattice;
+
+typedef struct {
+    /* level 1 */
+    double roofline_mlups, roofline_gbs, bytes_per_update;
+    char roofline_source[200];
+    /* level 2 */
+    double probe_mlups;
+    double probe_ns_per_cell[MODEL_MAX_PHASES];
+    double probe_working_set;     /* bytes the probe's arrays span */
+    double occupancy_factor;      /* probe time at the kernel's occupancy / at the probe's */
+    /* level 3 */
+    double full_mlups;
+    double full_sum_mlups;        /* the same with memory + launch (diagnostic) */
+    double working_set;           /* lattices x words x word bytes x stored cells */
+    double bandwidth_ratio;       /* size-sweep bandwidth at the probe's / at ours */
+    double memory_us[MODEL_MAX_PHASES];
+    double launch_us;             /* K x ℓ per step, 0 when unknown */
+    int launch_bound;             /* some phase shorter than the launch interval */
+    int full_complete;            /* 0 when launch.csv or the size sweep is missing */
+    int within_measured;          /* 1 when nothing was clamped */
+    char notes[1200];             /* what was clamped or assumed, "; "-separated */
+} model_prediction;
+
+/* All three levels.  Returns 0, or -1 with err when the inputs cannot
+ * answer at all (no probe of any word size, say). */
+int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                  model_prediction *out, char *err, size_t err_len);
+
+/* Level 1 alone. */
+void model_roofline(const model_inputs *in, const model_kernel *k, model_prediction *out);
+
+/* Level 2's building block: ns per thread of the probe with N words, L
+ * misaligned reads, M misaligned writes, word_bytes, at the kernel's
+ * occupancy (lat).  *within cleared when an input was clamped; notes
+ * appended.  Returns 0 or -1 with err. */
+int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
+                     int misaligned_writes, int word_bytes, const model_lattice *lat,
+                     double *ns_per_thread, double *probe_threads, double *occupancy_factor,
+                     int *within, char *notes, size_t notes_len, char *err, size_t err_len);
+
+#endif

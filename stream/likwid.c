@@ -1,0 +1,122 @@
+/* likwid-bench runner and report parser (likwid.h). */
+#include "likwid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int stream_likwid_available(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char dir[4096];
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, ":");
+        if (len > 0 && len < sizeof dir - 16) {
+            snprintf(dir, sizeof dir, "%.*s/likwid-bench", (int)len, p);
+            if (access(dir, X_OK) == 0)
+                return 1;
+        }
+        p += len;
+        if (*p == ':')
+            p++;
+    }
+    return 0;
+}
+
+/* Value after "<key>:" at the start of a line, or NULL. */
+static const char *field(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    for (const char *line = text; line && *line;) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':')
+            return line + klen + 1;
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    return NULL;
+}
+
+int stream_likwid_parse(const char *text, stream_likwid_result *out)
+{
+    const char *mbs = field(text, "MByte/s");
+    const char *time = field(text, "Time");
+    const char *iters = field(text, "Iterations per thread");
+    const char *volume = field(text, "Data volume (Byte)");
+    if (!mbs || !time || !iters || !volume)
+        return -1;
+    out->mbytes_per_s = strtod(mbs, NULL);
+    out->time_s = strtod(time, NULL);
+    out->iterations = strtol(iters, NULL, 10);
+    double bytes = strtod(volume, NULL);
+    if (out->mbytes_per_s <= 0 || out->time_s <= 0 || out->iterations <= 0 || bytes <= 0)
+        return -1;
+    out->bytes_per_iteration = (int64_t)(bytes / (double)out->iterations);
+    return 0;
+}
+
+int stream_likwid_run(const char *kernel, int64_t total_bytes, int threads, long iterations,
+                      stream_likwid_result *out, char *why, size_t why_len)
+{
+    if (!stream_likwid_available()) {
+        snprintf(why, why_len, "likwid-bench is not on PATH");
+        return -1;
+    }
+    char shown[200], cmd[256], iter_opt[32] = "";
+    if (iterations > 0)
+        snprintf(iter_opt, sizeof iter_opt, " -i %ld", iterations);
+    snprintf(shown, sizeof shown, "likwid-bench -t %s -w N:%lldkB:%d%s", kernel,
+             (long long)(total_bytes / 1000), threads, iter_opt);
+    snprintf(cmd, sizeof cmd, "%s 2>&1", shown);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(why, why_len, "cannot run '%s'", shown);
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    size_t got;
+    while (text && (got = fread(text + len, 1, cap - 1 - len, p)) > 0) {
+        len += got;
+        if (len + 1 >= cap) {
+            char *bigger = realloc(text, cap *= 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+            }
+            text = bigger;
+        }
+    }
+    int status = pclose(p);
+    if (!text) {
+        snprintf(why, why_len, "out of memory reading likwid-bench output");
+        return -1;
+    }
+    text[len] = 0;
+    int rc = 0;
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        stream_likwid_parse(text, out) != 0) {
+        /* The last non-empty line usually says why (no topology access...). */
+        char *last = NULL;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+            if (line[strspn(line, " \t-")])
+                last = line;
+        snprintf(why, why_len, "'%s' failed (exit %d): %.160s", shown,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, last ? last : "no output");
+        rc = -1;
+    }
+    free(text);
+    return rc;
+}
+
+const char *stream_write_allocate_verdict(double copy_gbs, double copy_mem_gbs)
+{
+    if (!(copy_gbs > 0) || !(copy_mem_gbs > 0))
+        return "unknown";
+    double ratio = copy_mem_gbs / copy_gbs;
+    return ratio > 1.25 ? "yes" : ratio < 1.1 ? "no" : "unknown";
+}

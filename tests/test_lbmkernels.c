@@ -1,0 +1,197 @@
+/* lbmkernels/: every scheme x precision x boundary against the host
+ * reference on PoCL, the schemes against each other, Taylor-Green decay,
+ * NVRTC compiles for sm_90, a planted error caught, and the CLI's errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "device.h"
+#include "../lbmkernels/lbm.h"
+#include "../lbmkernels/verify.h"
+
+static const lbm_scheme all_schemes[] = {LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA};
+
+static lbm_verify_opts small_case(int fp64, lbm_boundary b)
+{
+    /* Non-cubic, nx not a multiple of the padding: catches index bugs. */
+    return (lbm_verify_opts){.nx = 12, .ny = 14, .nz = 16, .padding = fp64 ? 16 : 32, .steps = 20,
+                             .block_size = 64, .fp64 = fp64, .boundary = b, .schemes = all_schemes,
+                             .nschemes = 4, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
+                             .tg_u0 = 0.01};
+}
+
+static int setup_device(void **state)
+{
+    static lbp_device d;
+    lbp_cli_init("test_lbmkernels");
+    lbp_open(&d, "opencl", -1);
+    *state = &d;
+    return 0;
+}
+
+static int teardown_device(void **state)
+{
+    lbp_close(*state);
+    return 0;
+}
+
+static void verify_case(void **state, int fp64, lbm_boundary b)
+{
+    lbp_device *d = *state;
+    if (fp64 && !d->info.fp64) skip();
+    lbm_verify_opts o = small_case(fp64, b);
+    assert_int_equal(lbm_verify_schemes(d, &o), 0);
+}
+
+static void test_fp32_periodic(void **state) { verify_case(state, 0, LBM_PERIODIC); }
+static void test_fp32_cavity(void **state) { verify_case(state, 0, LBM_CAVITY_BOX); }
+static void test_fp64_periodic(void **state) { verify_case(state, 1, LBM_PERIODIC); }
+static void test_fp64_cavity(void **state) { verify_case(state, 1, LBM_CAVITY_BOX); }
+
+/* No padding and padding to 7 words: the padded layout is not assumed. */
+static void test_odd_padding(void **state)
+{
+    lbm_verify_opts o = small_case(0, LBM_CAVITY_BOX);
+    o.padding = 1;
+    o.nx = 13;
+    assert_int_equal(lbm_verify_schemes(*state, &o), 0);
+    o.padding = 7;
+    o.boundary = LBM_PERIODIC;
+    assert_int_equal(lbm_verify_schemes(*state, &o), 0);
+}
+
+static void test_taylor_green(void **state)
+{
+    lbp_device *d = *state;
+    for (int fp64 = 0; fp64 <= d->info.fp64; fp64++) {
+        lbm_verify_opts o = small_case(fp64, LBM_PERIODIC);
+        assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    }
+}
+
+static void test_planted_error_is_caught(void **state)
+{
+    lbp_device *d = *state;
+    for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
+        for (int b = 0; b < LBM_BOUNDARIES; b++) {
+            lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
+            o.plant_error = 1;
+            assert_int_equal(lbm_verify_schemes(d, &o), 1);
+        }
+    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
+    o.nschemes = 1;
+    o.plant_error = 1;
+    assert_int_equal(lbm_verify_taylor_green(d, &o), 1);
+}
+
+/* The split state's pending x shift and the pull state's collision are
+ * undone exactly by the host conversions. */
+static void test_scheme_conversions_round_trip(void **state)
+{
+    (void)state;
+    lbm_layout L = lbm_layout_make(5, 4, 3, 8);
+    size_t n = (size_t)lbm_words(&L);
+    double *f = calloc(n, sizeof *f), *s = calloc(n, sizeof *s), *g = calloc(n, sizeof *g);
+    lbm_init_state(&L, f, 0.05, 0.01, 7u);
+    for (int b = 0; b < LBM_BOUNDARIES; b++) {
+        lbm_to_scheme(&L, LBM_SCHEME_SPLIT, (lbm_boundary)b, 1.0, f, s);
+        lbm_from_scheme(&L, LBM_SCHEME_SPLIT, (lbm_boundary)b, s, g);
+        for (size_t k = 0; k < n; k++) assert_true(f[k] == g[k]);
+        assert_true(lbm_mass(&L, s) - lbm_mass(&L, f) < 1e-12);
+    }
+    free(f); free(s); free(g);
+}
+
+static void test_nvrtc_compiles_every_variant(void **state)
+{
+    (void)state;
+    char why[256], opt[256];
+    if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
+    for (int s = 0; s < LBM_SCHEMES; s++)
+        for (int fp64 = 0; fp64 < 2; fp64++)
+            for (int b = 0; b < LBM_BOUNDARIES; b++)
+                for (int odd = 0; odd < (s == LBM_SCHEME_AA ? 2 : 1); odd++) {
+                    lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, (lbm_boundary)b, odd);
+                    int r = lbp_nvrtc_check(lbm_kernel_source, opt, "sm_90", why, sizeof why);
+                    if (r) fprintf(stderr, "NVRTC failed for %s\n", opt);
+                    assert_int_equal(r, 0);
+                }
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1", "sm_90", why, sizeof why), 0);
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1 -DLBP_FP64=1 -DLBM_DOUBLE=1", "sm_90", why, sizeof why), 0);
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1 -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1", "sm_90", why, sizeof why), 0);
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1", "sm_90", why, sizeof why), 0);
+}
+
+/* Run the tool; returns its exit status, stderr's line count in *lines. */
+static int run_tool(const char *args, int *lines, char *err, size_t err_len)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "./lbmkernels/lbmkernels %s 2>/tmp/test_lbmkernels.err >/dev/null", args);
+    int st = system(cmd);
+    FILE *f = fopen("/tmp/test_lbmkernels.err", "r");
+    *lines = 0;
+    err[0] = 0;
+    if (f) {
+        char line[1024];
+        while (fgets(line, sizeof line, f)) {
+            if (*lines == 0) snprintf(err, err_len, "%s", line);
+            (*lines)++;
+        }
+        fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli_errors(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"--bogus", "--sizes 0", "--sizes -16", "--sizes 16x0x4",
+                                      "--schemes push,foo", "--precisions fp16", "--boundary wall",
+                                      "--steps 3", "--block-size 0", "extra", "--padding 0",
+                                      "--boundary cavity"};
+    char err[1024];
+    int lines;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = run_tool(bad[i], &lines, err, sizeof err);
+        if (rc != 2 || lines != 1) fprintf(stderr, "'%s': exit %d, %d lines: %s", bad[i], rc, lines, err);
+        assert_int_equal(rc, 2);
+        /* getopt names an unknown option itself, then the tool's hint */
+        assert_true(lines == 1 || (i == 0 && lines == 2));
+    }
+    /* A lattice larger than the device: refused, naming size and memory. */
+    assert_int_equal(run_tool("--sizes 1250 --schemes push --precisions fp32 --out /tmp/test_lbmk_out --force",
+                              &lines, err, sizeof err), 2);
+    assert_non_null(strstr(err, "1250"));
+    assert_non_null(strstr(err, "GB"));
+    /* --verify exits 1 on a planted error, 0 otherwise. */
+    assert_int_equal(run_tool("--verify --schemes aa --precisions fp32 --boundary cavity --sizes 9x7x6 --plant-error",
+                              &lines, err, sizeof err), 1);
+    assert_non_null(strstr(err, "FAILED"));
+    assert_int_equal(run_tool("--verify --schemes split,aa --precisions fp32 --boundary cavity --sizes 9x7x6",
+                              &lines, err, sizeof err), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scheme_conversions_round_trip),
+        cmocka_unit_test(test_fp32_periodic),
+        cmocka_unit_test(test_fp32_cavity),
+        cmocka_unit_test(test_fp64_periodic),
+        cmocka_unit_test(test_fp64_cavity),
+        cmocka_unit_test(test_odd_padding),
+        cmocka_unit_test(test_taylor_green),
+        cmocka_unit_test(test_planted_error_is_caught),
+        cmocka_unit_test(test_nvrtc_compiles_every_variant),
+        cmocka_unit_test(test_cli_errors),
+    };
+    return cmocka_run_group_tests(tests, setup_device, teardown_device);
+}

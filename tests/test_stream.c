@@ -1,0 +1,377 @@
+/* stream/: the generator (records, NVRTC for sm_90, runs on PoCL),
+ * verification catching planted errors, transfers, likwid parsing, and the
+ * command line's exit statuses.  Runs from the repository root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../stream/bench.h"
+#include "csv.h"
+#include "device.h"
+#include "../stream/gen.h"
+#include "../stream/likwid.h"
+#include "../stream/transfer.h"
+
+static const stream_reps quick_reps = {.fixed_reps = 2, .min_reps = 2, .max_reps = 2,
+                                       .target_ms = 1, .warmup = 0, .scatter_warn = 1e9};
+
+/* ---- the generator's record ---------------------------------------------- */
+
+static void test_record_counts_bytes(void **state)
+{
+    (void)state;
+    for (int w = 0; stream_word_sizes[w]; w++)
+        for (int a = 0; a < STREAM_ACCESS_COUNT; a++) {
+            int wb = stream_word_sizes[w];
+            stream_config cfg = {.word_bytes = wb, .access = (stream_access)a, .block_size = 128,
+                                 .blocks = 7, .elements = 1001};
+            stream_kernel k;
+            char why[256];
+            assert_int_equal(stream_generate(&cfg, &k, why, sizeof why), 0);
+            assert_int_equal(k.record.word_bytes, wb);
+            assert_int_equal(k.record.elements, 1001);
+            assert_int_equal(k.record.bytes_read_per_element, wb);
+            assert_int_equal(k.record.bytes_written_per_element, wb);
+            assert_int_equal(stream_array_bytes(&k.record), 1001 * wb);
+            assert_int_equal(stream_bytes_moved(&k.record), 2 * 1001 * wb);
+            assert_int_equal(k.block_size, 128);
+            /* one per thread: enough blocks to cover every element; stride: as asked */
+            assert_int_equal(k.blocks, a == STREAM_ACCESS_ONE ? (1001 + 127) / 128 : 7);
+            assert_non_null(strstr(k.source, stream_word_type(wb)));
+            assert_non_null(strstr(k.source, k.entry));
+        }
+    stream_record r = stream_driver_copy_record(4096);
+    assert_int_equal(stream_array_bytes(&r), 4096);
+    assert_int_equal(stream_bytes_moved(&r), 8192);
+}
+
+static void test_generator_refuses_bad_configs(void **state)
+{
+    (void)state;
+    stream_kernel k;
+    char why[256];
+    const stream_config good = {.word_bytes = 16, .access = STREAM_ACCESS_STRIDE, .block_size = 256,
+                                .blocks = 4, .elements = 100};
+    stream_config bad[5] = {good, good, good, good, good};
+    bad[0].word_bytes = 12;
+    bad[1].block_size = 0;
+    bad[2].elements = 0;
+    bad[3].blocks = 0;
+    bad[4].access = STREAM_ACCESS_ONE;
+    bad[4].block_size = 1;
+    bad[4].elements = (int64_t)1 << 40; /* more than 2^31-1 blocks */
+    for (int i = 0; i < 5; i++) {
+        why[0] = 0;
+        assert_int_equal(stream_generate(&bad[i], &k, why, sizeof why), -1);
+        assert_true(strlen(why) > 0);
+    }
+    assert_int_equal(stream_generate(&good, &k, why, sizeof why), 0);
+}
+
+/* ---- NVRTC: every kernel text the generator can emit --------------------- */
+
+static void test_every_config_compiles_for_sm90(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int w = 0; stream_word_sizes[w]; w++)
+        for (int a = 0; a < STREAM_ACCESS_COUNT; a++)
+            for (int planted = 0; planted < 2; planted++) {
+                /* The text depends only on word, access and the planted skip. */
+                stream_config cfg = {.word_bytes = stream_word_sizes[w], .access = (stream_access)a,
+                                     .block_size = 256, .blocks = 132, .elements = 1 << 20,
+                                     .planted_skip = planted, .planted_skip_element = 5};
+                stream_kernel k;
+                char why[256];
+                assert_int_equal(stream_generate(&cfg, &k, why, sizeof why), 0);
+                int rc = lbp_nvrtc_check(k.source, "", "sm_90", why, sizeof why);
+                if (rc < 0) {
+                    print_message("NVRTC not available: %s\n", why);
+                    skip();
+                }
+                if (rc != 0)
+                    fail_msg("%s did not compile under NVRTC:\n%s", k.name, k.source);
+                checked++;
+            }
+    assert_int_equal(checked, 12);
+}
+
+/* ---- PoCL ---------------------------------------------------------------- */
+
+typedef struct {
+    lbp_device d;
+    stream_bench b;
+} pocl_fixture;
+
+#define CAPACITY ((int64_t)1 << 20)
+
+static int pocl_setup(void **state)
+{
+    pocl_fixture *f = calloc(1, sizeof *f);
+    lbp_open(&f->d, "opencl", -1);
+    if (stream_bench_init(&f->b, &f->d, CAPACITY) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int pocl_teardown(void **state)
+{
+    pocl_fixture *f = *state;
+    stream_bench_free(&f->b);
+    lbp_close(&f->d);
+    free(f);
+    return 0;
+}
+
+static void test_every_config_runs_on_pocl(void **state)
+{
+    pocl_fixture *f = *state;
+    const int block_sizes[] = {64, 256};
+    for (int w = 0; stream_word_sizes[w]; w++)
+        for (int a = 0; a < STREAM_ACCESS_COUNT; a++)
+            for (int bs = 0; bs < 2; bs++) {
+                int wb = stream_word_sizes[w];
+                /* Not a multiple of the block size, and short of the
+                 * capacity, so a tail or an overrun would show. */
+                stream_config cfg = {.word_bytes = wb, .access = (stream_access)a,
+                                     .block_size = block_sizes[bs], .blocks = 3,
+                                     .elements = (CAPACITY - 4096) / wb - 5};
+                stream_kernel k;
+                stream_result res;
+                char why[512] = "";
+                int rc = stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why);
+                if (rc != 0)
+                    fail_msg("%s: %s", k.name, why);
+                assert_int_equal(res.reps, 2);
+                assert_true(res.gbs_median > 0 && res.gbs_max >= res.gbs_median);
+                assert_int_equal(stream_bytes_moved(&k.record), 2 * cfg.elements * wb);
+            }
+    stream_record r;
+    stream_result res;
+    char why[512] = "";
+    assert_int_equal(stream_run_driver_copy(&f->b, CAPACITY / 2, &quick_reps, &r, &res, why, sizeof why), 0);
+    assert_int_equal(stream_bytes_moved(&r), CAPACITY);
+}
+
+static void test_verify_catches_corrupted_element(void **state)
+{
+    pocl_fixture *f = *state;
+    stream_config cfg = {.word_bytes = 8, .access = STREAM_ACCESS_ONE, .block_size = 128,
+                         .elements = 10000};
+    stream_kernel k;
+    stream_result res;
+    char why[512] = "";
+    assert_int_equal(stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why), 0);
+    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 0);
+
+    /* One wrong u32 in element 777 (its second half). */
+    uint32_t wrong = 12345;
+    f->d.be->write(&f->d, f->b.out, 777 * 8 + 4, &wrong, 4);
+    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+    print_message("caught: %s\n", why);
+    assert_non_null(strstr(why, "element 777 "));
+    assert_non_null(strstr(why, "got 0x"));
+    assert_non_null(strstr(why, "0x00003039")); /* 12345 */
+
+    /* A write past the end of the array. */
+    assert_int_equal(stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why), 0);
+    f->d.be->write(&f->d, f->b.out, 10000 * 8 + 16, &wrong, 4);
+    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+    assert_non_null(strstr(why, "past the end"));
+}
+
+static void test_verify_catches_skipped_element(void **state)
+{
+    pocl_fixture *f = *state;
+    for (int a = 0; a < STREAM_ACCESS_COUNT; a++) {
+        stream_config cfg = {.word_bytes = 16, .access = (stream_access)a, .block_size = 64, .blocks = 5,
+                             .elements = 5000, .planted_skip = 1, .planted_skip_element = 4321};
+        stream_kernel k;
+        stream_result res;
+        char why[512] = "";
+        assert_int_equal(stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why), 1);
+        print_message("caught: %s\n", why);
+        assert_non_null(strstr(why, "element 4321 "));
+        assert_non_null(strstr(why, "never written"));
+    }
+    /* The cached, correct kernel is unaffected by the planted one. */
+    stream_config ok = {.word_bytes = 16, .access = STREAM_ACCESS_ONE, .block_size = 64, .elements = 5000};
+    stream_kernel k;
+    stream_result res;
+    char why[512] = "";
+    assert_int_equal(stream_run_generated(&f->b, &ok, &quick_reps, &k, &res, why, sizeof why), 0);
+}
+
+static void test_transfers_on_pocl(void **state)
+{
+    (void)state;
+    lbp_device d;
+    lbp_open(&d, "opencl", -1);
+    char dir[] = "/tmp/test_stream_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lbp_csv *csv = lbp_csv_open(dir, "transfer.csv", "direction,host_memory,bytes,reps,ms_min,ms_median,ms_max,gbs_median",
+                                &d.info, 1);
+    const int64_t sizes[] = {4096, 65536, 1 << 20};
+    stream_transfer_fit fits[STREAM_TRANSFER_FITS];
+    char why[512] = "";
+    int rc = stream_transfer_sweep(&d, sizes, 3, 3, 1, csv, fits, why, sizeof why);
+    if (rc != 0)
+        fail_msg("%s", why);
+    for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
+        assert_non_null(fits[i].direction);
+        assert_int_equal(fits[i].fit.n, 3);
+    }
+    assert_string_equal(fits[0].direction, "h2d");
+    assert_string_equal(fits[3].host_memory, "pageable");
+    lbp_csv_abort(csv);
+    rmdir(dir);
+    lbp_close(&d);
+}
+
+/* ---- likwid-bench report ------------------------------------------------- */
+
+static void test_likwid_parse_and_verdict(void **state)
+{
+    (void)state;
+    const char *report =
+        "Cycles:\t\t\t35648024\n"
+        "Time:\t\t\t1.371111e-02 sec\n"
+        "Iterations:\t\t20\n"
+        "Iterations per thread:\t10\n"
+        "Size (Byte):\t\t64000000\n"
+        "Data volume (Byte):\t640000000\n"
+        "MByte/s:\t\t46677.48\n";
+    stream_likwid_result r;
+    assert_int_equal(stream_likwid_parse(report, &r), 0);
+    assert_float_equal(r.mbytes_per_s, 46677.48, 1e-6);
+    assert_int_equal(r.iterations, 10);
+    assert_int_equal(r.bytes_per_iteration, 64000000);
+    assert_int_equal(stream_likwid_parse("Cycles: 12\nno result here\n", &r), -1);
+    assert_string_equal(stream_write_allocate_verdict(10, 15), "yes");
+    assert_string_equal(stream_write_allocate_verdict(10, 10.5), "no");
+    assert_string_equal(stream_write_allocate_verdict(10, 11.8), "unknown");
+    assert_string_equal(stream_write_allocate_verdict(0, 11.8), "unknown");
+}
+
+/* ---- the command line ------------------------------------------------------ */
+
+/* Run ./stream/stream with args; returns the exit status and the number of
+ * lines it wrote to stderr. */
+static int run_tool(const char *args, int *stderr_lines)
+{
+    if (access("./stream/stream", X_OK) != 0)
+        fail_msg("./stream/stream not built (run from the repository root after make)");
+    char err[] = "/tmp/test_stream_err_XXXXXX";
+    int fd = mkstemp(err);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "./stream/stream %s >/dev/null 2>%s", args, err);
+    int status = system(cmd);
+    FILE *f = fopen(err, "r");
+    int lines = 0, ch;
+    while (f && (ch = fgetc(f)) != EOF)
+        lines += ch == '\n';
+    if (f)
+        fclose(f);
+    unlink(err);
+    if (stderr_lines)
+        *stderr_lines = lines;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_cli_usage_errors_exit_2(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "--bogus",
+        "--sweeps size,nonsense",
+        "--reps 0",
+        "--sizes 1000",                          /* not a multiple of 16 */
+        "--sizes 4K..1X",
+        "--backend opencl --sizes 64G --out /tmp/test_stream_never",   /* impossible size */
+        "--backend opencl --max-size 1024G --out /tmp/test_stream_never", /* impossible size */
+        "--backend opencl --device 99",          /* missing device */
+        "extra-argument",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int lines = -1;
+        int rc = run_tool(bad[i], &lines);
+        /* getopt names an unknown option itself, then core adds "see --help" */
+        int max_lines = i == 0 ? 2 : 1;
+        if (rc != 2 || lines < 1 || lines > max_lines)
+            fail_msg("'stream %s': exit %d with %d stderr lines, expected exit 2 and %d line(s)", bad[i], rc,
+                     lines, max_lines);
+    }
+    assert_int_equal(run_tool("--help", NULL), 0);
+    assert_int_equal(run_tool("--version", NULL), 0);
+}
+
+static void test_cli_quick_run_writes_results(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_stream_out_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char args[256];
+    snprintf(args, sizeof args,
+             "--backend opencl --quick --sweeps size,word,reference --sizes 64K,1M --max-size 1M --out %s", dir);
+    assert_int_equal(run_tool(args, NULL), 0);
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/stream.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, "device,backend,sweep,kernel,word_bytes,access"));
+    int rows = 0, word_rows = 0, reference_rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        word_rows += strstr(line, ",word,copy,") != NULL;
+        reference_rows += strstr(line, ",reference,memcpy_dtod,0,driver,") != NULL;
+    }
+    fclose(f);
+    assert_int_equal(rows, 2 + 6 + 1);
+    assert_int_equal(word_rows, 6);
+    assert_int_equal(reference_rows, 1);
+    snprintf(path, sizeof path, "%s/stream-meta.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    int best = 0, dtod = 0;
+    while (fgets(line, sizeof line, f)) {
+        best += strncmp(line, "best_copy_gbs,", 14) == 0;
+        dtod += strncmp(line, "dtod_gbs,", 9) == 0;
+    }
+    fclose(f);
+    assert_int_equal(best, 1);
+    assert_int_equal(dtod, 1);
+    /* A second run refuses to overwrite without --force. */
+    assert_int_not_equal(run_tool(args, NULL), 0);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_counts_bytes),
+        cmocka_unit_test(test_generator_refuses_bad_configs),
+        cmocka_unit_test(test_every_config_compiles_for_sm90),
+        cmocka_unit_test_setup_teardown(test_every_config_runs_on_pocl, pocl_setup, pocl_teardown),
+        cmocka_unit_test_setup_teardown(test_verify_catches_corrupted_element, pocl_setup, pocl_teardown),
+        cmocka_unit_test_setup_teardown(test_verify_catches_skipped_element, pocl_setup, pocl_teardown),
+        cmocka_unit_test(test_transfers_on_pocl),
+        cmocka_unit_test(test_likwid_parse_and_verdict),
+        cmocka_unit_test(test_cli_usage_errors_exit_2),
+        cmocka_unit_test(test_cli_quick_run_writes_results),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
