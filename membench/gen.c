@@ -1,0 +1,289 @@
+/* membench kernel generator (see gen.h). */
+#include "gen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a growing text buffer ---------------------------------------------- */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void text_put(text *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + n + 1 > cap) cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p) {
+            fprintf(stderr, "membench: out of memory generating a kernel\n");
+            exit(1);
+        }
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n + 1);
+    t->len += n;
+}
+
+static void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_printf(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = NULL;
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "membench: out of memory generating a kernel\n");
+        exit(1);
+    }
+    text_put(t, line);
+    free(line);
+}
+
+/* ---- the values kernels and host agree on ------------------------------- */
+#define MB_SEED_HI_SALT 0x5bd1e995u
+#define MB_POISON32 0xdeadbeefu
+#define MB_POISON64 0xdeadbeefdeadbeefull
+
+/* splitmix64's finaliser: input words that no shifted or stale copy matches. */
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The same function in the dialect (no suffixes: the hex literals are
+ * unsigned 64-bit in both CUDA C++ and OpenCL C). */
+static const char kernel_mix64[] =
+    "static INLINE u64 mb_mix(u64 z)\n"
+    "{\n"
+    "    z += (u64)0x9E3779B97F4A7C15;\n"
+    "    z = (z ^ (z >> 30)) * (u64)0xBF58476D1CE4E5B9;\n"
+    "    z = (z ^ (z >> 27)) * (u64)0x94D049BB133111EB;\n"
+    "    return z ^ (z >> 31);\n"
+    "}\n";
+
+uint64_t mb_pattern(uint64_t element, int word_bytes)
+{
+    uint64_t z = mix64(element);
+    return word_bytes == 4 ? (uint32_t)z : z;
+}
+
+uint64_t mb_seed_word(uint32_t seed, int word_bytes)
+{
+    return word_bytes == 4 ? seed : ((uint64_t)seed << 32) | (uint32_t)(seed ^ MB_SEED_HI_SALT);
+}
+
+uint64_t mb_poison(int word_bytes)
+{
+    return word_bytes == 4 ? MB_POISON32 : MB_POISON64;
+}
+
+int64_t mb_stride(int64_t threads)
+{
+    return (threads + 1 + 31) / 32 * 32;
+}
+
+uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int array,
+                     int64_t j)
+{
+    int64_t read_shift = array < s->misaligned_reads, write_shift = array < s->misaligned_writes;
+    if (j < write_shift || j >= threads + write_shift) return mb_poison(s->word_bytes);
+    return mb_pattern((uint64_t)(array * stride + j - write_shift + read_shift), s->word_bytes) ^
+           mb_seed_word(seed, s->word_bytes);
+}
+
+int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
+{
+    if (s->words < 1 || s->words > MB_MAX_WORDS)
+        snprintf(why, why_len, "words N=%d is outside 1..%d", s->words, MB_MAX_WORDS);
+    else if (s->word_bytes != 4 && s->word_bytes != 8)
+        snprintf(why, why_len, "word size %d B is not 4 or 8", s->word_bytes);
+    else if (s->misaligned_reads < 0 || s->misaligned_reads > s->words)
+        snprintf(why, why_len, "misaligned reads L=%d is outside 0..N=%d", s->misaligned_reads, s->words);
+    else if (s->misaligned_writes < 0 || s->misaligned_writes > s->words)
+        snprintf(why, why_len, "misaligned writes M=%d is outside 0..N=%d", s->misaligned_writes, s->words);
+    else
+        return 0;
+    return 1;
+}
+
+const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "N%d-L%d-M%d-w%d", s->words, s->misaligned_reads, s->misaligned_writes, s->word_bytes);
+    return buf;
+}
+
+/* ---- the probe ----------------------------------------------------------- */
+
+/* %globaltimer stamps.  MB_STAMP_AFTER must not issue before the loads it
+ * times have completed: an input operand the instruction does not use is
+ * dropped by ptxas (the read then issues right after the loads are sent),
+ * so the read is predicated on a comparison of dep, which has to wait for
+ * the loaded values.  Both predicate values read the clock.  Checked on the
+ * sm_90 SASS: LOP3 (xor of the loads) -> ISETP -> CS2R SR_GLOBALTIMERLO. */
+static const char stamp_macros[] =
+    "#if LBP_HAS_CLOCK\n"
+    "#define MB_STAMP(t) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t) :: \"memory\")\n"
+    "#define MB_STAMP_AFTER(t, dep) asm volatile(\"{\\n\\t.reg .pred p;\\n\\t\"                 \\\n"
+    "    \"setp.ne.u32 p, %1, 0x9e3779b9;\\n\\t@p mov.u64 %0, %%globaltimer;\\n\\t\"          \\\n"
+    "    \"@!p mov.u64 %0, %%globaltimer;\\n\\t}\" : \"=l\"(t) : \"r\"(dep) : \"memory\")\n"
+    "#endif\n";
+
+static void probe_header(text *t, const mb_probe_spec *s, const char *word)
+{
+    char name[64];
+    text_printf(t,
+                "/* membench probe %s (generated): each thread i reads %d words of %d B, word k\n"
+                " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
+                " * word k ^ seed to out[k*stride + i], the first %d at i+1.  Straight-line\n"
+                " * code, no loop over the words (Obrecht Art. B §3). */\n",
+                mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
+                s->misaligned_writes);
+    if (s->stamps) text_put(t, stamp_macros);
+    text_printf(t,
+                "KERNEL void " MB_PROBE_ENTRY "(GLOBAL const %s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
+                "    i64 stride, i64 threads, u32 seed, u32 mask, GLOBAL u64 *RESTRICT stamps DYN_SHARED_PARAM)\n"
+                "{\n"
+                "    const i64 i = global_id(0);\n"
+                "    if (i >= threads) return;\n",
+                word, word);
+    if (s->stamps)
+        text_put(t, "#if LBP_HAS_CLOCK\n"
+                    "    u64 t_start;\n"
+                    "    MB_STAMP(t_start);\n"
+                    "#endif\n");
+}
+
+static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
+{
+    for (int k = 0; k < s->words; k++)
+        text_printf(t, "    const %s w%d = in[%d * stride + i%s];\n", word, k, k,
+                    k < s->misaligned_reads ? " + 1" : "");
+    /* Every store depends on every load (as in a collision), so the compiler
+     * can neither drop a load nor start storing before all loads are in. */
+    text_printf(t, "    const %s all = w0", word);
+    for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
+    text_put(t, ";\n");
+    if (s->word_bytes == 4)
+        text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
+    else
+        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (all & (u64)mask); /* mask is 0 */\n",
+                    MB_SEED_HI_SALT);
+    if (s->stamps)
+        text_printf(t,
+                    "#if LBP_HAS_CLOCK\n"
+                    "    u64 t_reads;\n"
+                    "    MB_STAMP_AFTER(t_reads, %s);\n"
+                    "#endif\n",
+                    s->word_bytes == 4 ? "all" : "(u32)(all ^ (all >> 32))");
+}
+
+static void probe_writes(text *t, const mb_probe_spec *s)
+{
+    for (int k = 0; k < s->words; k++)
+        text_printf(t, "    out[%d * stride + i%s] = w%d ^ s;\n", k, k < s->misaligned_writes ? " + 1" : "", k);
+    if (s->stamps)
+        text_printf(t, "#if LBP_HAS_CLOCK\n"
+                       "    __threadfence(); /* the stores have completed before the last stamp */\n"
+                       "    u64 t_writes;\n"
+                       "    MB_STAMP(t_writes);\n"
+                       "    if ((local_id(0) & 31) == 0) {\n"
+                       "        const i64 warp = (i64)group_id(0) * ((local_size(0) + 31) / 32) + local_id(0) / 32;\n"
+                       "        GLOBAL u64 *st = stamps + %d * warp;\n"
+                       "        st[0] = lbp_smid();\n"
+                       "        st[1] = t_start;\n"
+                       "        st[2] = t_reads;\n"
+                       "        st[3] = t_writes;\n"
+                       "    }\n"
+                       "#endif\n",
+                    MB_STAMPS_PER_WARP);
+    text_put(t, "}\n");
+}
+
+char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
+{
+    char why[128];
+    if (mb_spec_check(s, why, sizeof why)) return NULL;
+    const char *word = s->word_bytes == 4 ? "u32" : "u64";
+    text t = {0};
+    probe_header(&t, s, word);
+    probe_reads(&t, s, word);
+    probe_writes(&t, s);
+    if (rec)
+        *rec = (mb_probe_record){
+            .words = s->words,
+            .word_bytes = s->word_bytes,
+            .misaligned_reads = s->misaligned_reads,
+            .misaligned_writes = s->misaligned_writes,
+            .bytes_read_per_thread = (int64_t)s->words * s->word_bytes,
+            .bytes_written_per_thread = (int64_t)s->words * s->word_bytes,
+        };
+    return t.s;
+}
+
+/* ---- fill, verify, empty ------------------------------------------------- */
+
+char *mb_generate_support(int word_bytes)
+{
+    if (word_bytes != 4 && word_bytes != 8) return NULL;
+    const char *word = word_bytes == 4 ? "u32" : "u64";
+    text t = {0};
+    text_put(&t, "/* membench fill and verify kernels (generated) */\n"
+                 "#if defined(LBP_CUDA)\n"
+                 "#define MB_ATOMIC_ADD(p, v) atomicAdd((p), (v))\n"
+                 "#define MB_ATOMIC_MIN(p, v) atomicMin((p), (v))\n"
+                 "#else\n"
+                 "#define MB_ATOMIC_ADD(p, v) atomic_add((p), (v))\n"
+                 "#define MB_ATOMIC_MIN(p, v) atomic_min((p), (v))\n"
+                 "#endif\n");
+    text_put(&t, kernel_mix64);
+    if (word_bytes == 4)
+        text_printf(&t, "#define MB_POISON ((u32)0x%xu)\n#define MB_SEED_WORD(seed) (seed)\n", MB_POISON32);
+    else
+        text_printf(&t,
+                    "#define MB_POISON (((u64)0x%xu << 32) | (u64)0x%xu)\n"
+                    "#define MB_SEED_WORD(seed) (((u64)(seed) << 32) | (u64)((seed) ^ 0x%xu))\n",
+                    MB_POISON32, MB_POISON32, MB_SEED_HI_SALT);
+    text_printf(&t,
+                "KERNEL void " MB_FILL_ENTRY "(GLOBAL %s *RESTRICT in, GLOBAL %s *RESTRICT out, i64 elements)\n"
+                "{\n"
+                "    const i64 x = global_id(0);\n"
+                "    if (x >= elements) return;\n"
+                "    in[x] = (%s)mb_mix((u64)x);\n"
+                "    out[x] = MB_POISON;\n"
+                "}\n",
+                word, word, word);
+    text_printf(&t,
+                "KERNEL void " MB_VERIFY_ENTRY "(GLOBAL const %s *RESTRICT out, i64 stride, i64 threads,\n"
+                "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, GLOBAL u32 *RESTRICT result)\n"
+                "{\n"
+                "    const i64 j = global_id(0);\n"
+                "    const i32 k = (i32)global_id(1);\n"
+                "    if (j >= stride) return;\n"
+                "    const i64 read_shift = k < misaligned_reads ? 1 : 0;\n"
+                "    const i64 write_shift = k < misaligned_writes ? 1 : 0;\n"
+                "    %s expect = MB_POISON;\n"
+                "    if (j >= write_shift && j < threads + write_shift)\n"
+                "        expect = (%s)mb_mix((u64)((i64)k * stride + j - write_shift + read_shift)) ^ MB_SEED_WORD(seed);\n"
+                "    if (out[(i64)k * stride + j] != expect) {\n"
+                "        MB_ATOMIC_ADD(&result[2 * k], 1u);\n"
+                "        MB_ATOMIC_MIN(&result[2 * k + 1], (u32)j);\n"
+                "    }\n"
+                "}\n",
+                word, word, word);
+    return t.s;
+}
+
+const char mb_empty_source[] = "KERNEL void " MB_EMPTY_ENTRY "(i32 unused)\n"
+                               "{\n"
+                               "    (void)unused;\n"
+                               "}\n";

@@ -1,0 +1,76 @@
+/* membench kernel generator: straight-line N-word read/write probes
+ * (Obrecht, thesis Art. B §3), and the fill / verify / empty kernels that go
+ * with them.  The generator returns the kernel text AND the record of what
+ * the kernel moves; every reported bandwidth comes from that record. */
+#ifndef MB_GEN_H
+#define MB_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MB_MAX_WORDS 128 /* N: words per thread (one array per word) */
+
+/* What a probe does, per thread i (one "cell"):
+ *   reads word k from in[k*stride + i (+1 for k < misaligned_reads)],
+ *   writes it ^ seed to out[k*stride + i (+1 for k < misaligned_writes)]. */
+typedef struct {
+    int words;             /* N */
+    int word_bytes;        /* 4 or 8 (u32 / u64 moved as bits) */
+    int misaligned_reads;  /* L: arrays 0..L-1 read at index+1 */
+    int misaligned_writes; /* M: arrays 0..M-1 written at index+1 */
+    int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
+} mb_probe_spec;
+
+/* What one thread of the probe moves: the only source of byte counts. */
+typedef struct {
+    int words, word_bytes, misaligned_reads, misaligned_writes;
+    int64_t bytes_read_per_thread;    /* N * word_bytes */
+    int64_t bytes_written_per_thread; /* N * word_bytes */
+} mb_probe_record;
+
+/* 0 when the spec can be generated; else 1 with the reason in why. */
+int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len);
+
+/* Kernel text for the spec (entry MB_PROBE_ENTRY), caller frees; fills rec.
+ * NULL for a spec mb_spec_check rejects.  Arguments, in order:
+ *   GLOBAL const WORD *in, GLOBAL WORD *out, i64 stride, i64 threads,
+ *   u32 seed, u32 mask (always 0: makes every store depend on every load),
+ *   GLOBAL u64 *stamps (4 per warp: smid, t_start, t_reads, t_writes),
+ *   then the dynamic shared memory that fixes the occupancy. */
+#define MB_PROBE_ENTRY "membench_probe"
+#define MB_PROBE_NARGS 7
+#define MB_STAMPS_PER_WARP 4
+char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec);
+
+/* Fill and verify kernels for one word size (entries MB_FILL_ENTRY and
+ * MB_VERIFY_ENTRY in one text), caller frees.
+ *   fill(GLOBAL WORD *in, GLOBAL WORD *out, i64 elements):
+ *     in[x] = mb_pattern(x), out[x] = poison
+ *   verify(GLOBAL const WORD *out, i64 stride, i64 threads,
+ *          i32 misaligned_reads, i32 misaligned_writes, u32 seed,
+ *          GLOBAL u32 *result): grid (stride, words); per array k,
+ *     result[2k] = elements wrong, result[2k+1] = first wrong index. */
+#define MB_FILL_ENTRY "membench_fill"
+#define MB_VERIFY_ENTRY "membench_verify"
+char *mb_generate_support(int word_bytes);
+
+/* An empty kernel (one i32 argument) for launch latency. */
+#define MB_EMPTY_ENTRY "membench_empty"
+extern const char mb_empty_source[];
+
+/* Host mirrors of what the kernels compute, for messages and tests. */
+uint64_t mb_pattern(uint64_t element, int word_bytes); /* input word at element */
+uint64_t mb_seed_word(uint32_t seed, int word_bytes);  /* what a probe xors in */
+uint64_t mb_poison(int word_bytes);                    /* unwritten output */
+/* Expected out[k*stride + j] after a probe of spec s over `threads`. */
+uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int array,
+                     int64_t j);
+
+/* Elements per array: threads+1 (a misaligned access touches index+1),
+ * rounded up to 32 elements. */
+int64_t mb_stride(int64_t threads);
+
+/* "N19-L10-M0-w4" into buf. */
+const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
+
+#endif

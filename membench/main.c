@@ -1,0 +1,456 @@
+/* membench: generated N-word read/write probes with L misaligned reads and
+ * M misaligned writes (Obrecht, thesis Art. B), per-warp timing on CUDA, and
+ * kernel launch latency.  Results: membench.csv, warps.csv (CUDA),
+ * launch.csv, membench-fit.csv, membench-meta.csv. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "launch.h"
+#include "plan.h"
+#include "warps.h"
+
+static const char USAGE[] =
+    "usage: membench [options]\n"
+    "Generated straight-line probes: each thread reads N words (one array per\n"
+    "word, laid out like the populations of a lattice), L of them at index+1,\n"
+    "and writes them back, M of them at index+1 (Obrecht, thesis Art. B).\n"
+    "Every output element is verified.  Writes membench.csv, warps.csv (CUDA:\n"
+    "per-warp %globaltimer stamps), launch.csv, membench-fit.csv and\n"
+    "membench-meta.csv into the result folder.\n"
+    "\n"
+    "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch\n"
+    "                      (default: all)\n"
+    "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
+    "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
+    "  --word-bytes 4|8    word size of the words and misaligned sweeps (default 4,\n"
+    "                      plus 8-byte points in the words sweep)\n"
+    "  --block-size N      threads per block (default 256)\n"
+    "  --blocks-per-sm K   resident blocks per SM, forced with dynamic shared memory\n"
+    "                      (default 0: as many as fit; CUDA only)\n"
+    "  --threads N         threads per launch, one per cell (default 256^3 on a GPU,\n"
+    "                      2^18 on a CPU)\n"
+    "  --reps N            timed repetitions per probe (default 10)\n" LBP_COMMON_HELP;
+
+enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_REPS };
+
+typedef struct {
+    lbp_common common;
+    mb_plan_options plan;
+    long long threads; /* 0: default */
+    int reps;          /* 0: default */
+    int blocks_per_sm_given;
+} options;
+
+static int parse_sweeps(const char *s)
+{
+    static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", NULL};
+    char *copy = strdup(s), *save = NULL;
+    int bits = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        bits |= 1 << lbp_parse_choice("--sweeps", tok, names);
+    free(copy);
+    if (!bits) lbp_usage_error("--sweeps: '%s' names no sweep", s);
+    return bits;
+}
+
+static void parse_options(int argc, char **argv, options *o)
+{
+    static const struct option opts[] = {LBP_COMMON_LONGOPTS,
+                                         {"sweeps", required_argument, 0, OPT_SWEEPS},
+                                         {"words", required_argument, 0, OPT_WORDS},
+                                         {"misaligned", required_argument, 0, OPT_MISALIGNED},
+                                         {"word-bytes", required_argument, 0, OPT_WORD_BYTES},
+                                         {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
+                                         {"blocks-per-sm", required_argument, 0, OPT_BLOCKS_PER_SM},
+                                         {"threads", required_argument, 0, OPT_THREADS},
+                                         {"reps", required_argument, 0, OPT_REPS},
+                                         {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->common.device = -1;
+    mb_plan_options *p = &o->plan;
+    p->sweeps = SW_ALL;
+    p->word_bytes = 4;
+    p->block_size = 256;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_SWEEPS: p->sweeps = parse_sweeps(optarg); break;
+        case OPT_WORDS: p->n_words = lbp_parse_int_list("--words", optarg, 1, MB_MAX_WORDS, p->words, MB_MAX_LIST); break;
+        case OPT_MISALIGNED:
+            p->n_misaligned_n =
+                lbp_parse_int_list("--misaligned", optarg, 1, MB_MAX_WORDS, p->misaligned_n, MB_MAX_LIST);
+            break;
+        case OPT_WORD_BYTES:
+            p->word_bytes = (int)lbp_parse_int("--word-bytes", optarg, 4, 8);
+            if (p->word_bytes != 4 && p->word_bytes != 8) lbp_usage_error("--word-bytes: '%s' is not 4 or 8", optarg);
+            p->word_bytes_given = 1;
+            break;
+        case OPT_BLOCK_SIZE: p->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 1 << 16); break;
+        case OPT_BLOCKS_PER_SM:
+            p->blocks_per_cu = (int)lbp_parse_int("--blocks-per-sm", optarg, 0, 1024);
+            o->blocks_per_sm_given = 1;
+            break;
+        case OPT_THREADS: o->threads = lbp_parse_int("--threads", optarg, 1, 1LL << 31); break;
+        case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
+        case '?': lbp_bad_option();
+        default:
+            if (!lbp_common_opt(&o->common, opt, optarg, USAGE)) lbp_bad_option();
+        }
+    }
+    if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    p->quick = o->common.quick;
+}
+
+/* Defaults that depend on the device (and --quick). */
+static void apply_defaults(options *o, const lbp_device *d)
+{
+    mb_plan_options *p = &o->plan;
+    int gpu = strcmp(d->info.kind, "gpu") == 0;
+    if (!o->threads) o->threads = gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 18);
+    if (!o->reps) o->reps = p->quick ? 5 : 10;
+    if (!p->n_words) {
+        static const int quick_words[] = {1, 4, 8, 19, 27, 40};
+        if (p->quick)
+            for (size_t i = 0; i < sizeof quick_words / sizeof *quick_words; i++) p->words[p->n_words++] = quick_words[i];
+        else
+            for (int n = 1; n <= 40; n++) p->words[p->n_words++] = n;
+    }
+    if (!p->n_misaligned_n) {
+        p->misaligned_n[p->n_misaligned_n++] = 19;
+        if (!p->quick) p->misaligned_n[p->n_misaligned_n++] = 27;
+    }
+    p->stamps = strcmp(d->info.backend, "cuda") == 0;
+    if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !p->stamps)
+        lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
+                 d->info.backend);
+}
+
+/* ---- the measurement ------------------------------------------------------ */
+
+typedef struct {
+    options *o;
+    lbp_device *d;
+    mb_bench bench;
+    mb_plan plan;
+    mb_result *results; /* per plan item */
+    lbp_csv *csv, *warps_csv;
+    double timer_resolution_ns;
+} run;
+
+static _Noreturn void fail_run(run *r, const char *why)
+{
+    lbp_csv *files[] = {r->csv, r->warps_csv};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if (files[i]) lbp_csv_abort(files[i]);
+    lbp_fail("%s", why);
+}
+
+/* Occupancy sweep needs the N=19 kernel's limit; everything is compiled and
+ * checked here, before anything is measured or written. */
+static void preflight(run *r)
+{
+    char why[512];
+    mb_plan_options *p = &r->o->plan;
+    if (p->sweeps & SW_OCCUPANCY) {
+        mb_config c = {.spec = {.words = 19, .word_bytes = p->word_bytes}, .block_size = p->block_size};
+        const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+        mb_shape sh;
+        if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why)) lbp_usage_error("%s", why);
+        int limit = r->d->info.max_block_size;
+        if (r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) < 0)
+            lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only", r->d->info.backend);
+        mb_plan_occupancy(&r->plan, p, sh.blocks_per_cu, limit);
+    }
+    double t0 = lbp_now();
+    for (int i = 0; i < r->plan.n; i++) {
+        mb_plan_item *it = &r->plan.items[i];
+        mb_config c = it->cfg;
+        for (int s = 0; s <= it->stamps; s++) {
+            c.spec.stamps = s;
+            char name[64];
+            if (mb_spec_check(&c.spec, why, sizeof why)) lbp_usage_error("%s", why);
+            const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+            mb_shape sh;
+            if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why))
+                lbp_usage_error("%s: %s", mb_config_name(&c, name, sizeof name), why);
+        }
+        if (i % 10 == 9 || i == r->plan.n - 1)
+            lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "compiled probes (%d kernels)", r->bench.n_cache);
+    }
+}
+
+static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res)
+{
+    const mb_config *c = &res->cfg;
+    char occupancy[32];
+    if (res->shape.occupancy < 0)
+        snprintf(occupancy, sizeof occupancy, "-1");
+    else
+        snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,events", it->sweep,
+                res->record.words, res->record.word_bytes, res->record.misaligned_reads,
+                res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
+                occupancy, (long long)r->bench.threads, (long long)res->bytes_moved, res->ms.n,
+                res->ms.min, res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread);
+}
+
+static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
+{
+    lbp_csv_row(csv, "%s,%s,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f", config, phase, rank, s->n, s->min, s->q1, s->median,
+                s->q3, s->max);
+}
+
+static void run_stamps(run *r, const mb_plan_item *it)
+{
+    char why[512], name[64];
+    mb_warp_summary w;
+    if (mb_run_stamps(&r->bench, &it->cfg, &w, why, sizeof why)) fail_run(r, why);
+    mb_config_name(&it->cfg, name, sizeof name);
+    for (int k = 0; k < w.ranks; k++) write_stats_row(r->warps_csv, name, "launch", k, &w.launch[k]);
+    write_stats_row(r->warps_csv, name, "read", -1, &w.read);
+    write_stats_row(r->warps_csv, name, "write", -1, &w.write);
+    if (w.resolution_ns > 0 && (r->timer_resolution_ns == 0 || w.resolution_ns < r->timer_resolution_ns))
+        r->timer_resolution_ns = w.resolution_ns;
+}
+
+static void run_probes(run *r)
+{
+    char why[512], name[64];
+    double t0 = lbp_now();
+    int warmup = r->o->plan.quick ? 1 : 2;
+    for (int i = 0; i < r->plan.n; i++) {
+        mb_plan_item *it = &r->plan.items[i];
+        int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &r->results[i], why, sizeof why);
+        if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
+        if (rc) fail_run(r, why);
+        write_probe_row(r, it, &r->results[i]);
+        if (it->stamps) run_stamps(r, it);
+        lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "%s %s: %.1f GB/s", it->sweep,
+                     mb_config_name(&it->cfg, name, sizeof name), r->results[i].gbs_median);
+    }
+}
+
+/* ---- fits ------------------------------------------------------------------- */
+
+typedef struct {
+    lbp_fit fit;
+    double aligned_ns; /* ns_per_thread at x = 0 (misaligned sweeps) */
+} fit_result;
+
+/* ns_per_thread against x over the rows of one sweep (words < 0: N is x). */
+static int fit_sweep(const run *r, const char *sweep, int word_bytes, int words, fit_result *out)
+{
+    double x[MB_MAX_LIST * 2], y[MB_MAX_LIST * 2];
+    int n = 0;
+    out->aligned_ns = NAN;
+    for (int i = 0; i < r->plan.n && n < MB_MAX_LIST * 2; i++) {
+        const mb_plan_item *it = &r->plan.items[i];
+        const mb_config *c = &it->cfg;
+        if (strcmp(it->sweep, sweep) || c->spec.word_bytes != word_bytes) continue;
+        if (words >= 0 && c->spec.words != words) continue;
+        double v = words < 0 ? c->spec.words
+                   : strcmp(sweep, "misaligned_writes") == 0 ? c->spec.misaligned_writes
+                                                             : c->spec.misaligned_reads;
+        if (v == 0) out->aligned_ns = r->results[i].ns_per_thread;
+        x[n] = v;
+        y[n++] = r->results[i].ns_per_thread;
+    }
+    if (n < 2) return 0;
+    out->fit = lbp_fit_line(x, y, n);
+    return 1;
+}
+
+static void write_fit_row(lbp_csv *csv, const char *name, int word_bytes, int words, const char *x, const lbp_fit *f)
+{
+    lbp_csv_row(csv, "%s,%d,%d,%s,%.6f,%.6f,%.6f,%.6f,%d", name, word_bytes, words, x, f->slope, f->intercept, f->r2,
+                f->rms, f->n);
+}
+
+typedef struct {
+    double read_ns, write_ns, both_ns, aligned_ns; /* at N=19 (NAN: not measured) */
+} n19_costs;
+
+static n19_costs write_fits(run *r, const char *dir, const lbp_device_info *info)
+{
+    n19_costs c = {NAN, NAN, NAN, NAN};
+    const mb_plan_options *p = &r->o->plan;
+    if (!(p->sweeps & (SW_WORDS | SW_MISALIGNED))) return c;
+    lbp_csv *csv = lbp_csv_open(dir, "membench-fit.csv", "fit,word_bytes,words,x,slope_ns,intercept_ns,r2,rms_ns,points",
+                                info, r->o->common.force);
+    fit_result f;
+    for (int w = 4; w <= 8; w += 4)
+        if (fit_sweep(r, "words", w, -1, &f)) write_fit_row(csv, "time_vs_words", w, -1, "words", &f.fit);
+    static const char *const sweeps[] = {"misaligned_reads", "misaligned_writes", "misaligned_both"};
+    for (int i = 0; i < p->n_misaligned_n && (p->sweeps & SW_MISALIGNED); i++) {
+        int n = (int)p->misaligned_n[i];
+        for (int s = 0; s < 3; s++) {
+            if (!fit_sweep(r, sweeps[s], p->word_bytes, n, &f)) continue;
+            write_fit_row(csv, sweeps[s], p->word_bytes, n, sweeps[s], &f.fit);
+            if (n != 19) continue;
+            double *slot = s == 0 ? &c.read_ns : s == 1 ? &c.write_ns : &c.both_ns;
+            *slot = f.fit.slope;
+            c.aligned_ns = f.aligned_ns;
+        }
+    }
+    lbp_csv_commit(csv);
+    return c;
+}
+
+/* ---- launch latency ------------------------------------------------------- */
+
+static void write_launch(run *r, const char *dir, mb_launch_result lr[MB_LAUNCH_MODES])
+{
+    int gpu = strcmp(r->d->info.kind, "gpu") == 0, quick = r->o->plan.quick;
+    int launches = gpu ? (quick ? 200 : 1000) : (quick ? 50 : 200);
+    fprintf(stderr, "%s: launch latency (%d launches x %d reps per mode)\n", lbp_prog, launches, r->o->reps);
+    mb_measure_launch(r->d, launches, r->o->reps, lr);
+    lbp_csv *csv = lbp_csv_open(dir, "launch.csv", "mode,launches,reps,us_min,us_median,us_max", &r->d->info,
+                                r->o->common.force);
+    for (int m = 0; m < MB_LAUNCH_MODES; m++)
+        if (lr[m].measured)
+            lbp_csv_row(csv, "%s,%d,%d,%.3f,%.3f,%.3f", mb_launch_mode_names[m], lr[m].launches, lr[m].reps,
+                        lr[m].us.min, lr[m].us.median, lr[m].us.max);
+    lbp_csv_commit(csv);
+}
+
+/* ---- summary ----------------------------------------------------------------- */
+
+static const mb_result *aligned_n19(const run *r)
+{
+    for (int i = 0; i < r->plan.n; i++) {
+        const mb_config *c = &r->plan.items[i].cfg;
+        if (c->spec.words == 19 && c->spec.word_bytes == r->o->plan.word_bytes && !c->spec.misaligned_reads &&
+            !c->spec.misaligned_writes && c->block_size == r->o->plan.block_size &&
+            c->blocks_per_cu_requested == r->o->plan.blocks_per_cu)
+            return &r->results[i];
+    }
+    return NULL;
+}
+
+static void kv_num(lbp_kv *kv, int *n, const char *key, double v, const char *fmt)
+{
+    kv[*n].key = key;
+    if (isnan(v))
+        snprintf(kv[*n].value, sizeof kv[*n].value, "n/a");
+    else
+        snprintf(kv[*n].value, sizeof kv[*n].value, fmt, v);
+    (*n)++;
+}
+
+static void print_cost(const char *what, double ns, double aligned_ns)
+{
+    if (isnan(ns))
+        printf("  %-32s not measured\n", what);
+    else
+        printf("  %-32s %+8.4f ns/thread per word (%+.2f %% of aligned)\n", what, ns, 100 * ns / aligned_ns);
+}
+
+static void summarise(run *r, const char *dir, int argc, char **argv, const n19_costs *c,
+                      const mb_launch_result lr[MB_LAUNCH_MODES])
+{
+    const mb_result *a = aligned_n19(r);
+    double launch_us[MB_LAUNCH_MODES];
+    for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
+    double ratio = c->write_ns / c->read_ns;
+    lbp_kv kv[12];
+    int n = 0;
+    kv_num(kv, &n, "aligned_n19_gbs", a ? a->gbs_median : NAN, "%.2f");
+    kv_num(kv, &n, "misaligned_read_ns", c->read_ns, "%.6f");
+    kv_num(kv, &n, "misaligned_write_ns", c->write_ns, "%.6f");
+    kv_num(kv, &n, "misaligned_both_ns", c->both_ns, "%.6f");
+    kv_num(kv, &n, "misaligned_write_read_ratio", ratio, "%.3f");
+    kv_num(kv, &n, "launch_us_back_to_back", launch_us[MB_LAUNCH_BACK_TO_BACK], "%.3f");
+    kv_num(kv, &n, "launch_us_sync_each", launch_us[MB_LAUNCH_SYNC_EACH], "%.3f");
+    kv_num(kv, &n, "launch_us_graph", launch_us[MB_LAUNCH_GRAPH], "%.3f");
+    kv_num(kv, &n, "globaltimer_resolution_ns", r->timer_resolution_ns > 0 ? r->timer_resolution_ns : NAN, "%.0f");
+    kv_num(kv, &n, "threads", r->bench.threads ? (double)r->bench.threads : NAN, "%.0f");
+    kv[n].key = "warp_timing";
+    snprintf(kv[n++].value, sizeof kv[0].value, "%s",
+             r->o->plan.stamps ? "globaltimer" : "none (OpenCL has no per-warp clock)");
+    lbp_write_meta(dir, "membench", &r->d->info, argc, argv, kv, n, r->o->common.force);
+
+    printf("membench on %s (%s), results in %s\n", r->d->info.name, r->d->info.backend, dir);
+    if (r->bench.threads)
+        printf("  %lld threads per launch, block size %d\n", (long long)r->bench.threads, r->o->plan.block_size);
+    if (a)
+        printf("  aligned probe N=19 (%d B words):  %.2f GB/s, %.4f ns/thread\n", a->record.word_bytes, a->gbs_median,
+               a->ns_per_thread);
+    double aligned_ns = !isnan(c->aligned_ns) ? c->aligned_ns : a ? a->ns_per_thread : NAN;
+    print_cost("misaligned read (N=19):", c->read_ns, aligned_ns);
+    print_cost("misaligned write (N=19):", c->write_ns, aligned_ns);
+    print_cost("misaligned read+write (N=19):", c->both_ns, aligned_ns);
+    if (!isnan(ratio)) printf("  misaligned write / misaligned read cost ratio: %.2f\n", ratio);
+    for (int m = 0; m < MB_LAUNCH_MODES; m++)
+        if (lr[m].measured) printf("  launch latency %-14s %8.2f us\n", mb_launch_mode_names[m], lr[m].us.median);
+    if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    lbp_cli_init("membench");
+    options o;
+    parse_options(argc, argv, &o);
+    lbp_device d;
+    lbp_open_from_cli(&d, &o.common);
+    apply_defaults(&o, &d);
+    run r = {.o = &o, .d = &d};
+    mb_plan_options *p = &o.plan;
+    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES);
+
+    const char *dir = lbp_result_dir(o.common.out_dir, &d.info);
+    const char *names[6];
+    int n_names = 0;
+    if (probes) names[n_names++] = "membench.csv";
+    if (probes && p->stamps) names[n_names++] = "warps.csv";
+    if (p->sweeps & (SW_WORDS | SW_MISALIGNED)) names[n_names++] = "membench-fit.csv";
+    if (p->sweeps & SW_LAUNCH) names[n_names++] = "launch.csv";
+    names[n_names++] = "membench-meta.csv";
+    names[n_names] = NULL;
+    lbp_check_fresh(dir, names, o.common.force);
+
+    mb_plan_build(&r.plan, p);
+    if (probes) {
+        int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
+        mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block);
+        if (p->sweeps & SW_OCCUPANCY) {
+            if (max_words < 19) max_words = 19;
+            if (max_word_bytes < p->word_bytes) max_word_bytes = p->word_bytes;
+            if (min_block > 64) min_block = 64;
+        }
+        char why[512];
+        if (mb_bench_open(&r.bench, &d, o.threads, max_words, max_word_bytes, min_block, why, sizeof why))
+            lbp_usage_error("%s", why);
+        preflight(&r);
+        r.results = calloc((size_t)r.plan.n, sizeof *r.results);
+        if (!r.results) lbp_fail("out of memory");
+        r.csv = lbp_csv_open(dir, "membench.csv",
+                             "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
+                             "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
+                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing",
+                             &d.info, o.common.force);
+        if (p->stamps)
+            r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
+                                       &d.info, o.common.force);
+        run_probes(&r);
+        lbp_csv_commit(r.csv);
+        if (r.warps_csv) lbp_csv_commit(r.warps_csv);
+    }
+    n19_costs costs = write_fits(&r, dir, &d.info);
+    mb_launch_result lr[MB_LAUNCH_MODES] = {{0}};
+    if (p->sweeps & SW_LAUNCH) write_launch(&r, dir, lr);
+    summarise(&r, dir, argc, argv, &costs, lr);
+
+    free(r.results);
+    mb_plan_free(&r.plan);
+    if (probes) mb_bench_close(&r.bench);
+    lbp_close(&d);
+    return 0;
+}

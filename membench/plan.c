@@ -1,0 +1,136 @@
+/* The probe configurations of each sweep (see plan.h). */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define D3Q19_WORDS 19 /* N of a D3Q19 lattice update */
+#define AA_ODD_MISALIGNED 10 /* L = M = 10 in the A-A odd step; 10 reads of pull, 10 writes of push */
+
+const char *mb_config_name(const mb_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "N%d-L%d-M%d-w%d-b%d-k%d", c->spec.words, c->spec.misaligned_reads,
+             c->spec.misaligned_writes, c->spec.word_bytes, c->block_size, c->blocks_per_cu_requested);
+    return buf;
+}
+
+static int same_config(const mb_config *a, const mb_config *b)
+{
+    return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes &&
+           a->spec.misaligned_reads == b->spec.misaligned_reads &&
+           a->spec.misaligned_writes == b->spec.misaligned_writes && a->block_size == b->block_size &&
+           a->blocks_per_cu_requested == b->blocks_per_cu_requested;
+}
+
+static void add(mb_plan *p, const mb_plan_options *o, const char *sweep, int n, int w, int l, int m, int bs, int k,
+                int stamps)
+{
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 128;
+        p->items = realloc(p->items, sizeof *p->items * (size_t)p->cap);
+        if (!p->items) lbp_fail("out of memory");
+    }
+    mb_plan_item *it = &p->items[p->n++];
+    *it = (mb_plan_item){.sweep = sweep,
+                         .cfg = {.spec = {.words = n, .word_bytes = w, .misaligned_reads = l,
+                                          .misaligned_writes = m},
+                                 .block_size = bs,
+                                 .blocks_per_cu_requested = k},
+                         .stamps = stamps && o->stamps};
+    for (int i = 0; i < p->n - 1 && it->stamps; i++)
+        if (p->items[i].stamps && same_config(&p->items[i].cfg, &it->cfg)) it->stamps = 0;
+}
+
+static int in_set(int v, const int *set, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (set[i] == v) return 1;
+    return 0;
+}
+
+static void plan_words(mb_plan *p, const mb_plan_options *o)
+{
+    static const int stamped[] = {1, 4, 8, 16, 19, 24, 32, 40};
+    static const int eight_byte[] = {1, 4, 8, 19, 27, 40};
+    int n_stamped = o->quick ? 0 : (int)(sizeof stamped / sizeof *stamped);
+    for (int i = 0; i < o->n_words; i++) {
+        int n = (int)o->words[i];
+        add(p, o, "words", n, o->word_bytes, 0, 0, o->block_size, o->blocks_per_cu,
+            n == D3Q19_WORDS || in_set(n, stamped, n_stamped));
+    }
+    if (o->word_bytes_given || o->word_bytes == 8) return;
+    for (int i = 0; i < o->n_words; i++) {
+        int n = (int)o->words[i];
+        if (o->quick ? n == D3Q19_WORDS : in_set(n, eight_byte, (int)(sizeof eight_byte / sizeof *eight_byte)))
+            add(p, o, "words", n, 8, 0, 0, o->block_size, o->blocks_per_cu, 0);
+    }
+}
+
+/* Steps of 1 up to N=20 (D3Q19), coarser above; always ends at x = N. */
+static int misaligned_step(const mb_plan_options *o, int n)
+{
+    if (o->quick) return n >= 10 ? 5 : 1;
+    return n <= 20 ? 1 : 3;
+}
+
+static void plan_misaligned(mb_plan *p, const mb_plan_options *o)
+{
+    static const char *const sweeps[] = {"misaligned_reads", "misaligned_writes", "misaligned_both"};
+    for (int i = 0; i < o->n_misaligned_n; i++) {
+        int n = (int)o->misaligned_n[i], step = misaligned_step(o, n);
+        for (int s = 0; s < 3; s++) {
+            for (int x = 0;; x += step) {
+                if (x > n) x = n;
+                int l = s == 1 ? 0 : x, m = s == 0 ? 0 : x;
+                int stamped = n == D3Q19_WORDS && (x == 0 || x == AA_ODD_MISALIGNED || x == n) && !o->quick;
+                add(p, o, sweeps[s], n, o->word_bytes, l, m, o->block_size, o->blocks_per_cu, stamped);
+                if (x == n) break;
+            }
+        }
+    }
+}
+
+static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
+{
+    static const int lm[3][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED}};
+    for (int w = 4; w <= 8; w += 4)
+        for (int i = 0; i < 3; i++)
+            add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
+}
+
+void mb_plan_build(mb_plan *p, const mb_plan_options *o)
+{
+    memset(p, 0, sizeof *p);
+    if (o->sweeps & SW_WORDS) plan_words(p, o);
+    if (o->sweeps & SW_MISALIGNED) plan_misaligned(p, o);
+    if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
+}
+
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int blocks_fit, int max_block_size)
+{
+    for (int k = 1; k <= blocks_fit; k++)
+        if (!o->quick || k == 1 || k == blocks_fit || k == blocks_fit / 2)
+            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, o->block_size, k, 1);
+    for (int bs = 64; bs <= 1024 && bs <= max_block_size; bs *= 2)
+        if (!o->quick || bs == 64 || bs == 1024)
+            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, bs, 0, 0);
+}
+
+void mb_plan_free(mb_plan *p)
+{
+    free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
+void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size)
+{
+    for (int i = 0; i < p->n; i++) {
+        const mb_config *c = &p->items[i].cfg;
+        if (c->spec.words > *max_words) *max_words = c->spec.words;
+        if (c->spec.word_bytes > *max_word_bytes) *max_word_bytes = c->spec.word_bytes;
+        if (c->block_size < *min_block_size) *min_block_size = c->block_size;
+    }
+}

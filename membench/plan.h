@@ -1,0 +1,47 @@
+/* What a membench run measures: the probe configurations of each sweep. */
+#ifndef MB_PLAN_H
+#define MB_PLAN_H
+
+#include "probe.h"
+
+enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_ALL = 31 };
+
+#define MB_MAX_LIST 256
+
+typedef struct {
+    int sweeps;               /* SW_* bits */
+    int quick;
+    int word_bytes;           /* for the words and misaligned sweeps */
+    int word_bytes_given;     /* --word-bytes: no extra 8-byte points */
+    int block_size;           /* for every sweep but the block-size part of occupancy */
+    int blocks_per_cu;        /* k for every sweep but occupancy; 0 = as many as fit */
+    long long words[MB_MAX_LIST];
+    int n_words;
+    long long misaligned_n[MB_MAX_LIST]; /* N of the misaligned sweeps */
+    int n_misaligned_n;
+    int stamps;               /* the backend has a per-warp clock */
+} mb_plan_options;
+
+typedef struct {
+    const char *sweep; /* membench.csv sweep name */
+    mb_config cfg;
+    int stamps;        /* also a stamp probe (first occurrence of a config only) */
+} mb_plan_item;
+
+typedef struct {
+    mb_plan_item *items;
+    int n, cap;
+} mb_plan;
+
+/* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy). */
+void mb_plan_build(mb_plan *p, const mb_plan_options *o);
+/* Occupancy sweep at N=19: k = 1..blocks_fit (0 or -1: skipped), then block
+ * sizes 64..1024 up to max_block_size at k = 0. */
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int blocks_fit, int max_block_size);
+void mb_plan_free(mb_plan *p);
+/* Largest N and word size, smallest block size in the plan. */
+void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size);
+/* "N19-L0-M0-w4-b256-k0" (warps.csv config). */
+const char *mb_config_name(const mb_config *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,299 @@
+/* Running membench probes (see probe.h). */
+#include "probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define SUPPORT_BLOCK 256 /* fill / verify kernels */
+
+static int stamps_supported(const lbp_device *d)
+{
+    return strcmp(d->info.backend, "cuda") == 0; /* LBP_HAS_CLOCK */
+}
+
+static int64_t stamp_warps_bound(int64_t threads, int block_size_min)
+{
+    /* whole warps plus at most one partial warp per block */
+    return (threads + 31) / 32 + (threads + block_size_min - 1) / block_size_min;
+}
+
+int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int block_size_min)
+{
+    int64_t arrays = 2 * (int64_t)max_words * mb_stride(threads) * max_word_bytes;
+    return arrays + stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
+}
+
+static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, char *why, size_t why_len)
+{
+    if (bytes > d->info.max_alloc_bytes) {
+        snprintf(why, why_len, "memory too small: the %s buffer needs %.3g GB, the device allows %.3g GB in one buffer",
+                 what, bytes / 1e9, d->info.max_alloc_bytes / 1e9);
+        return NULL;
+    }
+    lbp_buf *buf = lbp_alloc(d, (size_t)bytes);
+    if (!buf)
+        snprintf(why, why_len, "memory too small: could not allocate the %s buffer (%.3g GB; device has %.3g GB)",
+                 what, bytes / 1e9, d->info.global_mem_bytes / 1e9);
+    return buf;
+}
+
+int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, int max_word_bytes,
+                  int block_size_min, char *why, size_t why_len)
+{
+    memset(b, 0, sizeof *b);
+    b->d = d;
+    b->threads = threads;
+    b->stride = mb_stride(threads);
+    b->max_words = max_words;
+    b->max_word_bytes = max_word_bytes;
+    int64_t need = mb_bench_bytes(threads, max_words, max_word_bytes, block_size_min);
+    if (need > d->info.global_mem_bytes) {
+        snprintf(why, why_len,
+                 "memory too small: %lld threads x %d words of %d B need %.3g GB, the device has %.3g GB",
+                 (long long)threads, max_words, max_word_bytes, need / 1e9, d->info.global_mem_bytes / 1e9);
+        return 1;
+    }
+    int64_t array_bytes = (int64_t)max_words * b->stride * max_word_bytes;
+    b->stamp_warps = stamps_supported(d) ? stamp_warps_bound(threads, block_size_min) : 1;
+    if (!(b->in = alloc_or_why(d, array_bytes, "input", why, why_len)) ||
+        !(b->out = alloc_or_why(d, array_bytes, "output", why, why_len)) ||
+        !(b->stamps = alloc_or_why(d, b->stamp_warps * MB_STAMPS_PER_WARP * 8, "stamps", why, why_len)) ||
+        !(b->result = alloc_or_why(d, 2 * MB_MAX_WORDS * sizeof(uint32_t), "result", why, why_len))) {
+        mb_bench_close(b);
+        return 1;
+    }
+    return 0;
+}
+
+void mb_bench_close(mb_bench *b)
+{
+    if (!b->d) return;
+    lbp_buf *bufs[] = {b->in, b->out, b->stamps, b->result};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        if (bufs[i]) lbp_release(b->d, bufs[i]);
+    for (int w = 0; w < 2; w++) {
+        if (b->fill[w]) b->d->be->kernel_release(b->d, b->fill[w]);
+        if (b->verify[w]) b->d->be->kernel_release(b->d, b->verify[w]);
+    }
+    for (int i = 0; i < b->n_cache; i++) b->d->be->kernel_release(b->d, b->cache[i].kernel);
+    free(b->cache);
+    memset(b, 0, sizeof *b);
+}
+
+static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
+{
+    return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
+           a->misaligned_writes == b->misaligned_writes && !a->stamps == !b->stamps;
+}
+
+static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry)
+{
+    lbp_kernel *k = lbp_compile(d, source, entry, "");
+    if (!k) lbp_fail("compiling the generated kernel '%s' failed (log above)", entry);
+    return k;
+}
+
+const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s)
+{
+    for (int i = 0; i < b->n_cache; i++)
+        if (same_spec(&b->cache[i].spec, s)) return &b->cache[i];
+    if (b->n_cache == b->cap_cache) {
+        b->cap_cache = b->cap_cache ? 2 * b->cap_cache : 32;
+        b->cache = realloc(b->cache, sizeof *b->cache * (size_t)b->cap_cache);
+        if (!b->cache) lbp_fail("out of memory");
+    }
+    mb_compiled *c = &b->cache[b->n_cache];
+    char *src = mb_generate_probe(s, &c->record);
+    if (!src) lbp_fail("internal: generator rejected a checked spec");
+    c->spec = *s;
+    c->kernel = compile_or_die(b->d, src, MB_PROBE_ENTRY);
+    free(src);
+    b->n_cache++;
+    return c;
+}
+
+/* ---- occupancy ----------------------------------------------------------- */
+
+int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb_shape *out, char *why,
+                     size_t why_len)
+{
+    lbp_device *d = b->d;
+    lbp_kernel_info ki;
+    d->be->kernel_info(d, c->kernel, &ki);
+    *out = (mb_shape){.shared_bytes = 0, .blocks_per_cu = -1, .occupancy = -1, .registers = ki.registers};
+    int limit = d->info.max_block_size;
+    if (ki.max_block_size > 0 && ki.max_block_size < limit) limit = ki.max_block_size;
+    if (cfg->block_size < 1 || cfg->block_size > limit) {
+        snprintf(why, why_len, "block size %d is over the limit of %d threads for this device and kernel",
+                 cfg->block_size, limit);
+        return 1;
+    }
+    int fit = d->be->occupancy(d, c->kernel, cfg->block_size, 0);
+    if (fit < 0) return 0; /* the API cannot tell (OpenCL): run unconstrained */
+    int want = cfg->blocks_per_cu_requested;
+    if (fit == 0 || want > fit) {
+        snprintf(why, why_len, "%d blocks of %d threads per compute unit cannot fit (at most %d for this kernel)",
+                 want ? want : 1, cfg->block_size, fit);
+        return 1;
+    }
+    size_t shared = 0;
+    if (want > 0 && want < fit) {
+        /* smallest dynamic shared memory that leaves at most `want` blocks:
+         * residency only falls as shared memory grows */
+        size_t lo = 1, hi = (size_t)d->info.shared_per_block;
+        if (d->be->occupancy(d, c->kernel, cfg->block_size, hi) > want) {
+            snprintf(why, why_len, "%d blocks per compute unit cannot be forced: even %zu B of shared memory per block leaves more",
+                     want, hi);
+            return 1;
+        }
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (d->be->occupancy(d, c->kernel, cfg->block_size, mid) <= want)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        shared = lo;
+    }
+    out->shared_bytes = shared;
+    out->blocks_per_cu = d->be->occupancy(d, c->kernel, cfg->block_size, shared);
+    if (out->blocks_per_cu < 1) {
+        snprintf(why, why_len, "%d blocks per compute unit cannot be reached with block size %d", want, cfg->block_size);
+        return 1;
+    }
+    if (d->info.max_threads_per_cu > 0)
+        out->occupancy = (double)out->blocks_per_cu * cfg->block_size / d->info.max_threads_per_cu;
+    return 0;
+}
+
+/* ---- fill, launch, verify ------------------------------------------------ */
+
+static lbp_kernel *support_kernel(mb_bench *b, int word_bytes, int verify)
+{
+    lbp_kernel **slot = verify ? &b->verify[word_bytes == 8] : &b->fill[word_bytes == 8];
+    if (!*slot) {
+        char *src = mb_generate_support(word_bytes);
+        *slot = compile_or_die(b->d, src, verify ? MB_VERIFY_ENTRY : MB_FILL_ENTRY);
+        free(src);
+    }
+    return *slot;
+}
+
+static unsigned support_block(const mb_bench *b)
+{
+    int bs = SUPPORT_BLOCK;
+    if (b->d->info.max_block_size > 0 && b->d->info.max_block_size < bs) bs = b->d->info.max_block_size;
+    return (unsigned)bs;
+}
+
+void mb_prepare(mb_bench *b, int word_bytes, int words)
+{
+    /* the pattern depends on the word size; the output is poisoned every time
+     * so that an element a probe does not write is seen */
+    int64_t elements = b->in_word_bytes == word_bytes
+                           ? (int64_t)words * b->stride
+                           : (int64_t)b->max_words * b->stride * b->max_word_bytes / word_bytes;
+    unsigned bs = support_block(b);
+    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)((elements + bs - 1) / bs), bs);
+    lbp_arg args[] = {LBP_BUF(b->in), LBP_BUF(b->out), LBP_I64(elements)};
+    lbp_launch(b->d, support_kernel(b, word_bytes, 0), &cfg, 3, args);
+    lbp_sync(b->d);
+    b->in_word_bytes = word_bytes;
+}
+
+uint32_t mb_next_seed(mb_bench *b)
+{
+    uint32_t x = 0x2545F491u + 0x9E3779B9u * ++b->seed_counter;
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    return x ^ (x >> 15);
+}
+
+void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, const mb_shape *sh, uint32_t seed)
+{
+    unsigned bs = (unsigned)cfg->block_size;
+    lbp_launch_cfg lc = lbp_cfg_1d((unsigned)((b->threads + bs - 1) / bs), bs);
+    lc.shared_bytes = sh->shared_bytes;
+    lbp_arg args[MB_PROBE_NARGS] = {LBP_BUF(b->in),     LBP_BUF(b->out),       LBP_I64(b->stride),
+                                    LBP_I64(b->threads), LBP_I32((int32_t)seed), LBP_I32(0),
+                                    LBP_BUF(b->stamps)};
+    lbp_launch(b->d, c->kernel, &lc, MB_PROBE_NARGS, args);
+}
+
+int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, char *why, size_t why_len)
+{
+    uint32_t result[2 * MB_MAX_WORDS];
+    for (int k = 0; k < s->words; k++) result[2 * k] = 0, result[2 * k + 1] = UINT32_MAX;
+    lbp_write(b->d, b->result, result, sizeof(uint32_t) * 2 * (size_t)s->words);
+    unsigned bs = support_block(b);
+    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)((b->stride + bs - 1) / bs), bs);
+    cfg.grid[1] = (unsigned)s->words;
+    lbp_arg args[] = {LBP_BUF(b->out),     LBP_I64(b->stride),
+                      LBP_I64(b->threads), LBP_I32(s->misaligned_reads),
+                      LBP_I32(s->misaligned_writes), LBP_I32((int32_t)seed),
+                      LBP_BUF(b->result)};
+    lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 7, args);
+    lbp_sync(b->d);
+    lbp_read(b->d, b->result, result, sizeof(uint32_t) * 2 * (size_t)s->words);
+    for (int k = 0; k < s->words; k++) {
+        if (result[2 * k] == 0) continue;
+        int64_t j = result[2 * k + 1];
+        uint64_t got = 0;
+        size_t wb = (size_t)s->word_bytes;
+        b->d->be->read(b->d, b->out, ((size_t)k * (size_t)b->stride + (size_t)j) * wb, &got, wb);
+        char name[64];
+        snprintf(why, why_len,
+                 "probe %s: output array %d element %lld: expected 0x%llx, got 0x%llx (%u wrong elements in this array)",
+                 mb_spec_name(s, name, sizeof name), k, (long long)j,
+                 (unsigned long long)mb_expected(s, b->stride, b->threads, seed, k, j), (unsigned long long)got,
+                 result[2 * k]);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- a timed, verified probe ---------------------------------------------- */
+
+typedef struct {
+    mb_bench *b;
+    const mb_compiled *c;
+    const mb_config *cfg;
+    const mb_shape *sh;
+    uint32_t seed;
+} run_ctx;
+
+static void run_once(void *p)
+{
+    run_ctx *r = p;
+    mb_launch_probe(r->b, r->c, r->cfg, r->sh, r->seed);
+}
+
+int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
+                 size_t why_len)
+{
+    if (mb_spec_check(&cfg->spec, why, why_len)) return 2;
+    if (cfg->spec.words > b->max_words || cfg->spec.word_bytes > b->max_word_bytes) {
+        snprintf(why, why_len, "internal: buffers sized for %d words of %d B", b->max_words, b->max_word_bytes);
+        return 2;
+    }
+    const mb_compiled *c = mb_kernel_for(b, &cfg->spec);
+    mb_shape sh;
+    if (mb_resolve_shape(b, c, cfg, &sh, why, why_len)) return 2;
+    mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
+    run_ctx r = {b, c, cfg, &sh, mb_next_seed(b)};
+    char name[64];
+    mb_spec_name(&cfg->spec, name, sizeof name);
+    out->ms = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name});
+    if (mb_verify(b, &cfg->spec, r.seed, why, why_len)) return 1;
+    out->cfg = *cfg;
+    out->record = c->record;
+    out->shape = sh;
+    out->bytes_moved = (c->record.bytes_read_per_thread + c->record.bytes_written_per_thread) * b->threads;
+    out->ns_per_thread = out->ms.median * 1e6 / (double)b->threads;
+    out->gbs_median = out->bytes_moved / (out->ms.median * 1e6);
+    out->gbs_max = out->bytes_moved / (out->ms.min * 1e6);
+    return 0;
+}

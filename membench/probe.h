@@ -1,0 +1,88 @@
+/* Running membench probes on a device: buffers laid out like the
+ * populations of a lattice (SoA), occupancy fixed with dynamic shared
+ * memory, timed runs, and verification of every output element. */
+#ifndef MB_PROBE_H
+#define MB_PROBE_H
+
+#include "device.h"
+#include "gen.h"
+#include "stats.h"
+
+/* A probe configuration: the kernel plus how it is launched. */
+typedef struct {
+    mb_probe_spec spec;
+    int block_size;
+    int blocks_per_cu_requested; /* k; 0 = as many as fit */
+} mb_config;
+
+/* A compiled kernel, kept for the whole run (configs repeat across sweeps). */
+typedef struct {
+    mb_probe_spec spec;
+    lbp_kernel *kernel;
+    mb_probe_record record;
+} mb_compiled;
+
+typedef struct {
+    lbp_device *d;
+    int64_t threads;      /* threads per launch, one per "cell" */
+    int64_t stride;       /* elements per array (mb_stride) */
+    int max_words;        /* arrays the buffers hold */
+    int max_word_bytes;
+    lbp_buf *in, *out, *stamps, *result;
+    int64_t stamp_warps;  /* warps the stamps buffer holds */
+    int in_word_bytes;    /* word size the input currently holds (0: none) */
+    lbp_kernel *fill[2], *verify[2]; /* [0]: 4 B, [1]: 8 B; compiled on first use */
+    mb_compiled *cache;
+    int n_cache, cap_cache;
+    uint32_t seed_counter;
+} mb_bench;
+
+/* Bytes the buffers need for these limits. */
+int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int block_size_min);
+/* Allocate.  Returns 0, or 1 with why (memory too small: the caller exits 2). */
+int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, int max_word_bytes,
+                  int block_size_min, char *why, size_t why_len);
+void mb_bench_close(mb_bench *b);
+
+/* The compiled probe for a spec (compiled once; exits 1 on a compile error). */
+const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);
+
+/* Launch shape: dynamic shared memory that makes exactly k blocks resident.
+ * Returns 0 with shared_bytes, blocks_per_cu (reached; -1 unknown) and
+ * occupancy (resident threads / max threads per CU; -1 unknown), or 1 with
+ * why for an impossible configuration (block size over the device's or the
+ * kernel's limit, k blocks that cannot fit). */
+typedef struct {
+    size_t shared_bytes;
+    int blocks_per_cu;
+    double occupancy;
+    int registers;
+} mb_shape;
+int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb_shape *out, char *why,
+                     size_t why_len);
+
+/* One probe measured and verified. */
+typedef struct {
+    mb_config cfg;
+    mb_probe_record record;
+    mb_shape shape;
+    int64_t bytes_moved; /* per launch, from the record */
+    lbp_stats ms;
+    double ns_per_thread, gbs_median, gbs_max;
+} mb_result;
+
+/* Fill, time (warmup + reps launches), verify.  Returns 0 ok; 1 with why when
+ * an output element is wrong; 2 with why for an impossible configuration. */
+int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
+                 size_t why_len);
+
+/* Steps of mb_run_probe, public for the tests and the stamp probes. */
+void mb_prepare(mb_bench *b, int word_bytes, int words);          /* input pattern, poisoned output */
+uint32_t mb_next_seed(mb_bench *b);
+void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, const mb_shape *sh,
+                     uint32_t seed);
+/* Check every element of every output array against mb_expected.  0 ok;
+ * 1 with "array k element j: expected X, got Y (n wrong in this array)". */
+int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,543 @@
+/* membench tests: generator (NVRTC for sm_90), probes on PoCL, the verifier,
+ * misaligned accesses, byte records, occupancy search, stamp summaries, CLI.
+ * Run from the repository root (the CLI tests start ./membench/membench). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "../membench/gen.h"
+#include "../membench/plan.h"
+#include "../membench/probe.h"
+#include "../membench/warps.h"
+
+/* ---- generator: every kind of kernel compiles under NVRTC for sm_90 -------- */
+
+/* Kernels are compiled in batches (one NVRTC program, entries renamed):
+ * one kernel at a time costs ~50 ms, a batch ~15 ms per kernel. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+    int kernels;
+} batch;
+
+static void batch_add(batch *b, const char *src, const char *entry)
+{
+    char renamed[64];
+    snprintf(renamed, sizeof renamed, "%s_%d(", entry, b->kernels++);
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "%s(", entry);
+    const char *at = strstr(src, pattern);
+    assert_non_null(at);
+    size_t need = b->len + strlen(src) + 64;
+    if (need > b->cap) {
+        b->cap = need * 2;
+        b->text = realloc(b->text, b->cap);
+        assert_non_null(b->text);
+    }
+    b->len += (size_t)sprintf(b->text + b->len, "%.*s%s%s", (int)(at - src), src, renamed, at + strlen(pattern));
+}
+
+static int batch_check(batch *b)
+{
+    char why[256] = "";
+    int rc = b->kernels ? lbp_nvrtc_check(b->text, "", "sm_90", why, sizeof why) : 0;
+    b->len = 0;
+    b->kernels = 0;
+    if (b->text) b->text[0] = 0;
+    return rc;
+}
+
+static int nvrtc_available(void)
+{
+    char why[256] = "";
+    int rc = lbp_nvrtc_check(mb_empty_source, "", "sm_90", why, sizeof why);
+    if (rc < 0) fprintf(stderr, "NVRTC not available: %s\n", why);
+    return rc >= 0;
+}
+
+static void add_probe(batch *b, int n, int w, int l, int m, int stamps)
+{
+    mb_probe_spec s = {.words = n, .word_bytes = w, .misaligned_reads = l, .misaligned_writes = m, .stamps = stamps};
+    char *src = mb_generate_probe(&s, NULL);
+    assert_non_null(src);
+    batch_add(b, src, MB_PROBE_ENTRY);
+    free(src);
+}
+
+/* Representative set: every N in 1..64 and N=128, both word sizes, each with
+ * one of the edge patterns (L,M) = (0,0), (N,0), (0,N), (N,N), (1,N-1)
+ * cycling with N, stamps on for every other N; and at N = 1, 19, 64, 128
+ * every edge pattern x word size x stamps.  Plus fill/verify and empty. */
+static void test_nvrtc_compiles_generated_kernels(void **state)
+{
+    (void)state;
+    if (!nvrtc_available()) skip();
+    batch b = {0};
+    for (int n = 1; n <= 64; n++)
+        for (int w = 4; w <= 8; w += 4) {
+            int e = (n + w) % 5;
+            int l = e == 1 || e == 3 ? n : e == 4 ? 1 : 0;
+            int m = e == 2 || e == 3 ? n : e == 4 ? n - 1 : 0;
+            add_probe(&b, n, w, l, m, n % 2);
+            if (b.kernels >= 24) assert_int_equal(batch_check(&b), 0);
+        }
+    static const int edges_n[] = {1, 19, 64, 128};
+    for (size_t i = 0; i < sizeof edges_n / sizeof *edges_n; i++) {
+        int n = edges_n[i];
+        for (int w = 4; w <= 8; w += 4)
+            for (int st = 0; st <= 1; st++) {
+                add_probe(&b, n, w, 0, 0, st);
+                add_probe(&b, n, w, n, 0, st);
+                add_probe(&b, n, w, 0, n, st);
+                add_probe(&b, n, w, n, n, st);
+            }
+        assert_int_equal(batch_check(&b), 0);
+    }
+    for (int w = 4; w <= 8; w += 4) {
+        char *src = mb_generate_support(w);
+        char why[256];
+        assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
+        free(src);
+    }
+    /* unrenamed text, as the tool compiles it */
+    mb_probe_spec s = {.words = 19, .word_bytes = 4, .misaligned_reads = 10, .misaligned_writes = 10, .stamps = 1};
+    char *src = mb_generate_probe(&s, NULL), why[256];
+    assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
+    free(src);
+    free(b.text);
+}
+
+static void test_generator_is_straight_line_and_rejects_bad_specs(void **state)
+{
+    (void)state;
+    mb_probe_spec s = {.words = 5, .word_bytes = 4, .misaligned_reads = 2, .misaligned_writes = 3};
+    char *src = mb_generate_probe(&s, NULL);
+    assert_non_null(src);
+    assert_null(strstr(src, "for ("));
+    assert_null(strstr(src, "globaltimer")); /* no stamps asked */
+    assert_non_null(strstr(src, "in[1 * stride + i + 1]"));
+    assert_non_null(strstr(src, "in[2 * stride + i];"));
+    assert_non_null(strstr(src, "out[2 * stride + i + 1]"));
+    assert_non_null(strstr(src, "out[3 * stride + i] ="));
+    free(src);
+    s.stamps = 1;
+    src = mb_generate_probe(&s, NULL);
+    assert_non_null(strstr(src, "%%globaltimer"));
+    free(src);
+    char why[128];
+    mb_probe_spec bad[] = {{.words = 0, .word_bytes = 4},
+                           {.words = MB_MAX_WORDS + 1, .word_bytes = 4},
+                           {.words = 4, .word_bytes = 2},
+                           {.words = 4, .word_bytes = 4, .misaligned_reads = 5},
+                           {.words = 4, .word_bytes = 4, .misaligned_writes = -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
+        assert_null(mb_generate_probe(&bad[i], NULL));
+    }
+}
+
+static void test_record_counts_bytes(void **state)
+{
+    (void)state;
+    mb_probe_record r;
+    mb_probe_spec s = {.words = 19, .word_bytes = 4, .misaligned_reads = 10};
+    free(mb_generate_probe(&s, &r));
+    assert_int_equal(r.words, 19);
+    assert_int_equal(r.misaligned_reads, 10);
+    assert_int_equal(r.misaligned_writes, 0);
+    assert_int_equal(r.bytes_read_per_thread, 76);
+    assert_int_equal(r.bytes_written_per_thread, 76);
+    s = (mb_probe_spec){.words = 27, .word_bytes = 8, .misaligned_writes = 27};
+    free(mb_generate_probe(&s, &r));
+    assert_int_equal(r.bytes_read_per_thread, 216);
+    assert_int_equal(r.bytes_written_per_thread, 216);
+    assert_int_equal(r.misaligned_writes, 27);
+    assert_int_equal(mb_stride(1000), 1024);
+    assert_int_equal(mb_stride(1023), 1024);
+    assert_int_equal(mb_stride(1024), 1056); /* index+1 stays inside */
+}
+
+/* ---- probes on PoCL ---------------------------------------------------------- */
+
+static lbp_device pocl;
+static int have_pocl;
+
+static int open_pocl(void **state)
+{
+    (void)state;
+    const lbp_backend *be = lbp_backend_by_name("opencl");
+    char why[256];
+    if (be && be->count(why, sizeof why) > 0) {
+        lbp_open(&pocl, "opencl", -1);
+        have_pocl = 1;
+    }
+    return 0;
+}
+
+static int close_pocl(void **state)
+{
+    (void)state;
+    if (have_pocl) lbp_close(&pocl);
+    return 0;
+}
+
+#define TEST_THREADS 1000 /* not a multiple of the block size: the last block is partial */
+
+static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
+{
+    unsigned char *raw = malloc((size_t)b->stride * (size_t)wb);
+    pocl.be->read(&pocl, b->out, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
+    for (int64_t j = 0; j < b->stride; j++) {
+        if (wb == 4) {
+            uint32_t v;
+            memcpy(&v, raw + 4 * j, 4);
+            out[j] = v;
+        } else {
+            memcpy(&out[j], raw + 8 * j, 8);
+        }
+    }
+    free(raw);
+}
+
+/* Open a bench on PoCL for up to `words` words of `word_bytes`. */
+static void open_bench(mb_bench *b, int words, int word_bytes)
+{
+    char why[512];
+    int rc = mb_bench_open(b, &pocl, TEST_THREADS, words, word_bytes, 64, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+}
+
+/* One probe launch without timing or verification; returns its seed. */
+static uint32_t launch_once(mb_bench *b, const mb_config *cfg)
+{
+    char why[512];
+    const mb_compiled *c = mb_kernel_for(b, &cfg->spec);
+    mb_shape sh;
+    assert_int_equal(mb_resolve_shape(b, c, cfg, &sh, why, sizeof why), 0);
+    mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
+    uint32_t seed = mb_next_seed(b);
+    mb_launch_probe(b, c, cfg, &sh, seed);
+    lbp_sync(&pocl);
+    return seed;
+}
+
+static void test_probes_run_correctly_on_pocl(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 19, 8);
+    static const int cases[][4] = {{1, 4, 0, 0}, {19, 4, 10, 0}, {19, 4, 0, 10}, {19, 8, 10, 10},
+                                   {7, 8, 7, 7},  {19, 4, 19, 0}, {3, 4, 1, 2}, {19, 4, 10, 10}};
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        mb_config cfg = {.spec = {.words = cases[c][0], .word_bytes = cases[c][1], .misaligned_reads = cases[c][2],
+                                  .misaligned_writes = cases[c][3]},
+                         .block_size = c % 2 ? 64 : 256};
+        cfg.spec.stamps = c == 7; /* the stamp variant computes the same (no clock on OpenCL) */
+        mb_result res;
+        int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
+        if (rc) fprintf(stderr, "%s\n", why);
+        assert_int_equal(rc, 0);
+        assert_int_equal(res.bytes_moved, 2LL * cases[c][0] * cases[c][1] * TEST_THREADS);
+        assert_true(res.ms.median > 0);
+        assert_int_equal(res.shape.blocks_per_cu, -1); /* OpenCL cannot tell */
+        /* independent of the verify kernel: every element against the host mirror */
+        for (int k = 0; k < cfg.spec.words; k++) {
+            read_array(&b, k, got, cfg.spec.word_bytes);
+            /* the seed is private to the run; recover it from element 1 (always written) */
+            uint64_t in1 = mb_pattern((uint64_t)(k * b.stride + 1 - (k < cfg.spec.misaligned_writes) +
+                                                 (k < cfg.spec.misaligned_reads)),
+                                      cfg.spec.word_bytes);
+            uint64_t sw = got[1] ^ in1;
+            uint32_t s = (uint32_t)(cfg.spec.word_bytes == 4 ? sw : sw >> 32);
+            assert_true(mb_seed_word(s, cfg.spec.word_bytes) == sw);
+            for (int64_t j = 0; j < b.stride; j++)
+                if (got[j] != mb_expected(&cfg.spec, b.stride, b.threads, s, k, j)) {
+                    fprintf(stderr, "case %zu array %d element %lld: 0x%llx\n", c, k, (long long)j,
+                            (unsigned long long)got[j]);
+                    fail();
+                }
+        }
+    }
+    free(got);
+    mb_bench_close(&b);
+}
+
+static void test_misaligned_probe_touches_index_plus_one(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 3, 4);
+    /* array 0: read and written at i+1; array 1: written at i+1; array 2: aligned */
+    mb_config cfg = {.spec = {.words = 3, .word_bytes = 4, .misaligned_reads = 1, .misaligned_writes = 2},
+                     .block_size = 256};
+    uint32_t seed = launch_once(&b, &cfg);
+    uint64_t *a = malloc(sizeof *a * (size_t)b.stride);
+    uint64_t poison = mb_poison(4), sw = mb_seed_word(seed, 4);
+    int64_t n = TEST_THREADS, stride = b.stride;
+    read_array(&b, 0, a, 4);
+    assert_true(a[0] == poison);                                /* index 0 never written */
+    assert_true(a[n] == (mb_pattern((uint64_t)n, 4) ^ sw));     /* index threads written from in[threads] */
+    assert_true(a[1] == (mb_pattern(1, 4) ^ sw));               /* out[i+1] = in[i+1] */
+    assert_true(a[n + 1] == poison);
+    read_array(&b, 1, a, 4);
+    assert_true(a[0] == poison);
+    assert_true(a[1] == (mb_pattern((uint64_t)stride, 4) ^ sw)); /* out[i+1] = in[i] */
+    assert_true(a[n] == (mb_pattern((uint64_t)(stride + n - 1), 4) ^ sw));
+    read_array(&b, 2, a, 4);
+    assert_true(a[0] == (mb_pattern((uint64_t)(2 * stride), 4) ^ sw));
+    assert_true(a[n - 1] == (mb_pattern((uint64_t)(2 * stride + n - 1), 4) ^ sw));
+    assert_true(a[n] == poison);                                /* aligned: nothing past threads-1 */
+    assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+    free(a);
+    mb_bench_close(&b);
+}
+
+static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
+{
+    pocl.be->write(&pocl, b->out, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
+}
+
+static void test_verifier_catches_planted_errors(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 5, 8);
+    for (int wb = 4; wb <= 8; wb += 4) {
+        mb_config cfg = {.spec = {.words = 5, .word_bytes = wb, .misaligned_reads = 2, .misaligned_writes = 2},
+                         .block_size = 256};
+        uint32_t seed = launch_once(&b, &cfg);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+        /* a wrong seed is caught everywhere */
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed + 1, why, sizeof why), 1);
+        /* one wrong element in an aligned array */
+        uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 3, 500);
+        plant(&b, 3, 500, wb, good ^ 4);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_non_null(strstr(why, "array 3 element 500"));
+        assert_non_null(strstr(why, "1 wrong"));
+        plant(&b, 3, 500, wb, good);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+        /* element 0 of a misaligned-write array must stay poisoned */
+        plant(&b, 1, 0, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 2, 0));
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_non_null(strstr(why, "array 1 element 0"));
+        plant(&b, 1, 0, wb, mb_poison(wb));
+        /* element `threads` of a misaligned-write array must be written */
+        plant(&b, 0, TEST_THREADS, wb, mb_poison(wb));
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_non_null(strstr(why, "array 0 element 1000"));
+        /* padding past the last written element must stay poisoned */
+        plant(&b, 0, TEST_THREADS, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 0, TEST_THREADS));
+        plant(&b, 4, TEST_THREADS + 3, wb, 0);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_non_null(strstr(why, "array 4 element 1003"));
+    }
+    mb_bench_close(&b);
+}
+
+/* ---- occupancy search, with a fake backend (OpenCL cannot tell) ------------ */
+
+/* Like an SM of sm_90: 2048 threads, 32 blocks, 228 KB shared with 1 KB
+ * reserved per block, 64 K registers at 32 per thread. */
+static int fake_occupancy(lbp_device *d, lbp_kernel *k, int block_size, size_t shared)
+{
+    (void)d; (void)k;
+    int by_threads = 2048 / block_size, by_regs = 65536 / (32 * block_size);
+    int by_shared = (int)((228 * 1024) / (shared + 1024));
+    int m = by_threads < by_regs ? by_threads : by_regs;
+    if (by_shared < m) m = by_shared;
+    return m < 32 ? m : 32;
+}
+
+static void fake_kernel_info(lbp_device *d, lbp_kernel *k, lbp_kernel_info *out)
+{
+    (void)d; (void)k;
+    *out = (lbp_kernel_info){.registers = 32, .max_block_size = 1024};
+}
+
+static void test_occupancy_search_reaches_k_exactly(void **state)
+{
+    (void)state;
+    lbp_backend be = {.name = "fake", .occupancy = fake_occupancy, .kernel_info = fake_kernel_info};
+    lbp_device d = {.be = &be};
+    d.info.max_block_size = 1024;
+    d.info.max_threads_per_cu = 2048;
+    d.info.shared_per_block = 227 * 1024;
+    mb_bench b = {.d = &d};
+    mb_compiled c = {.spec = {.words = 19, .word_bytes = 4}};
+    char why[256];
+    for (int k = 0; k <= 8; k++) {
+        mb_config cfg = {.spec = c.spec, .block_size = 256, .blocks_per_cu_requested = k};
+        mb_shape sh;
+        assert_int_equal(mb_resolve_shape(&b, &c, &cfg, &sh, why, sizeof why), 0);
+        assert_int_equal(sh.blocks_per_cu, k ? k : 8);
+        assert_true(fake_occupancy(&d, NULL, 256, sh.shared_bytes) == (k ? k : 8));
+        if (k > 0 && k < 8) assert_true(fake_occupancy(&d, NULL, 256, sh.shared_bytes - 1) > k); /* smallest */
+        assert_true(sh.occupancy == (k ? k : 8) * 256 / 2048.0);
+    }
+    mb_config too_many = {.spec = c.spec, .block_size = 256, .blocks_per_cu_requested = 9};
+    mb_shape sh;
+    assert_int_equal(mb_resolve_shape(&b, &c, &too_many, &sh, why, sizeof why), 1);
+    assert_non_null(strstr(why, "cannot fit"));
+    mb_config too_big = {.spec = c.spec, .block_size = 2048};
+    assert_int_equal(mb_resolve_shape(&b, &c, &too_big, &sh, why, sizeof why), 1);
+    assert_non_null(strstr(why, "block size 2048"));
+}
+
+/* ---- stamp summaries ----------------------------------------------------------- */
+
+static void test_stamp_summary(void **state)
+{
+    (void)state;
+    /* 2 SMs, 3 warps each; SM 1's warps start 100 and 250 ns after its first */
+    uint64_t st[6][4] = {
+        {0, 1000, 1400, 2000}, {1, 5000, 5300, 5900}, {0, 1032, 1532, 2132},
+        {1, 5100, 5200, 6000}, {0, 1064, 1564, 2264}, {1, 5250, 5750, 6250},
+    };
+    mb_warp_summary w;
+    char why[256];
+    assert_int_equal(mb_summarize_stamps(&st[0][0], 6, 2, &w, why, sizeof why), 0);
+    assert_int_equal(w.warps, 6);
+    assert_int_equal(w.ranks, 2);
+    assert_int_equal(w.launch[0].n, 2);
+    assert_true(w.launch[0].max == 0);
+    assert_true(w.launch[1].min == 32 && w.launch[1].max == 100);
+    assert_true(w.read.min == 100 && w.read.max == 500);
+    assert_true(w.write.min == 500 && w.write.max == 800);
+    assert_true(w.resolution_ns == 32);
+    /* 900 threads in blocks of 256: block 3 has warps for 768..1023, of
+     * which those starting at 928, 960, 992 never run */
+    uint64_t many[32][4];
+    for (int w = 0; w < 32; w++) many[w][0] = (uint64_t)w;
+    assert_int_equal(mb_live_warps(&many[0][0], 32, 256, 900), 29);
+    assert_true(many[28][0] == 28);
+    assert_int_equal(mb_live_warps(&many[0][0], 32, 256, 1024), 32);
+    for (int w = 0; w < 32; w++) many[w][0] = (uint64_t)w;
+    assert_int_equal(mb_live_warps(&many[0][0], 8 * 2, 100, 200), 8); /* 4 warps per block of 100 */
+    assert_true(many[3][0] == 3 && many[4][0] == 4);
+    st[3][1] = UINT64_MAX; /* a warp that never stamped */
+    assert_int_equal(mb_summarize_stamps(&st[0][0], 6, 2, &w, why, sizeof why), 1);
+    assert_non_null(strstr(why, "warp 3"));
+    st[3][1] = 5100;
+    st[4][2] = 900; /* reads before start */
+    assert_int_equal(mb_summarize_stamps(&st[0][0], 6, 2, &w, why, sizeof why), 1);
+}
+
+/* ---- plans ----------------------------------------------------------------------- */
+
+static void test_plan_sweeps(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_MISALIGNED, .word_bytes = 4, .block_size = 256, .n_misaligned_n = 2,
+                         .misaligned_n = {19, 27}, .stamps = 1};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    int reads19 = 0, both27 = 0, aa_odd = 0, stamped = 0;
+    for (int i = 0; i < p.n; i++) {
+        const mb_config *c = &p.items[i].cfg;
+        if (!strcmp(p.items[i].sweep, "misaligned_reads") && c->spec.words == 19) reads19++;
+        if (!strcmp(p.items[i].sweep, "misaligned_both") && c->spec.words == 27) {
+            both27++;
+            assert_int_equal(c->spec.misaligned_reads, c->spec.misaligned_writes);
+        }
+        if (c->spec.words == 19 && c->spec.misaligned_reads == 10 && c->spec.misaligned_writes == 10) aa_odd++;
+        stamped += p.items[i].stamps;
+    }
+    assert_int_equal(reads19, 20); /* L = 0..19 in steps of 1 */
+    assert_int_equal(both27, 10);  /* 0, 3, ..., 27 */
+    assert_int_equal(aa_odd, 1);
+    assert_true(stamped > 0);
+    int max_words = 0, max_wb = 0, min_bs = 1 << 30;
+    mb_plan_limits(&p, &max_words, &max_wb, &min_bs);
+    assert_int_equal(max_words, 27);
+    mb_plan_free(&p);
+}
+
+/* ---- the command line ---------------------------------------------------------- */
+
+static int run_cli(const char *args, char *err, size_t err_len)
+{
+    char cmd[1024];
+    const char *bin = access("./membench/membench", X_OK) == 0 ? "./membench/membench" : "../membench/membench";
+    snprintf(cmd, sizeof cmd, "%s %s --out /tmp/test_membench_out.%d 2>&1 >/dev/null", bin, args, (int)getpid());
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t n = fread(err, 1, err_len - 1, f);
+    err[n] = 0;
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void test_cli_bad_usage_exits_2_with_one_line(void **state)
+{
+    (void)state;
+    static const char *const bad_flags[] = {"--words 0", "--words 1,x", "--word-bytes 6", "--misaligned 0",
+                                            "--sweeps words,foo", "--threads 0", "--reps 0", "extra",
+                                            "--block-size 0"};
+    char err[4096];
+    for (size_t i = 0; i < sizeof bad_flags / sizeof *bad_flags; i++) {
+        int rc = run_cli(bad_flags[i], err, sizeof err);
+        if (rc != 2 || count_lines(err) != 1) fprintf(stderr, "'%s' -> %d:\n%s", bad_flags[i], rc, err);
+        assert_int_equal(rc, 2);
+        assert_int_equal(count_lines(err), 1);
+    }
+    /* getopt names the option, core adds a pointer to --help */
+    assert_int_equal(run_cli("--bogus", err, sizeof err), 2);
+    assert_non_null(strstr(err, "bogus"));
+    assert_true(count_lines(err) <= 2);
+    if (!have_pocl) return;
+    /* impossible configurations on a real device */
+    static const char *const impossible[] = {"--backend opencl --sweeps words --words 19 --block-size 65536",
+                                             "--backend opencl --sweeps words --threads 2147483648"};
+    for (size_t i = 0; i < sizeof impossible / sizeof *impossible; i++) {
+        int rc = run_cli(impossible[i], err, sizeof err);
+        if (rc != 2 || count_lines(err) != 1) fprintf(stderr, "'%s' -> %d:\n%s", impossible[i], rc, err);
+        assert_int_equal(rc, 2);
+        assert_int_equal(count_lines(err), 1);
+    }
+    assert_non_null(strstr(err, "memory too small"));
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generator_is_straight_line_and_rejects_bad_specs),
+        cmocka_unit_test(test_record_counts_bytes),
+        cmocka_unit_test(test_nvrtc_compiles_generated_kernels),
+        cmocka_unit_test(test_probes_run_correctly_on_pocl),
+        cmocka_unit_test(test_misaligned_probe_touches_index_plus_one),
+        cmocka_unit_test(test_verifier_catches_planted_errors),
+        cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
+        cmocka_unit_test(test_stamp_summary),
+        cmocka_unit_test(test_plan_sweeps),
+        cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
+    };
+    return cmocka_run_group_tests(tests, open_pocl, close_pocl);
+}
