@@ -11,7 +11,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -MMD -MP
 CPPFLAGS += -D_GNU_SOURCE -Icore
 LDLIBS += -ldl -lm
-GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+GIT_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CPPFLAGS += -DLBP_GIT_COMMIT=\"$(GIT_COMMIT)\"
 
 # CUDA backend: only the headers are needed to build; libcuda.so.1 and
