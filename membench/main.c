@@ -162,10 +162,14 @@ static void preflight(run *r)
         const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
         mb_shape sh;
         if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why)) lbp_usage_error("%s", why);
-        int limit = r->d->info.max_block_size;
         if (r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) < 0)
             lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only", r->d->info.backend);
-        mb_plan_occupancy(&r->plan, p, sh.blocks_per_cu, limit);
+        lbp_kernel_info ki;
+        r->d->be->kernel_info(r->d, k->kernel, &ki);
+        int limit = ki.max_block_size > 0 && ki.max_block_size < r->d->info.max_block_size ? ki.max_block_size
+                                                                                            : r->d->info.max_block_size;
+        for (int bs = 64; bs <= 1024 && bs <= limit; bs *= 2)
+            mb_plan_occupancy(&r->plan, p, bs, r->d->be->occupancy(r->d, k->kernel, bs, 0));
     }
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {

@@ -109,14 +109,24 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
 }
 
-void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int blocks_fit, int max_block_size)
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int blocks_fit)
 {
-    for (int k = 1; k <= blocks_fit; k++)
-        if (!o->quick || k == 1 || k == blocks_fit || k == blocks_fit / 2)
-            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, o->block_size, k, 1);
-    for (int bs = 64; bs <= 1024 && bs <= max_block_size; bs *= 2)
-        if (!o->quick || bs == 64 || bs == 1024)
-            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, bs, 0, 0);
+    /* Without a way to force blocks per SM (OpenCL): as many as fit. */
+    if (blocks_fit <= 0) {
+        add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, block_size, 0, 0);
+        return;
+    }
+    /* Every block size with every resident block count a kernel of that
+     * block size can reach (a subset past 8), so the model reads the probe
+     * at the kernel's own block size and blocks per SM. Warp stamps only at
+     * the default block size. */
+    for (int k = 1; k <= blocks_fit; k++) {
+        int pick = o->quick ? (k == 1 || k == blocks_fit || k == blocks_fit / 2)
+                            : (k <= 8 || k % 4 == 0 || k == blocks_fit);
+        if (pick)
+            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, block_size, k,
+                block_size == o->block_size);
+    }
 }
 
 void mb_plan_free(mb_plan *p)

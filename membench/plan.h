@@ -37,7 +37,8 @@ typedef struct {
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
 /* Occupancy sweep at N=19: k = 1..blocks_fit (0 or -1: skipped), then block
  * sizes 64..1024 up to max_block_size at k = 0. */
-void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int blocks_fit, int max_block_size);
+/* Occupancy sweep at one block size: blocks per SM 1..blocks_fit (0: cannot force). */
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int blocks_fit);
 void mb_plan_free(mb_plan *p);
 /* Largest N and word size, smallest block size in the plan. */
 void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size);

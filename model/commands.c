@@ -404,13 +404,13 @@ int model_cmd_validate(int argc, char **argv)
             failed_small += over;
             n_small++;
             small_abs_max += e;
-            small_abs_sum += fabs(100 * (v->pr.full_sum_mlups - v->measured) / v->measured);
+            small_abs_sum += fabs(100 * (v->pr.full_max_mlups - v->measured) / v->measured);
         }
     }
     printf("\nsizes >= 128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst, max_error, failed);
     if (n_small) {
         printf("sizes <  128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst_small, max_error_small, failed_small);
-        printf("launch interval combined as max(memory, launch): mean |error| %.2f %% below 128^3; the sum would give %.2f %%\n",
+        printf("launch interval added to the memory time (T = l + T_R + T_W): mean |error| %.2f %% below 128^3; max(memory, launch) would give %.2f %%\n",
                small_abs_max / n_small, small_abs_sum / n_small);
     }
     if (!inputs[0].have_launch) printf("level 3 incomplete: no launch.csv rows\n");

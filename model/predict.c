@@ -107,7 +107,7 @@ static int by_value(const void *a, const void *b)
 
 /* Base time T(N) at L = M = 0: the `words` sweep, else any aligned probe. */
 static curve base_curve(const model_inputs *in, int word_bytes, int block_size, double *threads,
-                        double *occupancy)
+                        double *occupancy, int *probe_block)
 {
     row_set r = pick_rows(in, PROBE_WORDS, 0, word_bytes, block_size, 1);
     if (!r.n) {
@@ -127,6 +127,7 @@ static curve base_curve(const model_inputs *in, int word_bytes, int block_size, 
     qsort(o, no, sizeof *o, by_value);
     *threads = r.n ? t[r.n / 2] : 0;
     *occupancy = no ? o[no / 2] : -1;
+    *probe_block = r.n ? r.rows[0]->block_size : -1;
     c.n = model_points_prepare(c.p, c.n);
     free(t);
     free(o);
@@ -275,7 +276,8 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
             /* the other word size's probes, against their own base curve */
             double t1, o1, both, r, w;
             int ignore = 0, known;
-            curve ob = base_curve(in, other, block_size, &t1, &o1);
+            int b1;
+            curve ob = base_curve(in, other, block_size, &t1, &o1, &b1);
             if (ob.n && !curve_extra(in, PROBE_MISALIGNED_BOTH, 0, other, block_size, words, L, &ob, &both, &ignore) &&
                 !measured_extra(in, other, block_size, words, L, 0, &ob, &r, &ignore, &known, notes, notes_len) &&
                 !measured_extra(in, other, block_size, words, 0, M, &ob, &w, &ignore, &known, notes, notes_len) &&
@@ -290,7 +292,8 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
         /* nothing at this word size: the other's extra, scaled by bytes */
         double t1, o1;
         int interaction_other;
-        curve ob = base_curve(in, other, block_size, &t1, &o1);
+        int b1;
+            curve ob = base_curve(in, other, block_size, &t1, &o1, &b1);
         if (ob.n && !measured_extra(in, other, block_size, words, L, M, &ob, extra, &clamped, &interaction_other,
                                     notes, notes_len)) {
             *extra *= (double)word_bytes / other;
@@ -322,8 +325,56 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
 
 /* Occupancy: the probe time at the kernel's occupancy over the time at the
  * probe's own, from the `occupancy` sweep (1 when either is unknown). */
+static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
+                                        double probe_occupancy, int *within, char *notes, size_t notes_len);
+
+/* Occupancy-sweep rows at one block size as a curve of ns/thread over
+ * occupancy (fewer than 2 points: empty). */
+static curve occupancy_curve(const model_inputs *in, int word_bytes, int block_size)
+{
+    curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+    for (int i = 0; i < in->n_probes; i++) {
+        const model_probe_row *p = &in->probes[i];
+        if (p->sweep == PROBE_OCCUPANCY && p->word_bytes == word_bytes && p->block_size == block_size &&
+            p->occupancy > 0)
+            c.p[c.n++] = (model_point){p->occupancy, p->ns_per_thread};
+    }
+    c.n = model_points_prepare(c.p, c.n);
+    if (c.n < 2) c.n = 0;
+    return c;
+}
+
 static double occupancy_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
-                               double probe_occupancy, int *within, char *notes, size_t notes_len)
+                               double probe_occupancy, int probe_block, int *within, char *notes,
+                               size_t notes_len)
+{
+    /* Where the sweep covered the kernel's own block size, read the probe
+     * there (blocks per SM at that block size, as the kernel runs) and
+     * compare with the base probe's own configuration. */
+    if (lat->occupancy > 0 && probe_occupancy > 0) {
+        curve at_kernel = occupancy_curve(in, word_bytes, lat->block_size);
+        curve at_probe = occupancy_curve(in, word_bytes, probe_block);
+        double factor = -1;
+        if (at_kernel.n && at_probe.n) {
+            int clamped = 0;
+            factor = model_interp(at_kernel.p, at_kernel.n, lat->occupancy, &clamped) /
+                     model_interp(at_probe.p, at_probe.n, probe_occupancy, &clamped);
+            if (clamped) {
+                *within = 0;
+                note(notes, notes_len, "occupancy %.3f outside the measured range at block %d: clamped",
+                     lat->occupancy, lat->block_size);
+            }
+        }
+        free(at_kernel.p);
+        free(at_probe.p);
+        if (factor > 0) return factor;
+    }
+    return occupancy_fraction_factor(in, word_bytes, lat, probe_occupancy, within, notes, notes_len);
+}
+
+/* Fallback: one occupancy curve (the most common block size) for all. */
+static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
+                                        double probe_occupancy, int *within, char *notes, size_t notes_len)
 {
     row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, lat->block_size, 0);
     double query = lat->occupancy;
@@ -375,12 +426,13 @@ int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
 {
     int probe_word = word_bytes;
     double threads, probe_occupancy;
-    curve base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy);
+    int probe_block;
+    curve base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy, &probe_block);
     if (!base.n) {
         /* no probe of this word size: the other one, scaled by bytes */
         free(base.p);
         probe_word = word_bytes == 4 ? 8 : 4;
-        base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy);
+        base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy, &probe_block);
         if (!base.n) {
             free(base.p);
             snprintf(err, err_len, "%s/membench.csv: no aligned probe (L = M = 0) for backend %s",
@@ -403,7 +455,7 @@ int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
                                &base, &extra, within, notes, notes_len, err, err_len);
     free(base.p);
     if (r) return -1;
-    *occ_factor = occupancy_factor(in, probe_word, lat, probe_occupancy, within, notes, notes_len);
+    *occ_factor = occupancy_factor(in, probe_word, lat, probe_occupancy, probe_block, within, notes, notes_len);
     *ns_per_thread = (t + extra) * *occ_factor * word_bytes / probe_word;
     *probe_threads = threads;
     return 0;
@@ -456,15 +508,22 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
         out->full_complete = 0;
         note(out->notes, sizeof out->notes, "no launch.csv: level 3 incomplete (no launch interval)");
     }
-    double step_ns = 0, step_sum_ns = 0;
+    /* The probe's time is per launched thread: a padded row launches
+     * nx_padded threads for nx cells, and the idle ones still hold a slot
+     * (fewer bytes in flight per SM), so the memory time counts stored
+     * cells.  The launch interval adds to it, as in Obrecht's
+     * T = l + T_R + T_W: a step's kernel cannot start before the previous
+     * one drained.  The max(memory, launch) alternative is kept for
+     * comparison (validate prints its error). */
+    double step_ns = 0, step_max_ns = 0;
     for (int p = 0; p < k->phases; p++) {
-        double memory_ns = lat->cells * out->probe_ns_per_cell[p] * out->bandwidth_ratio;
+        double memory_ns = stored * out->probe_ns_per_cell[p] * out->bandwidth_ratio;
         out->memory_us[p] = memory_ns * 1e-3;
         if (out->launch_us > out->memory_us[p]) out->launch_bound = 1;
-        step_ns += fmax(memory_ns, out->launch_us * 1e3) / k->phases;
-        step_sum_ns += (memory_ns + out->launch_us * 1e3) / k->phases;
+        step_ns += (memory_ns + out->launch_us * 1e3) / k->phases;
+        step_max_ns += fmax(memory_ns, out->launch_us * 1e3) / k->phases;
     }
     out->full_mlups = 1e3 * lat->cells / step_ns;
-    out->full_sum_mlups = 1e3 * lat->cells / step_sum_ns;
+    out->full_max_mlups = 1e3 * lat->cells / step_max_ns;
     return 0;
 }

@@ -52,7 +52,7 @@ typedef struct {
     double occupancy_factor;      /* probe time at the kernel's occupancy / at the probe's */
     /* level 3 */
     double full_mlups;
-    double full_sum_mlups;        /* the same with memory + launch (diagnostic) */
+    double full_max_mlups;        /* the same with max(memory, launch) (diagnostic) */
     double working_set;           /* lattices x words x word bytes x stored cells */
     double bandwidth_ratio;       /* size-sweep bandwidth at the probe's / at ours */
     double memory_us[MODEL_MAX_PHASES];
