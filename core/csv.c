@@ -18,6 +18,7 @@ struct lbp_csv {
     FILE *f;
     char path[1024], tmp[1040];
     char prefix[256]; /* "device,backend," */
+    char device[128];
 };
 
 void lbp_mkdir_p(const char *dir)
@@ -62,7 +63,8 @@ lbp_csv *lbp_csv_open(const char *dir, const char *name, const char *header, con
         lbp_fail("%s exists; keeping it (use --force to replace it, or --out DIR)", c->path);
     c->f = fopen(c->tmp, "w");
     if (!c->f) lbp_fail("cannot write %s: %s", c->tmp, strerror(errno));
-    snprintf(c->prefix, sizeof c->prefix, "%s,%s,", info ? info->slug : "unknown", info ? info->backend : "unknown");
+    snprintf(c->device, sizeof c->device, "%s", info ? info->slug : "unknown");
+    lbp_csv_set_backend(c, info ? info->backend : "unknown");
     fprintf(c->f, "device,backend,%s\n", header);
     return c;
 }
@@ -75,6 +77,11 @@ void lbp_csv_row(lbp_csv *c, const char *fmt, ...)
     vfprintf(c->f, fmt, ap);
     fputc('\n', c->f);
     va_end(ap);
+}
+
+void lbp_csv_set_backend(lbp_csv *c, const char *backend)
+{
+    snprintf(c->prefix, sizeof c->prefix, "%s,%s,", c->device, backend);
 }
 
 void lbp_csv_commit(lbp_csv *c)

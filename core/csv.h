@@ -26,6 +26,9 @@ lbp_csv *lbp_csv_open(const char *dir, const char *name, const char *header,
                       const lbp_device_info *info, int force);
 /* One row: printf-style fields, comma-separated, WITHOUT device,backend. */
 void lbp_csv_row(lbp_csv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Rows from here on carry this backend (a file merging several backends'
+ * measurements of one device). */
+void lbp_csv_set_backend(lbp_csv *c, const char *backend);
 /* Rename into place. */
 void lbp_csv_commit(lbp_csv *c);
 /* Remove the temporary file (a failed run leaves nothing). */

@@ -378,9 +378,6 @@ int model_cmd_validate(int argc, char **argv)
         n++;
     }
     if (!n) lbp_fail("%s: no periodic rows%s%s to validate", path, only ? " for backend " : "", only ? only : "");
-    if (n_inputs > 1)
-        lbp_fail("%s holds rows of %d backends (%s, %s); model.csv carries one device,backend per file: pass --backend",
-                 path, n_inputs, inputs[0].backend, inputs[1].backend);
 
     /* table, bars */
     int failed = 0, failed_small = 0, n_small = 0;
@@ -424,6 +421,7 @@ int model_cmd_validate(int argc, char **argv)
                                 &info, c.force);
     for (int i = 0; i < n; i++) {
         validated_point *v = &pts[i];
+        lbp_csv_set_backend(csv, v->backend);
         lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s", v->scheme, v->precision, v->nx,
                     v->ny, v->nz, v->cells, v->block_size, v->measured, v->pr.roofline_mlups, v->pr.probe_mlups,
                     v->pr.full_mlups, v->error_pct, v->pr.within_measured ? "yes" : "no");
