@@ -326,7 +326,8 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
 /* Occupancy: the probe time at the kernel's occupancy over the time at the
  * probe's own, from the `occupancy` sweep (1 when either is unknown). */
 static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
-                                        double probe_occupancy, int *within, char *notes, size_t notes_len);
+                                        double probe_occupancy, int probe_block, int *within, char *notes,
+                                        size_t notes_len);
 
 /* Occupancy-sweep rows at one block size as a curve of ns/thread over
  * occupancy (fewer than 2 points: empty). */
@@ -352,8 +353,15 @@ static double occupancy_factor(const model_inputs *in, int word_bytes, const mod
      * there (blocks per SM at that block size, as the kernel runs) and
      * compare with the base probe's own configuration. */
     if (lat->occupancy > 0 && probe_occupancy > 0) {
-        curve at_kernel = occupancy_curve(in, word_bytes, lat->block_size);
-        curve at_probe = occupancy_curve(in, word_bytes, probe_block);
+        /* a ratio has no unit: the other word size's sweep serves too */
+        int w = word_bytes;
+        curve at_kernel = occupancy_curve(in, w, lat->block_size);
+        if (!at_kernel.n) {
+            free(at_kernel.p);
+            w = word_bytes == 4 ? 8 : 4;
+            at_kernel = occupancy_curve(in, w, lat->block_size);
+        }
+        curve at_probe = occupancy_curve(in, w, probe_block);
         double factor = -1;
         if (at_kernel.n && at_probe.n) {
             int clamped = 0;
@@ -369,14 +377,16 @@ static double occupancy_factor(const model_inputs *in, int word_bytes, const mod
         free(at_probe.p);
         if (factor > 0) return factor;
     }
-    return occupancy_fraction_factor(in, word_bytes, lat, probe_occupancy, within, notes, notes_len);
+    return occupancy_fraction_factor(in, word_bytes, lat, probe_occupancy, probe_block, within, notes, notes_len);
 }
 
-/* Fallback: one occupancy curve (the most common block size) for all. */
+/* Fallback (the kernel's block size was not swept): the occupancy curve at
+ * the probe's own block size, read at the kernel's occupancy fraction. */
 static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
-                                        double probe_occupancy, int *within, char *notes, size_t notes_len)
+                                        double probe_occupancy, int probe_block, int *within, char *notes,
+                                        size_t notes_len)
 {
-    row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, lat->block_size, 0);
+    row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
     double query = lat->occupancy;
     if (query <= 0 && lat->blocks_per_cu > 0) {
         /* blocks -> occupancy with the threads-per-block share a probe row
@@ -394,8 +404,8 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
         /* the kernel's block size when its occupancies were swept, else the
          * block size the blocks-per-SM sweep used (the most common), else
          * the other word size's sweep (the ratio has no unit) */
-        if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, -1, 0);
-        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes == 4 ? 8 : 4, -1, 0);
+        if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
+        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes == 4 ? 8 : 4, probe_block, 0);
         c.n = 0;
         for (int i = 0; i < r.n; i++)
             if (r.rows[i]->occupancy > 0)
