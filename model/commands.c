@@ -246,8 +246,8 @@ int model_cmd_predict(int argc, char **argv)
     printf("%-12s %12.1f  working set %.3g B: bandwidth x%.3f of the probe's (%.3g B); memory %.2f us",
            "3 full", pr.full_mlups, pr.working_set, 1 / pr.bandwidth_ratio, pr.probe_working_set, pr.memory_us[0]);
     for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
-    printf(", launch %.2f us per step (%s)%s\n", pr.launch_us,
-           pr.launch_bound ? "launch-bound: max(memory, launch)" : "memory-bound: max(memory, launch)",
+    printf(", device gap %.2f us, back-to-back launch %.2f us per step (%s)%s\n", pr.gap_us, pr.launch_us,
+           pr.launch_bound ? "launch-bound" : "memory-bound: memory + gap",
            pr.full_complete ? "" : " [incomplete]");
     if (in.start_cost_points)
         printf("single-launch start cost removed from copy and probe times: %.2f us (fit over %d L2-resident copy sizes)\n",
@@ -401,13 +401,13 @@ int model_cmd_validate(int argc, char **argv)
             failed_small += over;
             n_small++;
             small_abs_max += e;
-            small_abs_sum += fabs(100 * (v->pr.full_max_mlups - v->measured) / v->measured);
+            small_abs_sum += fabs(100 * (v->pr.full_sum_mlups - v->measured) / v->measured);
         }
     }
     printf("\nsizes >= 128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst, max_error, failed);
     if (n_small) {
         printf("sizes <  128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst_small, max_error_small, failed_small);
-        printf("launch interval added to the memory time (T = l + T_R + T_W): mean |error| %.2f %% below 128^3; max(memory, launch) would give %.2f %%\n",
+        printf("step = max(back-to-back launch interval, memory + device gap): mean |error| %.2f %% below 128^3; memory + back-to-back interval would give %.2f %%\n",
                small_abs_max / n_small, small_abs_sum / n_small);
     }
     if (!inputs[0].have_launch) printf("level 3 incomplete: no launch.csv rows\n");

@@ -262,7 +262,8 @@ bad:
     return -1;
 }
 
-/* ℓ: the back_to_back row with the most launches (the steady state). */
+/* ℓ: the back_to_back row with the most launches (the steady state), and
+ * the graph row's interval: launches with no host in between. */
 static int load_launch(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "mode", "launches", "us_median", NULL};
@@ -270,16 +271,23 @@ static int load_launch(model_inputs *in, char *err, size_t err_len)
     int r0 = open_table(&t, in->dir, "launch.csv", cols, 1, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
-    double best_launches = -1;
+    double best_launches = -1, best_graph = -1;
     for (int r = 0; r < t.rows; r++) {
-        if (!row_is_backend(&t, r, in->backend) || strcmp(text(&t, r, "mode"), "back_to_back")) continue;
+        if (!row_is_backend(&t, r, in->backend)) continue;
+        int b2b = !strcmp(text(&t, r, "mode"), "back_to_back"), graph = !strcmp(text(&t, r, "mode"), "graph");
+        if (!b2b && !graph) continue;
         double launches, us;
         NUM(&t, r, "launches", launches);
         NUM(&t, r, "us_median", us);
-        if (launches > best_launches) {
+        if (b2b && launches > best_launches) {
             best_launches = launches;
             in->launch_us = us;
             in->have_launch = 1;
+        }
+        if (graph && launches > best_graph) {
+            best_graph = launches;
+            in->gap_us = us;
+            in->have_gap = 1;
         }
     }
     model_table_free(&t);

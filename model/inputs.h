@@ -64,6 +64,9 @@ typedef struct {
 
     int have_launch;
     double launch_us;       /* ℓ: back-to-back interval per launch, µs */
+    int have_gap;
+    double gap_us;          /* device-side interval between dependent launches
+                               (CUDA graph replay), µs */
 
     /* t0: fixed cost of one event-timed launch (host submission, ramp),
      * the intercept of time vs bytes over the L2-resident copy sizes; a

@@ -52,11 +52,12 @@ typedef struct {
     double occupancy_factor;      /* probe time at the kernel's occupancy / at the probe's */
     /* level 3 */
     double full_mlups;
-    double full_max_mlups;        /* the same with max(memory, launch) (diagnostic) */
+    double full_sum_mlups;        /* the same with memory + launch (diagnostic) */
     double working_set;           /* lattices x words x word bytes x stored cells */
     double bandwidth_ratio;       /* size-sweep bandwidth at the probe's / at ours */
     double memory_us[MODEL_MAX_PHASES];
     double launch_us;             /* K x ℓ per step, 0 when unknown */
+    double gap_us;                /* K x device-side gap per step, 0 when unknown */
     int launch_bound;             /* some phase shorter than the launch interval */
     int full_complete;            /* 0 when launch.csv or the size sweep is missing */
     int within_measured;          /* 1 when nothing was clamped */
