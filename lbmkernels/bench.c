@@ -119,8 +119,9 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     int reps = t->reps > 0 ? t->reps : L->cells > 64 * MIB ? 3 : 5;
 
     char what[96];
-    snprintf(what, sizeof what, "%s %s %dx%dx%d block %d", lbm_scheme_names[k->scheme],
-             lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size);
+    snprintf(what, sizeof what, "%s %s %dx%dx%d block %d x %d cell%s", lbm_scheme_names[k->scheme],
+             lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size, k->cells_per_thread,
+             k->cells_per_thread > 1 ? "s" : "");
     run_ctx ctx = {&m, steps};
     lbp_stats s = lbp_time_runs(d, run_steps, &ctx, &(lbp_timing){1, reps, 0.05, what});
     const double mass_after = lbm_sim_mass(&m);
@@ -148,6 +149,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
                        : -1;
     r->L = *L;
     r->block_size = block_size;
+    r->cells_per_thread = k->cells_per_thread;
     r->steps = steps;
     r->reps = reps;
     r->ms = s;

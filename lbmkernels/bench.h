@@ -15,6 +15,7 @@ typedef struct {
 typedef struct {
     lbm_layout L;
     int block_size, steps, reps;
+    int cells_per_thread; /* of the step kernel */
     lbp_stats ms;
     double mlups_median, mlups_max, gbs_median;
     int registers, blocks_per_cu;

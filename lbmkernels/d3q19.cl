@@ -9,11 +9,13 @@
  *              momentum term, wall density 1); else a periodic box, and the
  *              kernel carries no boundary branch at all.
  *   LBM_ACC_DOUBLE  accumulate the mass reduction in double.
+ *   CELLS_PER_THREAD  cells per thread of lbm_step (1, 2 or 4; default 1).
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp = nxp*ny*nz.
- * One thread per cell of the padded lattice (1-D blocks along x); threads in
- * the padding columns return at once.
+ * One thread per CELLS_PER_THREAD cells (1, 2 or 4, default 1) of a row of
+ * the padded lattice (1-D blocks along x; see lbm_step); threads whose cells
+ * all lie in the padding columns return at once.
  *
  * Where a population goes, per scheme (c_i its velocity, opp(i) the opposite):
  *   push   read slot i at own cell,        write slot i at x + c_i
@@ -53,42 +55,43 @@ typedef float acc_t;
 
 /* Address of slot i at cell index idx (64-bit: 19 * cp exceeds 2^32). */
 #define AT(i, idx) ((i64)(i) * cp + (i64)(idx))
-/* Cell-index offset of the neighbour at +c (c constant: the selects fold). */
-#define OFS(cx, cy, cz)                                                        \
-    (((cx) > 0 ? xp : (cx) < 0 ? xm : 0) + ((cy) > 0 ? yp : (cy) < 0 ? ym : 0) + \
+/* Cell-index offset from cell C (a, b, ... as _a, _b) to its neighbour at +c
+ * (c constant: the selects fold).  Only the x offsets are per cell. */
+#define OFS(C, cx, cy, cz)                                                               \
+    (((cx) > 0 ? xp##C : (cx) < 0 ? xm##C : 0) + ((cy) > 0 ? yp : (cy) < 0 ? ym : 0) + \
      ((cz) > 0 ? zp : (cz) < 0 ? zm : 0))
 
 #if defined(LBM_CAVITY)
-/* Is the cell at +c inside the box? */
-#define IN_X(cx) ((cx) > 0 ? !at_xp : (cx) < 0 ? !at_xm : 1)
+/* Is the cell at +c of cell C inside the box? */
+#define IN_X(C, cx) ((cx) > 0 ? !at_xp##C : (cx) < 0 ? !at_xm##C : 1)
 #define IN_Y(cy) ((cy) > 0 ? !at_yp : (cy) < 0 ? !at_ym : 1)
 #define IN_Z(cz) ((cz) > 0 ? !at_zp : (cz) < 0 ? !at_zm : 1)
-#define IN_BOX(cx, cy, cz) (IN_X(cx) && IN_Y(cy) && IN_Z(cz))
+#define IN_BOX(C, cx, cy, cz) (IN_X(C, cx) && IN_Y(cy) && IN_Z(cz))
 /* 6 w_i c_i.u_w for a link from this cell towards +c when it crosses the lid
  * (only diagonal links with c_x != 0 carry momentum: 6 w_i = 1/6). */
 #define LID_TOWARDS(cx, cz) (((cz) > 0 && at_zp && (cx) != 0) ? R(cx) * lid6 : R(0))
 #endif
 
-/* ---- the scheme: where population i is read and written ---------------- */
+/* ---- the scheme: where population i of cell C is read and written ------ */
 #if defined(LBM_PUSH)
-#define LOAD(i, cx, cy, cz, o) real f##i = src[AT(i, n)];
+#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C)];
 #if defined(LBM_CAVITY)
-#define STORE(i, cx, cy, cz, o)                                           \
-    if (IN_BOX(cx, cy, cz)) dst[AT(i, n + OFS(cx, cy, cz))] = f##i;        \
-    else dst[AT(o, n)] = f##i - LID_TOWARDS(cx, cz);
+#define STORE(C, i, cx, cy, cz, o)                                              \
+    if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
+    else dst[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
 #else
-#define STORE(i, cx, cy, cz, o) dst[AT(i, n + OFS(cx, cy, cz))] = f##i;
+#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C;
 #endif
 
 #elif defined(LBM_PULL)
 #if defined(LBM_CAVITY)
-#define LOAD(i, cx, cy, cz, o)                                                    \
-    real f##i = IN_BOX(-(cx), -(cy), -(cz)) ? src[AT(i, n + OFS(-(cx), -(cy), -(cz)))] \
-                                           : src[AT(o, n)] - LID_TOWARDS(-(cx), -(cz));
+#define LOAD(C, i, cx, cy, cz, o)                                                            \
+    real f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
+                                                 : src[AT(o, n##C)] - LID_TOWARDS(-(cx), -(cz));
 #else
-#define LOAD(i, cx, cy, cz, o) real f##i = src[AT(i, n + OFS(-(cx), -(cy), -(cz)))];
+#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))];
 #endif
-#define STORE(i, cx, cy, cz, o) dst[AT(i, n)] = f##i;
+#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C)] = f##i##C;
 
 #elif defined(LBM_SPLIT)
 /* Cavity: a population bounced back at a y/z wall (or at an edge whose x
@@ -97,49 +100,126 @@ typedef float acc_t;
  * cell, which nobody else writes, and the reader whose x source lies outside
  * the box takes it from there. */
 #if defined(LBM_CAVITY)
-#define LOAD(i, cx, cy, cz, o) \
-    real f##i = IN_X(-(cx)) ? src[AT(i, n + OFS(-(cx), 0, 0))] : src[AT(o, n)];
-#define STORE(i, cx, cy, cz, o)                                                \
-    if (IN_BOX(cx, cy, cz)) dst[AT(i, n + OFS(0, cy, cz))] = f##i;              \
-    else if (IN_X(cx)) dst[AT(o, n + OFS(cx, 0, 0))] = f##i - LID_TOWARDS(cx, cz); \
-    else dst[AT(i, n)] = f##i - LID_TOWARDS(cx, cz);
+#define LOAD(C, i, cx, cy, cz, o) \
+    real f##i##C = IN_X(C, -(cx)) ? src[AT(i, n##C + OFS(C, -(cx), 0, 0))] : src[AT(o, n##C)];
+#define STORE(C, i, cx, cy, cz, o)                                                          \
+    if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, 0, cy, cz))] = f##i##C;              \
+    else if (IN_X(C, cx)) dst[AT(o, n##C + OFS(C, cx, 0, 0))] = f##i##C - LID_TOWARDS(cx, cz); \
+    else dst[AT(i, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
 #else
-#define LOAD(i, cx, cy, cz, o) real f##i = src[AT(i, n + OFS(-(cx), 0, 0))];
-#define STORE(i, cx, cy, cz, o) dst[AT(i, n + OFS(0, cy, cz))] = f##i;
+#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C + OFS(C, -(cx), 0, 0))];
+#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C + OFS(C, 0, cy, cz))] = f##i##C;
 #endif
 
 #elif defined(LBM_AA) && !defined(LBM_AA_ODD)
-#define LOAD(i, cx, cy, cz, o) real f##i = f[AT(i, n)];
-#define STORE(i, cx, cy, cz, o) f[AT(o, n)] = f##i;
+#define LOAD(C, i, cx, cy, cz, o) real f##i##C = f[AT(i, n##C)];
+#define STORE(C, i, cx, cy, cz, o) f[AT(o, n##C)] = f##i##C;
 
 #elif defined(LBM_AA) && defined(LBM_AA_ODD)
 #if defined(LBM_CAVITY)
-#define LOAD(i, cx, cy, cz, o)                                                  \
-    real f##i = IN_BOX(-(cx), -(cy), -(cz)) ? f[AT(o, n + OFS(-(cx), -(cy), -(cz)))] \
-                                           : f[AT(i, n)] - LID_TOWARDS(-(cx), -(cz));
-#define STORE(i, cx, cy, cz, o)                                    \
-    if (IN_BOX(cx, cy, cz)) f[AT(i, n + OFS(cx, cy, cz))] = f##i;   \
-    else f[AT(o, n)] = f##i - LID_TOWARDS(cx, cz);
+#define LOAD(C, i, cx, cy, cz, o)                                                            \
+    real f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
+                                                 : f[AT(i, n##C)] - LID_TOWARDS(-(cx), -(cz));
+#define STORE(C, i, cx, cy, cz, o)                                           \
+    if (IN_BOX(C, cx, cy, cz)) f[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
+    else f[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
 #else
-#define LOAD(i, cx, cy, cz, o) real f##i = f[AT(o, n + OFS(-(cx), -(cy), -(cz)))];
-#define STORE(i, cx, cy, cz, o) f[AT(i, n + OFS(cx, cy, cz))] = f##i;
+#define LOAD(C, i, cx, cy, cz, o) real f##i##C = f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))];
+#define STORE(C, i, cx, cy, cz, o) f[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C;
 #endif
 #endif
 
-/* BGK relaxation of the pair (i, opp(i)) with c_i.u = s.  The lattice holds
- * f_i - w_i (as FluidX3D does), so the arithmetic works on small numbers and
- * FP32 keeps mass to rounding:  f_eq - w = w (rho - 1) + w rho (3 s + 9/2 s^2
- * - 3/2 u^2); the odd part 3 w rho s flips sign for opp(i). */
-#define RELAX_PAIR(i, o, w_rest, wrho, s)                             \
+/* BGK relaxation of the pair (i, opp(i)) of cell C with c_i.u = s.  The
+ * lattice holds f_i - w_i (as FluidX3D does), so the arithmetic works on
+ * small numbers and FP32 keeps mass to rounding:  f_eq - w = w (rho - 1) +
+ * w rho (3 s + 9/2 s^2 - 3/2 u^2); the odd part 3 w rho s flips sign for
+ * opp(i). */
+#define RELAX_PAIR(C, i, o, w_rest, wrho, s)                          \
     {                                                                 \
         const real s_ = (s);                                          \
         const real even_ = (w_rest) + (wrho) * R(4.5) * s_ * s_;      \
         const real odd_ = R(3.0) * (wrho) * s_;                       \
-        f##i += omega * (even_ + odd_ - f##i);                        \
-        f##o += omega * (even_ - odd_ - f##o);                        \
+        f##i##C += omega * (even_ + odd_ - f##i##C);                  \
+        f##o##C += omega * (even_ - odd_ - f##o##C);                  \
     }
 
+/* BGK collision of cell C in place: moments, then the nine pairs and the
+ * rest population. */
+#define COLLIDE(C)                                                                             \
+    {                                                                                          \
+        const real rho_dev = f0##C + ((f1##C + f2##C) + (f3##C + f4##C) + (f5##C + f6##C)) +    \
+                             ((f7##C + f8##C) + (f9##C + f10##C) + (f11##C + f12##C) +          \
+                              (f13##C + f14##C)) +                                             \
+                             ((f15##C + f16##C) + (f17##C + f18##C)); /* rho - 1 */            \
+        const real rho = R(1.0) + rho_dev;                                                     \
+        const real jx = (f1##C - f2##C) + (f7##C - f8##C) + (f9##C - f10##C) +                 \
+                        (f11##C - f12##C) + (f13##C - f14##C);                                 \
+        const real jy = (f3##C - f4##C) + (f7##C - f8##C) + (f10##C - f9##C) +                 \
+                        (f15##C - f16##C) + (f17##C - f18##C);                                 \
+        const real jz = (f5##C - f6##C) + (f11##C - f12##C) + (f14##C - f13##C) +              \
+                        (f15##C - f16##C) + (f18##C - f17##C);                                 \
+        const real inv_rho = R(1.0) / rho;                                                     \
+        const real ux = jx * inv_rho, uy = jy * inv_rho, uz = jz * inv_rho;                    \
+        /* w (rho - 1) - w rho 3/2 u^2, per weight class */                                    \
+        const real rest = rho_dev - rho * R(1.5) * (ux * ux + uy * uy + uz * uz);              \
+        const real w1rho = rho * R(1.0 / 18.0), w2rho = rho * R(1.0 / 36.0);                   \
+        const real w1rest = rest * R(1.0 / 18.0), w2rest = rest * R(1.0 / 36.0);               \
+        f0##C += omega * (rest * R(1.0 / 3.0) - f0##C);                                        \
+        RELAX_PAIR(C, 1, 2, w1rest, w1rho, ux)                                                 \
+        RELAX_PAIR(C, 3, 4, w1rest, w1rho, uy)                                                 \
+        RELAX_PAIR(C, 5, 6, w1rest, w1rho, uz)                                                 \
+        RELAX_PAIR(C, 7, 8, w2rest, w2rho, ux + uy)                                            \
+        RELAX_PAIR(C, 9, 10, w2rest, w2rho, ux - uy)                                           \
+        RELAX_PAIR(C, 11, 12, w2rest, w2rho, ux + uz)                                          \
+        RELAX_PAIR(C, 13, 14, w2rest, w2rho, ux - uz)                                          \
+        RELAX_PAIR(C, 15, 16, w2rest, w2rho, uy + uz)                                          \
+        RELAX_PAIR(C, 17, 18, w2rest, w2rho, uy - uz)                                          \
+    }
+
+/* Cell C, the k-th of this thread: x_a + k tpr when that lies inside the
+ * row, else a copy of cell a (its loads and collision repeat a's; its stores
+ * are skipped), so every load of the thread stays unconditional.  Its x
+ * neighbours (periodic) or x walls (cavity) are its own. */
+#if defined(LBM_CAVITY)
+#define CELL_X(C) const i32 at_xm##C = x##C == 0, at_xp##C = x##C == nx - 1; \
+                  (void)at_xm##C; (void)at_xp##C;
+#else
+#define CELL_X(C) const i32 xp##C = x##C == nx - 1 ? 1 - nx : 1; \
+                  const i32 xm##C = x##C == 0 ? nx - 1 : -1;     \
+                  (void)xp##C; (void)xm##C;
+#endif
+#define CELL(C, k)                                                 \
+    const i32 inside##C = x_a + (k) * tpr < nx;                    \
+    const i32 x##C = inside##C ? x_a + (k) * tpr : x_a;            \
+    const i32 n##C = n_a + (x##C - x_a);                           \
+    CELL_X(C)
+
+/* Per-cell forms of the scheme macros for LBM_D3Q19's five arguments. */
+#define LOAD_a(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o)
+#define LOAD_b(i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o)
+#define LOAD_c(i, cx, cy, cz, o) LOAD(_c, i, cx, cy, cz, o)
+#define LOAD_d(i, cx, cy, cz, o) LOAD(_d, i, cx, cy, cz, o)
+#define STORE_a(i, cx, cy, cz, o) STORE(_a, i, cx, cy, cz, o)
+#define STORE_b(i, cx, cy, cz, o) STORE(_b, i, cx, cy, cz, o)
+#define STORE_c(i, cx, cy, cz, o) STORE(_c, i, cx, cy, cz, o)
+#define STORE_d(i, cx, cy, cz, o) STORE(_d, i, cx, cy, cz, o)
+
 #if defined(LOAD)
+#if !defined(CELLS_PER_THREAD)
+#define CELLS_PER_THREAD 1
+#endif
+#if CELLS_PER_THREAD != 1 && CELLS_PER_THREAD != 2 && CELLS_PER_THREAD != 4
+#error "CELLS_PER_THREAD must be 1, 2 or 4"
+#endif
+/* CUDA: A-A keeps its load addresses live for the stores to the same slots,
+ * so two fp32 cells take ~140 registers unbounded (no 512-thread block
+ * fits); capped at 128 (512-thread blocks at 25 % occupancy) ptxas spills
+ * 8 bytes.  The other schemes need <= 112 for two fp32 cells by themselves. */
+#if defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD == 2 && !defined(LBM_DOUBLE)
+#define LBM_STEP_BOUNDS __launch_bounds__(512, 1)
+#else
+#define LBM_STEP_BOUNDS
+#endif
 #if defined(LBM_AA)
 #define LBM_PARAMS GLOBAL real *RESTRICT f
 #else
@@ -147,68 +227,98 @@ typedef float acc_t;
 #endif
 
 /* One time step of every cell: omega = 1/tau (precomputed on the host),
- * lid_u the lid velocity (cavity only). */
-KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const i32 nxp,
-                     const i64 cp, const real omega, const real lid_u)
+ * lid_u the lid velocity (cavity only).
+ *
+ * Threads: tpr = ceil(nxp / CELLS_PER_THREAD) per row (y, z), so the launch
+ * covers tpr * ny * nz threads (cp with one cell per thread).  Thread j of a
+ * row updates the cells x = j + k tpr, k < CELLS_PER_THREAD, that lie inside
+ * the row (x < nx): a warp's loads of each of its cells stay one contiguous
+ * run, and all 19 CELLS_PER_THREAD loads are issued before any collision,
+ * all stores after, so twice (four times) the bytes are in flight per thread.
+ * Threads whose first cell lies in the padding return at once. */
+KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
+                                     const i32 nxp, const i64 cp, const real omega, const real lid_u)
 {
     const i64 gid = global_id(0);
+#if CELLS_PER_THREAD == 1
     if (gid >= cp) return;
-    const i32 n = (i32)gid;
-    const i32 row = (i32)((u32)n / (u32)nxp); /* y + ny*z */
-    const i32 x = n - row * nxp;
-    if (x >= nx) return; /* padding column */
+    const i32 n_a = (i32)gid;
+    const i32 row = (i32)((u32)n_a / (u32)nxp); /* y + ny*z */
+    const i32 x_a = n_a - row * nxp;
+#else
+    const i32 tpr = (nxp + CELLS_PER_THREAD - 1) / CELLS_PER_THREAD; /* threads per row */
+    if (gid >= (i64)tpr * ny * nz) return;
+    const i32 t = (i32)gid;
+    const i32 row = (i32)((u32)t / (u32)tpr); /* y + ny*z */
+    const i32 x_a = t - row * tpr;
+    const i32 n_a = row * nxp + x_a;
+#endif
+    if (x_a >= nx) return; /* padding column */
     const i32 z = (i32)((u32)row / (u32)ny);
     const i32 y = row - z * ny;
     const i32 plane = nxp * ny;
 #if defined(LBM_CAVITY)
-    const i32 at_xm = x == 0, at_xp = x == nx - 1;
+    const i32 at_xm_a = x_a == 0, at_xp_a = x_a == nx - 1;
     const i32 at_ym = y == 0, at_yp = y == ny - 1;
     const i32 at_zm = z == 0, at_zp = z == nz - 1;
     const real lid6 = lid_u * R(1.0 / 6.0);
     /* Offsets are only used towards cells inside the box. */
-    const i32 xp = 1, xm = -1, yp = nxp, ym = -nxp, zp = plane, zm = -plane;
-    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_xm; (void)at_xp;
+    const i32 xp_a = 1, xm_a = -1, yp = nxp, ym = -nxp, zp = plane, zm = -plane;
+    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_xm_a; (void)at_xp_a;
+#if CELLS_PER_THREAD > 1
+    const i32 xp_b = 1, xm_b = -1;
+    (void)xp_b; (void)xm_b;
+#endif
+#if CELLS_PER_THREAD > 2
+    const i32 xp_c = 1, xm_c = -1, xp_d = 1, xm_d = -1;
+    (void)xp_c; (void)xm_c; (void)xp_d; (void)xm_d;
+#endif
 #else
     /* Periodic neighbours, once per cell, with selects. */
-    const i32 xp = x == nx - 1 ? 1 - nx : 1;
-    const i32 xm = x == 0 ? nx - 1 : -1;
+    const i32 xp_a = x_a == nx - 1 ? 1 - nx : 1;
+    const i32 xm_a = x_a == 0 ? nx - 1 : -1;
     const i32 yp = y == ny - 1 ? (1 - ny) * nxp : nxp;
     const i32 ym = y == 0 ? (ny - 1) * nxp : -nxp;
     const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;
     const i32 zm = z == 0 ? (nz - 1) * plane : -plane;
     (void)lid_u;
 #endif
-    (void)xp; (void)xm; (void)yp; (void)ym; (void)zp; (void)zm;
+    (void)xp_a; (void)xm_a; (void)yp; (void)ym; (void)zp; (void)zm;
+#if CELLS_PER_THREAD > 1
+    CELL(_b, 1)
+#endif
+#if CELLS_PER_THREAD > 2
+    CELL(_c, 2)
+    CELL(_d, 3)
+#endif
 
-    /* All 19 loads first: independent, all in flight together. */
-    LBM_D3Q19(LOAD)
+    /* All loads of all cells first: independent, all in flight together. */
+    LBM_D3Q19(LOAD_a)
+#if CELLS_PER_THREAD > 1
+    LBM_D3Q19(LOAD_b)
+#endif
+#if CELLS_PER_THREAD > 2
+    LBM_D3Q19(LOAD_c)
+    LBM_D3Q19(LOAD_d)
+#endif
 
-    const real rho_dev = f0 + ((f1 + f2) + (f3 + f4) + (f5 + f6)) + /* rho - 1 */
-                         ((f7 + f8) + (f9 + f10) + (f11 + f12) + (f13 + f14)) +
-                         ((f15 + f16) + (f17 + f18));
-    const real rho = R(1.0) + rho_dev;
-    const real jx = (f1 - f2) + (f7 - f8) + (f9 - f10) + (f11 - f12) + (f13 - f14);
-    const real jy = (f3 - f4) + (f7 - f8) + (f10 - f9) + (f15 - f16) + (f17 - f18);
-    const real jz = (f5 - f6) + (f11 - f12) + (f14 - f13) + (f15 - f16) + (f18 - f17);
-    const real inv_rho = R(1.0) / rho;
-    const real ux = jx * inv_rho, uy = jy * inv_rho, uz = jz * inv_rho;
-    /* w (rho - 1) - w rho 3/2 u^2, per weight class */
-    const real rest = rho_dev - rho * R(1.5) * (ux * ux + uy * uy + uz * uz);
-    const real w1rho = rho * R(1.0 / 18.0), w2rho = rho * R(1.0 / 36.0);
-    const real w1rest = rest * R(1.0 / 18.0), w2rest = rest * R(1.0 / 36.0);
+    COLLIDE(_a)
+#if CELLS_PER_THREAD > 1
+    COLLIDE(_b)
+#endif
+#if CELLS_PER_THREAD > 2
+    COLLIDE(_c)
+    COLLIDE(_d)
+#endif
 
-    f0 += omega * (rest * R(1.0 / 3.0) - f0);
-    RELAX_PAIR(1, 2, w1rest, w1rho, ux)
-    RELAX_PAIR(3, 4, w1rest, w1rho, uy)
-    RELAX_PAIR(5, 6, w1rest, w1rho, uz)
-    RELAX_PAIR(7, 8, w2rest, w2rho, ux + uy)
-    RELAX_PAIR(9, 10, w2rest, w2rho, ux - uy)
-    RELAX_PAIR(11, 12, w2rest, w2rho, ux + uz)
-    RELAX_PAIR(13, 14, w2rest, w2rho, ux - uz)
-    RELAX_PAIR(15, 16, w2rest, w2rho, uy + uz)
-    RELAX_PAIR(17, 18, w2rest, w2rho, uy - uz)
-
-    LBM_D3Q19(STORE)
+    LBM_D3Q19(STORE_a)
+#if CELLS_PER_THREAD > 1
+    if (inside_b) { LBM_D3Q19(STORE_b) }
+#endif
+#if CELLS_PER_THREAD > 2
+    if (inside_c) { LBM_D3Q19(STORE_c) }
+    if (inside_d) { LBM_D3Q19(STORE_d) }
+#endif
 }
 #endif /* LOAD */
 

@@ -72,19 +72,27 @@ void lbm_from_scheme(const lbm_layout *L, lbm_scheme s, lbm_boundary b, const do
 /* ---- device side ------------------------------------------------------- */
 extern const char lbm_kernel_source[]; /* d3q19.cl, embedded */
 
-/* The -D options of a scheme/precision/boundary build (buffer >= 160). */
-void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd);
+/* The -D options of a scheme/precision/boundary/cells-per-thread build of
+ * lbm_step (buffer >= 160; one cell per thread adds no define). */
+void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd,
+                       int cells_per_thread);
+/* Cells per thread the kernel handles: 1, 2 or 4. */
+int lbm_cells_per_thread_ok(int n);
+/* Threads lbm_step is launched with: ceil(nxp / cells_per_thread) per row. */
+int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread);
 
 /* Compiled kernels of one scheme, precision and boundary. */
 typedef struct {
     lbm_scheme scheme;
     int fp64;
     lbm_boundary boundary;
+    int cells_per_thread; /* of step: cells x, x + tpr, ... of a row per thread */
     lbp_kernel *step[2]; /* A-A: even, odd; others: step[0] */
     lbp_kernel *init, *mass;
 } lbm_kernels;
 /* Returns 0, or -1 when a compile failed (the log was printed). */
-int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b);
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+                      int cells_per_thread);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
 
 /* A lattice on the device and the state of a run. */

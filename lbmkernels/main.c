@@ -28,19 +28,23 @@
     "  --sizes LIST        cubes (16,24,100 or a range 16..64:16) or NXxNYxNZ; default: 16 to the\n" \
     "                      largest cube that fits.  --verify: the lattice (default 20x18x16)\n"  \
     "  --block-sizes LIST  block sizes of the block sweep (default 64,128,192,256,384,512,768,1024)\n" \
-    "  --block-size N      skip the block sweep, time every size with this block size\n"       \
+    "  --block-size N      fix the block size (no block sweep; cells per thread still swept)\n" \
+    "  --cells-per-thread LIST  cells of a row per thread, any of 1,2,4, swept with the block\n"  \
+    "                      size at 256^3, the best pair used for the size sweep (default: 1,2\n" \
+    "                      for fp32, 1 for fp64; --verify: each one given, else those)\n"     \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
     "  --padding N         pad rows (nx) to a multiple of N words (default: 128 bytes; 1 = none)\n" \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
-       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_STEPS, OPT_REPS, OPT_PADDING, OPT_PLANT };
+       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PADDING, OPT_PLANT };
 
 #define MAX_SIZES 64
 #define MAX_BLOCKS 32
 #define MAX_ROWS 1024
 #define MAX_DIM 100000
+#define MAX_CPT 3 /* 1, 2, 4 */
 
 typedef struct { int nx, ny, nz; } dims;
 
@@ -53,7 +57,27 @@ typedef struct {
     int nsizes;
     int block_sizes[MAX_BLOCKS], nblocks;
     int block_size, steps, reps, padding;
+    int cells_per_thread[MAX_CPT], ncpt; /* 0: the default of each precision */
 } options;
+
+/* Cells per thread to sweep for a precision: as given, else 1,2 (fp32) or
+ * 1 (fp64: 19 x 8 bytes per thread already keep enough bytes in flight). */
+static int cells_per_thread_list(const options *o, int fp64, int *out)
+{
+    if (o->ncpt) {
+        memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
+        return o->ncpt;
+    }
+    out[0] = 1;
+    out[1] = 2;
+    return fp64 ? 1 : 2;
+}
+
+static void list_text(const int *v, int n, char *out, size_t len)
+{
+    out[0] = 0;
+    for (int i = 0; i < n; i++) snprintf(out + strlen(out), len - strlen(out), "%s%d", i ? "," : "", v[i]);
+}
 
 static void parse_names(const char *flag, const char *arg, const char *const *names, int *out, int *n, int max)
 {
@@ -110,6 +134,7 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
         {"sizes", required_argument, 0, OPT_SIZES},
         {"block-sizes", required_argument, 0, OPT_BLOCK_SIZES},
         {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
+        {"cells-per-thread", required_argument, 0, OPT_CELLS_PER_THREAD},
         {"steps", required_argument, 0, OPT_STEPS},
         {"reps", required_argument, 0, OPT_REPS},
         {"padding", required_argument, 0, OPT_PADDING},
@@ -133,6 +158,18 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
             for (int i = 0; i < o->nblocks; i++) o->block_sizes[i] = (int)v[i];
             break;
         case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 4096); break;
+        case OPT_CELLS_PER_THREAD: {
+            int n = lbp_parse_int_list("--cells-per-thread", optarg, 1, 4, v, MAX_BLOCKS);
+            o->ncpt = 0;
+            for (int i = 0; i < n; i++) {
+                if (!lbm_cells_per_thread_ok((int)v[i]))
+                    lbp_usage_error("--cells-per-thread: %lld is not one of 1, 2, 4", v[i]);
+                int dup = 0;
+                for (int j = 0; j < o->ncpt; j++) dup |= o->cells_per_thread[j] == (int)v[i];
+                if (!dup) o->cells_per_thread[o->ncpt++] = (int)v[i];
+            }
+            break;
+        }
         case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", optarg, 1, 100000000); break;
         case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
         case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", optarg, 1, 4096); break;
@@ -169,19 +206,23 @@ static int run_verify(lbp_device *d, const options *o)
             printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
             continue;
         }
-        for (int b = 0; b < LBM_BOUNDARIES; b++) {
-            if (o->boundary >= 0 && b != o->boundary) continue;
-            lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, fp64),
-                                 .steps = steps, .block_size = o->block_size ? o->block_size : 64,
-                                 .fp64 = fp64, .boundary = (lbm_boundary)b, .schemes = schemes,
-                                 .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
-                                 .lid_u = 0.05, .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
-            int r = lbm_verify_schemes(d, &v);
-            if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
-            printf("%s: verify %s %s: %s\n", lbp_prog, lbm_precision_names[fp64], lbm_boundary_names[b],
-                   r ? "FAILED" : "passed");
-            failures += r;
-        }
+        int cpts[MAX_CPT];
+        int ncpt = cells_per_thread_list(o, fp64, cpts);
+        for (int ci = 0; ci < ncpt; ci++)
+            for (int b = 0; b < LBM_BOUNDARIES; b++) {
+                if (o->boundary >= 0 && b != o->boundary) continue;
+                lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, fp64),
+                                     .steps = steps, .block_size = o->block_size ? o->block_size : 64,
+                                     .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = (lbm_boundary)b,
+                                     .schemes = schemes, .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05,
+                                     .noise = 0.01, .lid_u = 0.05, .tg_u0 = 0.01, .plant_error = o->plant_error,
+                                     .verbose = 1};
+                int r = lbm_verify_schemes(d, &v);
+                if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
+                printf("%s: verify %s %s, %d cell%s per thread: %s\n", lbp_prog, lbm_precision_names[fp64],
+                       lbm_boundary_names[b], cpts[ci], cpts[ci] > 1 ? "s" : "", r ? "FAILED" : "passed");
+                failures += r;
+            }
     }
     if (failures) fprintf(stderr, "%s: verification FAILED (%d groups)\n", lbp_prog, failures);
     return failures ? LBP_EXIT_FAIL : 0;
@@ -214,18 +255,19 @@ static void print_row(const row *w)
     snprintf(size, sizeof size, "%dx%dx%d", r->L.nx, r->L.ny, r->L.nz);
     if (r->occupancy >= 0) snprintf(occ, sizeof occ, "%.0f%%", 100 * r->occupancy);
     if (r->registers >= 0) snprintf(regs, sizeof regs, "%d", r->registers);
-    printf("%-6s %-5s %14s %6d %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64],
-           size, r->block_size, r->mlups_median, r->gbs_median, regs, occ);
+    printf("%-6s %-5s %14s %6d %5d %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
+           lbm_precision_names[w->fp64], size, r->block_size, r->cells_per_thread, r->mlups_median, r->gbs_median,
+           regs, occ);
 }
 
 static void csv_row(lbp_csv *csv, const row *w)
 {
     const lbm_result *r = &w->r;
-    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d",
+    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d",
                 lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64], r->L.nx, r->L.ny, r->L.nz, r->L.nxp,
                 (long long)r->L.cells, r->block_size, r->steps, r->reps, r->ms.min, r->ms.median, r->ms.max,
                 r->mlups_median, r->mlups_max, r->gbs_median, r->registers, r->blocks_per_cu, r->occupancy,
-                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4));
+                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4), r->cells_per_thread);
 }
 
 static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int argc, char **argv)
@@ -257,7 +299,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
     lbp_csv *csv = lbp_csv_open(dir, "lbm.csv",
                                 "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,"
                                 "ms_min,ms_median,ms_max,mlups_median,mlups_max,gbs_median,registers,"
-                                "blocks_per_cu,occupancy,lattices,bytes_per_update",
+                                "blocks_per_cu,occupancy,lattices,bytes_per_update,cells_per_thread",
                                 &d->info, c->force);
     static row rows[MAX_ROWS];
     int nrows = 0;
@@ -273,61 +315,84 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
     for (int p = 0; p < nprec; p++) {
         const int fp64 = precisions[p];
         const int pad = padding_words(o, fp64);
+        int cpts[MAX_CPT];
+        const int ncpt = cells_per_thread_list(o, fp64, cpts);
+        if (nextra < 64) { /* the cells per thread swept for this precision */
+            static char keys[2][48];
+            snprintf(keys[p], sizeof keys[p], "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
+            extra[nextra].key = keys[p];
+            list_text(cpts, ncpt, extra[nextra].value, sizeof extra[nextra].value);
+            nextra++;
+        }
         for (int si = 0; si < o->nschemes; si++) {
             const lbm_scheme s = (lbm_scheme)o->schemes[si];
             lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-            /* First the kernel itself: a small non-cubic lattice against the
-             * host reference, so no number below comes from a wrong kernel. */
-            lbm_scheme one[1] = {s};
-            lbm_verify_opts v = {.nx = 12, .ny = 14, .nz = 10, .padding = pad, .steps = 10, .block_size = 64,
-                                 .fp64 = fp64, .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1,
-                                 .tau = 0.6, .u0 = 0.05, .noise = 0.01, .plant_error = o->plant_error};
-            if (lbm_verify_schemes(d, &v) != 0) {
-                lbp_csv_abort(csv);
-                lbp_fail("the %s %s kernel failed verification; nothing written", lbm_scheme_names[s],
-                         lbm_precision_names[fp64]);
+            lbm_kernels k[MAX_CPT];
+            int max_block[MAX_CPT];
+            for (int ci = 0; ci < ncpt; ci++) {
+                /* First the kernel itself: a small non-cubic lattice against
+                 * the host reference, so no number below comes from a wrong
+                 * kernel.  nx = 29 leaves a partial last chunk of each row
+                 * for 2 and 4 cells per thread. */
+                lbm_scheme one[1] = {s};
+                lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = pad, .steps = 10, .block_size = 64,
+                                     .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = LBM_PERIODIC,
+                                     .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
+                                     .plant_error = o->plant_error};
+                if (lbm_verify_schemes(d, &v) != 0) {
+                    lbp_csv_abort(csv);
+                    lbp_fail("the %s %s kernel (%d cells per thread) failed verification; nothing written",
+                             lbm_scheme_names[s], lbm_precision_names[fp64], cpts[ci]);
+                }
+                if (lbm_kernels_build(&k[ci], d, s, fp64, LBM_PERIODIC, cpts[ci]) != 0) {
+                    lbp_csv_abort(csv);
+                    lbp_fail("the %s %s kernel (%d cells per thread) does not compile", lbm_scheme_names[s],
+                             lbm_precision_names[fp64], cpts[ci]);
+                }
+                lbp_kernel_info ki;
+                d->be->kernel_info(d, k[ci].step[0], &ki);
+                max_block[ci] = ki.max_block_size > 0 ? ki.max_block_size : d->info.max_block_size;
             }
-            lbm_kernels k;
-            if (lbm_kernels_build(&k, d, s, fp64, LBM_PERIODIC) != 0) {
-                lbp_csv_abort(csv);
-                lbp_fail("the %s %s kernel does not compile", lbm_scheme_names[s], lbm_precision_names[fp64]);
-            }
-            lbp_kernel_info ki;
-            d->be->kernel_info(d, k.step[0], &ki);
-            int max_block = ki.max_block_size > 0 ? ki.max_block_size : d->info.max_block_size;
 
-            /* Block sweep at 256^3 (the largest cube up to that which fits). */
-            int block = o->block_size;
+            /* Block sweep at 256^3 (the largest cube up to that which fits):
+             * every cells per thread x block size; --block-size fixes the
+             * block, and one pair alone needs no sweep. */
+            int block = o->block_size, best_ci = 0;
             lbm_result sweep_best = {0};
             int have_sweep = 0;
             int largest = lbm_largest_cube(d, s, fp64, pad);
             int sweep_n = c->quick ? (is_gpu ? 128 : 32) : 256;
             if (sweep_n > largest) sweep_n = largest;
-            if (!block) {
-                const int *bl = o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
-                int nb = o->nblocks ? o->nblocks : c->quick ? 4 : 8;
+            if (!block || ncpt > 1) {
+                const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
+                int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : c->quick ? 4 : 8;
                 lbm_layout L = lbm_layout_make(sweep_n, sweep_n, sweep_n, pad);
-                for (int b = 0; b < nb; b++) {
-                    if (bl[b] > max_block) {
-                        printf("%s: block %d skipped for %s %s: the kernel launches at most %d threads per block\n",
-                               lbp_prog, bl[b], lbm_scheme_names[s], lbm_precision_names[fp64], max_block);
-                        continue;
+                for (int ci = 0; ci < ncpt; ci++)
+                    for (int b = 0; b < nb; b++) {
+                        if (bl[b] > max_block[ci]) {
+                            printf("%s: block %d skipped for %s %s, %d cells per thread: the kernel launches at most "
+                                   "%d threads per block\n", lbp_prog, bl[b], lbm_scheme_names[s],
+                                   lbm_precision_names[fp64], cpts[ci], max_block[ci]);
+                            continue;
+                        }
+                        row w = {.scheme = s, .fp64 = fp64};
+                        int r = lbm_measure(d, &k[ci], &L, bl[b], &topt, &w.r, why, sizeof why);
+                        if (r > 0) {
+                            lbp_csv_abort(csv);
+                            lbp_fail("%s", why);
+                        }
+                        if (r < 0) {
+                            printf("%s: skipped: %s\n", lbp_prog, why);
+                            continue;
+                        }
+                        csv_row(csv, &w);
+                        if (nrows < MAX_ROWS) rows[nrows++] = w;
+                        if (!have_sweep || w.r.mlups_median > sweep_best.mlups_median) {
+                            sweep_best = w.r;
+                            best_ci = ci;
+                        }
+                        have_sweep = 1;
                     }
-                    row w = {.scheme = s, .fp64 = fp64};
-                    int r = lbm_measure(d, &k, &L, bl[b], &topt, &w.r, why, sizeof why);
-                    if (r > 0) {
-                        lbp_csv_abort(csv);
-                        lbp_fail("%s", why);
-                    }
-                    if (r < 0) {
-                        printf("%s: skipped: %s\n", lbp_prog, why);
-                        continue;
-                    }
-                    csv_row(csv, &w);
-                    if (nrows < MAX_ROWS) rows[nrows++] = w;
-                    if (!have_sweep || w.r.mlups_median > sweep_best.mlups_median) sweep_best = w.r;
-                    have_sweep = 1;
-                }
                 if (!have_sweep) {
                     lbp_csv_abort(csv);
                     lbp_fail("no block size of the sweep could run %s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
@@ -335,7 +400,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                 block = sweep_best.block_size;
             }
 
-            /* Size sweep with that block size. */
+            /* Size sweep with the best pair. */
             dims sizes[MAX_SIZES + 1];
             int nsizes = o->nsizes;
             if (nsizes) memcpy(sizes, o->sizes, sizeof(dims) * (size_t)nsizes);
@@ -349,7 +414,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                 lbm_layout L = lbm_layout_make(sizes[i].nx, sizes[i].ny, sizes[i].nz, pad);
                 row w = {.scheme = s, .fp64 = fp64};
                 if (have_sweep && L.nx == sweep_n && L.ny == sweep_n && L.nz == sweep_n) continue; /* measured */
-                int r = lbm_measure(d, &k, &L, block, &topt, &w.r, why, sizeof why);
+                int r = lbm_measure(d, &k[best_ci], &L, block, &topt, &w.r, why, sizeof why);
                 if (r > 0) {
                     lbp_csv_abort(csv);
                     lbp_fail("%s", why);
@@ -363,20 +428,22 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                 if (!have_best || w.r.mlups_median > best.mlups_median) best = w.r;
                 have_best = 1;
             }
-            lbm_kernels_release(&k, d);
-            if (have_best && nextra + 3 <= 64) {
+            for (int ci = 0; ci < ncpt; ci++) lbm_kernels_release(&k[ci], d);
+            if (have_best && nextra + 4 <= 64) {
                 lbp_kv *e = &extra[nextra];
                 static char keys[64][48];
-                snprintf(keys[nextra], sizeof keys[0], "best_mlups_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-                snprintf(keys[nextra + 1], sizeof keys[0], "best_config_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-                snprintf(keys[nextra + 2], sizeof keys[0], "block_size_%s_%s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-                e[0].key = keys[nextra];
+                const char *const key_names[] = {"best_mlups", "best_config", "block_size", "cells_per_thread"};
+                for (int j = 0; j < 4; j++) {
+                    snprintf(keys[nextra + j], sizeof keys[0], "%s_%s_%s", key_names[j], lbm_scheme_names[s],
+                             lbm_precision_names[fp64]);
+                    e[j].key = keys[nextra + j];
+                }
                 snprintf(e[0].value, sizeof e[0].value, "%.1f", best.mlups_median);
-                e[1].key = keys[nextra + 1];
-                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d", best.L.nx, best.L.ny, best.L.nz, best.block_size);
-                e[2].key = keys[nextra + 2];
+                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d cells_per_thread %d", best.L.nx, best.L.ny,
+                         best.L.nz, best.block_size, best.cells_per_thread);
                 snprintf(e[2].value, sizeof e[2].value, "%d", block);
-                nextra += 3;
+                snprintf(e[3].value, sizeof e[3].value, "%d", cpts[best_ci]);
+                nextra += 4;
             }
         }
     }
@@ -384,7 +451,8 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
     lbp_csv_commit(csv);
     lbp_write_meta(dir, "lbm", &d->info, argc, argv, extra, nextra, c->force);
 
-    printf("%-6s %-5s %14s %6s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "MLUPS", "GB/s", "regs", "occup");
+    printf("%-6s %-5s %14s %6s %5s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "cells", "MLUPS", "GB/s",
+           "regs", "occup");
     for (int i = 0; i < nrows; i++) print_row(&rows[i]);
     printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
     return 0;

@@ -12,23 +12,32 @@ LBP_EMBED_TEXT(lbm_kernel_source, "lbmkernels/d3q19.cl");
 
 #define MASS_BLOCK 256 /* as in d3q19.cl */
 
-void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd)
+void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd,
+                       int cells_per_thread)
 {
     static const char *const scheme_define[] = {"-DLBM_PUSH=1", "-DLBM_PULL=1", "-DLBM_SPLIT=1",
                                                 "-DLBM_AA=1"};
-    snprintf(out, len, "%s%s%s%s", scheme_define[s], s == LBM_SCHEME_AA && aa_odd ? " -DLBM_AA_ODD=1" : "",
-             fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "", b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "");
+    char cpt[40] = ""; /* one cell per thread: the kernel's default, no define */
+    if (cells_per_thread > 1) snprintf(cpt, sizeof cpt, " -DCELLS_PER_THREAD=%d", cells_per_thread);
+    snprintf(out, len, "%s%s%s%s%s", scheme_define[s], s == LBM_SCHEME_AA && aa_odd ? " -DLBM_AA_ODD=1" : "",
+             fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "", b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "", cpt);
 }
 
-int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b)
+int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4; }
+
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+                      int cells_per_thread)
 {
     memset(k, 0, sizeof *k);
+    if (!lbm_cells_per_thread_ok(cells_per_thread))
+        lbp_fail("cells per thread %d: the kernel handles 1, 2 or 4", cells_per_thread);
     k->scheme = s;
     k->fp64 = fp64;
     k->boundary = b;
+    k->cells_per_thread = cells_per_thread;
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
-        lbm_build_options(opt, sizeof opt, s, fp64, b, phase);
+        lbm_build_options(opt, sizeof opt, s, fp64, b, phase, cells_per_thread);
         if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
     }
     snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "");
@@ -128,9 +137,23 @@ void lbm_sim_download(lbm_sim *m, double *stored)
 
 static lbp_arg real_arg(const lbm_sim *m, double v) { return m->k->fp64 ? LBP_F64(v) : LBP_F32((float)v); }
 
+/* One thread per cell of the padded lattice. */
 static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
 {
     int64_t blocks = (m->L.cells_padded + block - 1) / block;
+    return lbp_cfg_1d((unsigned)blocks, (unsigned)block);
+}
+
+int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread)
+{
+    int64_t per_row = (L->nxp + cells_per_thread - 1) / cells_per_thread; /* tpr in d3q19.cl */
+    return per_row * L->ny * L->nz;
+}
+
+/* lbm_step: cells_per_thread cells of a row per thread. */
+static lbp_launch_cfg step_cfg(const lbm_sim *m, int block)
+{
+    int64_t blocks = (lbm_step_threads(&m->L, m->k->cells_per_thread) + block - 1) / block;
     return lbp_cfg_1d((unsigned)blocks, (unsigned)block);
 }
 
@@ -148,7 +171,7 @@ void lbm_sim_init_device(lbm_sim *m, double u0)
 
 void lbm_sim_steps(lbm_sim *m, int n)
 {
-    lbp_launch_cfg cfg = cells_cfg(m, m->block_size);
+    lbp_launch_cfg cfg = step_cfg(m, m->block_size);
     lbp_arg a[10];
     int na = 0;
     int aa = m->k->scheme == LBM_SCHEME_AA;

@@ -1,5 +1,5 @@
-/* lbmkernels/: every scheme x precision x boundary against the host
- * reference on PoCL, the schemes against each other, Taylor-Green decay,
+/* lbmkernels/: every scheme x precision x boundary (x cells per thread)
+ * against the host reference on PoCL, the schemes against each other, Taylor-Green decay,
  * NVRTC compiles for sm_90, a planted error caught, and the CLI's errors. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,6 +92,66 @@ static void test_planted_error_is_caught(void **state)
     assert_int_equal(lbm_verify_taylor_green(d, &o), 1);
 }
 
+/* 2 and 4 cells per thread, every scheme x precision x boundary: nx from 13
+ * to 20 (rows whose last chunk of cells is partial, or whose later cells all
+ * lie in the padding), no padding, odd padding and the default, block sizes
+ * that are and are not multiples of the cells a block covers. */
+static void test_cells_per_thread(void **state)
+{
+    lbp_device *d = *state;
+    static const int cpts[] = {2, 4};
+    int nx = 13, run = 0;
+    for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
+        for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
+            for (int b = 0; b < LBM_BOUNDARIES; b++, run++) {
+                lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
+                const int paddings[] = {1, 7, fp64 ? 16 : 32};
+                o.cells_per_thread = cpts[c];
+                o.nx = nx;
+                o.ny = 7;
+                o.nz = 6;
+                o.steps = 10;
+                o.padding = paddings[run % 3];
+                o.block_size = run % 2 ? 96 : 64;
+                nx = nx == 20 ? 13 : nx + 1;
+                int r = lbm_verify_schemes(d, &o);
+                if (r) fprintf(stderr, "%d cells per thread, %s, %s, nx %d, padding %d: FAILED\n", cpts[c],
+                               lbm_precision_names[fp64], lbm_boundary_names[b], o.nx, o.padding);
+                assert_int_equal(r, 0);
+            }
+    /* and the Taylor-Green decay with two cells per thread */
+    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
+    o.cells_per_thread = 2;
+    assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    /* a planted error with two cells per thread is caught too */
+    o = small_case(0, LBM_CAVITY_BOX);
+    o.cells_per_thread = 2;
+    o.nx = 19;
+    o.plant_error = 1;
+    assert_int_equal(lbm_verify_schemes(d, &o), 1);
+}
+
+/* Threads of the step launch: ceil(nxp / cells per thread) per row. */
+static void test_step_threads(void **state)
+{
+    (void)state;
+    lbm_layout L = lbm_layout_make(13, 7, 6, 32); /* nxp 32 */
+    assert_int_equal(L.nxp, 32);
+    assert_int_equal(lbm_step_threads(&L, 1), L.cells_padded);
+    assert_int_equal(lbm_step_threads(&L, 2), 16 * 7 * 6);
+    assert_int_equal(lbm_step_threads(&L, 4), 8 * 7 * 6);
+    L = lbm_layout_make(13, 7, 6, 1); /* nxp 13 */
+    assert_int_equal(lbm_step_threads(&L, 2), 7 * 7 * 6);
+    assert_int_equal(lbm_step_threads(&L, 4), 4 * 7 * 6);
+    assert_true(lbm_cells_per_thread_ok(1) && lbm_cells_per_thread_ok(2) && lbm_cells_per_thread_ok(4));
+    assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(0) || lbm_cells_per_thread_ok(8));
+    char opt[256];
+    lbm_build_options(opt, sizeof opt, LBM_SCHEME_PULL, 0, LBM_PERIODIC, 0, 1);
+    assert_null(strstr(opt, "CELLS_PER_THREAD")); /* one cell: the kernel's default, unchanged build */
+    lbm_build_options(opt, sizeof opt, LBM_SCHEME_PULL, 0, LBM_PERIODIC, 0, 2);
+    assert_non_null(strstr(opt, "-DCELLS_PER_THREAD=2"));
+}
+
 /* The split state's pending x shift and the pull state's collision are
  * undone exactly by the host conversions. */
 static void test_scheme_conversions_round_trip(void **state)
@@ -115,15 +175,19 @@ static void test_nvrtc_compiles_every_variant(void **state)
     (void)state;
     char why[256], opt[256];
     if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
-    for (int s = 0; s < LBM_SCHEMES; s++)
-        for (int fp64 = 0; fp64 < 2; fp64++)
-            for (int b = 0; b < LBM_BOUNDARIES; b++)
-                for (int odd = 0; odd < (s == LBM_SCHEME_AA ? 2 : 1); odd++) {
-                    lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, (lbm_boundary)b, odd);
-                    int r = lbp_nvrtc_check(lbm_kernel_source, opt, "sm_90", why, sizeof why);
-                    if (r) fprintf(stderr, "NVRTC failed for %s\n", opt);
-                    assert_int_equal(r, 0);
-                }
+    static const int cpts[] = {1, 2, 4};
+    for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
+        for (int s = 0; s < LBM_SCHEMES; s++)
+            for (int fp64 = 0; fp64 < 2; fp64++)
+                for (int b = 0; b < LBM_BOUNDARIES; b++)
+                    for (int odd = 0; odd < (s == LBM_SCHEME_AA ? 2 : 1); odd++) {
+                        lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, (lbm_boundary)b, odd, cpts[c]);
+                        int r = lbp_nvrtc_check(lbm_kernel_source, opt, "sm_90", why, sizeof why);
+                        if (r) fprintf(stderr, "NVRTC failed for %s\n", opt);
+                        assert_int_equal(r, 0);
+                    }
+    /* the kernel refuses a cells-per-thread it has no code for */
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_PULL=1 -DCELLS_PER_THREAD=3", "sm_90", why, sizeof why), 1);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1", "sm_90", why, sizeof why), 0);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1 -DLBP_FP64=1 -DLBM_DOUBLE=1", "sm_90", why, sizeof why), 0);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1 -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1", "sm_90", why, sizeof why), 0);
@@ -156,7 +220,8 @@ static void test_cli_errors(void **state)
     static const char *const bad[] = {"--bogus", "--sizes 0", "--sizes -16", "--sizes 16x0x4",
                                       "--schemes push,foo", "--precisions fp16", "--boundary wall",
                                       "--steps 3", "--block-size 0", "extra", "--padding 0",
-                                      "--boundary cavity"};
+                                      "--boundary cavity", "--cells-per-thread 3", "--cells-per-thread 0",
+                                      "--cells-per-thread 1,x"};
     char err[1024];
     int lines;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -177,6 +242,8 @@ static void test_cli_errors(void **state)
     assert_non_null(strstr(err, "FAILED"));
     assert_int_equal(run_tool("--verify --schemes split,aa --precisions fp32 --boundary cavity --sizes 9x7x6",
                               &lines, err, sizeof err), 0);
+    assert_int_equal(run_tool("--verify --schemes pull --precisions fp32 --boundary periodic --sizes 19x5x4 "
+                              "--cells-per-thread 2 --plant-error", &lines, err, sizeof err), 1);
 }
 
 int main(void)
@@ -188,6 +255,8 @@ int main(void)
         cmocka_unit_test(test_fp64_periodic),
         cmocka_unit_test(test_fp64_cavity),
         cmocka_unit_test(test_odd_padding),
+        cmocka_unit_test(test_step_threads),
+        cmocka_unit_test(test_cells_per_thread),
         cmocka_unit_test(test_taylor_green),
         cmocka_unit_test(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
