@@ -23,8 +23,8 @@ static const char USAGE[] =
     "per-warp %globaltimer stamps), launch.csv, membench-fit.csv and\n"
     "membench-meta.csv into the result folder.\n"
     "\n"
-    "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch\n"
-    "                      (default: all)\n"
+    "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
+    "                      threads (default: all)\n"
     "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
     "  --word-bytes 4|8    word size of the words and misaligned sweeps (default 4,\n"
@@ -34,7 +34,16 @@ static const char USAGE[] =
     "                      (default 0: as many as fit; CUDA only)\n"
     "  --threads N         threads per launch, one per cell (default 256^3 on a GPU,\n"
     "                      2^18 on a CPU)\n"
-    "  --reps N            timed repetitions per probe (default 10)\n" LBP_COMMON_HELP;
+    "  --reps N            timed repetitions per probe (default 10)\n"
+    "\n"
+    "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
+    "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
+    "doubling (with x1.5 points from 2^13 to 2^19*1.5; --quick: x4 steps) up to\n"
+    "--threads, on a compact layout of that many cells: the thread counts of small\n"
+    "to large lattices.  Each timed run is 20 launches back to back (like the steps\n"
+    "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
+    "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
+    "(every other row: 'events', one launch per timed run).\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_REPS };
@@ -49,7 +58,7 @@ typedef struct {
 
 static int parse_sweeps(const char *s)
 {
-    static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", NULL};
+    static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads", NULL};
     char *copy = strdup(s), *save = NULL;
     int bits = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
@@ -114,6 +123,7 @@ static void apply_defaults(options *o, const lbp_device *d)
     int gpu = strcmp(d->info.kind, "gpu") == 0;
     if (!o->threads) o->threads = gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 18);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
+    p->max_threads = o->threads;
     if (!p->n_words) {
         static const int quick_words[] = {1, 4, 8, 19, 27, 40};
         if (p->quick)
@@ -197,11 +207,12 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,events", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
-                occupancy, (long long)r->bench.threads, (long long)res->bytes_moved, res->ms.n,
-                res->ms.min, res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread);
+                occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
+                res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
+                c->launches > 1 ? "back_to_back" : "events");
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -235,8 +246,9 @@ static void run_probes(run *r)
         if (rc) fail_run(r, why);
         write_probe_row(r, it, &r->results[i]);
         if (it->stamps) run_stamps(r, it);
-        lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "%s %s: %.1f GB/s", it->sweep,
-                     mb_config_name(&it->cfg, name, sizeof name), r->results[i].gbs_median);
+        lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "%s %s x%lld: %.1f GB/s", it->sweep,
+                     mb_config_name(&it->cfg, name, sizeof name), (long long)r->results[i].threads,
+                     r->results[i].gbs_median);
     }
 }
 
@@ -330,7 +342,7 @@ static const mb_result *aligned_n19(const run *r)
     for (int i = 0; i < r->plan.n; i++) {
         const mb_config *c = &r->plan.items[i].cfg;
         if (c->spec.words == 19 && c->spec.word_bytes == r->o->plan.word_bytes && !c->spec.misaligned_reads &&
-            !c->spec.misaligned_writes && c->block_size == r->o->plan.block_size &&
+            !c->spec.misaligned_writes && c->block_size == r->o->plan.block_size && !c->threads &&
             c->blocks_per_cu_requested == r->o->plan.blocks_per_cu)
             return &r->results[i];
     }
@@ -353,6 +365,30 @@ static void print_cost(const char *what, double ns, double aligned_ns)
         printf("  %-32s not measured\n", what);
     else
         printf("  %-32s %+8.4f ns/thread per word (%+.2f %% of aligned)\n", what, ns, 100 * ns / aligned_ns);
+}
+
+/* The threads sweep as a table: per-launch time of 4- and 8-byte words. */
+static void print_threads_sweep(const run *r)
+{
+    int header = 0;
+    for (int i = 0; i < r->plan.n; i++) {
+        const mb_plan_item *it = &r->plan.items[i];
+        if (strcmp(it->sweep, "threads") || it->cfg.spec.word_bytes != 4) continue;
+        if (!header++)
+            printf("  threads sweep (N=19 aligned, %d launches back to back; per launch):\n"
+                   "  %10s %10s %9s %10s %9s\n",
+                   MB_THREADS_LAUNCHES, "threads", "4 B us", "GB/s", "8 B us", "GB/s");
+        const mb_result *a = &r->results[i], *b = NULL;
+        for (int j = 0; j < r->plan.n; j++)
+            if (!strcmp(r->plan.items[j].sweep, "threads") && r->plan.items[j].cfg.spec.word_bytes == 8 &&
+                r->plan.items[j].cfg.threads == it->cfg.threads)
+                b = &r->results[j];
+        printf("  %10lld %10.2f %9.1f", (long long)a->threads, a->ms.median * 1e3, a->gbs_median);
+        if (b)
+            printf(" %10.2f %9.1f\n", b->ms.median * 1e3, b->gbs_median);
+        else
+            printf("\n");
+    }
 }
 
 static void summarise(run *r, const char *dir, int argc, char **argv, const n19_costs *c,
@@ -393,6 +429,7 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     for (int m = 0; m < MB_LAUNCH_MODES; m++)
         if (lr[m].measured) printf("  launch latency %-14s %8.2f us\n", mb_launch_mode_names[m], lr[m].us.median);
     if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);
+    print_threads_sweep(r);
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -407,7 +444,7 @@ int main(int argc, char **argv)
     apply_defaults(&o, &d);
     run r = {.o = &o, .d = &d};
     mb_plan_options *p = &o.plan;
-    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES);
+    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS);
 
     const char *dir = lbp_result_dir(o.common.out_dir, &d.info);
     const char *names[6];

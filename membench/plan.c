@@ -19,7 +19,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
 
 static int same_config(const mb_config *a, const mb_config *b)
 {
-    return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes &&
+    return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes && a->threads == b->threads &&
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
@@ -101,12 +101,39 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
+static void add_threads(mb_plan *p, const mb_plan_options *o, int w, long long threads)
+{
+    add(p, o, "threads", D3Q19_WORDS, w, 0, 0, o->block_size, o->blocks_per_cu, 0);
+    p->items[p->n - 1].cfg.threads = threads;
+    p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
+}
+
+/* The aligned N=19 probe at the thread counts of small to large lattices
+ * (32^3 = 2^15, 48^3 ~ 2^16.8, 64^3 = 2^18, 128^3 = 2^21, 256^3 = 2^24),
+ * launched back to back like the steps of a time loop. */
+static void plan_threads(mb_plan *p, const mb_plan_options *o)
+{
+    long long top = o->max_threads;
+    if (top <= 0) return;
+    for (int w = 4; w <= 8; w += 4) {
+        long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
+        while (t < top) {
+            add_threads(p, o, w, t);
+            long long half_step = t + t / 2;
+            if (!o->quick && t >= (1LL << 13) && t <= (1LL << 19) && half_step < top) add_threads(p, o, w, half_step);
+            t *= o->quick ? 4 : 2;
+        }
+        add_threads(p, o, w, top);
+    }
+}
+
 void mb_plan_build(mb_plan *p, const mb_plan_options *o)
 {
     memset(p, 0, sizeof *p);
     if (o->sweeps & SW_WORDS) plan_words(p, o);
     if (o->sweeps & SW_MISALIGNED) plan_misaligned(p, o);
     if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
+    if (o->sweeps & SW_THREADS) plan_threads(p, o);
 }
 
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int blocks_fit)

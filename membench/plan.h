@@ -4,7 +4,11 @@
 
 #include "probe.h"
 
-enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_ALL = 31 };
+enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
+       SW_ALL = 63 };
+
+#define MB_THREADS_MIN (1LL << 12)   /* smallest thread count of the threads sweep */
+#define MB_THREADS_LAUNCHES 20       /* launches back to back per timed run there */
 
 #define MB_MAX_LIST 256
 
@@ -20,6 +24,7 @@ typedef struct {
     long long misaligned_n[MB_MAX_LIST]; /* N of the misaligned sweeps */
     int n_misaligned_n;
     int stamps;               /* the backend has a per-warp clock */
+    long long max_threads;    /* threads per launch (--threads): the top of the threads sweep */
 } mb_plan_options;
 
 typedef struct {
@@ -33,7 +38,11 @@ typedef struct {
     int n, cap;
 } mb_plan;
 
-/* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy). */
+/* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy).
+ * The threads sweep: N=19, L=M=0 at the default block size, word sizes 4 and
+ * 8, thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
+ * 2^19*1.5; quick: powers of 4 only) up to max_threads, which is always a
+ * point; MB_THREADS_LAUNCHES launches per timed run. */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
 /* Occupancy sweep at N=19: k = 1..blocks_fit (0 or -1: skipped), then block
  * sizes 64..1024 up to max_block_size at k = 0. */

@@ -263,12 +263,16 @@ typedef struct {
     const mb_config *cfg;
     const mb_shape *sh;
     uint32_t seed;
+    int launches;
 } run_ctx;
 
+/* One timed run: `launches` launches back to back (the regime of an LBM time
+ * loop); every launch rewrites the same output with the same seed, so the
+ * output after the runs is verified as for one launch. */
 static void run_once(void *p)
 {
     run_ctx *r = p;
-    mb_launch_probe(r->b, r->c, r->cfg, r->sh, r->seed);
+    for (int i = 0; i < r->launches; i++) mb_launch_probe(r->b, r->c, r->cfg, r->sh, r->seed);
 }
 
 int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
@@ -279,20 +283,36 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
         snprintf(why, why_len, "internal: buffers sized for %d words of %d B", b->max_words, b->max_word_bytes);
         return 2;
     }
+    if (cfg->threads < 0 || cfg->threads > b->threads) {
+        snprintf(why, why_len, "internal: %lld threads asked, buffers sized for %lld", (long long)cfg->threads,
+                 (long long)b->threads);
+        return 2;
+    }
     const mb_compiled *c = mb_kernel_for(b, &cfg->spec);
     mb_shape sh;
     if (mb_resolve_shape(b, c, cfg, &sh, why, why_len)) return 2;
+    /* a smaller lattice: compact layout in the same buffers, restored after */
+    int64_t bench_threads = b->threads, bench_stride = b->stride;
+    if (cfg->threads > 0) b->threads = cfg->threads, b->stride = mb_stride(cfg->threads);
+    int launches = cfg->launches > 1 ? cfg->launches : 1;
     mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
-    run_ctx r = {b, c, cfg, &sh, mb_next_seed(b)};
+    run_ctx r = {b, c, cfg, &sh, mb_next_seed(b), launches};
     char name[64];
     mb_spec_name(&cfg->spec, name, sizeof name);
-    out->ms = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name});
-    if (mb_verify(b, &cfg->spec, r.seed, why, why_len)) return 1;
+    lbp_stats per_run = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name});
+    int bad = mb_verify(b, &cfg->spec, r.seed, why, why_len);
+    int64_t threads = b->threads;
+    b->threads = bench_threads, b->stride = bench_stride;
+    if (bad) return 1;
+    out->ms = per_run;
+    out->ms.min /= launches, out->ms.q1 /= launches, out->ms.median /= launches;
+    out->ms.q3 /= launches, out->ms.max /= launches, out->ms.mean /= launches;
     out->cfg = *cfg;
     out->record = c->record;
     out->shape = sh;
-    out->bytes_moved = (c->record.bytes_read_per_thread + c->record.bytes_written_per_thread) * b->threads;
-    out->ns_per_thread = out->ms.median * 1e6 / (double)b->threads;
+    out->threads = threads;
+    out->bytes_moved = (c->record.bytes_read_per_thread + c->record.bytes_written_per_thread) * threads;
+    out->ns_per_thread = out->ms.median * 1e6 / (double)threads;
     out->gbs_median = out->bytes_moved / (out->ms.median * 1e6);
     out->gbs_max = out->bytes_moved / (out->ms.min * 1e6);
     return 0;

@@ -13,6 +13,8 @@ typedef struct {
     mb_probe_spec spec;
     int block_size;
     int blocks_per_cu_requested; /* k; 0 = as many as fit */
+    int64_t threads;             /* threads launched; 0 = the bench's (mb_bench.threads) */
+    int launches;                /* launches back to back per timed run (threads sweep); 0 or 1: one */
 } mb_config;
 
 /* A compiled kernel, kept for the whole run (configs repeat across sweeps). */
@@ -66,12 +68,15 @@ typedef struct {
     mb_config cfg;
     mb_probe_record record;
     mb_shape shape;
+    int64_t threads;     /* threads launched */
     int64_t bytes_moved; /* per launch, from the record */
     lbp_stats ms;
     double ns_per_thread, gbs_median, gbs_max;
 } mb_result;
 
-/* Fill, time (warmup + reps launches), verify.  Returns 0 ok; 1 with why when
+/* Fill, time (warmup + reps runs of cfg->launches launches each; ms is per
+ * launch), verify.  A config with its own thread count runs on a compact
+ * layout of that many cells (stride mb_stride(threads)) in the same buffers.  Returns 0 ok; 1 with why when
  * an output element is wrong; 2 with why for an impossible configuration. */
 int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
                  size_t why_len);

@@ -186,8 +186,8 @@ double model_busy_ms(const model_inputs *in, double ms)
 static model_probe_sweep probe_sweep_of(const char *s)
 {
     static const char *const names[] = {"words", "misaligned_reads", "misaligned_writes",
-                                        "misaligned_both", "occupancy", "word_bytes"};
-    for (int i = 0; i < 6; i++)
+                                        "misaligned_both", "occupancy", "word_bytes", "threads"};
+    for (int i = 0; i < 7; i++)
         if (!strcmp(s, names[i])) return (model_probe_sweep)i;
     return PROBE_OTHER;
 }
@@ -218,8 +218,14 @@ static int load_membench(model_inputs *in, char *err, size_t err_len)
             fail(err, err_len, "%s:%d: expected positive words, threads and ms_median", t.path, t.line[r]);
             goto bad;
         }
-        /* the same start cost as the copies: the probe runs one launch too */
-        p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
+        if (p->sweep == PROBE_THREADS) {
+            /* per launch of a back-to-back queue: nothing to remove */
+            p->launch_us = ms * 1e3;
+            p->ns_per_thread = ms * 1e6 / p->threads;
+        } else {
+            /* the same start cost as the copies: the probe runs one launch too */
+            p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
+        }
         in->n_probes++;
     }
     if (!in->n_probes) {

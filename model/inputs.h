@@ -2,7 +2,9 @@
  * folder (data/FORMAT.md) that the other tools wrote, filtered by backend.
  *   stream-meta.csv  kind, l2_bytes, write_allocate, likwid_copy_mem_gbs
  *   stream.csv       generated copy kernels (roofline, size sweep)
- *   membench.csv     N-word probes (Obrecht Art. B)
+ *   membench.csv     N-word probes (Obrecht Art. B); the `threads` sweep
+ *                    (timing back_to_back: ms per launch of launches queued
+ *                    back to back, no start cost to remove)
  *   membench-fit.csv extra time per misaligned word (optional)
  *   launch.csv       back-to-back launch interval (optional) */
 #ifndef MODEL_INPUTS_H
@@ -14,7 +16,7 @@
 
 typedef enum {
     PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
-    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_OTHER
+    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_OTHER
 } model_probe_sweep;
 
 typedef struct {
@@ -27,7 +29,9 @@ typedef struct {
     double blocks_per_cu;   /* -1 unknown */
     double occupancy;       /* -1 unknown */
     double threads;
-    double ns_per_thread;   /* with the single-launch start cost removed */
+    double ns_per_thread;   /* with the single-launch start cost removed (threads
+                               sweep: as measured, per launch back to back) */
+    double launch_us;       /* threads sweep: time per launch, back to back, µs */
 } model_probe_row;
 
 typedef struct {

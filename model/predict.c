@@ -77,6 +77,7 @@ static row_set pick_rows(const model_inputs *in, model_probe_sweep s, int any, i
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
         if ((!any && p->sweep != s) || p->word_bytes != word_bytes) continue;
+        if (any && p->sweep == PROBE_THREADS) continue; /* other thread counts: not the base probe */
         if (aligned_only && (p->misaligned_reads || p->misaligned_writes)) continue;
         r.rows[r.n++] = p;
     }
@@ -471,29 +472,12 @@ int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
     return 0;
 }
 
-/* ---- all levels --------------------------------------------------------- */
+/* ---- level 3 ------------------------------------------------------------ */
 
-int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
-                  model_prediction *out, char *err, size_t err_len)
+/* Fallback: working-set bandwidth (stream size sweep) and launch interval. */
+static int size_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double words,
+                           double probe_threads, model_prediction *out)
 {
-    memset(out, 0, sizeof *out);
-    out->within_measured = 1;
-    out->full_complete = 1;
-    model_roofline(in, k, out);
-
-    /* level 2: a probe moves N words each way; a kernel that reads and
-     * writes different counts is matched by its mean (same bytes) */
-    double words = (k->words_read + k->words_written) / 2, probe_threads = 0, mean_probe_ns = 0;
-    for (int p = 0; p < k->phases; p++) {
-        if (model_probe_time(in, words, k->misaligned_reads[p], k->misaligned_writes[p], k->word_bytes,
-                             lat, &out->probe_ns_per_cell[p], &probe_threads, &out->occupancy_factor,
-                             &out->within_measured, out->notes, sizeof out->notes, err, err_len))
-            return -1;
-        mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
-    }
-    out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */
-
-    /* level 3: working-set bandwidth and launch interval */
     double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
     out->working_set = k->lattices * fmax(k->words_read, k->words_written) * k->word_bytes * stored;
     out->probe_working_set = 2 * words * k->word_bytes * probe_threads;
@@ -541,5 +525,148 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     }
     out->full_mlups = 1e3 * lat->cells / step_ns;
     out->full_sum_mlups = 1e3 * lat->cells / step_sum_ns;
+    out->full_path = MODEL_FULL_SIZE_SWEEP;
     return 0;
+}
+
+/* The threads sweep at one word size and block size as a curve of per-launch
+ * µs over log(threads) (empty when not measured). */
+static curve threads_curve(const model_inputs *in, int word_bytes, int block_size)
+{
+    row_set r = pick_rows(in, PROBE_THREADS, 0, word_bytes, block_size, 1);
+    curve c = {malloc(sizeof *c.p * (r.n + 1)), 0};
+    for (int i = 0; i < r.n; i++)
+        if (r.rows[i]->words == D3Q19_Q) c.p[c.n++] = (model_point){log(r.rows[i]->threads), r.rows[i]->launch_us};
+    free(r.rows);
+    c.n = model_points_prepare(c.p, c.n);
+    return c;
+}
+
+/* Any threads sweep (either word size: the other one is scaled by bytes). */
+static int has_threads_sweep(const model_inputs *in, int block_size)
+{
+    int found = 0;
+    for (int w = 4; w <= 8 && !found; w += 4) {
+        curve c = threads_curve(in, w, block_size);
+        found = c.n > 0;
+        free(c.p);
+    }
+    return found;
+}
+
+/* Default path when membench.csv has a threads sweep: see predict.h.
+ *
+ * step = K x T_b2b(stored cells) x kernel_factor, kernel_factor = (level-2
+ * probe ns/thread of this kernel) / (level-2 base probe ns/thread at N=19,
+ * same word size, block size, no misalignment, the probe's occupancy).
+ * The ratio carries misalignment (Obrecht's L, M), occupancy and, for a
+ * kernel with N != 19 words, T(N)/T(19).  Those ratios are measured with
+ * many threads (bandwidth-bound): at bandwidth-bound sizes they are exact
+ * (time follows bytes and transactions); at small, latency- or launch-bound
+ * sizes they overstate the effect (a launch costs the same for any N, and
+ * an extra transaction adds latency, not a full bandwidth share), so such
+ * kernels are predicted somewhat slow there.  The shipped D3Q19 kernels all
+ * have N = 19, so only the misalignment and occupancy part applies.  K > 1
+ * launches per step: K full launches at the lattice's thread count, an
+ * upper bound when the launches split the work.  The per-launch time already
+ * holds the back-to-back launch interval and the gap between steps, so no
+ * launch term is added. */
+static int threads_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                              model_prediction *out, char *err, size_t err_len)
+{
+    int w = k->word_bytes;
+    curve c = threads_curve(in, w, lat->block_size);
+    if (!c.n) {
+        free(c.p);
+        w = k->word_bytes == 4 ? 8 : 4;
+        c = threads_curve(in, w, lat->block_size);
+    }
+    if (!c.n) { /* has_threads_sweep said there is one */
+        free(c.p);
+        snprintf(err, err_len, "internal: threads sweep vanished");
+        return -1;
+    }
+    /* the base probe at N=19, aligned, at the probe's own occupancy */
+    model_lattice base_lat = {.block_size = lat->block_size};
+    double base_ns, ignore_threads, ignore_factor;
+    int ignore_within = 1;
+    char ignore_notes[1200] = "";
+    if (model_probe_time(in, D3Q19_Q, 0, 0, k->word_bytes, &base_lat, &base_ns, &ignore_threads, &ignore_factor,
+                         &ignore_within, ignore_notes, sizeof ignore_notes, err, err_len)) {
+        free(c.p);
+        return -1;
+    }
+    double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
+    int clamped = 0;
+    double per_launch_us = model_interp(c.p, c.n, log(stored), &clamped);
+    if (clamped) {
+        out->within_measured = 0;
+        note(out->notes, sizeof out->notes, "%.0f threads outside the threads sweep's %.0f..%.0f: clamped", stored,
+             exp(c.p[0].x), exp(c.p[c.n - 1].x));
+    }
+    if (w != k->word_bytes) {
+        per_launch_us *= (double)k->word_bytes / w;
+        out->within_measured = 0;
+        note(out->notes, sizeof out->notes, "no %d-byte threads sweep: the %d-byte one scaled by %g", k->word_bytes, w,
+             (double)k->word_bytes / w);
+    }
+    out->full_path = MODEL_FULL_THREADS_SWEEP;
+    out->b2b_threads = stored;
+    out->b2b_us = per_launch_us;
+    out->b2b_word_bytes = w;
+    out->b2b_points = c.n;
+    out->base19_ns = base_ns;
+    out->launch_bound = 0;
+    double step_us = 0;
+    for (int p = 0; p < k->phases; p++) {
+        out->kernel_factor[p] = out->probe_ns_per_cell[p] / base_ns;
+        out->memory_us[p] = k->launches_per_step * per_launch_us * out->kernel_factor[p];
+        if (in->have_launch && out->launch_us >= 0.9 * out->memory_us[p]) out->launch_bound = 1;
+        step_us += out->memory_us[p] / k->phases;
+    }
+    out->full_mlups = lat->cells / step_us;
+    free(c.p);
+    return 0;
+}
+
+/* ---- all levels --------------------------------------------------------- */
+
+int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                  model_prediction *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    out->within_measured = 1;
+    out->full_complete = 1;
+    model_roofline(in, k, out);
+
+    /* level 2: a probe moves N words each way; a kernel that reads and
+     * writes different counts is matched by its mean (same bytes) */
+    double words = (k->words_read + k->words_written) / 2, probe_threads = 0, mean_probe_ns = 0;
+    for (int p = 0; p < k->phases; p++) {
+        if (model_probe_time(in, words, k->misaligned_reads[p], k->misaligned_writes[p], k->word_bytes,
+                             lat, &out->probe_ns_per_cell[p], &probe_threads, &out->occupancy_factor,
+                             &out->within_measured, out->notes, sizeof out->notes, err, err_len))
+            return -1;
+        mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
+    }
+    out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */
+
+    /* level 3: the size-sweep path always (the answer without a threads
+     * sweep, a diagnostic with one), the threads-sweep path where measured */
+    if (!has_threads_sweep(in, lat->block_size)) {
+        if (size_sweep_path(in, k, lat, words, probe_threads, out)) return -1;
+        note(out->notes, sizeof out->notes,
+             "level 3 from the stream size sweep and launch interval (membench.csv has no threads sweep)");
+        return 0;
+    }
+    model_prediction fallback = *out;
+    if (size_sweep_path(in, k, lat, words, probe_threads, &fallback)) return -1;
+    out->size_sweep_mlups = fallback.full_mlups;
+    out->full_sum_mlups = fallback.full_sum_mlups;
+    out->working_set = fallback.working_set;
+    out->probe_working_set = fallback.probe_working_set;
+    out->bandwidth_ratio = fallback.bandwidth_ratio;
+    out->launch_us = fallback.launch_us;
+    out->gap_us = fallback.gap_us;
+    return threads_sweep_path(in, k, lat, out, err, err_len);
 }

@@ -14,10 +14,22 @@
  * 2. probe      Obrecht Art. B: T = time per thread of the N-word probe at
  *    this kernel's N, misaligned reads L and writes M, word size and
  *    occupancy, interpolated between measured probes; P = 1 / T.
- * 3. full       the probe time scaled by the bandwidth this lattice's
- *    working set gets relative to the probe's own working set (stream.csv
- *    size sweep: small lattices live in L2), per step max(memory time,
- *    launches x back-to-back launch interval ℓ).
+ * 3. full       two paths.
+ *    a. threads sweep (membench.csv sweep `threads`, the default): the
+ *    measured per-launch time of the aligned N=19 probe launched back to
+ *    back at the lattice's thread count (stored cells), interpolated in
+ *    log(threads), times the kernel's factor from level 2 (its probe time
+ *    per thread over the base probe's at N=19, same word size: the
+ *    misalignment, occupancy and word-count factor), times K launches per
+ *    step; A-A: per phase, averaged.  Small lattices run few threads
+ *    (partial waves, latency- and launch-bound), which no bandwidth curve
+ *    of a many-thread copy shows; the probe measured at that thread count
+ *    does.  Without a threads sweep of the kernel's word size, the other
+ *    word size's, scaled by bytes (within_measured = no).
+ *    b. fallback (no threads sweep): the probe time scaled by the bandwidth
+ *    this lattice's working set gets relative to the probe's own working
+ *    set (stream.csv size sweep: small lattices live in L2), per step
+ *    max(memory time + device gap, launches x back-to-back interval ℓ).
  *
  * Why max and not sum: lbmkernels times many steps launched back to back
  * without synchronising, so the host queues launch i+1 while the device runs
@@ -60,9 +72,22 @@ typedef struct {
     double gap_us;                /* K x device-side gap per step, 0 when unknown */
     int launch_bound;             /* some phase shorter than the launch interval */
     int full_complete;            /* 0 when launch.csv or the size sweep is missing */
+    int full_path;                /* MODEL_FULL_THREADS_SWEEP or MODEL_FULL_SIZE_SWEEP */
+    /* level 3, threads-sweep path */
+    double b2b_threads;           /* thread count looked up (stored cells) */
+    double b2b_us;                /* per-launch µs of the N=19 probe there (scaled
+                                     by bytes when from the other word size) */
+    int b2b_word_bytes;           /* word size of the sweep read */
+    int b2b_points;               /* points of that sweep */
+    double base19_ns;             /* level-2 base probe ns/thread at N=19 */
+    double kernel_factor[MODEL_MAX_PHASES]; /* probe_ns_per_cell / base19_ns */
+    double size_sweep_mlups;      /* the fallback path's answer (diagnostic; 0
+                                     when the threads path was not used) */
     int within_measured;          /* 1 when nothing was clamped */
     char notes[1200];             /* what was clamped or assumed, "; "-separated */
 } model_prediction;
+
+enum { MODEL_FULL_SIZE_SWEEP = 0, MODEL_FULL_THREADS_SWEEP = 1 };
 
 /* All three levels.  Returns 0, or -1 with err when the inputs cannot
  * answer at all (no probe of any word size, say). */

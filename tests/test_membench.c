@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ static int close_pocl(void **state)
     return 0;
 }
 
+#define NEAR_REL(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)))
 #define TEST_THREADS 1000 /* not a multiple of the block size: the last block is partial */
 
 static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
@@ -470,6 +472,118 @@ static void test_plan_sweeps(void **state)
     mb_plan_free(&p);
 }
 
+/* The threads sweep: the N=19 aligned probe at thread counts from 2^12 up to
+ * --threads, 4- and 8-byte words, launched back to back. */
+static int threads_points(const mb_plan_options *base, int quick, long long top, int w, long long *first,
+                          long long *last)
+{
+    mb_plan_options o = *base;
+    o.quick = quick;
+    o.max_threads = top;
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    int n = 0;
+    long long prev = 0;
+    for (int i = 0; i < p.n; i++) {
+        const mb_plan_item *it = &p.items[i];
+        assert_string_equal(it->sweep, "threads");
+        const mb_config *c = &it->cfg;
+        assert_int_equal(c->spec.words, 19);
+        assert_int_equal(c->spec.misaligned_reads + c->spec.misaligned_writes, 0);
+        assert_int_equal(c->block_size, 256);
+        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+        assert_int_equal(it->stamps, 0);
+        assert_true(c->threads > 0 && c->threads <= top);
+        if (c->spec.word_bytes != w) continue;
+        assert_true(c->threads > prev); /* ascending, no repeats */
+        if (!n) *first = c->threads;
+        *last = prev = c->threads;
+        n++;
+    }
+    mb_plan_free(&p);
+    return n;
+}
+
+static void test_plan_threads(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .stamps = 1};
+    long long first, last;
+    /* GPU default 2^24: 13 powers of 2 + x1.5 at 2^13..2^19 (7) */
+    for (int w = 4; w <= 8; w += 4) {
+        assert_int_equal(threads_points(&o, 0, 1LL << 24, w, &first, &last), 20);
+        assert_int_equal(first, 4096);
+        assert_int_equal(last, 1LL << 24);
+    }
+    /* quick GPU 2^22: 2^12, 2^14, ..., 2^22 */
+    assert_int_equal(threads_points(&o, 1, 1LL << 22, 4, &first, &last), 6);
+    /* CPU 2^18 (7 powers + 5), quick CPU 2^16 (3) */
+    assert_int_equal(threads_points(&o, 0, 1LL << 18, 8, &first, &last), 12);
+    assert_int_equal(threads_points(&o, 1, 1LL << 16, 8, &first, &last), 3);
+    /* the top is always a point, also off the grid or below 2^12 */
+    assert_int_equal(threads_points(&o, 0, 100000, 4, &first, &last), 10); /* 4096..65536: 5 + 4 x1.5 + top */
+    assert_int_equal(last, 100000);
+    assert_int_equal(threads_points(&o, 0, 1000, 4, &first, &last), 1);
+    assert_int_equal(first, 1000);
+    /* not in a plan without the sweep */
+    o.sweeps = SW_WORDS;
+    o.n_words = 1;
+    o.words[0] = 19;
+    o.max_threads = 1LL << 24;
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, 0);
+    mb_plan_free(&p);
+}
+
+static void test_threads_probe_on_pocl(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 19, 8);
+    int64_t bench_stride = b.stride;
+    for (int w = 4; w <= 8; w += 4) {
+        mb_config cfg = {.spec = {.words = 19, .word_bytes = w}, .block_size = 256, .threads = 300,
+                         .launches = MB_THREADS_LAUNCHES};
+        mb_result res;
+        int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
+        if (rc) fprintf(stderr, "%s\n", why);
+        assert_int_equal(rc, 0);
+        assert_int_equal(res.threads, 300);
+        assert_int_equal(res.bytes_moved, 2LL * 19 * w * 300);
+        NEAR_REL(res.ns_per_thread, res.ms.median * 1e6 / 300);
+        assert_true(res.ms.min <= res.ms.median && res.ms.median <= res.ms.max);
+        /* the bench is back at its own size */
+        assert_int_equal(b.threads, TEST_THREADS);
+        assert_int_equal(b.stride, bench_stride);
+        /* independent of the verify kernel: the compact layout of 300 cells */
+        int64_t stride = mb_stride(300);
+        b.stride = stride;
+        uint64_t *got = malloc(sizeof *got * (size_t)stride);
+        for (int k = 0; k < 19; k++) {
+            read_array(&b, k, got, w);
+            uint64_t sw = got[1] ^ mb_pattern((uint64_t)(k * stride + 1), w);
+            uint32_t seed = (uint32_t)(w == 4 ? sw : sw >> 32);
+            for (int64_t j = 0; j < stride; j++)
+                if (got[j] != mb_expected(&cfg.spec, stride, 300, seed, k, j)) {
+                    fprintf(stderr, "w%d array %d element %lld: 0x%llx\n", w, k, (long long)j,
+                            (unsigned long long)got[j]);
+                    fail();
+                }
+        }
+        free(got);
+        b.stride = bench_stride;
+    }
+    /* more threads than the buffers hold: refused */
+    mb_config big = {.spec = {.words = 19, .word_bytes = 4}, .block_size = 256, .threads = TEST_THREADS + 1,
+                     .launches = 2};
+    mb_result res;
+    assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
+    mb_bench_close(&b);
+}
+
 /* ---- the command line ---------------------------------------------------------- */
 
 static int run_cli(const char *args, char *err, size_t err_len)
@@ -525,6 +639,52 @@ static void test_cli_bad_usage_exits_2_with_one_line(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* membench --sweeps threads on PoCL: per-launch rows marked back_to_back. */
+static void test_cli_threads_sweep(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    char err[8192], path[256];
+    int rc = run_cli("--backend opencl --sweeps threads --quick --threads 16384 --reps 2", err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    snprintf(path, sizeof path, "/tmp/test_membench_out.%d/membench.csv", (int)getpid());
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    int rows = 0, seen[2][2] = {{0}};
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, ",threads,"));
+    while (fgets(line, sizeof line, f)) {
+        char sweep[32], timing[32];
+        int words, wb, l, m, bs;
+        long long threads, bytes;
+        /* device,backend,sweep,words,word_bytes,L,M,block_size,k,blocks,occupancy,threads,bytes_moved,reps,
+         * ms_min,ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing */
+        double ms_min, ms_median, ms_max, ns;
+        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%lld,%lld,%*d,%lf,%lf,%lf,%*[^,],%*[^,],%lf,%31s",
+                       sweep, &words, &wb, &l, &m, &bs, &threads, &bytes, &ms_min, &ms_median, &ms_max, &ns, timing);
+        assert_int_equal(n, 13);
+        assert_string_equal(sweep, "threads");
+        assert_string_equal(timing, "back_to_back");
+        assert_int_equal(words, 19);
+        assert_int_equal(l + m, 0);
+        assert_int_equal(bytes, 2LL * 19 * wb * threads);
+        assert_true(ms_min <= ms_median && ms_median <= ms_max);
+        assert_true(fabs(ns - ms_median * 1e6 / threads) <= 1e-3 * ns + 1e-6);
+        assert_true(threads == 4096 || threads == 16384);
+        seen[wb == 8][threads == 16384]++;
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 4);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) assert_int_equal(seen[i][j], 1);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -537,7 +697,10 @@ int main(void)
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),
+        cmocka_unit_test(test_plan_threads),
+        cmocka_unit_test(test_threads_probe_on_pocl),
         cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
+        cmocka_unit_test(test_cli_threads_sweep),
     };
     return cmocka_run_group_tests(tests, open_pocl, close_pocl);
 }

@@ -380,6 +380,128 @@ static int file_has(const char *path, const char *text)
     return strstr(buf, text) != NULL;
 }
 
+/* ---- level 3 from the threads sweep ------------------------------------ */
+
+/* gpu/ plus a 4-byte threads sweep (per-launch ms, back to back):
+ * 4096 -> 5 us, 16384 -> 6 us, 65536 -> 10 us, 1048576 -> 200 us, and
+ * 256^3 at the words sweep's 0.19 ns per thread. */
+static void threads_folder(char *dir)
+{
+    char cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+    static const double rows[][2] = {{4096, 0.005}, {16384, 0.006}, {65536, 0.010}, {1048576, 0.2},
+                                     {16777216, 16777216 * 0.19e-6}};
+    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
+    FILE *f = fopen(cmd, "a");
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        fprintf(f, "test-gpu,cuda,threads,19,4,0,0,256,0,8,1.0,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,back_to_back\n", rows[i][0],
+                152 * rows[i][0], rows[i][1], rows[i][1], rows[i][1], rows[i][1] * 1e6 / rows[i][0]);
+    fclose(f);
+}
+
+static void remove_folder(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static model_lattice stored(double cells, double stored_cells)
+{
+    return (model_lattice){.nx = 1, .ny = 1, .nz = 1, .cells = cells, .stored_cells = stored_cells,
+                           .occupancy = -1, .blocks_per_cu = -1};
+}
+
+static void test_full_threads_sweep(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_threads_XXXXXX";
+    threads_folder(dir);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    /* back-to-back rows keep their time: no start cost removed */
+    for (int i = 0; i < in.n_probes; i++)
+        if (in.probes[i].sweep == PROBE_THREADS && in.probes[i].threads == 4096) NEAR(in.probes[i].launch_us, 5);
+    /* at a point: 16^3 = 4096 threads, 5 us x push's factor 0.25 / 0.19 */
+    model_prediction p = predict(&in, "push", "fp32", cube(16));
+    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.b2b_us, 5);
+    NEAR(p.base19_ns, 0.19);
+    NEAR(p.kernel_factor[0], 0.25 / 0.19);
+    NEAR(p.full_mlups, 4096 / (5 * 0.25 / 0.19));
+    NEAR(p.probe_mlups, 4000); /* level 2 untouched by the threads rows */
+    assert_int_equal(p.within_measured, 1);
+    assert_int_equal(p.full_complete, 1);
+    assert_true(p.size_sweep_mlups > 0); /* the fallback as a diagnostic */
+    assert_null(strstr(p.notes, "no threads sweep"));
+    /* between points, in log(threads): 8192 is halfway from 4096 to 16384;
+     * stored cells (padding) pick the point, updated cells count */
+    p = predict(&in, "pull", "fp32", stored(8000, 8192));
+    NEAR(p.b2b_us, 5.5);
+    NEAR(p.full_mlups, 8000 / (5.5 * 0.21 / 0.19));
+    assert_int_equal(p.within_measured, 1);
+    p = predict(&in, "pull", "fp32", stored(32768, 32768)); /* 6 + (10-6)/2 */
+    NEAR(p.b2b_us, 8);
+    /* clamped below and above */
+    p = predict(&in, "pull", "fp32", cube(8));
+    NEAR(p.b2b_us, 5);
+    assert_int_equal(p.within_measured, 0);
+    assert_non_null(strstr(p.notes, "outside the threads sweep"));
+    p = predict(&in, "pull", "fp32", cube(300));
+    NEAR(p.b2b_us, 16777216 * 0.19e-3);
+    assert_int_equal(p.within_measured, 0);
+    /* 256^3: the large end agrees with level 2 */
+    NEAR(predict(&in, "push", "fp32", cube(256)).full_mlups, 4000);
+    /* A-A: per phase (0.19 and 0.26 ns against 0.19), averaged */
+    p = predict(&in, "aa", "fp32", cube(16));
+    NEAR(p.kernel_factor[0], 1);
+    NEAR(p.kernel_factor[1], 0.26 / 0.19);
+    NEAR(p.full_mlups, 4096 / (5 * (1 + 0.26 / 0.19) / 2));
+    /* fp64: no 8-byte sweep -> the 4-byte one x 2, against the 8-byte base
+     * (0.38 ns at N=19; pull 0.41) */
+    p = predict(&in, "pull", "fp64", cube(16));
+    NEAR(p.b2b_us, 10);
+    assert_int_equal(p.b2b_word_bytes, 4);
+    NEAR(p.full_mlups, 4096 / (10 * 0.41 / 0.38));
+    assert_int_equal(p.within_measured, 0);
+    assert_non_null(strstr(p.notes, "no 8-byte threads sweep"));
+    /* N != 19 carries T(N) / T(19); K launches multiply */
+    model_kernel k = described(10, 0, 0, 2);
+    model_lattice lat = stored(4096, 4096);
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, 4096 / (5 * 0.1 / 0.19));
+    k.launches_per_step = 3;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, 4096 / (3 * 5 * 0.1 / 0.19));
+    model_inputs_free(&in);
+    /* predict names the path and the numbers */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme push --precision fp32 --size 16",
+             dir);
+    if (!access("model/model", X_OK)) {
+        assert_int_equal(run(cmd), 0);
+        assert_true(file_has("/tmp/test_model.out", "threads-sweep path"));
+        assert_true(file_has("/tmp/test_model.out", "4096 threads"));
+        assert_true(file_has("/tmp/test_model.out", "5.000 us per launch"));
+        snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000",
+                 dir);
+        assert_int_equal(run(cmd), 0);
+        assert_true(file_has("/tmp/test_model.out", "level 3 from the membench threads sweep"));
+        snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
+        assert_true(file_has(cmd, "full_path,threads_sweep"));
+    }
+    remove_folder(dir);
+    /* without a threads sweep: the size-sweep path, said so */
+    load(&in, DATA "gpu", "cuda");
+    p = predict(&in, "push", "fp32", cube(16));
+    assert_int_equal(p.full_path, MODEL_FULL_SIZE_SWEEP);
+    assert_non_null(strstr(p.notes, "no threads sweep"));
+    model_inputs_free(&in);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -443,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_probe_occupancy),
         cmocka_unit_test(test_full_levels),
         cmocka_unit_test(test_device_gap),
+        cmocka_unit_test(test_full_threads_sweep),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
