@@ -598,11 +598,26 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     }
     double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
     int clamped = 0;
-    double per_launch_us = model_interp(c.p, c.n, log(stored), &clamped);
-    if (clamped) {
-        out->within_measured = 0;
-        note(out->notes, sizeof out->notes, "%.0f threads outside the threads sweep's %.0f..%.0f: clamped", stored,
-             exp(c.p[0].x), exp(c.p[c.n - 1].x));
+    double per_launch_us, top_threads = exp(c.p[c.n - 1].x);
+    if (stored > top_threads) {
+        /* Past the largest probe the time grows with the threads at the
+         * rate of that probe: the DRAM plateau, when the probe's own
+         * working set was well past the L2 (else flagged). */
+        per_launch_us = c.p[c.n - 1].y * stored / top_threads;
+        double top_bytes = 2.0 * D3Q19_Q * w * top_threads;
+        if (in->l2_bytes <= 0 || top_bytes < 4 * in->l2_bytes) {
+            out->within_measured = 0;
+            note(out->notes, sizeof out->notes, "%.0f threads past the threads sweep's %.0f, whose working set is not"
+                 " 4x the L2: extended at its rate", stored, top_threads);
+        }
+    } else {
+        /* below the smallest probe: launch-bound, the time stays */
+        per_launch_us = model_interp(c.p, c.n, log(stored), &clamped);
+        if (clamped) {
+            out->within_measured = 0;
+            note(out->notes, sizeof out->notes, "%.0f threads below the threads sweep's %.0f: clamped", stored,
+                 exp(c.p[0].x));
+        }
     }
     if (w != k->word_bytes) {
         per_launch_us *= (double)k->word_bytes / w;
