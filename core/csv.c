@@ -163,6 +163,7 @@ void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *i,
     kv(f, "theoretical_gbs", "%.1f", i->theoretical_gbs);
     kv(f, "l2_bytes", "%lld", (long long)i->l2_bytes);
     kv(f, "global_mem_bytes", "%lld", (long long)i->global_mem_bytes);
+    kv(f, "max_alloc_bytes", "%lld", (long long)i->max_alloc_bytes);
     kv(f, "ecc", "%d", i->ecc);
     kv(f, "fp64", "%d", i->fp64);
     kv(f, "max_threads_per_cu", "%d", i->max_threads_per_cu);

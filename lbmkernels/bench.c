@@ -7,12 +7,21 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MIB ((int64_t)1 << 20)
+
+/* Smallest lattice (bytes) the device refused in this run: larger ones are
+ * not tried again (a refusal can take the driver a minute). */
+static int64_t refused_bytes;
 
 int64_t lbm_memory_budget(const lbp_device *d)
 {
     int64_t mem = d->info.global_mem_bytes;
+    /* OpenCL promises no more than its largest buffer in all: NVIDIA's
+     * OpenCL (driver 580, H200) reports 143 GB but refused 40 GB, slowly. */
+    if (!strcmp(d->info.backend, "opencl") && d->info.max_alloc_bytes > 0 && d->info.max_alloc_bytes < mem)
+        mem = d->info.max_alloc_bytes;
     int64_t headroom = mem / 32 > 256 * MIB ? mem / 32 : 256 * MIB;
     return mem > headroom ? mem - headroom : 0;
 }
@@ -22,6 +31,7 @@ static int fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64
     int64_t one = lbm_words(L) * (fp64 ? 8 : 4);
     if (L->cells_padded > INT32_MAX - 4096) return 0; /* 32-bit cell indices in the kernel */
     if (d->info.max_alloc_bytes > 0 && one > d->info.max_alloc_bytes) return 0;
+    if (refused_bytes > 0 && lbm_bytes_needed(L, s, fp64) >= refused_bytes) return 0;
     return lbm_bytes_needed(L, s, fp64) <= lbm_memory_budget(d);
 }
 
@@ -41,6 +51,9 @@ int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, c
     if (L->cells_padded > INT32_MAX - 4096)
         snprintf(why, why_len, "lattice %s has %lld cells (padded), more than the kernels' 32-bit cell index allows",
                  cube, (long long)L->cells_padded);
+    else if (refused_bytes > 0 && lbm_bytes_needed(L, s, fp64) >= refused_bytes)
+        snprintf(why, why_len, "lattice %s needs %.1f GB in %s; the device already refused %.1f GB", cube,
+                 lbm_bytes_needed(L, s, fp64) / gb, fp64 ? "fp64" : "fp32", refused_bytes / gb);
     else if (d->info.max_alloc_bytes > 0 && one > d->info.max_alloc_bytes)
         snprintf(why, why_len,
                  "lattice %s needs %.1f GB per lattice in %s, the device's largest buffer is %.1f GB; "
@@ -92,6 +105,8 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     if (lbm_fits(d, L, k->scheme, k->fp64, why, why_len) != 0) return -1;
     lbm_sim m;
     if (lbm_sim_create(&m, d, k, L, 1.0 / 0.6, 0.0, block_size) != 0) {
+        int64_t need = lbm_bytes_needed(L, k->scheme, k->fp64);
+        if (!refused_bytes || need < refused_bytes) refused_bytes = need;
         snprintf(why, why_len, "the device refused %.1f GB for a %dx%dx%d lattice",
                  lbm_bytes_needed(L, k->scheme, k->fp64) / 1e9, L->nx, L->ny, L->nz);
         return -1;
