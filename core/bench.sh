@@ -1,0 +1,89 @@
+#!/bin/sh
+# make bench: measure the best device (or BACKEND/DEVICE, or each of
+# BACKENDS), predict, validate, plot, and print the summary table.
+#   BACKEND=cuda|opencl  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
+# Results go to data/<device-slug>/ (beside an existing one as
+# data/<slug>-2, -3, ... unless FORCE=1); a run that fails leaves no folder
+# that looks complete: it works in <dir>.partial and renames at the end.
+set -u
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+quick=""; [ "${QUICK:-0}" = 1 ] && quick="--quick"
+backends=${BACKENDS:-${BACKEND:-}}
+devopt=""; [ -n "${DEVICE:-}" ] && devopt="--device $DEVICE"
+if [ -n "${DEVICE:-}" ] && [ -z "$backends" ]; then die "DEVICE=$DEVICE needs BACKEND=cuda|opencl"; fi
+
+# The device, described by the tool that opens it (auto: best found).
+describe() { stream/stream ${1:+--backend $1} $devopt --describe; }
+first=$(echo "$backends" | awk '{print $1}')
+desc=$(describe "$first") || die "no device to measure (stream/stream --list shows what was found)"
+val() { echo "$desc" | awk -F, -v k="$1" '$1 == k { sub(/^[^,]*,/, ""); print; exit }'; }
+slug=$(val slug); name=$(val name)
+[ -n "$backends" ] || backends=$(val backend)
+first=$(echo "$backends" | awk '{print $1}')
+[ -n "$slug" ] || die "could not tell the device's name"
+
+dir=data/$slug
+if [ -e "$dir" ] && [ "${FORCE:-0}" != 1 ]; then
+    n=2
+    while [ -e "data/$slug-$n" ]; do n=$((n + 1)); done
+    say "$dir exists and is kept (FORCE=1 replaces it); this run goes to data/$slug-$n"
+    dir=data/$slug-$n
+fi
+work=$dir.partial
+rm -rf "$work"
+mkdir -p "$work" || die "cannot create $work"
+trap 'say "interrupted: $work left for inspection"; exit 1' INT TERM
+
+stages="stream membench lbmkernels"
+total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
+start=$(date +%s); step=0
+for b in $backends; do
+    out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
+    for s in $stages; do
+        step=$((step + 1))
+        now=$(date +%s); el=$((now - start))
+        left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
+        say "[$step/$total] $s on $name ($b), ${el} s so far$left"
+        t0=$(date +%s)
+        "$s/$s" --backend "$b" $devopt --out "$out" --force $quick ||
+            die "$s failed on $b (exit $?); partial results in $work"
+        say "$s ($b) took $(( $(date +%s) - t0 )) s"
+    done
+done
+
+# Merge the other backends' rows into the first one's files: header once.
+for b in $backends; do
+    run=$work/.run-$b
+    [ -d "$run" ] || continue
+    for f in "$run"/*.csv; do
+        base=$(basename "$f")
+        case "$base" in
+        *-meta.csv) cp "$f" "$work/${base%-meta.csv}-meta-$b.csv" ;;
+        *) if [ -f "$work/$base" ]; then tail -n +2 "$f" >>"$work/$base"; else cp "$f" "$work/$base"; fi ;;
+        esac
+    done
+    rm -rf "$run"
+done
+
+say "model: predicting every measured point"
+model/model validate --data "$work" --force --max-error 5
+model_rc=$?
+[ "$model_rc" -le 1 ] || die "model validate failed (exit $model_rc); partial results in $work"
+
+rm -rf "$dir"
+mv "$work" "$dir" || die "cannot rename $work to $dir"
+trap - INT TERM
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+    say "gnuplot not installed: plots skipped; render later with make plots DEVICE=$(basename "$dir")"
+else
+    sh plots/render.sh "$dir" || say "plots failed (the data in $dir is complete)"
+fi
+
+echo
+echo "lbmprobe on $name: results in $dir ($(( $(date +%s) - start )) s)"
+model/model summary --data "$dir"
+[ "$model_rc" = 0 ] || echo "note: some predictions are off by more than the model's error bar (see $dir/model.csv)"
+exit 0
