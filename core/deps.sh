@@ -31,13 +31,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-if apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
+if timeout 120 apt-get update -qq >/dev/null 2>&1 && timeout 600 apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
     echo "deps: installed$missing"
     exit 0
 fi
 # No package source (e.g. a GPU machine without network): install one by one.
 still=""
-for p in $missing; do apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || still="$still $p"; done
+for p in $missing; do timeout 120 apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || still="$still $p"; done
 fail=""
 for p in $still; do case " $need " in *" $p "*) fail="$fail $p" ;; esac; done
 opt=""

@@ -1,0 +1,202 @@
+#!/bin/sh
+# Render lbmprobe's figures from a result folder's CSVs (and nothing else).
+#   sh plots/render.sh <slug | data folder> [output folder]
+# Output: PNG and PDF per figure, report.md and report.pdf, in
+# plots/<folder name>/ unless an output folder is given.  A missing CSV
+# skips its figures with a note.
+set -u
+here=$(dirname "$0")
+arg=${1:-}
+[ -n "$arg" ] || { echo "usage: make plots DEVICE=<slug> (a folder of data/) or sh plots/render.sh DIR [OUT]" >&2; exit 2; }
+if [ -d "$arg" ]; then data=$arg; else data=data/$arg; fi
+[ -d "$data" ] || { echo "plots: no result folder $data (make bench writes data/<device>/)" >&2; exit 2; }
+name=$(basename "$data")
+out=${2:-plots/$name}
+mkdir -p "$out" || exit 1
+command -v gnuplot >/dev/null 2>&1 || { echo "plots: gnuplot is not installed (make deps)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$here/csv.sh"
+
+meta() { metaval "$data/stream-meta.csv" "$1" 2>/dev/null || metaval "$data/lbm-meta.csv" "$1" 2>/dev/null || metaval "$data/membench-meta.csv" "$1"; }
+device=$(meta device); date=$(meta date | cut -c1-10)
+[ -n "$device" ] || device=$name
+l2=$(meta l2_bytes); l2=${l2:-0}
+title_suffix="$device, $date"
+made=""
+note() { echo "plots: $*" >&2; }
+
+# figure NAME GNUPLOT-BODY: render the body to NAME.png and NAME.pdf.
+figure() {
+    fig=$1; body=$2
+    for t in png pdf; do
+        if [ $t = png ]; then term="pngcairo size 1000,640 font 'Sans,11'"; else term="pdfcairo size 7in,4.5in font 'Sans,9'"; fi
+        gnuplot -e "set terminal $term; set output '$out/$fig.$t'; set grid; set key outside right top box opaque; set datafile separator whitespace; $body" \
+            2>"$tmp/gp.err" || { note "$fig: gnuplot failed: $(head -c 300 "$tmp/gp.err")"; return 1; }
+    done
+    made="$made $fig"
+}
+
+backends_of() { [ -f "$1" ] && csvcol "$1" backend | sort -u; }
+
+# ---- stream: bandwidth vs working set, blocks, block size and word --------
+if [ -f "$data/stream.csv" ]; then
+    plot=""; bw=""
+    for b in $(backends_of "$data/stream.csv"); do
+        csvsel "$data/stream.csv" "backend=$b,sweep=size" array_bytes gbs_median | awk '{print 2*$1, $2}' | sort -g >"$tmp/size-$b.dat"
+        [ -s "$tmp/size-$b.dat" ] && plot="$plot${plot:+, }'$tmp/size-$b.dat' using 1:2 with linespoints lw 2 title 'copy, $b'"
+        csvsel "$data/stream.csv" "backend=$b,sweep=blocks" blocks gbs_median | sort -g >"$tmp/blocks-$b.dat"
+        [ -s "$tmp/blocks-$b.dat" ] && bw="$bw${bw:+, }'$tmp/blocks-$b.dat' using 1:2 with linespoints lw 2 title '$b'"
+    done
+    ref=$(csvsel "$data/stream.csv" "sweep=reference" gbs_median | head -n 1)
+    l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label 'L2 $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}')' at $l2, graph 0.05 offset 0.5,0;"
+    refline=""; [ -n "$ref" ] && refline=", $ref with lines dt 3 lw 2 lc rgb 'black' title 'driver copy (device to device)'"
+    [ -n "$plot" ] && figure stream-size "set logscale x 2; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set (L2 and DRAM plateaus) — $title_suffix'; $l2line plot $plot $refline"
+    [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel 'blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs block count — $title_suffix'; plot $bw"
+    csvsel "$data/stream.csv" "sweep=block_size" block_size gbs_median backend >"$tmp/bs.dat"
+    csvsel "$data/stream.csv" "sweep=word" word_bytes access gbs_median backend | awk '{printf "\"%dB %s %s\" %s\n", $1, $2, $4, $3}' >"$tmp/word.dat"
+    [ -s "$tmp/bs.dat" ] && figure stream-block-size "set logscale x 2; set xlabel 'threads per block'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'Copy bandwidth vs block size — $title_suffix'; plot '$tmp/bs.dat' using 1:2 with linespoints lw 2 title 'copy, 16-byte words'"
+    [ -s "$tmp/word.dat" ] && figure stream-word "set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set xtics rotate by -30; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth by word width and access — $title_suffix'; plot '$tmp/word.dat' using 0:2:xtic(1) with boxes notitle"
+else note "no stream.csv: copy figures skipped"; fi
+
+if [ -f "$data/transfer.csv" ]; then
+    tp=""
+    for dir in h2d d2h; do for mem in pinned pageable; do
+        csvsel "$data/transfer.csv" "direction=$dir,host_memory=$mem" bytes gbs_median | sort -g >"$tmp/tr-$dir-$mem.dat"
+        [ -s "$tmp/tr-$dir-$mem.dat" ] && tp="$tp${tp:+, }'$tmp/tr-$dir-$mem.dat' using 1:2 with linespoints lw 2 title '$dir $mem'"
+    done; done
+    [ -n "$tp" ] && figure transfer "set logscale x 2; set format x '%.0s%cB'; set xlabel 'transfer size'; set ylabel 'bandwidth [GB/s]'; set title 'Host <-> device transfers — $title_suffix'; plot $tp"
+else note "no transfer.csv: transfer figure skipped"; fi
+
+# ---- membench: probe time vs N, misalignment, occupancy, threads ---------
+if [ -f "$data/membench.csv" ]; then
+    mb=$data/membench.csv
+    b0=$(backends_of "$mb" | head -n 1)
+    wp=""
+    for w in 4 8; do
+        csvsel "$mb" "backend=$b0,sweep=words,word_bytes=$w,misaligned_reads=0,misaligned_writes=0" words ns_per_thread | sort -g >"$tmp/words-$w.dat"
+        [ -s "$tmp/words-$w.dat" ] || continue
+        wp="$wp${wp:+, }'$tmp/words-$w.dat' using 1:2 with points pt 7 title '$w-byte words'"
+        fit=$(csvsel "$data/membench-fit.csv" "backend=$b0,fit=time_vs_words,word_bytes=$w" slope_ns intercept_ns 2>/dev/null | head -n 1)
+        [ -n "$fit" ] && wp="$wp, $(echo "$fit" | awk '{print $1}')*x+$(echo "$fit" | awk '{print $2}') with lines dt 2 title 'fit, $w B'"
+    done
+    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set title 'Probe time vs N (aligned, $b0) — $title_suffix'; plot $wp"
+    mp=""
+    for n in 19 27; do
+        for s in reads writes both; do
+            case $s in reads) x=misaligned_reads ;; *) x=misaligned_writes ;; esac
+            csvsel "$mb" "backend=$b0,sweep=misaligned_$s,words=$n,word_bytes=4" $x ns_per_thread | sort -g >"$tmp/mis-$n-$s.dat"
+            dt=1; [ $n = 27 ] && dt=2
+            [ -s "$tmp/mis-$n-$s.dat" ] && mp="$mp${mp:+, }'$tmp/mis-$n-$s.dat' using 1:2 with linespoints dt $dt lw 2 title 'N=$n, misaligned $s'"
+        done
+    done
+    [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words) — $title_suffix'; plot $mp"
+    op=""
+    for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
+        csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
+        [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title 'block $bs'"
+    done
+    if [ -z "$op" ]; then # OpenCL cannot force blocks per SM: by block size
+        csvsel "$mb" "backend=$b0,sweep=occupancy" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
+        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0) — $title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
+    fi
+    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0) — $title_suffix'; plot $op"
+    tp=""
+    for b in $(backends_of "$mb"); do for w in 4 8; do
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
+        [ -s "$tmp/thr-$b-$w.dat" ] && tp="$tp${tp:+, }'$tmp/thr-$b-$w.dat' using 1:2 with linespoints lw 2 title '$b, $w-byte words'"
+    done; done
+    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count — $title_suffix'; plot $tp"
+else note "no membench.csv: probe figures skipped"; fi
+
+if [ -f "$data/warps.csv" ]; then
+    cfg=$(csvsel "$data/warps.csv" "phase=launch" config | head -n 1)
+    csvsel "$data/warps.csv" "config=$cfg,phase=launch" rank q1_ns median_ns q3_ns | sort -g >"$tmp/warps.dat"
+    ph=$(for p in read write; do csvsel "$data/warps.csv" "config=$cfg,phase=$p" median_ns | head -n 1 | awk -v p=$p '{printf "%s %.0f ns  ", p, $1}'; done)
+    [ -s "$tmp/warps.dat" ] && figure warp-launch "set xlabel 'warp rank on its SM (order of start)'; set ylabel 'start after the SM''s first warp [ns]'; set title 'Launch delay by warp rank ($cfg) — $title_suffix'; set label 'median phase: $ph' at graph 0.02, graph 0.95; plot '$tmp/warps.dat' using 1:2:4 with filledcurves fs transparent solid 0.3 title 'quartiles', '' using 1:3 with lines lw 2 title 'median'"
+else note "no warps.csv (OpenCL has no per-warp clock): warp figure skipped"; fi
+
+if [ -f "$data/launch.csv" ]; then
+    csvsel "$data/launch.csv" "" backend mode us_median | awk '{printf "\"%s %s\" %s\n", $1, $2, $3}' >"$tmp/launch.dat"
+    [ -s "$tmp/launch.dat" ] && figure launch "set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set xtics rotate by -20; set ylabel 'time per launch [us]'; set title 'Empty-kernel launch latency — $title_suffix'; plot '$tmp/launch.dat' using 0:2:xtic(1) with boxes notitle, '' using 0:2:(sprintf('%.2f',\$2)) with labels offset 0,0.7 notitle"
+fi
+
+# ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
+if [ -f "$data/lbm.csv" ]; then
+    src=$data/lbm.csv; y=mlups_median
+    [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
+    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64; do
+        lp=""; i=0
+        for s in push pull split aa; do
+            i=$((i + 1))
+            # the size sweep: each scheme's most common block size
+            bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
+            [ -n "$bs" ] || continue
+            if [ "$src" = "$data/model.csv" ]; then
+                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs" cells measured_mlups full_mlups roofline_mlups | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+            else
+                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs" cells mlups_median | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+            fi
+            [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
+            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured'"
+            [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 lc $i title '$s predicted'"
+            roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth)'"
+        done
+        [ -n "$lp" ] || continue
+        [ "$src" = "$data/model.csv" ] && lp="$lp, $roof"
+        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0s%c'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted — $title_suffix'; plot $lp"
+    done; done
+    nb=$(backends_of "$data/lbm.csv" | wc -l)
+    if [ "$nb" -gt 1 ]; then
+        # CUDA vs OpenCL: the best MLUPS of each scheme and precision at the
+        # largest lattice both measured
+        csvsel "$data/lbm.csv" "" backend scheme precision cells mlups_median >"$tmp/all.dat"
+        awk '{k=$2" "$3; if ($4 > big[k]) big[k] = $4} END {for (k in big) print k, big[k]}' "$tmp/all.dat" >"$tmp/big.dat"
+        cols=$(backends_of "$data/lbm.csv" | sort | tr '\n' ' ')
+        c1=$(echo $cols | awk '{print $1}'); c2=$(echo $cols | awk '{print $2}')
+        awk -v c1="$c1" -v c2="$c2" 'NR == FNR { big[$1 " " $2] = $3; next }
+            $4 == big[$2 " " $3] { k = $2 " " $3; if ($1 == c1 && $5 > a[k]) a[k] = $5; if ($1 == c2 && $5 > b[k]) b[k] = $5 }
+            END { for (k in a) if (k in b) { split(k, s, " "); printf "\"%s %s\" %s %s\n", s[1], s[2], a[k], b[k] } }' \
+            "$tmp/big.dat" "$tmp/all.dat" | sort >"$tmp/vs.dat"
+        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30; set ylabel 'MLUPS'; set title 'The same kernel text on $c1 and $c2 (largest lattice) — $title_suffix'; plot '$tmp/vs.dat' using 2:xtic(1) title '$c1', '' using 3 title '$c2'"
+    fi
+else note "no lbm.csv: LBM figures skipped"; fi
+
+# ---- report ----------------------------------------------------------------
+summary=""
+[ -x model/model ] && [ -f "$data/model.csv" ] && summary=$(model/model summary --data "$data" 2>/dev/null)
+{
+    echo "# lbmprobe report: $device"
+    echo
+    echo "Measured $date. Data: \`$data/\` (CSV, format in \`data/FORMAT.md\`)."
+    echo
+    bc=$(meta best_copy_gbs); dd=$(meta dtod_gbs); th=$(meta theoretical_gbs)
+    [ -n "$bc" ] && echo "- best copy bandwidth: **$bc GB/s** (driver device-to-device copy $dd GB/s; theoretical $th GB/s)"
+    for k in aligned_n19_gbs misaligned_read_ns misaligned_write_ns misaligned_write_read_ratio launch_us_back_to_back launch_us_sync_each launch_us_graph; do
+        v=$(metaval "$data/membench-meta.csv" $k 2>/dev/null) && [ -n "$v" ] && echo "- $k: $v"
+    done
+    if [ -n "$summary" ]; then
+        echo; echo "## Measured vs predicted (largest lattice per scheme)"; echo; echo '```'; echo "$summary"; echo '```'
+    fi
+    echo
+    for f in $made; do echo "![$f]($f.png)"; echo; done
+} >"$out/report.md"
+
+# One page: the four figures a report needs, and the summary.
+pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
+    case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
+done
+set -- $pick
+if [ $# -gt 0 ]; then
+    n=$#; [ $n -gt 4 ] && n=4
+    body="set multiplot layout 2,2 title 'lbmprobe: $device ($date)' font ',14';"
+    i=0
+    for f in "$@"; do
+        i=$((i + 1)); [ $i -gt 4 ] && break
+        body="$body unset key; unset tics; unset border; set size ratio -1; plot '$out/$f.png' binary filetype=png with rgbimage notitle;"
+    done
+    gnuplot -e "set terminal pdfcairo size 11in,8.5in; set output '$out/report.pdf'; $body unset multiplot" 2>"$tmp/gp.err" ||
+        note "report.pdf: gnuplot failed: $(head -c 300 "$tmp/gp.err")"
+fi
+echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf in $out"

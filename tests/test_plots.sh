@@ -1,0 +1,43 @@
+#!/bin/sh
+# The plots render from committed data: every expected figure exists as a
+# valid PNG and PDF, the report is written, and a missing optional file only
+# skips its figure.  Last line: "plots: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+is_pdf() { head -c 5 "$1" | grep -q '%PDF-' && tail -c 64 "$1" | grep -q '%%EOF'; }
+check() { # DIR FIGURE...
+    d=$1; shift
+    for f in "$@"; do
+        if [ -f "$d/$f.png" ] && is_png "$d/$f.png"; then ok; else bad "$d/$f.png missing or not a PNG"; fi
+        if [ -f "$d/$f.pdf" ] && is_pdf "$d/$f.pdf"; then ok; else bad "$d/$f.pdf missing or not a PDF"; fi
+    done
+}
+if ! command -v gnuplot >/dev/null 2>&1; then echo "plots: gnuplot missing (make deps installs it)"; echo "plots: 0 passed, 1 failed"; exit 1; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. the small CPU data set: every figure OpenCL on a CPU can have
+sh plots/render.sh tests/plots-data/cpu-quick "$tmp/cpu" >"$tmp/log" 2>&1 || bad "render.sh failed: $(cat "$tmp/log")"
+check "$tmp/cpu" stream-size stream-blocks stream-block-size stream-word transfer probe-words probe-misaligned \
+    probe-occupancy probe-threads launch lbm-opencl-fp32 lbm-opencl-fp64
+if [ -f "$tmp/cpu/warp-launch.png" ]; then bad "warp figure drawn without warps.csv"; else ok; fi
+if grep -q "no warps.csv" "$tmp/log"; then ok; else bad "no note for the missing warps.csv"; fi
+if is_pdf "$tmp/cpu/report.pdf"; then ok; else bad "report.pdf missing or not a PDF"; fi
+if grep -q "stream-size.png" "$tmp/cpu/report.md" && grep -q "measured" "$tmp/cpu/report.md"; then ok; else bad "report.md lacks figures or the summary"; fi
+
+# 2. a GPU reference run, when committed: warp stamps and both backends
+for g in data/nvidia-h*; do
+    [ -f "$g/warps.csv" ] || continue
+    sh plots/render.sh "$g" "$tmp/gpu" >"$tmp/log" 2>&1 || bad "render.sh $g failed: $(cat "$tmp/log")"
+    check "$tmp/gpu" stream-size probe-misaligned warp-launch lbm-cuda-fp32
+    if [ "$(csvb=$(awk -F, 'NR>1{print $2}' "$g/lbm.csv" | sort -u | wc -l); echo "$csvb")" -gt 1 ]; then check "$tmp/gpu" lbm-backends; fi
+    break
+done
+
+# 3. a missing folder is a usage error
+if sh plots/render.sh /nonexistent/folder "$tmp/x" >/dev/null 2>&1; then bad "render.sh accepted a missing folder"; else ok; fi
+echo "plots: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
