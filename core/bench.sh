@@ -36,11 +36,26 @@ rm -rf "$work"
 mkdir -p "$work" || die "cannot create $work"
 trap 'say "interrupted: $work left for inspection"; exit 1' INT TERM
 
+# The device index of each backend: DEVICE for the first; for the others,
+# the device of that backend with the same name (the same GPU seen through
+# OpenCL), never simply its first device (which may be the CPU).
+device_of() { # BACKEND
+    [ "$1" = "$first" ] && { echo "${DEVICE:-}"; return 0; }
+    i=0
+    while d=$(stream/stream --backend "$1" --device $i --describe 2>/dev/null); do
+        [ "$(echo "$d" | awk -F, '$1 == "slug" {print $2}')" = "$slug" ] && { echo $i; return 0; }
+        i=$((i + 1))
+    done
+    return 1
+}
+
 stages="stream membench lbmkernels"
 total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
 start=$(date +%s); step=0
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
+    idx=$(device_of "$b") || die "$b has no device named $name (stream/stream --list shows what it has)"
+    devopt=""; [ -n "$idx" ] && devopt="--device $idx"
     for s in $stages; do
         step=$((step + 1))
         now=$(date +%s); el=$((now - start))

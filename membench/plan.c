@@ -148,7 +148,8 @@ void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int
      * at the kernel's own block size and blocks per SM. Warp stamps only at
      * the default block size. */
     for (int k = 1; k <= blocks_fit; k++) {
-        int pick = o->quick ? (k == 1 || k == blocks_fit || k == blocks_fit / 2)
+        /* the curve bends at few blocks: those are never skipped */
+        int pick = o->quick ? (k <= 4 || k == blocks_fit || k == blocks_fit / 2)
                             : (k <= 8 || k % 4 == 0 || k == blocks_fit);
         if (pick)
             add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, block_size, k,
