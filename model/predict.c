@@ -365,9 +365,13 @@ static double occupancy_factor(const model_inputs *in, int word_bytes, const mod
         curve at_probe = occupancy_curve(in, w, probe_block);
         double factor = -1;
         if (at_kernel.n && at_probe.n) {
+            /* Little's law: bandwidth follows the bytes in flight per SM,
+             * occupancy x words x word size; read a curve of w-byte probes
+             * at the occupancy that holds as many bytes in flight */
+            double scale = (double)word_bytes / w;
             int clamped = 0;
-            factor = model_interp(at_kernel.p, at_kernel.n, lat->occupancy, &clamped) /
-                     model_interp(at_probe.p, at_probe.n, probe_occupancy, &clamped);
+            factor = model_interp(at_kernel.p, at_kernel.n, lat->occupancy * scale, &clamped) /
+                     model_interp(at_probe.p, at_probe.n, probe_occupancy * scale, &clamped);
             if (clamped) {
                 *within = 0;
                 note(notes, notes_len, "occupancy %.3f outside the measured range at block %d: clamped",
@@ -401,12 +405,13 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
         if (query <= 0) note(notes, notes_len, "blocks per SM given but no probe row tells the occupancy they mean");
     }
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+    int w = word_bytes;
     for (int attempt = 0; attempt < 3 && c.n < 2; attempt++) {
         /* the kernel's block size when its occupancies were swept, else the
          * block size the blocks-per-SM sweep used (the most common), else
          * the other word size's sweep (the ratio has no unit) */
         if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
-        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes == 4 ? 8 : 4, probe_block, 0);
+        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, w = word_bytes == 4 ? 8 : 4, probe_block, 0);
         c.n = 0;
         for (int i = 0; i < r.n; i++)
             if (r.rows[i]->occupancy > 0)
@@ -417,7 +422,9 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
     double factor = 1;
     if (query > 0 && probe_occupancy > 0 && c.n >= 2) {
         int clamped = 0;
-        factor = model_interp(c.p, c.n, query, &clamped) / model_interp(c.p, c.n, probe_occupancy, &clamped);
+        double scale = (double)word_bytes / w; /* as many bytes in flight (see above) */
+        factor = model_interp(c.p, c.n, query * scale, &clamped) /
+                 model_interp(c.p, c.n, probe_occupancy * scale, &clamped);
         if (clamped) {
             *within = 0;
             note(notes, notes_len, "occupancy %.3f outside the measured %.3f..%.3f: clamped", query,
