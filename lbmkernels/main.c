@@ -26,7 +26,8 @@
     "  --precisions LIST   any of fp32,fp64 (default: both; fp64 skipped where unsupported)\n"   \
     "  --boundary B        periodic|cavity, for --verify (default: both; timing is periodic)\n"  \
     "  --sizes LIST        cubes (16,24,100 or a range 16..64:16) or NXxNYxNZ; default: 16 to the\n" \
-    "                      largest cube that fits.  --verify: the lattice (default 20x18x16)\n"  \
+    "                      largest cube that fits (OpenCL: up to 256^3).  --verify: the\n"  \
+    "                      lattice (default 20x18x16)\n"                                  \
     "  --block-sizes LIST  block sizes of the block sweep (default 64,128,192,256,384,512,768,1024)\n" \
     "  --block-size N      fix the block size (no block sweep; cells per thread still swept)\n" \
     "  --cells-per-thread LIST  cells of a row per thread, any of 1,2,4, swept with the block\n"  \
@@ -244,8 +245,12 @@ static int default_sizes(const lbp_device *d, int quick, dims *out)
     static const int gpu_quick[] = {32, 100, 256};
     static const int cpu_quick[] = {16, 48, 100};
     int is_gpu = strcmp(d->info.kind, "cpu") != 0;
-    const int *list = quick ? (is_gpu ? gpu_quick : cpu_quick) : (is_gpu ? gpu : cpu);
-    int n = quick ? 3 : is_gpu ? (int)(sizeof gpu / sizeof gpu[0]) : (int)(sizeof cpu / sizeof cpu[0]);
+    /* NVIDIA's OpenCL (driver 580, H200) refused lattices of a few GB once
+     * others had been freed, and its context failed from then on: OpenCL
+     * stops at the CPU list's 256^3 unless --sizes asks for more. */
+    int big = is_gpu && strcmp(d->info.backend, "opencl") != 0;
+    const int *list = quick ? (is_gpu ? gpu_quick : cpu_quick) : (big ? gpu : cpu);
+    int n = quick ? 3 : big ? (int)(sizeof gpu / sizeof gpu[0]) : (int)(sizeof cpu / sizeof cpu[0]);
     for (int i = 0; i < n; i++) out[i] = (dims){list[i], list[i], list[i]};
     return n;
 }
@@ -408,7 +413,8 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             if (nsizes) memcpy(sizes, o->sizes, sizeof(dims) * (size_t)nsizes);
             else {
                 nsizes = default_sizes(d, c->quick, sizes);
-                if (is_gpu && !c->quick && largest > sizes[nsizes - 1].nx) sizes[nsizes++] = (dims){largest, largest, largest};
+                if (is_gpu && !c->quick && strcmp(d->info.backend, "opencl") && largest > sizes[nsizes - 1].nx)
+                    sizes[nsizes++] = (dims){largest, largest, largest};
             }
             lbm_result best = sweep_best;
             int have_best = have_sweep;
