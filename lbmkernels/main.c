@@ -334,6 +334,15 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
         for (int si = 0; si < o->nschemes; si++) {
             const lbm_scheme s = (lbm_scheme)o->schemes[si];
             lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
+            /* NVIDIA's OpenCL (driver 580) does not hand freed buffers back
+             * within a context: a fresh context for each scheme and
+             * precision keeps what one group allocates from starving the
+             * next. */
+            if (done > 1 && !strcmp(d->info.backend, "opencl")) {
+                int index = d->index;
+                lbp_close(d);
+                lbp_open(d, "opencl", index);
+            }
             lbm_kernels k[MAX_CPT];
             int max_block[MAX_CPT];
             for (int ci = 0; ci < ncpt; ci++) {
