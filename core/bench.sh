@@ -51,7 +51,7 @@ device_of() { # BACKEND
 
 stages="stream membench lbmkernels"
 total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
-start=$(date +%s); step=0
+start=$(date +%s); step=0; failed=""
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
     idx=$(device_of "$b") || die "$b has no device named $name (stream/stream --list shows what it has)"
@@ -62,8 +62,14 @@ for b in $backends; do
         left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
         say "[$step/$total] $s on $name ($b), ${el} s so far$left"
         t0=$(date +%s)
-        "$s/$s" --backend "$b" $devopt --out "$out" --force $quick ||
-            die "$s failed on $b (exit $?); partial results in $work"
+        if ! "$s/$s" --backend "$b" $devopt --out "$out" --force $quick; then
+            # the first backend is the measurement; another one failing
+            # loses only its own remaining stages
+            [ "$b" = "$first" ] && die "$s failed on $b; partial results in $work"
+            failed="$failed $s($b)"
+            say "$s failed on $b: its remaining stages are skipped, the other results are kept"
+            break
+        fi
         say "$s ($b) took $(( $(date +%s) - t0 )) s"
     done
 done
@@ -101,4 +107,8 @@ echo
 echo "lbmprobe on $name: results in $dir ($(( $(date +%s) - start )) s)"
 model/model summary --data "$dir"
 [ "$model_rc" = 0 ] || echo "note: some predictions are off by more than the model's error bar (see $dir/model.csv)"
+if [ -n "$failed" ]; then
+    echo "bench: failed:$failed (see the messages above); the results of the rest are in $dir" >&2
+    exit 1
+fi
 exit 0

@@ -231,12 +231,14 @@ static lbp_buf *ocl_alloc(lbp_device *d, size_t bytes)
     /* OpenCL allocates lazily: touch the whole buffer now so that a buffer
      * too large fails here, not in the middle of a measurement. */
     cl_uint zero = 0;
-    err = clEnqueueFillBuffer(o->queue, m, &zero, 1, 0, bytes ? bytes : 1, 0, NULL, NULL);
+    size_t pattern = bytes % 4 == 0 && bytes ? 4 : 1;
+    err = clEnqueueFillBuffer(o->queue, m, &zero, pattern, 0, bytes ? bytes : 1, 0, NULL, NULL);
     if (err == CL_SUCCESS) err = clFinish(o->queue);
-    if (err != CL_SUCCESS) {
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY) {
         clReleaseMemObject(m);
         return NULL;
     }
+    cl_check(err, "clEnqueueFillBuffer (first touch of a new buffer)", __FILE__, __LINE__);
     lbp_buf *b = calloc(1, sizeof *b);
     b->mem = m;
     b->bytes = bytes;
