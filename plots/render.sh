@@ -152,14 +152,17 @@ if [ -f "$data/lbm.csv" ]; then
         # CUDA vs OpenCL: the best MLUPS of each scheme and precision at the
         # largest lattice both measured
         csvsel "$data/lbm.csv" "" backend scheme precision cells mlups_median >"$tmp/all.dat"
-        awk '{k=$2" "$3; if ($4 > big[k]) big[k] = $4} END {for (k in big) print k, big[k]}' "$tmp/all.dat" >"$tmp/big.dat"
+        # per scheme and precision: the smallest of the backends' largest lattices
+        awk '{k=$2" "$3; b=$1" "k; if ($4 > mx[b]) mx[b] = $4; key[b] = k}
+             END {for (b in mx) {k = key[b]; if (!(k in big) || mx[b] < big[k]) big[k] = mx[b]}; for (k in big) print k, big[k]}' \
+            "$tmp/all.dat" >"$tmp/big.dat"
         cols=$(backends_of "$data/lbm.csv" | sort | tr '\n' ' ')
         c1=$(echo $cols | awk '{print $1}'); c2=$(echo $cols | awk '{print $2}')
         awk -v c1="$c1" -v c2="$c2" 'NR == FNR { big[$1 " " $2] = $3; next }
             $4 == big[$2 " " $3] { k = $2 " " $3; if ($1 == c1 && $5 > a[k]) a[k] = $5; if ($1 == c2 && $5 > b[k]) b[k] = $5 }
             END { for (k in a) if (k in b) { split(k, s, " "); printf "\"%s %s\" %s %s\n", s[1], s[2], a[k], b[k] } }' \
             "$tmp/big.dat" "$tmp/all.dat" | sort >"$tmp/vs.dat"
-        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30; set ylabel 'MLUPS'; set title 'The same kernel text on $c1 and $c2 (largest lattice) — $title_suffix'; plot '$tmp/vs.dat' using 2:xtic(1) title '$c1', '' using 3 title '$c2'"
+        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30; set ylabel 'MLUPS'; set title 'The same kernel text on $c1 and $c2 (largest lattice both measured) — $title_suffix'; plot '$tmp/vs.dat' using 2:xtic(1) title '$c1', '' using 3 title '$c2'"
     fi
 else note "no lbm.csv: LBM figures skipped"; fi
 
@@ -183,20 +186,36 @@ summary=""
     for f in $made; do echo "![$f]($f.png)"; echo; done
 } >"$out/report.md"
 
-# One page: the four figures a report needs, and the summary.
+# One page: the four figures a report needs, and the summary table.
 pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
     case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
 done
 set -- $pick
 if [ $# -gt 0 ]; then
-    n=$#; [ $n -gt 4 ] && n=4
-    body="set multiplot layout 2,2 title 'lbmprobe: $device ($date)' font ',14';"
-    i=0
-    for f in "$@"; do
-        i=$((i + 1)); [ $i -gt 4 ] && break
-        body="$body unset key; unset tics; unset border; set size ratio -1; plot '$out/$f.png' binary filetype=png with rgbimage notitle;"
-    done
-    gnuplot -e "set terminal pdfcairo size 11in,8.5in; set output '$out/report.pdf'; $body unset multiplot" 2>"$tmp/gp.err" ||
-        note "report.pdf: gnuplot failed: $(head -c 300 "$tmp/gp.err")"
+    {
+        echo "set terminal pdfcairo size 11in,8.5in font 'Sans,9'"
+        echo "set output '$out/report.pdf'"
+        echo "set multiplot title 'lbmprobe: $device ($date)' font ',14'"
+        echo "unset key; unset tics; unset border; set lmargin 0; set rmargin 0; set tmargin 0; set bmargin 0"
+        i=0
+        for f in "$@"; do
+            [ $i -ge 4 ] && break
+            x=$(awk -v i=$i 'BEGIN{print (i % 2) * 0.5}'); y=$(awk -v i=$i 'BEGIN{print 0.62 - int(i / 2) * 0.31}')
+            echo "set origin $x,$y; set size 0.5,0.31; plot '$out/$f.png' binary filetype=png with rgbimage notitle"
+            i=$((i + 1))
+        done
+        if [ -n "$summary" ]; then
+            echo "set origin 0,0; set size 1,0.3; set xrange [0:1]; set yrange [0:1]"
+            n=0
+            echo "$summary" | while IFS= read -r line; do
+                n=$((n + 1))
+                printf "set label %d \"%s\" at 0.03,%s font 'Monospace,8'\n" "$n" "$(echo "$line" | sed 's/"/\\"/g')" \
+                    "$(awk -v n=$n 'BEGIN{print 0.95 - n * 0.045}')"
+            done
+            echo "plot NaN notitle"
+        fi
+        echo "unset multiplot"
+    } >"$tmp/report.gp"
+    gnuplot "$tmp/report.gp" 2>"$tmp/gp.err" || note "report.pdf: gnuplot failed: $(head -c 300 "$tmp/gp.err")"
 fi
 echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf in $out"
