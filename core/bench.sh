@@ -89,8 +89,10 @@ for b in $backends; do
 done
 
 say "model: predicting every measured point"
+t0=$(date +%s)
 model/model validate --data "$work" --force --max-error 5
 model_rc=$?
+say "model took $(( $(date +%s) - t0 )) s"
 [ "$model_rc" -le 1 ] || die "model validate failed (exit $model_rc); partial results in $work"
 
 rm -rf "$dir"
@@ -100,7 +102,9 @@ trap - INT TERM
 if ! command -v gnuplot >/dev/null 2>&1; then
     say "gnuplot not installed: plots skipped; render later with make plots DEVICE=$(basename "$dir")"
 else
+    t0=$(date +%s)
     sh plots/render.sh "$dir" || say "plots failed (the data in $dir is complete)"
+    say "plots took $(( $(date +%s) - t0 )) s"
 fi
 
 echo

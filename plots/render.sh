@@ -31,7 +31,7 @@ note() { echo "plots: $*" >&2; }
 figure() {
     fig=$1; body=$2
     for t in png pdf; do
-        if [ $t = png ]; then term="pngcairo size 1000,640 font 'Sans,11'"; else term="pdfcairo size 7in,4.5in font 'Sans,9'"; fi
+        if [ $t = png ]; then term="pngcairo noenhanced size 1000,640 font 'Sans,11'"; else term="pdfcairo noenhanced size 7in,4.5in font 'Sans,9'"; fi
         gnuplot -e "set terminal $term; set output '$out/$fig.$t'; set grid; set key outside right top box opaque; set datafile separator whitespace; $body" \
             2>"$tmp/gp.err" || { note "$fig: gnuplot failed: $(head -c 300 "$tmp/gp.err")"; return 1; }
     done
@@ -50,23 +50,66 @@ if [ -f "$data/stream.csv" ]; then
         [ -s "$tmp/blocks-$b.dat" ] && bw="$bw${bw:+, }'$tmp/blocks-$b.dat' using 1:2 with linespoints lw 2 title '$b'"
     done
     ref=$(csvsel "$data/stream.csv" "sweep=reference" gbs_median | head -n 1)
-    l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label 'L2 $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}')' at $l2, graph 0.05 offset 0.5,0;"
+    cache=L2; [ "$(meta kind)" = cpu ] && cache="last-level cache"
+    l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label '$cache $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}') ' at $l2, graph 0.15 right offset -0.3,0;"
     refline=""; [ -n "$ref" ] && refline=", $ref with lines dt 3 lw 2 lc rgb 'black' title 'driver copy (device to device)'"
-    [ -n "$plot" ] && figure stream-size "set logscale x 2; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set (L2 and DRAM plateaus) — $title_suffix'; $l2line plot $plot $refline"
-    [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel 'blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs block count — $title_suffix'; plot $bw"
-    csvsel "$data/stream.csv" "sweep=block_size" block_size gbs_median backend >"$tmp/bs.dat"
-    csvsel "$data/stream.csv" "sweep=word" word_bytes access gbs_median backend | awk '{printf "\"%dB %s %s\" %s\n", $1, $2, $4, $3}' >"$tmp/word.dat"
-    [ -s "$tmp/bs.dat" ] && figure stream-block-size "set logscale x 2; set xlabel 'threads per block'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'Copy bandwidth vs block size — $title_suffix'; plot '$tmp/bs.dat' using 1:2 with linespoints lw 2 title 'copy, 16-byte words'"
-    [ -s "$tmp/word.dat" ] && figure stream-word "set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set xtics rotate by -30; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth by word width and access — $title_suffix'; plot '$tmp/word.dat' using 0:2:xtic(1) with boxes notitle"
+    # the plateaus of the first backend: the best rate of a working set that
+    # fits in L2, and the median of the three largest (DRAM)
+    b0=$(backends_of "$data/stream.csv" | head -n 1)
+    plateaus=$(awk -v l2="$l2" '$1 <= l2 && $2 > l2max { l2max = $2 } { x[NR] = $2 }
+        END { n = NR; if (n >= 3) { a = x[n-2]; b = x[n-1]; c = x[n]
+                  d = (a > b) ? ((b > c) ? b : ((a > c) ? c : a)) : ((a > c) ? a : ((b > c) ? c : b)) }
+              else d = x[n]
+              printf "%s %s\n", (l2 > 0 ? l2max + 0 : 0), d + 0 }' "$tmp/size-$b0.dat" 2>/dev/null)
+    l2plat=${plateaus%% *}; dramplat=${plateaus##* }
+    platline=""
+    [ -n "$dramplat" ] && awk -v v="$dramplat" 'BEGIN { exit !(v > 0) }' &&
+        platline="$platline set arrow from graph 0, first $dramplat to graph 1, first $dramplat nohead lw 1 lc rgb 'gray30'; set label sprintf('DRAM plateau %.0f GB/s (largest sizes)', $dramplat) at graph 0.02, first $dramplat offset 0,0.8 tc rgb 'gray20';"
+    [ -n "$l2plat" ] && awk -v v="$l2plat" -v d="${dramplat:-0}" 'BEGIN { exit !(v > 1.05 * d) }' &&
+        platline="$platline set arrow from graph 0.2, first $l2plat to $l2, first $l2plat nohead lw 1 lc rgb 'gray30'; set label sprintf('$cache plateau %.0f GB/s', $l2plat) at graph 0.2, first $l2plat offset 0,0.7 tc rgb 'gray20';"
+    th=$(meta theoretical_gbs)
+    [ -n "$th" ] && awk -v v="$th" 'BEGIN { exit !(v > 0) }' &&
+        refline="$refline, $th with lines dt 4 lw 1 lc rgb 'red' title 'theoretical (memory clock x bus width)'"
+    [ -n "$plot" ] && figure stream-size "set logscale x 10; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set ($cache and DRAM plateaus)'.\"\\n\".'$title_suffix'; set key outside below center horizontal box; set bmargin 7; set offsets 0, 0, graph 0.08, 0; set yrange [0:*]; $l2line $platline plot $plot $refline"
+    [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel 'blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs block count'.\"\\n\".'$title_suffix'; plot $bw"
+    bsp=""
+    for b in $(backends_of "$data/stream.csv"); do
+        csvsel "$data/stream.csv" "backend=$b,sweep=block_size" block_size gbs_median | sort -g >"$tmp/bs-$b.dat"
+        [ -s "$tmp/bs-$b.dat" ] && bsp="$bsp${bsp:+, }'$tmp/bs-$b.dat' using 1:2 with linespoints lw 2 title 'copy, 16-byte words, $b'"
+    done
+    # one row per word width and access, one column per backend
+    wb=$(backends_of "$data/stream.csv" | tr '\n' ' ')
+    csvsel "$data/stream.csv" "sweep=word" word_bytes access gbs_median backend |
+        awk -v bl="$wb" 'BEGIN { nb = split(bl, B, " ") }
+            { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }; v[k, $4] = $3 }
+            END { for (i = 1; i <= n; i++) { split(order[i], p, " "); line = sprintf("\"%dB %s\"", p[1], p[2])
+                  for (j = 1; j <= nb; j++) line = line " " ((order[i], B[j]) in v ? v[order[i], B[j]] : "NaN")
+                  print line } }' >"$tmp/word.dat"
+    wp=""; j=1; for b in $wb; do j=$((j + 1)); wp="$wp${wp:+, }'$tmp/word.dat' using $j:xtic(1) title '$b'"; done
+    [ -n "$bsp" ] && figure stream-block-size "set logscale x 2; set xlabel 'threads per block'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set key inside bottom right box opaque; set title 'Copy bandwidth vs block size'.\"\\n\".'$title_suffix'; plot $bsp"
+    [ -s "$tmp/word.dat" ] && figure stream-word "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xlabel 'word width and access (one element per thread, or grid-stride)'; set ylabel 'bandwidth [GB/s]'; set key inside top left box opaque; set title 'Copy bandwidth by word width and access'.\"\\n\".'$title_suffix'; plot $wp"
 else note "no stream.csv: copy figures skipped"; fi
 
 if [ -f "$data/transfer.csv" ]; then
-    tp=""
-    for dir in h2d d2h; do for mem in pinned pageable; do
-        csvsel "$data/transfer.csv" "direction=$dir,host_memory=$mem" bytes gbs_median | sort -g >"$tmp/tr-$dir-$mem.dat"
-        [ -s "$tmp/tr-$dir-$mem.dat" ] && tp="$tp${tp:+, }'$tmp/tr-$dir-$mem.dat' using 1:2 with linespoints lw 2 title '$dir $mem'"
-    done; done
-    [ -n "$tp" ] && figure transfer "set logscale x 2; set format x '%.0s%cB'; set xlabel 'transfer size'; set ylabel 'bandwidth [GB/s]'; set title 'Host <-> device transfers — $title_suffix'; plot $tp"
+    # one figure per backend (transfer, transfer-<other backend>): the
+    # measured points and the fitted T(s) = latency + s / bandwidth from the
+    # backend's stream-meta file
+    b0=$(backends_of "$data/transfer.csv" | head -n 1)
+    for b in $(backends_of "$data/transfer.csv"); do
+        mf=$data/stream-meta.csv; fig=transfer
+        [ "$b" = "$b0" ] || { mf=$data/stream-meta-$b.csv; fig=transfer-$b; }
+        tp=""; c=0
+        for dir in h2d d2h; do for mem in pinned pageable; do
+            c=$((c + 1))
+            csvsel "$data/transfer.csv" "backend=$b,direction=$dir,host_memory=$mem" bytes gbs_median | sort -g >"$tmp/tr-$b-$dir-$mem.dat"
+            [ -s "$tmp/tr-$b-$dir-$mem.dat" ] || continue
+            tp="$tp${tp:+, }'$tmp/tr-$b-$dir-$mem.dat' using 1:2 with points pt 7 ps 0.8 lc $c title '$dir $mem'"
+            lat=$(metaval "$mf" "transfer_${dir}_${mem}_latency_us" 2>/dev/null); gbs=$(metaval "$mf" "transfer_${dir}_${mem}_gbs" 2>/dev/null)
+            [ -n "$lat" ] && [ -n "$gbs" ] && awk -v g="$gbs" 'BEGIN { exit !(g > 0) }' &&
+                tp="$tp, x / ((($lat) > 0 ? ($lat) : 0) * 1e3 + x / ($gbs)) with lines lw 2 lc $c title sprintf('  fit: %.1f us + s / %.1f GB/s', $lat, $gbs)"
+        done; done
+        [ -n "$tp" ] && figure "$fig" "set logscale x 10; set format x '%.0s%cB'; set xrange [*:*]; set samples 400; set yrange [0:*]; set xlabel 'transfer size s'; set ylabel 'bandwidth [GB/s]'; set key inside top left box opaque; set title 'Host <-> device transfers ($b)'.\"\\n\".'$title_suffix'; plot $tp"
+    done
 else note "no transfer.csv: transfer figure skipped"; fi
 
 # ---- membench: probe time vs N, misalignment, occupancy, threads ---------
@@ -81,17 +124,18 @@ if [ -f "$data/membench.csv" ]; then
         fit=$(csvsel "$data/membench-fit.csv" "backend=$b0,fit=time_vs_words,word_bytes=$w" slope_ns intercept_ns 2>/dev/null | head -n 1)
         [ -n "$fit" ] && wp="$wp, $(echo "$fit" | awk '{print $1}')*x+$(echo "$fit" | awk '{print $2}') with lines dt 2 title 'fit, $w B'"
     done
-    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set title 'Probe time vs N (aligned, $b0) — $title_suffix'; plot $wp"
+    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set title 'Probe time vs N (aligned, $b0)'.\"\\n\".'$title_suffix'; plot $wp"
     mp=""
     for n in 19 27; do
         for s in reads writes both; do
             case $s in reads) x=misaligned_reads ;; *) x=misaligned_writes ;; esac
             csvsel "$mb" "backend=$b0,sweep=misaligned_$s,words=$n,word_bytes=4" $x ns_per_thread | sort -g >"$tmp/mis-$n-$s.dat"
-            dt=1; [ $n = 27 ] && dt=2
-            [ -s "$tmp/mis-$n-$s.dat" ] && mp="$mp${mp:+, }'$tmp/mis-$n-$s.dat' using 1:2 with linespoints dt $dt lw 2 title 'N=$n, misaligned $s'"
+            dt=1; pt=7; [ $n = 27 ] && { dt=2; pt=6; }
+            case $s in reads) lc=1 ;; writes) lc=2 ;; *) lc=4 ;; esac
+            [ -s "$tmp/mis-$n-$s.dat" ] && mp="$mp${mp:+, }'$tmp/mis-$n-$s.dat' using 1:2 with linespoints dt $dt pt $pt lc $lc lw 2 title 'N=$n, misaligned $s'"
         done
     done
-    [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words) — $title_suffix'; plot $mp"
+    [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
     op=""
     for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
         csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
@@ -99,28 +143,28 @@ if [ -f "$data/membench.csv" ]; then
     done
     if [ -z "$op" ]; then # OpenCL cannot force blocks per SM: by block size
         csvsel "$mb" "backend=$b0,sweep=occupancy" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
-        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0) — $title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
+        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
     fi
-    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0) — $title_suffix'; plot $op"
+    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0)'.\"\\n\".'$title_suffix'; plot $op"
     tp=""
     for b in $(backends_of "$mb"); do for w in 4 8; do
         csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
         [ -s "$tmp/thr-$b-$w.dat" ] && tp="$tp${tp:+, }'$tmp/thr-$b-$w.dat' using 1:2 with linespoints lw 2 title '$b, $w-byte words'"
     done; done
-    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count — $title_suffix'; plot $tp"
+    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
 else note "no membench.csv: probe figures skipped"; fi
 
 if [ -f "$data/warps.csv" ]; then
     cfg=$(csvsel "$data/warps.csv" "phase=launch" config | head -n 1)
     csvsel "$data/warps.csv" "config=$cfg,phase=launch" rank q1_ns median_ns q3_ns | sort -g >"$tmp/warps.dat"
     ph=$(for p in read write; do csvsel "$data/warps.csv" "config=$cfg,phase=$p" median_ns | head -n 1 | awk -v p=$p '{printf "%s %.0f ns  ", p, $1}'; done)
-    [ -s "$tmp/warps.dat" ] && figure warp-launch "set xlabel 'warp rank on its SM (order of start)'; set ylabel 'start after the SM''s first warp [ns]'; set title 'Launch delay by warp rank ($cfg) — $title_suffix'; set label 'median phase: $ph' at graph 0.02, graph 0.95; plot '$tmp/warps.dat' using 1:2:4 with filledcurves fs transparent solid 0.3 title 'quartiles', '' using 1:3 with lines lw 2 title 'median'"
+    [ -s "$tmp/warps.dat" ] && figure warp-launch "set xlabel 'warp rank on its SM (order of start)'; set ylabel 'start after the SM''s first warp [ns]'; set title 'Launch delay by warp rank ($cfg)'.\"\\n\".'$title_suffix'; set label 'median phase: $ph' at graph 0.02, graph 0.95; plot '$tmp/warps.dat' using 1:2:4 with filledcurves fs transparent solid 0.3 title 'quartiles', '' using 1:3 with lines lw 2 title 'median'"
 else note "no warps.csv (OpenCL has no per-warp clock): warp figure skipped"; fi
 
 if [ -f "$data/launch.csv" ]; then
-    csvsel "$data/launch.csv" "" backend mode us_median | awk '{printf "\"%s %s\" %s\n", $1, $2, $3}' >"$tmp/launch.dat"
-    [ -s "$tmp/launch.dat" ] && figure launch "set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set xtics rotate by -20; set ylabel 'time per launch [us]'; set title 'Empty-kernel launch latency — $title_suffix'; plot '$tmp/launch.dat' using 0:2:xtic(1) with boxes notitle, '' using 0:2:(sprintf('%.2f',\$2)) with labels offset 0,0.7 notitle"
-fi
+    csvsel "$data/launch.csv" "" backend mode us_median us_min us_max | awk '{gsub(/_/, " ", $2); printf "\"%s\\n%s\" %s %s %s\n", $1, $2, $3, $4, $5}' >"$tmp/launch.dat"
+    [ -s "$tmp/launch.dat" ] && figure launch "unset key; set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set offsets 0.5, 0.5, graph 0.1, 0; set bmargin 4; set xtics scale 0; set ylabel 'time per launch [us]'; set title 'Empty-kernel launch latency (median, bars min to max)'.\"\\n\".'$title_suffix'; plot '$tmp/launch.dat' using 0:2:xtic(1) with boxes lc 1, '' using 0:2:3:4 with yerrorbars lc rgb 'black' ps 0, '' using 0:4:(sprintf('%.2f us',\$2)) with labels offset 0,0.8"
+else note "no launch.csv: launch figure skipped"; fi
 
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
 if [ -f "$data/lbm.csv" ]; then
@@ -145,7 +189,7 @@ if [ -f "$data/lbm.csv" ]; then
         done
         [ -n "$lp" ] || continue
         [ "$src" = "$data/model.csv" ] && lp="$lp, $roof"
-        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0s%c'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted — $title_suffix'; plot $lp"
+        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0s%c'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted'.\"\\n\".'$title_suffix'; plot $lp"
     done; done
     nb=$(backends_of "$data/lbm.csv" | wc -l)
     if [ "$nb" -gt 1 ]; then
@@ -162,26 +206,64 @@ if [ -f "$data/lbm.csv" ]; then
             $4 == big[$2 " " $3] { k = $2 " " $3; if ($1 == c1 && $5 > a[k]) a[k] = $5; if ($1 == c2 && $5 > b[k]) b[k] = $5 }
             END { for (k in a) if (k in b) { split(k, s, " "); printf "\"%s %s\" %s %s\n", s[1], s[2], a[k], b[k] } }' \
             "$tmp/big.dat" "$tmp/all.dat" | sort >"$tmp/vs.dat"
-        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30; set ylabel 'MLUPS'; set title 'The same kernel text on $c1 and $c2 (largest lattice both measured) — $title_suffix'; plot '$tmp/vs.dat' using 2:xtic(1) title '$c1', '' using 3 title '$c2'"
+        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30; set ylabel 'MLUPS'; set title 'The same kernel text on $c1 and $c2 (largest lattice both measured)'.\"\\n\".'$title_suffix'; plot '$tmp/vs.dat' using 2:xtic(1) title '$c1', '' using 3 title '$c2'"
     fi
 else note "no lbm.csv: LBM figures skipped"; fi
 
 # ---- report ----------------------------------------------------------------
 summary=""
 [ -x model/model ] && [ -f "$data/model.csv" ] && summary=$(model/model summary --data "$data" 2>/dev/null)
+if [ -z "$summary" ] && [ -f "$data/model.csv" ]; then
+    # no model binary: the same table from model.csv, the largest lattice of
+    # each backend, scheme and precision
+    summary=$(csvsel "$data/model.csv" "" backend scheme precision cells measured_mlups full_mlups roofline_mlups error_pct |
+        awk '{ k = $1 " " $2 " " $3; if (!(k in c) || $4 > c[k] || ($4 == c[k] && $5 > m[k])) { c[k] = $4; m[k] = $5; r[k] = $0 }; if (!(k in o)) o[k] = ++n; ord[n] = k }
+             END { printf "%-7s %-6s %-5s %12s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "cells", "measured", "predicted", "roofline", "% roofline", "error%"
+                   for (i = 1; i <= n; i++) { split(r[ord[i]], f, " ")
+                       printf "%-7s %-6s %-5s %12s %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", f[1], f[2], f[3], f[4], f[5], f[6], f[7], (f[7] > 0 ? 100 * f[5] / f[7] : 0), f[8] } }')
+fi
+
+# The numbers a report quotes, one line each (markdown bullets).
+key_figures() {
+    bc=$(meta best_copy_gbs); dd=$(meta dtod_gbs); th=$(meta theoretical_gbs)
+    if [ -n "$bc" ]; then
+        pct=$(awk -v b="$bc" -v t="${th:-0}" 'BEGIN { if (t > 0) printf ", %.0f %% of the theoretical %.0f GB/s", 100 * b / t, t }')
+        echo "- best copy bandwidth: **$bc GB/s**$pct ($(meta best_copy_config))"
+    fi
+    [ -n "$dd" ] && echo "- driver device-to-device copy: $dd GB/s"
+    lc=$(meta likwid_copy_gbs 2>/dev/null) && [ -n "$lc" ] &&
+        echo "- likwid-bench copy $lc GB/s, copy_mem $(meta likwid_copy_mem_gbs) GB/s (stores pay a write-allocate: $(meta write_allocate))"
+    mf=$data/membench-fit.csv
+    if [ -f "$mf" ]; then
+        b0=$(backends_of "$mf" | head -n 1)
+        t19=$(csvsel "$mf" "backend=$b0,fit=time_vs_words,word_bytes=4" slope_ns intercept_ns 2>/dev/null | head -n 1 | awk '{ printf "%.6g", 19 * $1 + $2 }')
+        [ -n "$t19" ] && echo "- N = 19 probe, aligned, 4-byte words ($b0): $t19 ns per thread$(v=$(metaval "$data/membench-meta.csv" aligned_n19_gbs 2>/dev/null) && echo " ($v GB/s)")"
+        for k in reads writes both; do
+            sl=$(csvsel "$mf" "backend=$b0,fit=misaligned_$k,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
+            [ -n "$sl" ] && echo "- one more misaligned word ($k, N = 19): +$sl ns per thread$(awk -v s="$sl" -v t="${t19:-0}" 'BEGIN { if (t > 0) printf " (%+.2g %% of the aligned time)", 100 * s / t }')"
+        done
+        r=$(metaval "$data/membench-meta.csv" misaligned_write_read_ratio 2>/dev/null) && [ -n "$r" ] && echo "- a misaligned write costs $r times a misaligned read"
+    fi
+    [ -f "$data/launch.csv" ] && csvsel "$data/launch.csv" "" backend mode us_median |
+        awk '{ gsub(/_/, " ", $2); l[$1] = l[$1] (l[$1] == "" ? "" : ", ") $2 " " $3 " us"; if (!($1 in o)) ord[++n] = $1; o[$1] = 1 }
+             END { for (i = 1; i <= n; i++) printf "- empty-kernel launch (%s): %s\n", ord[i], l[ord[i]] }'
+    for d in h2d d2h; do
+        lat=$(meta "transfer_${d}_pinned_latency_us" 2>/dev/null); g=$(meta "transfer_${d}_pinned_gbs" 2>/dev/null)
+        [ -n "$lat" ] && [ -n "$g" ] && echo "- $d pinned transfer: $lat us + s / $g GB/s"
+    done
+}
+keys=$(key_figures)
 {
     echo "# lbmprobe report: $device"
     echo
-    echo "Measured $date. Data: \`$data/\` (CSV, format in \`data/FORMAT.md\`)."
+    echo "Measured $date. Data: \`$data/\` (CSV, format in \`data/FORMAT.md\`); how to read each figure: \`plots/README.md\`."
     echo
-    bc=$(meta best_copy_gbs); dd=$(meta dtod_gbs); th=$(meta theoretical_gbs)
-    [ -n "$bc" ] && echo "- best copy bandwidth: **$bc GB/s** (driver device-to-device copy $dd GB/s; theoretical $th GB/s)"
-    for k in aligned_n19_gbs misaligned_read_ns misaligned_write_ns misaligned_write_read_ratio launch_us_back_to_back launch_us_sync_each launch_us_graph; do
-        v=$(metaval "$data/membench-meta.csv" $k 2>/dev/null) && [ -n "$v" ] && echo "- $k: $v"
-    done
+    echo "$keys"
     if [ -n "$summary" ]; then
         echo; echo "## Measured vs predicted (largest lattice per scheme)"; echo; echo '```'; echo "$summary"; echo '```'
     fi
+    echo
+    echo "## Figures"
     echo
     for f in $made; do echo "![$f]($f.png)"; echo; done
 } >"$out/report.md"
@@ -193,7 +275,7 @@ done
 set -- $pick
 if [ $# -gt 0 ]; then
     {
-        echo "set terminal pdfcairo size 11in,8.5in font 'Sans,9'"
+        echo "set terminal pdfcairo noenhanced size 11in,8.5in font 'Sans,9'"
         echo "set output '$out/report.pdf'"
         echo "set multiplot title 'lbmprobe: $device ($date)' font ',14'"
         echo "unset key; unset tics; unset border; set lmargin 0; set rmargin 0; set tmargin 0; set bmargin 0"
@@ -204,13 +286,20 @@ if [ $# -gt 0 ]; then
             echo "set origin $x,$y; set size 0.5,0.31; plot '$out/$f.png' binary filetype=png with rgbimage notitle"
             i=$((i + 1))
         done
-        if [ -n "$summary" ]; then
+        if [ -n "$summary$keys" ]; then
+            # the summary table on the left, the key figures on the right
             echo "set origin 0,0; set size 1,0.3; set xrange [0:1]; set yrange [0:1]"
             n=0
             echo "$summary" | while IFS= read -r line; do
                 n=$((n + 1))
                 printf "set label %d \"%s\" at 0.03,%s font 'Monospace,8'\n" "$n" "$(echo "$line" | sed 's/"/\\"/g')" \
                     "$(awk -v n=$n 'BEGIN{print 0.95 - n * 0.045}')"
+            done
+            n=0
+            echo "$keys" | sed 's/^- //; s/\*\*//g' | while IFS= read -r line; do
+                n=$((n + 1))
+                printf "set label %d \"%s\" at 0.52,%s font 'Sans,8'\n" "$((n + 100))" "$(echo "$line" | sed 's/"/\\"/g')" \
+                    "$(awk -v n=$n 'BEGIN{print 0.95 - n * 0.06}')"
             done
             echo "plot NaN notitle"
         fi

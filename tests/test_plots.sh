@@ -28,12 +28,31 @@ if grep -q "no warps.csv" "$tmp/log"; then ok; else bad "no note for the missing
 if is_pdf "$tmp/cpu/report.pdf"; then ok; else bad "report.pdf missing or not a PDF"; fi
 if grep -q "stream-size.png" "$tmp/cpu/report.md" && grep -q "measured" "$tmp/cpu/report.md"; then ok; else bad "report.md lacks figures or the summary"; fi
 
+# 1b. a data folder with only some files: the missing ones skip their
+# figures with a note, the rest are drawn, the report is still written
+mkdir -p "$tmp/partial-data"
+cp tests/plots-data/cpu-quick/stream.csv tests/plots-data/cpu-quick/stream-meta.csv tests/plots-data/cpu-quick/lbm.csv "$tmp/partial-data/"
+sh plots/render.sh "$tmp/partial-data" "$tmp/partial" >"$tmp/log" 2>&1 || bad "render.sh failed on a partial folder: $(cat "$tmp/log")"
+check "$tmp/partial" stream-size lbm-opencl-fp32
+for f in transfer probe-words launch; do
+    if [ -f "$tmp/partial/$f.png" ]; then bad "$f drawn without its CSV"; else ok; fi
+done
+if grep -q "no transfer.csv" "$tmp/log" && grep -q "no membench.csv" "$tmp/log" && grep -q "no launch.csv" "$tmp/log"; then ok; else bad "no note for a missing transfer.csv, membench.csv or launch.csv"; fi
+if grep -q "best copy bandwidth" "$tmp/partial/report.md"; then ok; else bad "report.md lacks the key figures"; fi
+
+# 1c. the checks themselves can fail: a truncated PNG and a PDF without its
+# end are caught
+head -c 100 "$tmp/cpu/stream-size.png" | tail -c 50 >"$tmp/broken.png"; head -c 200 "$tmp/cpu/stream-size.pdf" >"$tmp/broken.pdf"
+if is_png "$tmp/broken.png"; then bad "a broken PNG passed the check"; else ok; fi
+if is_pdf "$tmp/broken.pdf"; then bad "a truncated PDF passed the check"; else ok; fi
+
 # 2. a GPU reference run, when committed: warp stamps and both backends
 for g in data/nvidia-h*; do
     [ -f "$g/warps.csv" ] || continue
     sh plots/render.sh "$g" "$tmp/gpu" >"$tmp/log" 2>&1 || bad "render.sh $g failed: $(cat "$tmp/log")"
-    check "$tmp/gpu" stream-size probe-misaligned warp-launch lbm-cuda-fp32
-    if [ "$(csvb=$(awk -F, 'NR>1{print $2}' "$g/lbm.csv" | sort -u | wc -l); echo "$csvb")" -gt 1 ]; then check "$tmp/gpu" lbm-backends; fi
+    check "$tmp/gpu" stream-size probe-misaligned warp-launch lbm-cuda-fp32 launch transfer
+    if [ "$(awk -F, 'NR>1{print $2}' "$g/lbm.csv" | sort -u | wc -l)" -gt 1 ]; then check "$tmp/gpu" lbm-backends; fi
+    if [ "$(awk -F, 'NR>1{print $2}' "$g/transfer.csv" | sort -u | wc -l)" -gt 1 ]; then check "$tmp/gpu" transfer-opencl; fi
     break
 done
 
