@@ -9,13 +9,16 @@
  *              momentum term, wall density 1); else a periodic box, and the
  *              kernel carries no boundary branch at all.
  *   LBM_ACC_DOUBLE  accumulate the mass reduction in double.
- *   CELLS_PER_THREAD  cells per thread of lbm_step (1, 2 or 4; default 1).
+ *   CELLS_PER_THREAD  adjacent x cells per thread of lbm_step (1, 2 or 4;
+ *              default 1); rows must be padded to a multiple of it.
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp = nxp*ny*nz.
- * One thread per CELLS_PER_THREAD cells (1, 2 or 4, default 1) of a row of
- * the padded lattice (1-D blocks along x; see lbm_step); threads whose cells
- * all lie in the padding columns return at once.
+ * One thread per CELLS_PER_THREAD adjacent cells (1, 2 or 4, default 1) of a
+ * row of the padded lattice (1-D blocks along x; see lbm_step); threads whose
+ * cells all lie in the padding columns return at once.  With more than one
+ * cell per thread, every access of the periodic box that keeps its x position
+ * moves the thread's cells as one vector (8 or 16 bytes per thread).
  *
  * Where a population goes, per scheme (c_i its velocity, opp(i) the opposite):
  *   push   read slot i at own cell,        write slot i at x + c_i
@@ -73,60 +76,106 @@ typedef float acc_t;
 #endif
 
 /* ---- the scheme: where population i of cell C is read and written ------ */
+/* LOAD(C, i, cx, cy, cz, o) assigns f<i><C> (declared by DECL), STORE writes
+ * it back. */
+#if !defined(LBM_CAVITY)
+/* The periodic box: each scheme is the slot and the offset (a multiple of
+ * the velocity) of the read and of the write of population i:
+ * RSLOT/RX/RY/RZ and WSLOT/WX/WY/WZ. */
 #if defined(LBM_PUSH)
-#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C)];
-#if defined(LBM_CAVITY)
+#define RSLOT(i, o) i
+#define RX(cx) 0
+#define RY(cy) 0
+#define RZ(cz) 0
+#define WSLOT(i, o) i
+#define WX(cx) (cx)
+#define WY(cy) (cy)
+#define WZ(cz) (cz)
+#elif defined(LBM_PULL)
+#define RSLOT(i, o) i
+#define RX(cx) (-(cx))
+#define RY(cy) (-(cy))
+#define RZ(cz) (-(cz))
+#define WSLOT(i, o) i
+#define WX(cx) 0
+#define WY(cy) 0
+#define WZ(cz) 0
+#elif defined(LBM_SPLIT)
+#define RSLOT(i, o) i
+#define RX(cx) (-(cx))
+#define RY(cy) 0
+#define RZ(cz) 0
+#define WSLOT(i, o) i
+#define WX(cx) 0
+#define WY(cy) (cy)
+#define WZ(cz) (cz)
+#elif defined(LBM_AA) && !defined(LBM_AA_ODD)
+#define RSLOT(i, o) i
+#define RX(cx) 0
+#define RY(cy) 0
+#define RZ(cz) 0
+#define WSLOT(i, o) o
+#define WX(cx) 0
+#define WY(cy) 0
+#define WZ(cz) 0
+#elif defined(LBM_AA) && defined(LBM_AA_ODD)
+#define RSLOT(i, o) o
+#define RX(cx) (-(cx))
+#define RY(cy) (-(cy))
+#define RZ(cz) (-(cz))
+#define WSLOT(i, o) i
+#define WX(cx) (cx)
+#define WY(cy) (cy)
+#define WZ(cz) (cz)
+#endif
+#if defined(RSLOT)
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = SRC[AT(RSLOT(i, o), n##C + OFS(C, RX(cx), RY(cy), RZ(cz)))];
+#define STORE(C, i, cx, cy, cz, o) DST[AT(WSLOT(i, o), n##C + OFS(C, WX(cx), WY(cy), WZ(cz)))] = f##i##C;
+#endif
+
+#elif defined(LBM_PUSH) /* the cavity from here on */
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = src[AT(i, n##C)];
 #define STORE(C, i, cx, cy, cz, o)                                              \
     if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
     else dst[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
-#else
-#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C;
-#endif
 
 #elif defined(LBM_PULL)
-#if defined(LBM_CAVITY)
 #define LOAD(C, i, cx, cy, cz, o)                                                            \
-    real f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
-                                                 : src[AT(o, n##C)] - LID_TOWARDS(-(cx), -(cz));
-#else
-#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))];
-#endif
+    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
+                                             : src[AT(o, n##C)] - LID_TOWARDS(-(cx), -(cz));
 #define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C)] = f##i##C;
 
 #elif defined(LBM_SPLIT)
-/* Cavity: a population bounced back at a y/z wall (or at an edge whose x
- * neighbour is inside) is stored where its reader looks, slot opp(i) at
- * (x + c_ix, y, z); one bounced at an x wall is stored in slot i of its own
- * cell, which nobody else writes, and the reader whose x source lies outside
- * the box takes it from there. */
-#if defined(LBM_CAVITY)
+/* A population bounced back at a y/z wall (or at an edge whose x neighbour
+ * is inside) is stored where its reader looks, slot opp(i) at (x + c_ix, y,
+ * z); one bounced at an x wall is stored in slot i of its own cell, which
+ * nobody else writes, and the reader whose x source lies outside the box
+ * takes it from there. */
 #define LOAD(C, i, cx, cy, cz, o) \
-    real f##i##C = IN_X(C, -(cx)) ? src[AT(i, n##C + OFS(C, -(cx), 0, 0))] : src[AT(o, n##C)];
+    f##i##C = IN_X(C, -(cx)) ? src[AT(i, n##C + OFS(C, -(cx), 0, 0))] : src[AT(o, n##C)];
 #define STORE(C, i, cx, cy, cz, o)                                                          \
     if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, 0, cy, cz))] = f##i##C;              \
     else if (IN_X(C, cx)) dst[AT(o, n##C + OFS(C, cx, 0, 0))] = f##i##C - LID_TOWARDS(cx, cz); \
     else dst[AT(i, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
-#else
-#define LOAD(C, i, cx, cy, cz, o) real f##i##C = src[AT(i, n##C + OFS(C, -(cx), 0, 0))];
-#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C + OFS(C, 0, cy, cz))] = f##i##C;
-#endif
 
 #elif defined(LBM_AA) && !defined(LBM_AA_ODD)
-#define LOAD(C, i, cx, cy, cz, o) real f##i##C = f[AT(i, n##C)];
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = f[AT(i, n##C)];
 #define STORE(C, i, cx, cy, cz, o) f[AT(o, n##C)] = f##i##C;
 
 #elif defined(LBM_AA) && defined(LBM_AA_ODD)
-#if defined(LBM_CAVITY)
 #define LOAD(C, i, cx, cy, cz, o)                                                            \
-    real f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
-                                                 : f[AT(i, n##C)] - LID_TOWARDS(-(cx), -(cz));
+    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
+                                             : f[AT(i, n##C)] - LID_TOWARDS(-(cx), -(cz));
 #define STORE(C, i, cx, cy, cz, o)                                           \
     if (IN_BOX(C, cx, cy, cz)) f[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
     else f[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
-#else
-#define LOAD(C, i, cx, cy, cz, o) real f##i##C = f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))];
-#define STORE(C, i, cx, cy, cz, o) f[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C;
 #endif
+#if defined(LBM_AA)
+#define SRC f
+#define DST f
+#else
+#define SRC src
+#define DST dst
 #endif
 
 /* BGK relaxation of the pair (i, opp(i)) of cell C with c_i.u = s.  The
@@ -176,10 +225,10 @@ typedef float acc_t;
         RELAX_PAIR(C, 17, 18, w2rest, w2rho, uy - uz)                                          \
     }
 
-/* Cell C, the k-th of this thread: x_a + k tpr when that lies inside the
- * row, else a copy of cell a (its loads and collision repeat a's; its stores
- * are skipped), so every load of the thread stays unconditional.  Its x
- * neighbours (periodic) or x walls (cavity) are its own. */
+/* Cell C, the k-th of this thread: x_a + k when that lies inside the row,
+ * else a copy of cell a (its scalar loads and collision repeat a's; its
+ * stores are skipped), so every load stays unconditional and in bounds.  Its
+ * x neighbours (periodic) or x walls (cavity) are its own. */
 #if defined(LBM_CAVITY)
 #define CELL_X(C) const i32 at_xm##C = x##C == 0, at_xp##C = x##C == nx - 1; \
                   (void)at_xm##C; (void)at_xp##C;
@@ -188,21 +237,11 @@ typedef float acc_t;
                   const i32 xm##C = x##C == 0 ? nx - 1 : -1;     \
                   (void)xp##C; (void)xm##C;
 #endif
-#define CELL(C, k)                                                 \
-    const i32 inside##C = x_a + (k) * tpr < nx;                    \
-    const i32 x##C = inside##C ? x_a + (k) * tpr : x_a;            \
-    const i32 n##C = n_a + (x##C - x_a);                           \
+#define CELL(C, k)                                \
+    const i32 inside##C = x_a + (k) < nx;         \
+    const i32 x##C = inside##C ? x_a + (k) : x_a; \
+    const i32 n##C = n_a + (x##C - x_a);          \
     CELL_X(C)
-
-/* Per-cell forms of the scheme macros for LBM_D3Q19's five arguments. */
-#define LOAD_a(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o)
-#define LOAD_b(i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o)
-#define LOAD_c(i, cx, cy, cz, o) LOAD(_c, i, cx, cy, cz, o)
-#define LOAD_d(i, cx, cy, cz, o) LOAD(_d, i, cx, cy, cz, o)
-#define STORE_a(i, cx, cy, cz, o) STORE(_a, i, cx, cy, cz, o)
-#define STORE_b(i, cx, cy, cz, o) STORE(_b, i, cx, cy, cz, o)
-#define STORE_c(i, cx, cy, cz, o) STORE(_c, i, cx, cy, cz, o)
-#define STORE_d(i, cx, cy, cz, o) STORE(_d, i, cx, cy, cz, o)
 
 #if defined(LOAD)
 #if !defined(CELLS_PER_THREAD)
@@ -211,11 +250,86 @@ typedef float acc_t;
 #if CELLS_PER_THREAD != 1 && CELLS_PER_THREAD != 2 && CELLS_PER_THREAD != 4
 #error "CELLS_PER_THREAD must be 1, 2 or 4"
 #endif
-/* CUDA: A-A keeps its load addresses live for the stores to the same slots,
- * so two fp32 cells take ~140 registers unbounded (no 512-thread block
- * fits); capped at 128 (512-thread blocks at 25 % occupancy) ptxas spills
- * 8 bytes.  The other schemes need <= 112 for two fp32 cells by themselves. */
-#if defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD == 2 && !defined(LBM_DOUBLE)
+
+/* Population i of every cell of the thread (LBM_D3Q19's five arguments):
+ * declared, loaded one word per cell, stored one word per cell (cells past
+ * the row's end are not stored). */
+#if CELLS_PER_THREAD == 1
+#define DECL(i, cx, cy, cz, o) real f##i##_a;
+#define LOADS(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o)
+#define STORES(i, cx, cy, cz, o) STORE(_a, i, cx, cy, cz, o)
+#elif CELLS_PER_THREAD == 2
+#define DECL(i, cx, cy, cz, o) real f##i##_a, f##i##_b;
+#define LOADS(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o)
+#define STORES(i, cx, cy, cz, o) \
+    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) }
+#else
+#define DECL(i, cx, cy, cz, o) real f##i##_a, f##i##_b, f##i##_c, f##i##_d;
+#define LOADS(i, cx, cy, cz, o) \
+    LOAD(_a, i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o) LOAD(_c, i, cx, cy, cz, o) LOAD(_d, i, cx, cy, cz, o)
+#define STORES(i, cx, cy, cz, o)                                                                \
+    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                   \
+    if (inside_c) { STORE(_c, i, cx, cy, cz, o) } if (inside_d) { STORE(_d, i, cx, cy, cz, o) }
+#endif
+
+/* The periodic box with several cells per thread: an access that keeps its
+ * x position (RX or WX 0) moves the thread's cells as one vector of 8 or 16
+ * bytes (two 16-byte halves for four doubles): a warp then moves 256 or 512
+ * contiguous bytes per instruction instead of 128.  The others stay one
+ * word per cell.  Vector addresses are aligned: x_a, nxp and so cp are
+ * multiples of CELLS_PER_THREAD.  A vector store needs all cells inside the
+ * row; the last, partial vector of a row stores word by word. */
+#if CELLS_PER_THREAD > 1 && !defined(LBM_CAVITY)
+#define LBM_VECTOR 1
+#if CELLS_PER_THREAD == 4 && !defined(LBM_DOUBLE)
+typedef float4 vreal;
+#define VLD(P, i, idx)                                                          \
+    {                                                                           \
+        const vreal v_ = *(GLOBAL const vreal *)((P) + (idx));                  \
+        f##i##_a = v_.x; f##i##_b = v_.y; f##i##_c = v_.z; f##i##_d = v_.w;     \
+    }
+#define VST(P, i, idx)                                                          \
+    {                                                                           \
+        vreal v_;                                                               \
+        v_.x = f##i##_a; v_.y = f##i##_b; v_.z = f##i##_c; v_.w = f##i##_d;     \
+        *(GLOBAL vreal *)((P) + (idx)) = v_;                                    \
+    }
+#else
+#if defined(LBM_DOUBLE)
+typedef double2 vreal;
+#else
+typedef float2 vreal;
+#endif
+#define VLD2(P, idx, A, B)                                                      \
+    {                                                                           \
+        const vreal v_ = *(GLOBAL const vreal *)((P) + (idx));                  \
+        A = v_.x; B = v_.y;                                                     \
+    }
+#define VST2(P, idx, A, B)                                                      \
+    {                                                                           \
+        vreal v_;                                                               \
+        v_.x = A; v_.y = B;                                                     \
+        *(GLOBAL vreal *)((P) + (idx)) = v_;                                    \
+    }
+#if CELLS_PER_THREAD == 2
+#define VLD(P, i, idx) VLD2(P, idx, f##i##_a, f##i##_b)
+#define VST(P, i, idx) VST2(P, idx, f##i##_a, f##i##_b)
+#else
+#define VLD(P, i, idx) VLD2(P, idx, f##i##_a, f##i##_b) VLD2(P, (idx) + 2, f##i##_c, f##i##_d)
+#define VST(P, i, idx) VST2(P, idx, f##i##_a, f##i##_b) VST2(P, (idx) + 2, f##i##_c, f##i##_d)
+#endif
+#endif
+#define LOADV(i, cx, cy, cz, o)                                                   \
+    if (RX(cx) == 0) { VLD(SRC, i, AT(RSLOT(i, o), n_a + OFS(_a, 0, RY(cy), RZ(cz)))) } \
+    else { LOADS(i, cx, cy, cz, o) }
+#define STOREV(i, cx, cy, cz, o)                                                                 \
+    if (WX(cx) == 0 && all_inside) { VST(DST, i, AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))) } \
+    else { STORES(i, cx, cy, cz, o) }
+#endif
+
+/* CUDA: capped so that a 512-thread block fits (A-A keeps its load
+ * addresses live for the stores to the same slots). */
+#if defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
 #define LBM_STEP_BOUNDS __launch_bounds__(512, 1)
 #else
 #define LBM_STEP_BOUNDS
@@ -229,31 +343,24 @@ typedef float acc_t;
 /* One time step of every cell: omega = 1/tau (precomputed on the host),
  * lid_u the lid velocity (cavity only).
  *
- * Threads: tpr = ceil(nxp / CELLS_PER_THREAD) per row (y, z), so the launch
- * covers tpr * ny * nz threads (cp with one cell per thread).  Thread j of a
- * row updates the cells x = j + k tpr, k < CELLS_PER_THREAD, that lie inside
- * the row (x < nx): a warp's loads of each of its cells stay one contiguous
- * run, and all 19 CELLS_PER_THREAD loads are issued before any collision,
- * all stores after, so twice (four times) the bytes are in flight per thread.
- * Threads whose first cell lies in the padding return at once. */
+ * Threads: tpr = nxp / CELLS_PER_THREAD per row (y, z), so the launch covers
+ * tpr * ny * nz threads (cp with one cell per thread).  Thread j of a row
+ * updates the cells x = j CELLS_PER_THREAD + k, k < CELLS_PER_THREAD, that
+ * lie inside the row (x < nx).  All loads are issued before any collision,
+ * all stores after.  Threads whose first cell lies in the padding return at
+ * once. */
 KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
                                      const i32 nxp, const i64 cp, const real omega, const real lid_u)
 {
     const i64 gid = global_id(0);
-#if CELLS_PER_THREAD == 1
-    if (gid >= cp) return;
-    const i32 n_a = (i32)gid;
-    const i32 row = (i32)((u32)n_a / (u32)nxp); /* y + ny*z */
-    const i32 x_a = n_a - row * nxp;
-#else
-    const i32 tpr = (nxp + CELLS_PER_THREAD - 1) / CELLS_PER_THREAD; /* threads per row */
+    const i32 tpr = nxp / CELLS_PER_THREAD; /* threads per row */
     if (gid >= (i64)tpr * ny * nz) return;
     const i32 t = (i32)gid;
     const i32 row = (i32)((u32)t / (u32)tpr); /* y + ny*z */
-    const i32 x_a = t - row * tpr;
+    const i32 x_a = (t - row * tpr) * CELLS_PER_THREAD;
     const i32 n_a = row * nxp + x_a;
-#endif
     if (x_a >= nx) return; /* padding column */
+    (void)cp;
     const i32 z = (i32)((u32)row / (u32)ny);
     const i32 y = row - z * ny;
     const i32 plane = nxp * ny;
@@ -293,13 +400,12 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
 #endif
 
     /* All loads of all cells first: independent, all in flight together. */
-    LBM_D3Q19(LOAD_a)
-#if CELLS_PER_THREAD > 1
-    LBM_D3Q19(LOAD_b)
-#endif
-#if CELLS_PER_THREAD > 2
-    LBM_D3Q19(LOAD_c)
-    LBM_D3Q19(LOAD_d)
+    LBM_D3Q19(DECL)
+#if defined(LBM_VECTOR)
+    const i32 all_inside = x_a + CELLS_PER_THREAD <= nx;
+    LBM_D3Q19(LOADV)
+#else
+    LBM_D3Q19(LOADS)
 #endif
 
     COLLIDE(_a)
@@ -311,13 +417,10 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     COLLIDE(_d)
 #endif
 
-    LBM_D3Q19(STORE_a)
-#if CELLS_PER_THREAD > 1
-    if (inside_b) { LBM_D3Q19(STORE_b) }
-#endif
-#if CELLS_PER_THREAD > 2
-    if (inside_c) { LBM_D3Q19(STORE_c) }
-    if (inside_d) { LBM_D3Q19(STORE_d) }
+#if defined(LBM_VECTOR)
+    LBM_D3Q19(STOREV)
+#else
+    LBM_D3Q19(STORES)
 #endif
 }
 #endif /* LOAD */

@@ -78,7 +78,8 @@ void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_bounda
                        int cells_per_thread);
 /* Cells per thread the kernel handles: 1, 2 or 4. */
 int lbm_cells_per_thread_ok(int n);
-/* Threads lbm_step is launched with: ceil(nxp / cells_per_thread) per row. */
+/* Threads lbm_step is launched with: nxp / cells_per_thread per row (rows
+ * must be padded to a multiple of cells_per_thread). */
 int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread);
 
 /* Compiled kernels of one scheme, precision and boundary. */
@@ -86,7 +87,7 @@ typedef struct {
     lbm_scheme scheme;
     int fp64;
     lbm_boundary boundary;
-    int cells_per_thread; /* of step: cells x, x + tpr, ... of a row per thread */
+    int cells_per_thread; /* of step: adjacent cells x, x + 1, ... of a row per thread */
     lbp_kernel *step[2]; /* A-A: even, odd; others: step[0] */
     lbp_kernel *init, *mass;
 } lbm_kernels;

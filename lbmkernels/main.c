@@ -484,6 +484,10 @@ int main(int argc, char **argv)
     if (!o.nschemes)
         for (int s = 0; s < LBM_SCHEMES; s++) o.schemes[o.nschemes++] = s;
     if (!o.nprecisions) o.precisions[0] = 0, o.precisions[1] = 1, o.nprecisions = 2;
+    for (int i = 0; i < o.ncpt && o.padding; i++)
+        if (o.padding % o.cells_per_thread[i])
+            lbp_usage_error("--padding %d: rows must be padded to a multiple of the %d cells per thread", o.padding,
+                            o.cells_per_thread[i]);
     for (int i = 0; i < o.nblocks; i++)
         if (o.block_sizes[i] % 32 && o.block_sizes[i] != 1)
             lbp_warn("--block-sizes: %d is not a multiple of 32 (a warp)", o.block_sizes[i]);

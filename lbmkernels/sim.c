@@ -73,6 +73,9 @@ int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_la
                    double omega, double lid_u, int block_size)
 {
     memset(m, 0, sizeof *m);
+    if (L->nxp % k->cells_per_thread)
+        lbp_fail("rows of %d words cannot be split into vectors of %d cells per thread; pad them to a multiple",
+                 L->nxp, k->cells_per_thread);
     m->d = d;
     m->k = k;
     m->L = *L;
@@ -146,11 +149,10 @@ static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
 
 int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread)
 {
-    int64_t per_row = (L->nxp + cells_per_thread - 1) / cells_per_thread; /* tpr in d3q19.cl */
-    return per_row * L->ny * L->nz;
+    return (int64_t)(L->nxp / cells_per_thread) * L->ny * L->nz; /* tpr in d3q19.cl */
 }
 
-/* lbm_step: cells_per_thread cells of a row per thread. */
+/* lbm_step: cells_per_thread adjacent cells of a row per thread. */
 static lbp_launch_cfg step_cfg(const lbm_sim *m, int block)
 {
     int64_t blocks = (lbm_step_threads(&m->L, m->k->cells_per_thread) + block - 1) / block;
