@@ -38,9 +38,11 @@ static const char USAGE[] =
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
-    "doubling (with x1.5 points from 2^13 to 2^19*1.5; --quick: x4 steps) up to\n"
+    "doubling (with x1.5 points from 2^13 to 2^20*1.5; --quick: x4 steps) up to\n"
     "--threads, on a compact layout of that many cells: the thread counts of small\n"
-    "to large lattices.  Each timed run is 20 launches back to back (like the steps\n"
+    "to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
+    "1, 2, 3, 4 and 6 blocks per SM (--quick: 2, 4), the occupancies LBM kernels\n"
+    "run at.  Each timed run is 20 launches back to back (like the steps\n"
     "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
     "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
     "(every other row: 'events', one launch per timed run).\n" LBP_COMMON_HELP;
@@ -181,6 +183,12 @@ static void preflight(run *r)
         for (int bs = 64; bs <= 1024 && bs <= limit; bs *= 2)
             mb_plan_occupancy(&r->plan, p, bs, r->d->be->occupancy(r->d, k->kernel, bs, 0));
     }
+    if (p->sweeps & SW_THREADS)
+        for (int w = 4; w <= 8; w += 4) {
+            mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
+            const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+            mb_plan_threads_occupancy(&r->plan, p, w, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
+        }
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];
@@ -367,13 +375,19 @@ static void print_cost(const char *what, double ns, double aligned_ns)
         printf("  %-32s %+8.4f ns/thread per word (%+.2f %% of aligned)\n", what, ns, 100 * ns / aligned_ns);
 }
 
+/* Blocks per SM of the default threads sweep (the others are the
+ * fewer-blocks curves). */
+static int p_blocks(const run *r) { return r->o->plan.blocks_per_cu; }
+
 /* The threads sweep as a table: per-launch time of 4- and 8-byte words. */
 static void print_threads_sweep(const run *r)
 {
     int header = 0;
     for (int i = 0; i < r->plan.n; i++) {
         const mb_plan_item *it = &r->plan.items[i];
-        if (strcmp(it->sweep, "threads") || it->cfg.spec.word_bytes != 4) continue;
+        if (strcmp(it->sweep, "threads") || it->cfg.spec.word_bytes != 4 ||
+            it->cfg.blocks_per_cu_requested != p_blocks(r))
+            continue;
         if (!header++)
             printf("  threads sweep (N=19 aligned, %d launches back to back; per launch):\n"
                    "  %10s %10s %9s %10s %9s\n",
@@ -381,7 +395,8 @@ static void print_threads_sweep(const run *r)
         const mb_result *a = &r->results[i], *b = NULL;
         for (int j = 0; j < r->plan.n; j++)
             if (!strcmp(r->plan.items[j].sweep, "threads") && r->plan.items[j].cfg.spec.word_bytes == 8 &&
-                r->plan.items[j].cfg.threads == it->cfg.threads)
+                r->plan.items[j].cfg.threads == it->cfg.threads &&
+                r->plan.items[j].cfg.blocks_per_cu_requested == p_blocks(r))
                 b = &r->results[j];
         printf("  %10lld %10.2f %9.1f", (long long)a->threads, a->ms.median * 1e3, a->gbs_median);
         if (b)

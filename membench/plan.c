@@ -101,30 +101,47 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
-static void add_threads(mb_plan *p, const mb_plan_options *o, int w, long long threads)
+static void add_threads(mb_plan *p, const mb_plan_options *o, int w, int k, long long threads)
 {
-    add(p, o, "threads", D3Q19_WORDS, w, 0, 0, o->block_size, o->blocks_per_cu, 0);
+    add(p, o, "threads", D3Q19_WORDS, w, 0, 0, o->block_size, k, 0);
     p->items[p->n - 1].cfg.threads = threads;
     p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
 }
 
-/* The aligned N=19 probe at the thread counts of small to large lattices
- * (32^3 = 2^15, 48^3 ~ 2^16.8, 64^3 = 2^18, 128^3 = 2^21, 256^3 = 2^24),
- * launched back to back like the steps of a time loop. */
-static void plan_threads(mb_plan *p, const mb_plan_options *o)
+/* The aligned N=19 probe with w-byte words and k blocks per SM at the thread
+ * counts of small to large lattices (32^3 = 2^15, 48^3 ~ 2^16.8, 64^3 =
+ * 2^18, 128^3 = 2^21, 256^3 = 2^24), launched back to back like the steps of
+ * a time loop.  The L2-resident range, where the time changes fastest, gets
+ * points at x1.5 too. */
+static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, int w, int k)
 {
     long long top = o->max_threads;
     if (top <= 0) return;
-    for (int w = 4; w <= 8; w += 4) {
-        long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
-        while (t < top) {
-            add_threads(p, o, w, t);
-            long long half_step = t + t / 2;
-            if (!o->quick && t >= (1LL << 13) && t <= (1LL << 19) && half_step < top) add_threads(p, o, w, half_step);
-            t *= o->quick ? 4 : 2;
-        }
-        add_threads(p, o, w, top);
+    long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
+    while (t < top) {
+        add_threads(p, o, w, k, t);
+        long long half_step = t + t / 2;
+        if (!o->quick && t >= (1LL << 13) && t <= (1LL << 20) && half_step < top) add_threads(p, o, w, k, half_step);
+        t *= o->quick ? 4 : 2;
     }
+    add_threads(p, o, w, k, top);
+}
+
+static void plan_threads(mb_plan *p, const mb_plan_options *o)
+{
+    for (int w = 4; w <= 8; w += 4) plan_threads_curve(p, o, w, o->blocks_per_cu);
+}
+
+void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit)
+{
+    /* 1, 2, 3, 4 and 6 blocks of the default size (12.5 .. 75 % at 256
+     * threads: where the LBM kernels' registers leave them); quick: 2, 4 */
+    static const int ks[] = {1, 2, 3, 4, 6}, quick_ks[] = {2, 4};
+    const int *list = o->quick ? quick_ks : ks;
+    int n = o->quick ? 2 : 5;
+    if (!(o->sweeps & SW_THREADS) || o->blocks_per_cu > 0) return;
+    for (int i = 0; i < n; i++)
+        if (list[i] < blocks_fit) plan_threads_curve(p, o, word_bytes, list[i]);
 }
 
 void mb_plan_build(mb_plan *p, const mb_plan_options *o)

@@ -41,9 +41,14 @@ typedef struct {
 /* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy).
  * The threads sweep: N=19, L=M=0 at the default block size, word sizes 4 and
  * 8, thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
- * 2^19*1.5; quick: powers of 4 only) up to max_threads, which is always a
+ * 2^20*1.5; quick: powers of 4 only) up to max_threads, which is always a
  * point; MB_THREADS_LAUNCHES launches per timed run. */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
+/* The threads sweep again at fewer blocks per SM than fit (blocks_fit, 0 or
+ * -1: the backend cannot force them, nothing added): 1, 2, 3, 4, 6 (quick:
+ * 2, 4) below blocks_fit, so the model reads small lattices at the kernel's
+ * occupancy.  Only when the default sweep runs with as many blocks as fit. */
+void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit);
 /* Occupancy sweep at N=19: k = 1..blocks_fit (0 or -1: skipped), then block
  * sizes 64..1024 up to max_block_size at k = 0. */
 /* Occupancy sweep at one block size: blocks per SM 1..blocks_fit (0: cannot force). */

@@ -20,7 +20,7 @@ char **model_argv;
 enum {
     OPT_DATA = LBP_OPT_FIRST_TOOL, OPT_SCHEME, OPT_PRECISION, OPT_WORDS_READ, OPT_WORDS_WRITTEN,
     OPT_MIS_READS, OPT_MIS_WRITES, OPT_WORD_BYTES, OPT_LATTICES, OPT_LAUNCHES, OPT_SIZE,
-    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL
+    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD
 };
 
 #define OPT(name, has, code) {name, has, 0, code}
@@ -85,6 +85,8 @@ static const char predict_usage[] =
     "  --occupancy F           resident threads / max per SM the kernel reaches, (0,1]\n"
     "  --blocks-per-sm K       or resident blocks per SM (with --block-size)\n"
     "  --block-size B          threads per block (picks probes of that block size)\n"
+    "  --cells-per-thread V    adjacent cells per thread whose aligned words move as one\n"
+    "                          vector of V words (lbmkernels' cells_per_thread; default 1)\n"
     "  --data DIR              result folder (stream.csv, stream-meta.csv, membench.csv,\n"
     "                          membench-fit.csv, launch.csv)\n"
     "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
@@ -170,12 +172,13 @@ int model_cmd_predict(int argc, char **argv)
         OPT("launches-per-step", required_argument, OPT_LAUNCHES), OPT("size", required_argument, OPT_SIZE),
         OPT("occupancy", required_argument, OPT_OCCUPANCY),
         OPT("blocks-per-sm", required_argument, OPT_BLOCKS_PER_SM),
-        OPT("block-size", required_argument, OPT_BLOCK_SIZE), {0, 0, 0, 0}};
+        OPT("block-size", required_argument, OPT_BLOCK_SIZE),
+        OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD), {0, 0, 0, 0}};
     lbp_common c = {.device = -1};
     const char *dir = NULL, *scheme = NULL, *precision = NULL, *size = NULL;
     model_kernel k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1};
     model_lattice lat = {.occupancy = -1, .blocks_per_cu = -1};
-    int described = 0, n_reads = 1, n_writes = 1, have_written = 0;
+    int described = 0, n_reads = 1, n_writes = 1, have_written = 0, cells_per_thread = 1;
     int reads[MODEL_MAX_PHASES] = {0}, writes[MODEL_MAX_PHASES] = {0};
     optind = 1;
     int o;
@@ -197,6 +200,7 @@ int model_cmd_predict(int argc, char **argv)
         case OPT_OCCUPANCY: lat.occupancy = lbp_parse_double("--occupancy", optarg, 1e-6, 1); break;
         case OPT_BLOCKS_PER_SM: lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", optarg, 1, 1024); break;
         case OPT_BLOCK_SIZE: lat.block_size = (int)lbp_parse_int("--block-size", optarg, 1, 65536); break;
+        case OPT_CELLS_PER_THREAD: cells_per_thread = (int)lbp_parse_int("--cells-per-thread", optarg, 1, 64); break;
         default: parse_shared(&c, o, optarg, predict_usage, &dir);
         }
     }
@@ -227,6 +231,7 @@ int model_cmd_predict(int argc, char **argv)
         }
         snprintf(k.name, sizeof k.name, "described kernel");
     }
+    k.cells_per_thread = cells_per_thread;
     model_inputs in;
     load_or_fail(&in, dir, backend_filter(&c));
     model_prediction pr;
@@ -244,11 +249,13 @@ int model_cmd_predict(int argc, char **argv)
         printf("%s %.4f ns/cell (L=%d M=%d)", p ? "," : "", pr.probe_ns_per_cell[p], k.misaligned_reads[p], k.misaligned_writes[p]);
     printf(", occupancy factor %.3f\n", pr.occupancy_factor);
     if (pr.full_path == MODEL_FULL_THREADS_SWEEP) {
-        printf("%-12s %12.1f  threads-sweep path: N=19 probe back to back at %.0f threads (%d-byte sweep, %d points) "
-               "%.3f us per launch x kernel factor",
-               "3 full", pr.full_mlups, pr.b2b_threads, pr.b2b_word_bytes, pr.b2b_points, pr.b2b_us);
+        printf("%-12s %12.1f  threads-sweep path: N=19 probe back to back at %.0f threads, occupancy %.3f "
+               "(%d-byte sweep, %d curve%s, %d points) %.3f us per launch x kernel factor",
+               "3 full", pr.full_mlups, pr.b2b_threads, pr.b2b_occupancy, pr.b2b_word_bytes, pr.b2b_curves,
+               pr.b2b_curves > 1 ? "s" : "", pr.b2b_points, pr.b2b_us);
         for (int p = 0; p < k.phases; p++) printf("%s %.3f", p ? " /" : "", pr.kernel_factor[p]);
-        printf(" (level-2 probe / base probe at N=19, %.4f ns/thread) x %d launch%s = %.2f us", pr.base19_ns,
+        printf(" (level-2 probe / base probe at N=19, %.4f ns/thread; block-size factor %.3f) x %d launch%s = %.2f us",
+               pr.base19_ns, pr.block_factor,
                k.launches_per_step, k.launches_per_step > 1 ? "es" : "", pr.memory_us[0]);
         for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
         printf(" per step%s\n", k.phases > 1 ? " (phases averaged)" : "");
@@ -380,6 +387,11 @@ int model_cmd_validate(int argc, char **argv)
         lbm_number(&lbm, row, "blocks_per_cu", &bpc, -1);
         lbm_number(&lbm, row, "occupancy", &occ, -1);
         lbm_number(&lbm, row, "lattices", &lattices, k.lattices);
+        double cpt;
+        lbm_number(&lbm, row, "cells_per_thread", &cpt, 1);
+        if (cpt < 1 || cpt > 64 || cpt != (int)cpt)
+            lbp_fail("%s:%d: expected cells_per_thread a whole number 1..64, got %g", path, lbm.line[row], cpt);
+        k.cells_per_thread = (int)cpt;
         if (cells <= 0 || v->measured <= 0)
             lbp_fail("%s:%d: expected positive cells and mlups_median", path, lbm.line[row]);
         if ((int)lattices != k.lattices)

@@ -210,6 +210,8 @@ static int load_membench(model_inputs *in, char *err, size_t err_len)
         NUM(&t, r, "misaligned_reads", p->misaligned_reads);
         NUM(&t, r, "misaligned_writes", p->misaligned_writes);
         NUM(&t, r, "block_size", p->block_size);
+        if (model_table_column(&t, "blocks_per_cu_requested") >= 0)
+            NUM(&t, r, "blocks_per_cu_requested", p->blocks_requested);
         NUM(&t, r, "blocks_per_cu", p->blocks_per_cu);
         NUM(&t, r, "occupancy", p->occupancy);
         NUM(&t, r, "threads", p->threads);

@@ -26,6 +26,7 @@ typedef struct {
     int misaligned_reads;   /* L */
     int misaligned_writes;  /* M */
     int block_size;
+    int blocks_requested;   /* blocks per SM forced (0: as many as fit) */
     double blocks_per_cu;   /* -1 unknown */
     double occupancy;       /* -1 unknown */
     double threads;

@@ -15,6 +15,7 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
     k->lattices = 2;
     k->launches_per_step = 1;
     k->phases = 1;
+    k->cells_per_thread = 1;
     if (!strcmp(scheme, "push")) {
         /* collide, then write to x + c_i: the x-moving populations land
          * one word off the aligned index */
@@ -59,10 +60,14 @@ void model_kernel_describe(const model_kernel *k, char *out, size_t len)
     for (int i = 0; i < k->phases && used < sizeof mis; i++)
         used += snprintf(mis + used, sizeof mis - used, "%s%d/%d", i ? " then " : "",
                          k->misaligned_reads[i], k->misaligned_writes[i]);
+    char cells[64] = "";
+    if (k->cells_per_thread > 1)
+        snprintf(cells, sizeof cells, ", %d cells per thread (%d-byte vectors)", k->cells_per_thread,
+                 k->cells_per_thread * k->word_bytes);
     snprintf(out, len,
              "%s: %g words read, %g written per cell, misaligned reads/writes %s%s, "
-             "%d-byte words, %d lattice%s, %d launch%s per step",
+             "%d-byte words%s, %d lattice%s, %d launch%s per step",
              k->name[0] ? k->name : "kernel", k->words_read, k->words_written, mis,
-             k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, k->lattices,
+             k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, cells, k->lattices,
              k->lattices > 1 ? "s" : "", k->launches_per_step, k->launches_per_step > 1 ? "es" : "");
 }

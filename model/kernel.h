@@ -21,10 +21,14 @@ typedef struct {
     int phases;                    /* alternating launch patterns, >= 1 */
     int misaligned_reads[MODEL_MAX_PHASES];  /* L per phase */
     int misaligned_writes[MODEL_MAX_PHASES]; /* M per phase */
+    int cells_per_thread;          /* adjacent cells a thread updates, moving
+                                      aligned words as one vector of this many
+                                      (so a thread accesses word_bytes x this);
+                                      0 or 1: one cell */
 } model_kernel;
 
-/* push, pull, split, aa at fp32 or fp64.  Returns 0, or -1 for an unknown
- * name. */
+/* push, pull, split, aa at fp32 or fp64, one cell per thread.  Returns 0,
+ * or -1 for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);
 
 /* "0,10" -> {0, 10}: the misalignments of alternating launches.  Returns the

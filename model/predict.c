@@ -62,6 +62,10 @@ void model_roofline(const model_inputs *in, const model_kernel *k, model_predict
 
 /* ---- level 2 ------------------------------------------------------------ */
 
+/* The word size to fall back on when w was not probed (membench probes 4
+ * and 8 bytes; a wider vector reads the 8-byte probes, scaled by bytes). */
+static int other_word(int w) { return w == 8 ? 4 : 8; }
+
 typedef struct {
     const model_probe_row **rows;
     int n;
@@ -270,7 +274,7 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
     (void)err_len;
     *extra = 0;
     if (!L && !M) return 0;
-    int clamped = 0, interaction, other = word_bytes == 4 ? 8 : 4;
+    int clamped = 0, interaction, other = other_word(word_bytes);
     if (!measured_extra(in, word_bytes, block_size, words, L, M, base, extra, &clamped, &interaction, notes,
                         notes_len)) {
         if (L == M && !interaction) {
@@ -359,7 +363,7 @@ static double occupancy_factor(const model_inputs *in, int word_bytes, const mod
         curve at_kernel = occupancy_curve(in, w, lat->block_size);
         if (!at_kernel.n) {
             free(at_kernel.p);
-            w = word_bytes == 4 ? 8 : 4;
+            w = other_word(word_bytes);
             at_kernel = occupancy_curve(in, w, lat->block_size);
         }
         curve at_probe = occupancy_curve(in, w, probe_block);
@@ -411,7 +415,7 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
          * block size the blocks-per-SM sweep used (the most common), else
          * the other word size's sweep (the ratio has no unit) */
         if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
-        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, w = word_bytes == 4 ? 8 : 4, probe_block, 0);
+        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, w = other_word(word_bytes), probe_block, 0);
         c.n = 0;
         for (int i = 0; i < r.n; i++)
             if (r.rows[i]->occupancy > 0)
@@ -449,7 +453,7 @@ int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
     if (!base.n) {
         /* no probe of this word size: the other one, scaled by bytes */
         free(base.p);
-        probe_word = word_bytes == 4 ? 8 : 4;
+        probe_word = other_word(word_bytes);
         base = base_curve(in, probe_word, lat->block_size, &threads, &probe_occupancy, &probe_block);
         if (!base.n) {
             free(base.p);
@@ -536,17 +540,44 @@ static int size_sweep_path(const model_inputs *in, const model_kernel *k, const 
     return 0;
 }
 
-/* The threads sweep at one word size and block size as a curve of per-launch
- * µs over log(threads) (empty when not measured). */
-static curve threads_curve(const model_inputs *in, int word_bytes, int block_size)
+/* The threads sweep at one word size, as curves of log(per-launch µs) over
+ * log(threads) -- log-log, so that a launch-bound stretch (constant time)
+ * and a bandwidth-bound one (time proportional to threads) both interpolate
+ * exactly -- one per forced blocks-per-SM count k (0: as many as fit), each
+ * with the occupancy its rows reached.  Returns the count (0: not measured);
+ * free each .c.p. */
+typedef struct {
+    curve c;
+    double occupancy; /* -1 unknown */
+    int k;            /* blocks per SM forced, 0 none */
+} occupancy_curve_t;
+#define MAX_THREADS_CURVES 16
+
+static int threads_curves(const model_inputs *in, int word_bytes, int block_size, occupancy_curve_t *out)
 {
     row_set r = pick_rows(in, PROBE_THREADS, 0, word_bytes, block_size, 1);
-    curve c = {malloc(sizeof *c.p * (r.n + 1)), 0};
-    for (int i = 0; i < r.n; i++)
-        if (r.rows[i]->words == D3Q19_Q) c.p[c.n++] = (model_point){log(r.rows[i]->threads), r.rows[i]->launch_us};
+    int n = 0;
+    for (int i = 0; i < r.n; i++) {
+        const model_probe_row *p = r.rows[i];
+        if (p->words != D3Q19_Q || p->launch_us <= 0) continue;
+        int g = 0;
+        while (g < n && out[g].k != p->blocks_requested) g++;
+        if (g == n) {
+            if (n == MAX_THREADS_CURVES) continue;
+            out[n++] = (occupancy_curve_t){{malloc(sizeof(model_point) * (size_t)(r.n + 1)), 0}, -1,
+                                           p->blocks_requested};
+        }
+        out[g].c.p[out[g].c.n++] = (model_point){log(p->threads), log(p->launch_us)};
+        if (p->occupancy > 0) out[g].occupancy = p->occupancy;
+    }
     free(r.rows);
-    c.n = model_points_prepare(c.p, c.n);
-    return c;
+    for (int g = 0; g < n; g++) out[g].c.n = model_points_prepare(out[g].c.p, out[g].c.n);
+    return n;
+}
+
+static void free_curves(occupancy_curve_t *c, int n)
+{
+    for (int g = 0; g < n; g++) free(c[g].c.p);
 }
 
 /* Any threads sweep (either word size: the other one is scaled by bytes). */
@@ -554,26 +585,67 @@ static int has_threads_sweep(const model_inputs *in, int block_size)
 {
     int found = 0;
     for (int w = 4; w <= 8 && !found; w += 4) {
-        curve c = threads_curve(in, w, block_size);
-        found = c.n > 0;
-        free(c.p);
+        occupancy_curve_t c[MAX_THREADS_CURVES];
+        int n = threads_curves(in, w, block_size, c);
+        found = n > 0;
+        free_curves(c, n);
     }
     return found;
 }
 
+/* Per-launch µs of one curve at `threads` (log-log).  Past its largest
+ * probe the time grows with the threads at the rate of that probe (the DRAM
+ * plateau, when the probe's own working set was well past the L2, else
+ * flagged); below its smallest (launch-bound) it stays. */
+static double curve_launch_us(const model_inputs *in, const curve *c, double threads, int word_bytes,
+                              model_prediction *out)
+{
+    double top_threads = exp(c->p[c->n - 1].x);
+    if (threads > top_threads) {
+        double top_bytes = 2.0 * D3Q19_Q * word_bytes * top_threads;
+        if (in->l2_bytes <= 0 || top_bytes < 4 * in->l2_bytes) {
+            out->within_measured = 0;
+            note(out->notes, sizeof out->notes, "%.0f threads past the threads sweep's %.0f, whose working set is not"
+                 " 4x the L2: extended at its rate", threads, top_threads);
+        }
+        return exp(c->p[c->n - 1].y) * threads / top_threads;
+    }
+    int clamped = 0;
+    double us = exp(model_interp(c->p, c->n, log(threads), &clamped));
+    if (clamped) {
+        out->within_measured = 0;
+        note(out->notes, sizeof out->notes, "%.0f threads below the threads sweep's %.0f: clamped", threads,
+             exp(c->p[0].x));
+    }
+    return us;
+}
+
 /* Default path when membench.csv has a threads sweep: see predict.h.
  *
- * step = K x T_b2b(stored cells) x kernel_factor, kernel_factor = (level-2
- * probe ns/thread of this kernel) / (level-2 base probe ns/thread at N=19,
- * same word size, block size, no misalignment, the probe's occupancy).
- * The ratio carries misalignment (Obrecht's L, M), occupancy and, for a
- * kernel with N != 19 words, T(N)/T(19).  Those ratios are measured with
- * many threads (bandwidth-bound): at bandwidth-bound sizes they are exact
- * (time follows bytes and transactions); at small, latency- or launch-bound
- * sizes they overstate the effect (a launch costs the same for any N, and
- * an extra transaction adds latency, not a full bandwidth share), so such
- * kernels are predicted somewhat slow there.  The shipped D3Q19 kernels all
- * have N = 19, so only the misalignment and occupancy part applies.  K > 1
+ * A kernel with v cells per thread runs cells / v threads of v x word-byte
+ * accesses: it is read from the probes of that access width.  Memory time
+ * follows the cells updated, not the threads launched: the threads of row
+ * padding move nothing (measured: a 200^3 fp32 lattice, rows padded by 12 %,
+ * runs 4-5 % below 192^3, not 12 %).
+ *
+ * With threads curves at several occupancies (CUDA), the per-launch time is
+ * read at the kernel's thread count on the curves either side of its
+ * occupancy and interpolated linearly between them: an L2-resident lattice
+ * needs many more bytes in flight than a DRAM-bound one, so the
+ * occupancy's effect there is not the DRAM-regime ratio.  The kernel factor
+ * is then the level-2 probe time over the base probe's (N=19, aligned) at
+ * the kernel's own occupancy and block size -- misalignment and N alone --
+ * times the block-size factor at that occupancy (occupancy sweep at the
+ * kernel's block size over the threads sweep's block size).
+ *
+ * With one curve (as many blocks as fit; OpenCL): step = K x T_b2b(threads)
+ * x kernel_factor, kernel_factor = (level-2 probe ns/thread of this kernel)
+ * / (level-2 base probe ns/thread at N=19, same access width and block
+ * size, no misalignment, the probe's occupancy): misalignment, occupancy
+ * and, for a kernel with N != 19 words, T(N)/T(19).
+ *
+ * Those ratios are measured with many threads (bandwidth-bound): at small,
+ * latency- or launch-bound sizes they overstate the effect.  K > 1
  * launches per step: K full launches at the lattice's thread count, an
  * upper bound when the launches split the work.  The per-launch time already
  * holds the back-to-back launch interval and the gap between steps, so no
@@ -581,73 +653,109 @@ static int has_threads_sweep(const model_inputs *in, int block_size)
 static int threads_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                               model_prediction *out, char *err, size_t err_len)
 {
-    int w = k->word_bytes;
-    curve c = threads_curve(in, w, lat->block_size);
-    if (!c.n) {
-        free(c.p);
-        w = k->word_bytes == 4 ? 8 : 4;
-        c = threads_curve(in, w, lat->block_size);
+    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1;
+    const int access = k->word_bytes * v;
+    int w = access;
+    occupancy_curve_t cs[MAX_THREADS_CURVES];
+    int nc = threads_curves(in, w, lat->block_size, cs);
+    if (!nc) {
+        w = other_word(access);
+        nc = threads_curves(in, w, lat->block_size, cs);
     }
-    if (!c.n) { /* has_threads_sweep said there is one */
-        free(c.p);
+    if (!nc) { /* has_threads_sweep said there is one */
         snprintf(err, err_len, "internal: threads sweep vanished");
         return -1;
     }
-    /* the base probe at N=19, aligned, at the probe's own occupancy */
+    /* the curves with a known occupancy, by occupancy */
+    for (int i = 1; i < nc; i++)
+        for (int j = i; j > 0 && cs[j].occupancy < cs[j - 1].occupancy; j--) {
+            occupancy_curve_t t = cs[j];
+            cs[j] = cs[j - 1];
+            cs[j - 1] = t;
+        }
+    int first = 0;
+    while (first < nc && cs[first].occupancy <= 0) first++;
+    const int two_d = nc - first >= 2 && lat->occupancy > 0;
+
+    const double threads = lat->cells / v;
+    double per_launch_us;
+    int sweep_block = -1;
+    for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
+        if (in->probes[i].sweep == PROBE_THREADS && in->probes[i].word_bytes == w) sweep_block = in->probes[i].block_size;
     model_lattice base_lat = {.block_size = lat->block_size};
+    double block_factor = 1;
+    if (two_d) {
+        /* between the curves either side of the kernel's occupancy */
+        int hi = first;
+        while (hi < nc - 1 && cs[hi].occupancy < lat->occupancy) hi++;
+        int lo = hi > first && cs[hi].occupancy >= lat->occupancy ? hi - 1 : hi;
+        double t_lo = curve_launch_us(in, &cs[lo].c, threads, w, out);
+        double t_hi = curve_launch_us(in, &cs[hi].c, threads, w, out);
+        if (lat->occupancy < cs[first].occupancy - 1e-9 || lat->occupancy > cs[nc - 1].occupancy + 1e-9) {
+            out->within_measured = 0;
+            note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",
+                 lat->occupancy, cs[first].occupancy, cs[nc - 1].occupancy);
+        }
+        double f = cs[hi].occupancy > cs[lo].occupancy
+                       ? (lat->occupancy - cs[lo].occupancy) / (cs[hi].occupancy - cs[lo].occupancy) : 0;
+        f = fmin(fmax(f, 0), 1);
+        per_launch_us = t_lo + f * (t_hi - t_lo);
+        out->b2b_occupancy = lat->occupancy;
+        /* the base probe at the kernel's occupancy: the factor keeps
+         * misalignment (and N) only */
+        base_lat = *lat;
+        if (sweep_block > 0 && sweep_block != lat->block_size) {
+            curve at_kernel = occupancy_curve(in, w, lat->block_size), at_sweep = occupancy_curve(in, w, sweep_block);
+            if (at_kernel.n && at_sweep.n) {
+                int ignore = 0;
+                block_factor = model_interp(at_kernel.p, at_kernel.n, lat->occupancy, &ignore) /
+                               model_interp(at_sweep.p, at_sweep.n, lat->occupancy, &ignore);
+            }
+            free(at_kernel.p);
+            free(at_sweep.p);
+        }
+    } else {
+        /* the full-occupancy curve (k = 0), else the highest */
+        int g = nc - 1;
+        for (int i = 0; i < nc; i++)
+            if (cs[i].k == 0) g = i;
+        per_launch_us = curve_launch_us(in, &cs[g].c, threads, w, out);
+        out->b2b_occupancy = cs[g].occupancy;
+    }
+    if (w != access) {
+        per_launch_us *= (double)access / w;
+        out->within_measured = 0;
+        note(out->notes, sizeof out->notes, "no %d-byte threads sweep: the %d-byte one scaled by %g", access, w,
+             (double)access / w);
+    }
+    /* the base probe at N=19, aligned, same access width */
     double base_ns, ignore_threads, ignore_factor;
     int ignore_within = 1;
     char ignore_notes[1200] = "";
-    if (model_probe_time(in, D3Q19_Q, 0, 0, k->word_bytes, &base_lat, &base_ns, &ignore_threads, &ignore_factor,
+    if (model_probe_time(in, D3Q19_Q, 0, 0, access, &base_lat, &base_ns, &ignore_threads, &ignore_factor,
                          &ignore_within, ignore_notes, sizeof ignore_notes, err, err_len)) {
-        free(c.p);
+        free_curves(cs, nc);
         return -1;
     }
-    double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
-    int clamped = 0;
-    double per_launch_us, top_threads = exp(c.p[c.n - 1].x);
-    if (stored > top_threads) {
-        /* Past the largest probe the time grows with the threads at the
-         * rate of that probe: the DRAM plateau, when the probe's own
-         * working set was well past the L2 (else flagged). */
-        per_launch_us = c.p[c.n - 1].y * stored / top_threads;
-        double top_bytes = 2.0 * D3Q19_Q * w * top_threads;
-        if (in->l2_bytes <= 0 || top_bytes < 4 * in->l2_bytes) {
-            out->within_measured = 0;
-            note(out->notes, sizeof out->notes, "%.0f threads past the threads sweep's %.0f, whose working set is not"
-                 " 4x the L2: extended at its rate", stored, top_threads);
-        }
-    } else {
-        /* below the smallest probe: launch-bound, the time stays */
-        per_launch_us = model_interp(c.p, c.n, log(stored), &clamped);
-        if (clamped) {
-            out->within_measured = 0;
-            note(out->notes, sizeof out->notes, "%.0f threads below the threads sweep's %.0f: clamped", stored,
-                 exp(c.p[0].x));
-        }
-    }
-    if (w != k->word_bytes) {
-        per_launch_us *= (double)k->word_bytes / w;
-        out->within_measured = 0;
-        note(out->notes, sizeof out->notes, "no %d-byte threads sweep: the %d-byte one scaled by %g", k->word_bytes, w,
-             (double)k->word_bytes / w);
-    }
     out->full_path = MODEL_FULL_THREADS_SWEEP;
-    out->b2b_threads = stored;
+    out->b2b_threads = threads;
     out->b2b_us = per_launch_us;
     out->b2b_word_bytes = w;
-    out->b2b_points = c.n;
+    out->b2b_points = 0;
+    for (int i = 0; i < nc; i++) out->b2b_points += cs[i].c.n;
+    out->b2b_curves = nc;
+    out->block_factor = block_factor;
     out->base19_ns = base_ns;
     out->launch_bound = 0;
     double step_us = 0;
     for (int p = 0; p < k->phases; p++) {
-        out->kernel_factor[p] = out->probe_ns_per_cell[p] / base_ns;
+        out->kernel_factor[p] = out->probe_ns_per_cell[p] * v / base_ns * block_factor;
         out->memory_us[p] = k->launches_per_step * per_launch_us * out->kernel_factor[p];
         if (in->have_launch && out->launch_us >= 0.9 * out->memory_us[p]) out->launch_bound = 1;
         step_us += out->memory_us[p] / k->phases;
     }
     out->full_mlups = lat->cells / step_us;
-    free(c.p);
+    free_curves(cs, nc);
     return 0;
 }
 
@@ -662,13 +770,16 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     model_roofline(in, k, out);
 
     /* level 2: a probe moves N words each way; a kernel that reads and
-     * writes different counts is matched by its mean (same bytes) */
+     * writes different counts is matched by its mean (same bytes).  v cells
+     * per thread: the probe of v x word-byte accesses, per thread / v */
     double words = (k->words_read + k->words_written) / 2, probe_threads = 0, mean_probe_ns = 0;
+    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1;
     for (int p = 0; p < k->phases; p++) {
-        if (model_probe_time(in, words, k->misaligned_reads[p], k->misaligned_writes[p], k->word_bytes,
+        if (model_probe_time(in, words, k->misaligned_reads[p], k->misaligned_writes[p], k->word_bytes * v,
                              lat, &out->probe_ns_per_cell[p], &probe_threads, &out->occupancy_factor,
                              &out->within_measured, out->notes, sizeof out->notes, err, err_len))
             return -1;
+        out->probe_ns_per_cell[p] /= v;
         mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
     }
     out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */

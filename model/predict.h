@@ -79,6 +79,12 @@ typedef struct {
                                      by bytes when from the other word size) */
     int b2b_word_bytes;           /* word size of the sweep read */
     int b2b_points;               /* points of that sweep */
+    int b2b_curves;               /* occupancy curves of that sweep */
+    double b2b_occupancy;         /* occupancy read (the kernel's between
+                                     curves, else the one curve's) */
+    double block_factor;          /* occupancy sweep at the kernel's block
+                                     size / at the threads sweep's, at the
+                                     kernel's occupancy (1 when one curve) */
     double base19_ns;             /* level-2 base probe ns/thread at N=19 */
     double kernel_factor[MODEL_MAX_PHASES]; /* probe_ns_per_cell / base19_ns */
     double size_sweep_mlups;      /* the fallback path's answer (diagnostic; 0

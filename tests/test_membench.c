@@ -509,9 +509,9 @@ static void test_plan_threads(void **state)
     (void)state;
     mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .stamps = 1};
     long long first, last;
-    /* GPU default 2^24: 13 powers of 2 + x1.5 at 2^13..2^19 (7) */
+    /* GPU default 2^24: 13 powers of 2 + x1.5 at 2^13..2^20 (8) */
     for (int w = 4; w <= 8; w += 4) {
-        assert_int_equal(threads_points(&o, 0, 1LL << 24, w, &first, &last), 20);
+        assert_int_equal(threads_points(&o, 0, 1LL << 24, w, &first, &last), 21);
         assert_int_equal(first, 4096);
         assert_int_equal(last, 1LL << 24);
     }
@@ -525,6 +525,37 @@ static void test_plan_threads(void **state)
     assert_int_equal(last, 100000);
     assert_int_equal(threads_points(&o, 0, 1000, 4, &first, &last), 1);
     assert_int_equal(first, 1000);
+    /* the same curve again at 1, 2, 3, 4, 6 blocks per SM below what fits
+     * (quick: 2, 4); nothing where blocks cannot be forced, or when the
+     * default sweep already runs at a forced count */
+    static const struct { int quick, fit, curves; } fewer[] = {{0, 8, 5}, {0, 5, 4}, {0, 1, 0}, {1, 8, 2},
+                                                               {1, 3, 1}, {0, 0, 0}, {0, -1, 0}};
+    for (size_t i = 0; i < sizeof fewer / sizeof *fewer; i++) {
+        mb_plan_options q = o;
+        q.quick = fewer[i].quick;
+        q.max_threads = 1LL << 24;
+        mb_plan p;
+        memset(&p, 0, sizeof p);
+        mb_plan_threads_occupancy(&p, &q, 8, fewer[i].fit);
+        int per_curve = q.quick ? 7 : 21, k_prev = 0;
+        assert_int_equal(p.n, fewer[i].curves * per_curve);
+        for (int j = 0; j < p.n; j++) {
+            assert_string_equal(p.items[j].sweep, "threads");
+            assert_int_equal(p.items[j].cfg.spec.word_bytes, 8);
+            assert_true(p.items[j].cfg.blocks_per_cu_requested >= k_prev);
+            assert_true(p.items[j].cfg.blocks_per_cu_requested < fewer[i].fit);
+            k_prev = p.items[j].cfg.blocks_per_cu_requested;
+        }
+        mb_plan_free(&p);
+    }
+    mb_plan_options forced = o;
+    forced.blocks_per_cu = 2;
+    forced.max_threads = 1LL << 24;
+    mb_plan fp;
+    memset(&fp, 0, sizeof fp);
+    mb_plan_threads_occupancy(&fp, &forced, 4, 8);
+    assert_int_equal(fp.n, 0);
+    mb_plan_free(&fp);
     /* not in a plan without the sweep */
     o.sweeps = SW_WORDS;
     o.n_words = 1;

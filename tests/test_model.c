@@ -437,14 +437,32 @@ static void test_full_threads_sweep(void **state)
     assert_int_equal(p.full_complete, 1);
     assert_true(p.size_sweep_mlups > 0); /* the fallback as a diagnostic */
     assert_null(strstr(p.notes, "no threads sweep"));
-    /* between points, in log(threads): 8192 is halfway from 4096 to 16384;
-     * stored cells (padding) pick the point, updated cells count */
-    p = predict(&in, "pull", "fp32", stored(8000, 8192));
-    NEAR(p.b2b_us, 5.5);
-    NEAR(p.full_mlups, 8000 / (5.5 * 0.21 / 0.19));
+    /* between points, log-log: 8192 is halfway from 4096 (5 us) to 16384
+     * (6 us) in log(threads), so sqrt(5 x 6) us; the updated cells pick the
+     * point, not the stored ones (row padding moves nothing) */
+    p = predict(&in, "pull", "fp32", stored(8192, 8704));
+    NEAR(p.b2b_us, sqrt(30));
+    NEAR(p.b2b_threads, 8192);
+    NEAR(p.full_mlups, 8192 / (sqrt(30) * 0.21 / 0.19));
     assert_int_equal(p.within_measured, 1);
-    p = predict(&in, "pull", "fp32", stored(32768, 32768)); /* 6 + (10-6)/2 */
-    NEAR(p.b2b_us, 8);
+    p = predict(&in, "pull", "fp32", stored(32768, 32768)); /* sqrt(6 x 10) */
+    NEAR(p.b2b_us, sqrt(60));
+    /* 2^22, halfway from 2^20 (200 us) to 2^24 (0.19 ns per thread) in
+     * log(threads): within 0.2 % of proportional there */
+    p = predict(&in, "push", "fp32", stored(1 << 22, 1 << 22));
+    assert_true(fabs(p.b2b_us - sqrt(200.0 * 16777216.0 * 0.19e-3)) < 1e-6 * p.b2b_us);
+    /* two cells per thread: half the threads, of 8-byte accesses (here the
+     * 4-byte sweep x 2), against the 8-byte base probe (0.38 ns, pull 0.41) */
+    model_kernel two = {0};
+    model_builtin_kernel(&two, "pull", "fp32");
+    two.cells_per_thread = 2;
+    model_lattice lat32 = cube(32);
+    char err2[512];
+    assert_int_equal(model_predict(&in, &two, &lat32, &p, err2, sizeof err2), 0);
+    NEAR(p.b2b_threads, 16384);
+    NEAR(p.b2b_us, 12);
+    NEAR(p.probe_ns_per_cell[0], 0.41 / 2);
+    NEAR(p.full_mlups, 32768 / (12 * 0.41 / 0.38));
     /* clamped below */
     p = predict(&in, "pull", "fp32", cube(8));
     NEAR(p.b2b_us, 5);
@@ -501,6 +519,46 @@ static void test_full_threads_sweep(void **state)
     assert_int_equal(p.full_path, MODEL_FULL_SIZE_SWEEP);
     assert_non_null(strstr(p.notes, "no threads sweep"));
     model_inputs_free(&in);
+}
+
+/* Threads curves at two occupancies: 1.0 (as many blocks as fit) and 0.5
+ * (4 blocks forced, twice the time).  A kernel's occupancy picks between
+ * them, linearly; outside it clamps; unknown reads the full curve. */
+static void test_full_threads_occupancy(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_occ_XXXXXX", path[600];
+    threads_folder(dir);
+    static const double rows[][2] = {{4096, 0.010}, {16384, 0.012}, {65536, 0.020}, {16777216, 16777216 * 0.38e-6}};
+    snprintf(path, sizeof path, "%s/membench.csv", dir);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        fprintf(f, "test-gpu,cuda,threads,19,4,0,0,256,4,4,0.5,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,back_to_back\n",
+                rows[i][0], 152 * rows[i][0], rows[i][1], rows[i][1], rows[i][1], rows[i][1] * 1e6 / rows[i][0]);
+    fclose(f);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_lattice lat = cube(16);
+    lat.occupancy = 0.5;
+    model_prediction p = predict(&in, "pull", "fp32", lat);
+    NEAR(p.b2b_us, 10);
+    NEAR(p.b2b_occupancy, 0.5);
+    assert_int_equal(p.b2b_curves, 2);
+    NEAR(p.kernel_factor[0], 0.21 / 0.19); /* misalignment only: occupancy is in the curve */
+    NEAR(p.full_mlups, 4096 / (10 * 0.21 / 0.19));
+    assert_int_equal(p.within_measured, 1);
+    lat.occupancy = 0.75;
+    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 7.5);
+    lat.occupancy = 0.25;
+    p = predict(&in, "pull", "fp32", lat);
+    NEAR(p.b2b_us, 10);
+    assert_int_equal(p.within_measured, 0);
+    assert_non_null(strstr(p.notes, "outside the threads sweep"));
+    lat.occupancy = -1;
+    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 5);
+    model_inputs_free(&in);
+    remove_folder(dir);
 }
 
 static void test_cli(void **state)
@@ -567,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_full_levels),
         cmocka_unit_test(test_device_gap),
         cmocka_unit_test(test_full_threads_sweep),
+        cmocka_unit_test(test_full_threads_occupancy),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
