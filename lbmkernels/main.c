@@ -33,10 +33,10 @@
     "  --cells-per-thread LIST  adjacent cells of a row per thread (accesses that keep x\n"    \
     "                      move as one vector), any of 1,2,4, swept with the block size at\n" \
     "                      256^3, the best pair used for the size sweep; --verify: each\n"   \
-    "                      (default 1,2 in fp32, 1 in fp64)\n"                               \
+    "                      (default 1,2 in fp32 but push, 1 in fp64)\n"                      \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
-    "  --padding N         pad rows (nx) to a multiple of N words (default: 128 bytes; 1 = none)\n" \
+    "  --padding N         pad rows (nx) to a multiple of N words (default: 32 bytes; 1 = none)\n"  \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
@@ -62,21 +62,22 @@ typedef struct {
     int cells_per_thread[MAX_CPT], ncpt; /* 0: the default of each precision */
 } options;
 
-/* Cells per thread to sweep: as given, else 1 and 2 in fp32, 1 in fp64.
- * Measured on an H200 (CUDA, 256^3): two adjacent fp32 cells per thread,
- * whose x-keeping accesses then move as 8-byte vectors, lift pull and split
- * by 4 % and A-A by 2 %, but slow push down (its shifted stores write every
- * other word); the sweep picks per scheme.  In fp64 (16-byte vectors) two
- * cells gain at most 0.5 %, and 4 cells gain nothing over 2 in either
- * precision while they halve the occupancy. */
-static int cells_per_thread_list(const options *o, int fp64, int *out)
+/* Cells per thread to sweep for scheme s (-1: any): as given, else 1 and 2
+ * in fp32 (push: 1), 1 in fp64.  Measured on an H200 (CUDA, 256^3): two
+ * adjacent fp32 cells per thread, whose x-keeping accesses then move as
+ * 8-byte vectors, lift pull and split by 4 % and A-A by 2 %, but slow push
+ * down by 7 % (its shifted stores write every other word, each 32-byte
+ * sector in two halves).  In fp64 (16-byte vectors) two cells gain at most
+ * 0.5 %, and 4 cells gain nothing over 2 in either precision while they
+ * halve the occupancy. */
+static int cells_per_thread_list(const options *o, int fp64, int s, int *out)
 {
     if (o->ncpt) {
         memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
         return o->ncpt;
     }
     out[0] = 1;
-    if (fp64) return 1;
+    if (fp64 || s == LBM_SCHEME_PUSH) return 1;
     out[1] = 2;
     return 2;
 }
@@ -191,8 +192,12 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
         lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
 }
 
-/* Padding in words: 128 bytes unless asked. */
-static int padding_words(const options *o, int fp64) { return o->padding ? o->padding : fp64 ? 16 : 32; }
+/* Padding in words: 32 bytes (a sector) unless asked.  Habich §6 pads rows
+ * to 128 bytes, the coalescing unit of older GPUs; on an H200 (CUDA) that
+ * made a 200^3 fp32 lattice (rows of 224 words, 12 % idle threads) 6 %
+ * slower than rows padded to 32 bytes (200 words), and fp64 2 % slower,
+ * while 192^3 (no padding either way) ran the same. */
+static int padding_words(const options *o, int fp64) { return o->padding ? o->padding : fp64 ? 4 : 8; }
 
 static void print_no_fp64(const lbp_device *d)
 {
@@ -215,7 +220,7 @@ static int run_verify(lbp_device *d, const options *o)
             continue;
         }
         int cpts[MAX_CPT];
-        int ncpt = cells_per_thread_list(o, fp64, cpts);
+        int ncpt = cells_per_thread_list(o, fp64, -1, cpts);
         for (int ci = 0; ci < ncpt; ci++)
             for (int b = 0; b < LBM_BOUNDARIES; b++) {
                 if (o->boundary >= 0 && b != o->boundary) continue;
@@ -328,16 +333,16 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
         const int fp64 = precisions[p];
         const int pad = padding_words(o, fp64);
         int cpts[MAX_CPT];
-        const int ncpt = cells_per_thread_list(o, fp64, cpts);
         if (nextra < 64) { /* the cells per thread swept for this precision */
             static char keys[2][48];
             snprintf(keys[p], sizeof keys[p], "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
             extra[nextra].key = keys[p];
-            list_text(cpts, ncpt, extra[nextra].value, sizeof extra[nextra].value);
+            list_text(cpts, cells_per_thread_list(o, fp64, -1, cpts), extra[nextra].value, sizeof extra[nextra].value);
             nextra++;
         }
         for (int si = 0; si < o->nschemes; si++) {
             const lbm_scheme s = (lbm_scheme)o->schemes[si];
+            const int ncpt = cells_per_thread_list(o, fp64, s, cpts);
             lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
             /* NVIDIA's OpenCL (driver 580) does not hand freed buffers back
              * within a context: a fresh context for each scheme and

@@ -620,6 +620,17 @@ static double curve_launch_us(const model_inputs *in, const curve *c, double thr
     return us;
 }
 
+/* The per-launch time at `threads`, or (same_set > 0: the kernel keeps one
+ * lattice) the shorter of that and the time at the thread count whose
+ * working set is the kernel's, scaled to `threads`. */
+static double launch_us_for(const model_inputs *in, const curve *c, double threads, double same_set, int w,
+                            model_prediction *out)
+{
+    double t = curve_launch_us(in, c, threads, w, out);
+    if (same_set > 0 && same_set >= exp(c->p[0].x)) t = fmin(t, curve_launch_us(in, c, same_set, w, out) * threads / same_set);
+    return t;
+}
+
 /* Default path when membench.csv has a threads sweep: see predict.h.
  *
  * A kernel with v cells per thread runs cells / v threads of v x word-byte
@@ -678,6 +689,12 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     const int two_d = nc - first >= 2 && lat->occupancy > 0;
 
     const double threads = lat->cells / v;
+    /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
+     * smaller working set: where that lets it stay in the L2 while the
+     * probe at the same thread count spills, the probe with the kernel's
+     * working set, scaled to its thread count, is the shorter time (and
+     * where launches bound it, the probe at its own thread count is) */
+    const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
     double per_launch_us;
     int sweep_block = -1;
     for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
@@ -689,8 +706,8 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
         int hi = first;
         while (hi < nc - 1 && cs[hi].occupancy < lat->occupancy) hi++;
         int lo = hi > first && cs[hi].occupancy >= lat->occupancy ? hi - 1 : hi;
-        double t_lo = curve_launch_us(in, &cs[lo].c, threads, w, out);
-        double t_hi = curve_launch_us(in, &cs[hi].c, threads, w, out);
+        double t_lo = launch_us_for(in, &cs[lo].c, threads, same_set, w, out);
+        double t_hi = launch_us_for(in, &cs[hi].c, threads, same_set, w, out);
         if (lat->occupancy < cs[first].occupancy - 1e-9 || lat->occupancy > cs[nc - 1].occupancy + 1e-9) {
             out->within_measured = 0;
             note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",
@@ -719,7 +736,7 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
         int g = nc - 1;
         for (int i = 0; i < nc; i++)
             if (cs[i].k == 0) g = i;
-        per_launch_us = curve_launch_us(in, &cs[g].c, threads, w, out);
+        per_launch_us = launch_us_for(in, &cs[g].c, threads, same_set, w, out);
         out->b2b_occupancy = cs[g].occupancy;
     }
     if (w != access) {
