@@ -146,10 +146,17 @@ if [ -f "$data/membench.csv" ]; then
         [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
     fi
     [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0)'.\"\\n\".'$title_suffix'; plot $op"
+    # one curve per backend and word size at as many blocks as fit, and the
+    # 4-byte curves at fewer blocks per SM (forced, where measured) thin
     tp=""
     for b in $(backends_of "$mb"); do for w in 4 8; do
-        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w,blocks_per_cu_requested=0" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
         [ -s "$tmp/thr-$b-$w.dat" ] && tp="$tp${tp:+, }'$tmp/thr-$b-$w.dat' using 1:2 with linespoints lw 2 title '$b, $w-byte words'"
+    done
+    for k in $(csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4" blocks_per_cu_requested | sort -gu | awk '$1 > 0'); do
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4,blocks_per_cu_requested=$k" threads ms_median occupancy | awk '{print $1, $2*1000, $3}' | sort -g >"$tmp/thr-$b-k$k.dat"
+        occ=$(awk 'NR == 1 {printf "%.0f", $3 * 100}' "$tmp/thr-$b-k$k.dat")
+        [ -s "$tmp/thr-$b-k$k.dat" ] && tp="$tp, '$tmp/thr-$b-k$k.dat' using 1:2 with lines lw 1 dt 2 title '$b, 4-byte, $k blocks/SM ($occ % occupancy)'"
     done; done
     [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
 else note "no membench.csv: probe figures skipped"; fi
