@@ -150,20 +150,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
         return 1;
     }
 
-    lbp_kernel_info ki;
-    d->be->kernel_info(d, k->step[0], &ki);
-    r->registers = ki.registers;
-    if (k->step[1]) {
-        lbp_kernel_info k2;
-        d->be->kernel_info(d, k->step[1], &k2);
-        if (k2.registers > r->registers) r->registers = k2.registers;
-    }
-    /* A-A: the phase that keeps fewer blocks resident */
-    r->blocks_per_cu = d->be->occupancy(d, k->step[0], block_size, 0);
-    if (k->step[1]) {
-        int b2 = d->be->occupancy(d, k->step[1], block_size, 0);
-        if (b2 < r->blocks_per_cu) r->blocks_per_cu = b2;
-    }
+    lbm_step_limits(d, k, block_size, &r->registers, NULL, &r->blocks_per_cu);
     r->occupancy = (r->blocks_per_cu > 0 && d->info.max_threads_per_cu > 0)
                        ? (double)r->blocks_per_cu * block_size / d->info.max_threads_per_cu
                        : -1;

@@ -95,6 +95,11 @@ typedef struct {
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
                       int cells_per_thread);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
+/* Over the step kernels (both A-A phases): the most registers, the largest
+ * block every one launches, the fewest blocks per compute unit at
+ * block_size (-1 where the backend cannot tell).  NULL: not wanted. */
+void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int *max_block,
+                     int *blocks_per_cu);
 
 /* A lattice on the device and the state of a run. */
 typedef struct {

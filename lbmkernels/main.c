@@ -375,13 +375,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                     lbp_fail("the %s %s kernel (%d cells per thread) does not compile", lbm_scheme_names[s],
                              lbm_precision_names[fp64], cpts[ci]);
                 }
-                /* the largest block every step kernel (both A-A phases) launches */
-                max_block[ci] = d->info.max_block_size;
-                for (int ph = 0; ph < 2 && k[ci].step[ph]; ph++) {
-                    lbp_kernel_info ki;
-                    d->be->kernel_info(d, k[ci].step[ph], &ki);
-                    if (ki.max_block_size > 0 && ki.max_block_size < max_block[ci]) max_block[ci] = ki.max_block_size;
-                }
+                lbm_step_limits(d, &k[ci], 0, NULL, &max_block[ci], NULL);
             }
 
             /* Block sweep at 256^3 (the largest cube up to that which fits):

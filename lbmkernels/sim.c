@@ -52,6 +52,24 @@ fail:
     return -1;
 }
 
+void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int *max_block,
+                     int *blocks_per_cu)
+{
+    if (registers) *registers = 0;
+    if (max_block) *max_block = d->info.max_block_size;
+    if (blocks_per_cu) *blocks_per_cu = 0;
+    for (int ph = 0; ph < 2 && k->step[ph]; ph++) {
+        lbp_kernel_info ki;
+        d->be->kernel_info(d, k->step[ph], &ki);
+        if (registers && (ph == 0 || ki.registers > *registers)) *registers = ki.registers;
+        if (max_block && ki.max_block_size > 0 && ki.max_block_size < *max_block) *max_block = ki.max_block_size;
+        if (blocks_per_cu) {
+            int b = d->be->occupancy(d, k->step[ph], block_size, 0);
+            if (ph == 0 || b < *blocks_per_cu) *blocks_per_cu = b;
+        }
+    }
+}
+
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d)
 {
     lbp_kernel **all[] = {&k->step[0], &k->step[1], &k->init, &k->mass};
