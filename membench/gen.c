@@ -111,6 +111,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "misaligned reads L=%d is outside 0..N=%d", s->misaligned_reads, s->words);
     else if (s->misaligned_writes < 0 || s->misaligned_writes > s->words)
         snprintf(why, why_len, "misaligned writes M=%d is outside 0..N=%d", s->misaligned_writes, s->words);
+    else if (s->payload < 0 || s->payload > MB_MAX_PAYLOAD)
+        snprintf(why, why_len, "payload P=%d is outside 0..%d", s->payload, MB_MAX_PAYLOAD);
     else
         return 0;
     return 1;
@@ -119,7 +121,13 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
 {
     snprintf(buf, len, "N%d-L%d-M%d-w%d", s->words, s->misaligned_reads, s->misaligned_writes, s->word_bytes);
+    if (s->payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", s->payload);
     return buf;
+}
+
+int mb_payload_ops(int words, int payload)
+{
+    return payload > 0 ? words * payload + words - 1 : 0;
 }
 
 /* ---- the probe ----------------------------------------------------------- */
@@ -144,10 +152,11 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t,
                 "/* membench probe %s (generated): each thread i reads %d words of %d B, word k\n"
                 " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
-                " * word k ^ seed to out[k*stride + i], the first %d at i+1.  Straight-line\n"
-                " * code, no loop over the words (Obrecht Art. B §3). */\n",
+                " * word k ^ seed to out[k*stride + i], the first %d at i+1, after %d\n"
+                " * multiply-adds per word.  Straight-line code, no loop over the words\n"
+                " * (Obrecht Art. B §3). */\n",
                 mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
-                s->misaligned_writes);
+                s->misaligned_writes, s->payload);
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL const %s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
@@ -173,11 +182,26 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t, "    const %s all = w0", word);
     for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
     text_put(t, ";\n");
+    const char *mix = "all";
+    if (s->payload) {
+        /* see gen.h: P dependent multiply-adds per word, then their sum */
+        const char *real = s->word_bytes == 4 ? "float" : "double";
+        text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask, b_ = (%s)1 + (%s)mask;\n", real, real, real, real, real);
+        for (int k = 0; k < s->words; k++) {
+            text_printf(t, "    %s x%d = (%s)(w%d & 0xffff);\n", real, k, real, k);
+            for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + b_;\n", k, k);
+        }
+        text_printf(t, "    const %s sum_ = x0", real);
+        for (int k = 1; k < s->words; k++) text_printf(t, " + x%d", k);
+        text_put(t, ";\n");
+        text_printf(t, "    const %s mixed_ = all ^ (%s)(i64)sum_;\n", word, word);
+        mix = "mixed_";
+    }
     if (s->word_bytes == 4)
-        text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
+        text_printf(t, "    const u32 s = seed ^ (%s & mask); /* mask is 0 */\n", mix);
     else
-        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (all & (u64)mask); /* mask is 0 */\n",
-                    MB_SEED_HI_SALT);
+        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (%s & (u64)mask); /* mask is 0 */\n",
+                    MB_SEED_HI_SALT, mix);
     if (s->stamps)
         text_printf(t,
                     "#if LBP_HAS_CLOCK\n"
@@ -224,6 +248,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .word_bytes = s->word_bytes,
             .misaligned_reads = s->misaligned_reads,
             .misaligned_writes = s->misaligned_writes,
+            .ops_per_thread = mb_payload_ops(s->words, s->payload),
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes,
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes,
         };

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define MB_MAX_WORDS 128 /* N: words per thread (one array per word) */
+#define MB_MAX_PAYLOAD 64 /* P: dependent multiply-adds per word */
 
 /* What a probe does, per thread i (one "cell"):
  *   reads word k from in[k*stride + i (+1 for k < misaligned_reads)],
@@ -18,12 +19,25 @@ typedef struct {
     int word_bytes;        /* 4 or 8 (u32 / u64 moved as bits) */
     int misaligned_reads;  /* L: arrays 0..L-1 read at index+1 */
     int misaligned_writes; /* M: arrays 0..M-1 written at index+1 */
+    int payload;           /* P: arithmetic between the loads and the stores, 0 none */
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
 } mb_probe_spec;
+
+/* The payload stands in for a collision: every word k is converted to a
+ * float (4-byte words) or double (8-byte), goes through P dependent
+ * multiply-adds x = x * a + b (a = 1/2, b = 1: bounded, never denormal;
+ * a and b come from a kernel argument, so nothing folds), and the N results
+ * are summed; the sum enters every store through the zero mask, so the
+ * stores wait for it and the output stays verifiable.  Arithmetic
+ * operations per thread (the record's ops, FMA counted once, conversions
+ * not): N * P + N - 1.  An 8-byte payload needs LBP_FP64 (MB_PAYLOAD_FP64_OPTIONS). */
+#define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
+int mb_payload_ops(int words, int payload);
 
 /* What one thread of the probe moves: the only source of byte counts. */
 typedef struct {
     int words, word_bytes, misaligned_reads, misaligned_writes;
+    int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
     int64_t bytes_read_per_thread;    /* N * word_bytes */
     int64_t bytes_written_per_thread; /* N * word_bytes */
 } mb_probe_record;
@@ -70,7 +84,7 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
  * rounded up to 32 elements. */
 int64_t mb_stride(int64_t threads);
 
-/* "N19-L10-M0-w4" into buf. */
+/* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload). */
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
 
 #endif

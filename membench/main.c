@@ -24,7 +24,7 @@ static const char USAGE[] =
     "membench-meta.csv into the result folder.\n"
     "\n"
     "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
-    "                      threads (default: all)\n"
+    "                      threads,payload (default: all)\n"
     "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
     "  --word-bytes 4|8    word size of the words and misaligned sweeps (default 4,\n"
@@ -45,7 +45,16 @@ static const char USAGE[] =
     "run at.  Each timed run is 20 launches back to back (like the steps\n"
     "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
     "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
-    "(every other row: 'events', one launch per timed run).\n" LBP_COMMON_HELP;
+    "(every other row: 'events', one launch per timed run).  The same thread\n"
+    "counts run again with the collision payload (P=7: 151 arithmetic operations\n"
+    "per thread), with L=10, M=10 and L=M=10: misalignment and arithmetic where\n"
+    "the working set sits in the L2.\n"
+    "\n"
+    "The payload sweep (sweep 'payload') runs the aligned N=19 probe with P = 1,\n"
+    "2, 4, 7, 10, 14 dependent multiply-adds per word in float (4-byte words) or\n"
+    "double (8-byte): what arithmetic costs next to the memory traffic; column\n"
+    "ops = N*P + N-1 operations per thread.  The occupancy sweep runs the\n"
+    "aligned probe, the P=7 one and the L=10 and M=10 ones.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_REPS };
@@ -60,7 +69,8 @@ typedef struct {
 
 static int parse_sweeps(const char *s)
 {
-    static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads", NULL};
+    static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads",
+                                        "payload", NULL};
     char *copy = strdup(s), *save = NULL;
     int bits = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
@@ -138,6 +148,8 @@ static void apply_defaults(options *o, const lbp_device *d)
         if (!p->quick) p->misaligned_n[p->n_misaligned_n++] = 27;
     }
     p->stamps = strcmp(d->info.backend, "cuda") == 0;
+    p->fp64 = d->info.fp64;
+    if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
     if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !p->stamps)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
                  d->info.backend);
@@ -170,18 +182,24 @@ static void preflight(run *r)
     char why[512];
     mb_plan_options *p = &r->o->plan;
     if (p->sweeps & SW_OCCUPANCY) {
-        mb_config c = {.spec = {.words = 19, .word_bytes = p->word_bytes}, .block_size = p->block_size};
-        const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-        mb_shape sh;
-        if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why)) lbp_usage_error("%s", why);
-        if (r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) < 0)
-            lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only", r->d->info.backend);
-        lbp_kernel_info ki;
-        r->d->be->kernel_info(r->d, k->kernel, &ki);
-        int limit = ki.max_block_size > 0 && ki.max_block_size < r->d->info.max_block_size ? ki.max_block_size
-                                                                                            : r->d->info.max_block_size;
-        for (int bs = 64; bs <= 1024 && bs <= limit; bs *= 2)
-            mb_plan_occupancy(&r->plan, p, bs, r->d->be->occupancy(r->d, k->kernel, bs, 0));
+        mb_probe_spec variants[MB_OCCUPANCY_VARIANTS];
+        int nv = mb_occupancy_variants(p, variants);
+        for (int v = 0; v < nv; v++) {
+            /* each variant at the blocks per SM its own registers allow */
+            mb_config c = {.spec = variants[v], .block_size = p->block_size};
+            const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+            mb_shape sh;
+            if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why)) lbp_usage_error("%s", why);
+            if (v == 0 && r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) < 0)
+                lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only",
+                         r->d->info.backend);
+            lbp_kernel_info ki;
+            r->d->be->kernel_info(r->d, k->kernel, &ki);
+            int limit = ki.max_block_size > 0 && ki.max_block_size < r->d->info.max_block_size
+                            ? ki.max_block_size : r->d->info.max_block_size;
+            for (int bs = 64; bs <= 1024 && bs <= limit; bs *= 2)
+                mb_plan_occupancy(&r->plan, p, &variants[v], bs, r->d->be->occupancy(r->d, k->kernel, bs, 0));
+        }
     }
     if (p->sweeps & SW_THREADS)
         for (int w = 4; w <= 8; w += 4) {
@@ -215,12 +233,12 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
-                c->launches > 1 ? "back_to_back" : "events");
+                c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -350,11 +368,26 @@ static const mb_result *aligned_n19(const run *r)
     for (int i = 0; i < r->plan.n; i++) {
         const mb_config *c = &r->plan.items[i].cfg;
         if (c->spec.words == 19 && c->spec.word_bytes == r->o->plan.word_bytes && !c->spec.misaligned_reads &&
-            !c->spec.misaligned_writes && c->block_size == r->o->plan.block_size && !c->threads &&
+            !c->spec.misaligned_writes && !c->spec.payload && c->block_size == r->o->plan.block_size && !c->threads &&
             c->blocks_per_cu_requested == r->o->plan.blocks_per_cu)
             return &r->results[i];
     }
     return NULL;
+}
+
+/* Time of the payload sweep's collision probe over the aligned N=19 probe
+ * (same word size and launch): what the arithmetic of a collision adds
+ * (1: hidden under the memory traffic).  NAN when either is missing. */
+static double collision_ratio(const run *r)
+{
+    const mb_result *a = aligned_n19(r);
+    for (int i = 0; i < r->plan.n && a; i++) {
+        const mb_config *c = &r->plan.items[i].cfg;
+        if (!strcmp(r->plan.items[i].sweep, "payload") && c->spec.payload == MB_PAYLOAD_COLLISION &&
+            c->spec.word_bytes == a->cfg.spec.word_bytes && r->results[i].ms.median > 0 && a->ms.median > 0)
+            return r->results[i].ms.median / a->ms.median;
+    }
+    return NAN;
 }
 
 static void kv_num(lbp_kv *kv, int *n, const char *key, double v, const char *fmt)
@@ -379,30 +412,47 @@ static void print_cost(const char *what, double ns, double aligned_ns)
  * fewer-blocks curves). */
 static int p_blocks(const run *r) { return r->o->plan.blocks_per_cu; }
 
-/* The threads sweep as a table: per-launch time of 4- and 8-byte words. */
+/* The threads-sweep row of one variant at a thread count (NULL: none). */
+static const mb_result *threads_row(const run *r, int w, int l, int m, int payload, long long threads)
+{
+    for (int j = 0; j < r->plan.n; j++) {
+        const mb_config *c = &r->plan.items[j].cfg;
+        if (!strcmp(r->plan.items[j].sweep, "threads") && c->spec.word_bytes == w && c->threads == threads &&
+            c->spec.misaligned_reads == l && c->spec.misaligned_writes == m && c->spec.payload == payload &&
+            c->blocks_per_cu_requested == p_blocks(r))
+            return &r->results[j];
+    }
+    return NULL;
+}
+
+/* The threads sweep as a table: per-launch time of 4- and 8-byte words,
+ * and what the payload and misalignment add (4-byte words, x aligned). */
 static void print_threads_sweep(const run *r)
 {
     int header = 0;
     for (int i = 0; i < r->plan.n; i++) {
         const mb_plan_item *it = &r->plan.items[i];
-        if (strcmp(it->sweep, "threads") || it->cfg.spec.word_bytes != 4 ||
-            it->cfg.blocks_per_cu_requested != p_blocks(r))
+        const mb_probe_spec *s = &it->cfg.spec;
+        if (strcmp(it->sweep, "threads") || s->word_bytes != 4 || s->misaligned_reads || s->misaligned_writes ||
+            s->payload || it->cfg.blocks_per_cu_requested != p_blocks(r))
             continue;
         if (!header++)
-            printf("  threads sweep (N=19 aligned, %d launches back to back; per launch):\n"
-                   "  %10s %10s %9s %10s %9s\n",
-                   MB_THREADS_LAUNCHES, "threads", "4 B us", "GB/s", "8 B us", "GB/s");
-        const mb_result *a = &r->results[i], *b = NULL;
-        for (int j = 0; j < r->plan.n; j++)
-            if (!strcmp(r->plan.items[j].sweep, "threads") && r->plan.items[j].cfg.spec.word_bytes == 8 &&
-                r->plan.items[j].cfg.threads == it->cfg.threads &&
-                r->plan.items[j].cfg.blocks_per_cu_requested == p_blocks(r))
-                b = &r->results[j];
-        printf("  %10lld %10.2f %9.1f", (long long)a->threads, a->ms.median * 1e3, a->gbs_median);
-        if (b)
-            printf(" %10.2f %9.1f\n", b->ms.median * 1e3, b->gbs_median);
-        else
-            printf("\n");
+            printf("  threads sweep (N=19, %d launches back to back; per launch; 4 B: x aligned with\n"
+                   "  payload P=%d, L=10, M=10, L=M=10):\n"
+                   "  %10s %9s %9s %9s %7s %7s %7s %7s\n",
+                   MB_THREADS_LAUNCHES, MB_PAYLOAD_COLLISION, "threads", "4 B us", "GB/s", "8 B us", "P", "L10",
+                   "M10", "L=M=10");
+        const mb_result *a = &r->results[i], *b = threads_row(r, 8, 0, 0, 0, it->cfg.threads);
+        printf("  %10lld %9.2f %9.1f", (long long)a->threads, a->ms.median * 1e3, a->gbs_median);
+        if (b) printf(" %9.2f", b->ms.median * 1e3);
+        else printf(" %9s", "-");
+        static const int variant[4][3] = {{0, 0, MB_PAYLOAD_COLLISION}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}};
+        for (int v = 0; v < 4; v++) {
+            const mb_result *x = threads_row(r, 4, variant[v][0], variant[v][1], variant[v][2], it->cfg.threads);
+            if (x && a->ms.median > 0) printf(" %7.2f", x->ms.median / a->ms.median);
+            else printf(" %7s", "-");
+        }
+        printf("\n");
     }
 }
 
@@ -413,13 +463,14 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
     double ratio = c->write_ns / c->read_ns;
-    lbp_kv kv[12];
+    lbp_kv kv[14];
     int n = 0;
     kv_num(kv, &n, "aligned_n19_gbs", a ? a->gbs_median : NAN, "%.2f");
     kv_num(kv, &n, "misaligned_read_ns", c->read_ns, "%.6f");
     kv_num(kv, &n, "misaligned_write_ns", c->write_ns, "%.6f");
     kv_num(kv, &n, "misaligned_both_ns", c->both_ns, "%.6f");
     kv_num(kv, &n, "misaligned_write_read_ratio", ratio, "%.3f");
+    kv_num(kv, &n, "collision_payload_ratio", collision_ratio(r), "%.3f");
     kv_num(kv, &n, "launch_us_back_to_back", launch_us[MB_LAUNCH_BACK_TO_BACK], "%.3f");
     kv_num(kv, &n, "launch_us_sync_each", launch_us[MB_LAUNCH_SYNC_EACH], "%.3f");
     kv_num(kv, &n, "launch_us_graph", launch_us[MB_LAUNCH_GRAPH], "%.3f");
@@ -441,6 +492,9 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     print_cost("misaligned write (N=19):", c->write_ns, aligned_ns);
     print_cost("misaligned read+write (N=19):", c->both_ns, aligned_ns);
     if (!isnan(ratio)) printf("  misaligned write / misaligned read cost ratio: %.2f\n", ratio);
+    if (!isnan(collision_ratio(r)))
+        printf("  collision payload (P=%d, %d operations per thread): x %.3f the aligned probe's time\n",
+               MB_PAYLOAD_COLLISION, mb_payload_ops(19, MB_PAYLOAD_COLLISION), collision_ratio(r));
     for (int m = 0; m < MB_LAUNCH_MODES; m++)
         if (lr[m].measured) printf("  launch latency %-14s %8.2f us\n", mb_launch_mode_names[m], lr[m].us.median);
     if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);
@@ -490,7 +544,7 @@ int main(int argc, char **argv)
         r.csv = lbp_csv_open(dir, "membench.csv",
                              "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing",
+                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops",
                              &d.info, o.common.force);
         if (p->stamps)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

@@ -14,6 +14,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "N%d-L%d-M%d-w%d-b%d-k%d", c->spec.words, c->spec.misaligned_reads,
              c->spec.misaligned_writes, c->spec.word_bytes, c->block_size, c->blocks_per_cu_requested);
+    if (c->spec.payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", c->spec.payload);
     return buf;
 }
 
@@ -21,7 +22,8 @@ static int same_config(const mb_config *a, const mb_config *b)
 {
     return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes && a->threads == b->threads &&
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
-           a->spec.misaligned_writes == b->spec.misaligned_writes && a->block_size == b->block_size &&
+           a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
+           a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
 
@@ -101,9 +103,10 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
-static void add_threads(mb_plan *p, const mb_plan_options *o, int w, int k, long long threads)
+static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k, long long threads)
 {
-    add(p, o, "threads", D3Q19_WORDS, w, 0, 0, o->block_size, k, 0);
+    add(p, o, "threads", D3Q19_WORDS, v->word_bytes, v->misaligned_reads, v->misaligned_writes, o->block_size, k, 0);
+    p->items[p->n - 1].cfg.spec.payload = v->payload;
     p->items[p->n - 1].cfg.threads = threads;
     p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
 }
@@ -113,23 +116,44 @@ static void add_threads(mb_plan *p, const mb_plan_options *o, int w, int k, long
  * 2^18, 128^3 = 2^21, 256^3 = 2^24), launched back to back like the steps of
  * a time loop.  The L2-resident range, where the time changes fastest, gets
  * points at x1.5 too. */
-static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, int w, int k)
+static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k)
 {
     long long top = o->max_threads;
     if (top <= 0) return;
     long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
     while (t < top) {
-        add_threads(p, o, w, k, t);
+        add_threads(p, o, v, k, t);
         long long half_step = t + t / 2;
-        if (!o->quick && t >= (1LL << 13) && t <= (1LL << 20) && half_step < top) add_threads(p, o, w, k, half_step);
+        if (!o->quick && t >= (1LL << 13) && t <= (1LL << 20) && half_step < top) add_threads(p, o, v, k, half_step);
         t *= o->quick ? 4 : 2;
     }
-    add_threads(p, o, w, k, top);
+    add_threads(p, o, v, k, top);
 }
 
 static void plan_threads(mb_plan *p, const mb_plan_options *o)
 {
-    for (int w = 4; w <= 8; w += 4) plan_threads_curve(p, o, w, o->blocks_per_cu);
+    /* aligned; collision payload; L = 10; M = 10; L = M = 10 */
+    static const int variants[5][3] = {{0, 0, 0}, {0, 0, MB_PAYLOAD_COLLISION}, {AA_ODD_MISALIGNED, 0, 0},
+                                       {0, AA_ODD_MISALIGNED, 0}, {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0}};
+    for (int i = 0; i < 5; i++)
+        for (int w = 4; w <= 8; w += 4) {
+            if (variants[i][2] && w == 8 && !o->fp64) continue;
+            mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = w, .misaligned_reads = variants[i][0],
+                               .misaligned_writes = variants[i][1], .payload = variants[i][2]};
+            plan_threads_curve(p, o, &v, o->blocks_per_cu);
+        }
+}
+
+static void plan_payload(mb_plan *p, const mb_plan_options *o)
+{
+    static const int payloads[] = {1, 2, 4, MB_PAYLOAD_COLLISION, 10, 14}, quick_payloads[] = {MB_PAYLOAD_COLLISION};
+    const int *list = o->quick ? quick_payloads : payloads;
+    int n = o->quick ? 1 : (int)(sizeof payloads / sizeof *payloads);
+    for (int w = 4; w <= 8; w += 4)
+        for (int i = 0; i < n && (w == 4 || o->fp64); i++) {
+            add(p, o, "payload", D3Q19_WORDS, w, 0, 0, o->block_size, o->blocks_per_cu, 0);
+            p->items[p->n - 1].cfg.spec.payload = list[i];
+        }
 }
 
 void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit)
@@ -140,8 +164,9 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_by
     const int *list = o->quick ? quick_ks : ks;
     int n = o->quick ? 2 : 5;
     if (!(o->sweeps & SW_THREADS) || o->blocks_per_cu > 0) return;
+    mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = word_bytes};
     for (int i = 0; i < n; i++)
-        if (list[i] < blocks_fit) plan_threads_curve(p, o, word_bytes, list[i]);
+        if (list[i] < blocks_fit) plan_threads_curve(p, o, &v, list[i]);
 }
 
 void mb_plan_build(mb_plan *p, const mb_plan_options *o)
@@ -151,13 +176,39 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_MISALIGNED) plan_misaligned(p, o);
     if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
     if (o->sweeps & SW_THREADS) plan_threads(p, o);
+    if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
 }
 
-void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int blocks_fit)
+int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
 {
+    int n = 0;
+    const mb_probe_spec base = {.words = D3Q19_WORDS, .word_bytes = o->word_bytes};
+    out[n++] = base;
+    for (int w = 4; w <= 8; w += 4)
+        if (w == 4 || o->fp64) out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w,
+                                                          .payload = MB_PAYLOAD_COLLISION};
+    out[n] = base;
+    out[n++].misaligned_reads = AA_ODD_MISALIGNED;
+    out[n] = base;
+    out[n++].misaligned_writes = AA_ODD_MISALIGNED;
+    return n;
+}
+
+static void add_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int block_size, int k,
+                          int stamps)
+{
+    add(p, o, "occupancy", v->words, v->word_bytes, v->misaligned_reads, v->misaligned_writes, block_size, k,
+        stamps);
+    p->items[p->n - 1].cfg.spec.payload = v->payload;
+}
+
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int block_size,
+                       int blocks_fit)
+{
+    const int plain = !v->payload && !v->misaligned_reads && !v->misaligned_writes;
     /* Without a way to force blocks per SM (OpenCL): as many as fit. */
     if (blocks_fit <= 0) {
-        add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, block_size, 0, 0);
+        add_occupancy(p, o, v, block_size, 0, 0);
         return;
     }
     /* Every block size with every resident block count a kernel of that
@@ -168,9 +219,7 @@ void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int
         /* the curve bends at few blocks: those are never skipped */
         int pick = o->quick ? (k <= 4 || k == blocks_fit || k == blocks_fit / 2)
                             : (k <= 8 || k % 4 == 0 || k == blocks_fit);
-        if (pick)
-            add(p, o, "occupancy", D3Q19_WORDS, o->word_bytes, 0, 0, block_size, k,
-                block_size == o->block_size);
+        if (pick) add_occupancy(p, o, v, block_size, k, plain && block_size == o->block_size);
     }
 }
 

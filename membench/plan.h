@@ -5,7 +5,13 @@
 #include "probe.h"
 
 enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
-       SW_ALL = 63 };
+       SW_PAYLOAD = 64, SW_ALL = 127 };
+
+/* The payload that stands in for a D3Q19 BGK collision in the threads and
+ * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
+ * lbmkernels collision compiles to 150 floating-point instructions in PTX,
+ * FMA counted once; model/kernel.c). */
+#define MB_PAYLOAD_COLLISION 7
 
 #define MB_THREADS_MIN (1LL << 12)   /* smallest thread count of the threads sweep */
 #define MB_THREADS_LAUNCHES 20       /* launches back to back per timed run there */
@@ -25,6 +31,7 @@ typedef struct {
     int n_misaligned_n;
     int stamps;               /* the backend has a per-warp clock */
     long long max_threads;    /* threads per launch (--threads): the top of the threads sweep */
+    int fp64;                 /* the device has doubles: 8-byte payloads */
 } mb_plan_options;
 
 typedef struct {
@@ -39,20 +46,31 @@ typedef struct {
 } mb_plan;
 
 /* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy).
- * The threads sweep: N=19, L=M=0 at the default block size, word sizes 4 and
- * 8, thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
+ * The threads sweep: N=19 at the default block size, word sizes 4 and 8,
+ * thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
  * 2^20*1.5; quick: powers of 4 only) up to max_threads, which is always a
- * point; MB_THREADS_LAUNCHES launches per timed run. */
+ * point; MB_THREADS_LAUNCHES launches per timed run.  One curve aligned,
+ * then the same thread counts with the collision payload, with L = 10
+ * misaligned reads, M = 10 misaligned writes and both (what misalignment
+ * and arithmetic cost where the working set sits in the L2).
+ * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
+ * both word sizes (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
 /* The threads sweep again at fewer blocks per SM than fit (blocks_fit, 0 or
  * -1: the backend cannot force them, nothing added): 1, 2, 3, 4, 6 (quick:
  * 2, 4) below blocks_fit, so the model reads small lattices at the kernel's
  * occupancy.  Only when the default sweep runs with as many blocks as fit. */
 void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit);
-/* Occupancy sweep at N=19: k = 1..blocks_fit (0 or -1: skipped), then block
- * sizes 64..1024 up to max_block_size at k = 0. */
-/* Occupancy sweep at one block size: blocks per SM 1..blocks_fit (0: cannot force). */
-void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, int block_size, int blocks_fit);
+/* The variants of the occupancy sweep, N=19 each: aligned at the default
+ * word size, then with the collision payload (4 and, with fp64, 8 bytes),
+ * with L = 10 and with M = 10 (default word size).  Fills up to
+ * MB_OCCUPANCY_VARIANTS specs, returns the count. */
+#define MB_OCCUPANCY_VARIANTS 5
+int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
+/* Occupancy sweep of one variant at one block size: blocks per SM
+ * 1..blocks_fit (0 or -1: cannot force, as many as fit). */
+void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *variant, int block_size,
+                       int blocks_fit);
 void mb_plan_free(mb_plan *p);
 /* Largest N and word size, smallest block size in the plan. */
 void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size);

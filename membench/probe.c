@@ -86,12 +86,12 @@ void mb_bench_close(mb_bench *b)
 static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
 {
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
-           a->misaligned_writes == b->misaligned_writes && !a->stamps == !b->stamps;
+           a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->stamps == !b->stamps;
 }
 
-static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry)
+static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
 {
-    lbp_kernel *k = lbp_compile(d, source, entry, "");
+    lbp_kernel *k = lbp_compile(d, source, entry, options);
     if (!k) lbp_fail("compiling the generated kernel '%s' failed (log above)", entry);
     return k;
 }
@@ -109,7 +109,8 @@ const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s)
     char *src = mb_generate_probe(s, &c->record);
     if (!src) lbp_fail("internal: generator rejected a checked spec");
     c->spec = *s;
-    c->kernel = compile_or_die(b->d, src, MB_PROBE_ENTRY);
+    c->kernel = compile_or_die(b->d, src, MB_PROBE_ENTRY,
+                               s->payload && s->word_bytes == 8 ? MB_PAYLOAD_FP64_OPTIONS : "");
     free(src);
     b->n_cache++;
     return c;
@@ -176,7 +177,7 @@ static lbp_kernel *support_kernel(mb_bench *b, int word_bytes, int verify)
     lbp_kernel **slot = verify ? &b->verify[word_bytes == 8] : &b->fill[word_bytes == 8];
     if (!*slot) {
         char *src = mb_generate_support(word_bytes);
-        *slot = compile_or_die(b->d, src, verify ? MB_VERIFY_ENTRY : MB_FILL_ENTRY);
+        *slot = compile_or_die(b->d, src, verify ? MB_VERIFY_ENTRY : MB_FILL_ENTRY, "");
         free(src);
     }
     return *slot;

@@ -114,6 +114,15 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     char *src = mb_generate_probe(&s, NULL), why[256];
     assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
     free(src);
+    /* payloads, float and double, with and without stamps */
+    for (int w = 4; w <= 8; w += 4)
+        for (int p = 1; p <= MB_MAX_PAYLOAD; p *= 4) {
+            s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_writes = p % 19, .payload = p,
+                                .stamps = p == 4};
+            src = mb_generate_probe(&s, NULL);
+            assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
+            free(src);
+        }
     free(b.text);
 }
 
@@ -139,7 +148,9 @@ static void test_generator_is_straight_line_and_rejects_bad_specs(void **state)
                            {.words = MB_MAX_WORDS + 1, .word_bytes = 4},
                            {.words = 4, .word_bytes = 2},
                            {.words = 4, .word_bytes = 4, .misaligned_reads = 5},
-                           {.words = 4, .word_bytes = 4, .misaligned_writes = -1}};
+                           {.words = 4, .word_bytes = 4, .misaligned_writes = -1},
+                           {.words = 4, .word_bytes = 4, .payload = -1},
+                           {.words = 4, .word_bytes = 4, .payload = MB_MAX_PAYLOAD + 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
         assert_null(mb_generate_probe(&bad[i], NULL));
@@ -162,6 +173,20 @@ static void test_record_counts_bytes(void **state)
     assert_int_equal(r.bytes_read_per_thread, 216);
     assert_int_equal(r.bytes_written_per_thread, 216);
     assert_int_equal(r.misaligned_writes, 27);
+    assert_int_equal(r.ops_per_thread, 0);
+    /* the payload: N * P multiply-adds and the N - 1 additions of the sum */
+    s = (mb_probe_spec){.words = 19, .word_bytes = 4, .payload = 7};
+    char *src = mb_generate_probe(&s, &r);
+    assert_int_equal(r.ops_per_thread, 151);
+    assert_int_equal(r.bytes_read_per_thread, 76);
+    assert_null(strstr(src, "for ("));
+    int fmas = 0;
+    for (const char *q = src; (q = strstr(q, " * a_ + b_;")); q++) fmas++;
+    assert_int_equal(fmas, 19 * 7);
+    free(src);
+    char name[64];
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-p7");
+    assert_int_equal(mb_payload_ops(19, 0), 0);
     assert_int_equal(mb_stride(1000), 1024);
     assert_int_equal(mb_stride(1023), 1024);
     assert_int_equal(mb_stride(1024), 1056); /* index+1 stays inside */
@@ -240,12 +265,13 @@ static void test_probes_run_correctly_on_pocl(void **state)
     mb_bench b;
     char why[512];
     open_bench(&b, 19, 8);
-    static const int cases[][4] = {{1, 4, 0, 0}, {19, 4, 10, 0}, {19, 4, 0, 10}, {19, 8, 10, 10},
-                                   {7, 8, 7, 7},  {19, 4, 19, 0}, {3, 4, 1, 2}, {19, 4, 10, 10}};
+    static const int cases[][5] = {{1, 4, 0, 0, 0},  {19, 4, 10, 0, 0}, {19, 4, 0, 10, 0}, {19, 8, 10, 10, 0},
+                                   {7, 8, 7, 7, 0},  {19, 4, 19, 0, 0}, {3, 4, 1, 2, 0},  {19, 4, 10, 10, 0},
+                                   {19, 4, 0, 10, 7}, {19, 8, 10, 0, 7}, {1, 4, 0, 0, 64}};
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         mb_config cfg = {.spec = {.words = cases[c][0], .word_bytes = cases[c][1], .misaligned_reads = cases[c][2],
-                                  .misaligned_writes = cases[c][3]},
+                                  .misaligned_writes = cases[c][3], .payload = cases[c][4]},
                          .block_size = c % 2 ? 64 : 256};
         cfg.spec.stamps = c == 7; /* the stamp variant computes the same (no clock on OpenCL) */
         mb_result res;
@@ -477,6 +503,7 @@ static void test_plan_sweeps(void **state)
 static int threads_points(const mb_plan_options *base, int quick, long long top, int w, long long *first,
                           long long *last)
 {
+    int variants[5] = {0};
     mb_plan_options o = *base;
     o.quick = quick;
     o.max_threads = top;
@@ -489,25 +516,80 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
         assert_string_equal(it->sweep, "threads");
         const mb_config *c = &it->cfg;
         assert_int_equal(c->spec.words, 19);
-        assert_int_equal(c->spec.misaligned_reads + c->spec.misaligned_writes, 0);
         assert_int_equal(c->block_size, 256);
         assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
         assert_int_equal(it->stamps, 0);
         assert_true(c->threads > 0 && c->threads <= top);
         if (c->spec.word_bytes != w) continue;
+        /* aligned, payload, L=10, M=10, L=M=10: the same thread counts each */
+        int l = c->spec.misaligned_reads, m = c->spec.misaligned_writes, v;
+        if (c->spec.payload) {
+            assert_int_equal(c->spec.payload, MB_PAYLOAD_COLLISION);
+            assert_int_equal(l + m, 0);
+            v = 1;
+        } else {
+            assert_true((l == 0 || l == 10) && (m == 0 || m == 10));
+            v = l && m ? 4 : m ? 3 : l ? 2 : 0;
+        }
+        variants[v]++;
+        if (v) continue;
         assert_true(c->threads > prev); /* ascending, no repeats */
         if (!n) *first = c->threads;
         *last = prev = c->threads;
         n++;
     }
     mb_plan_free(&p);
+    for (int v = 1; v < 5; v++) assert_int_equal(variants[v], v == 1 && w == 8 && !base->fp64 ? 0 : n);
     return n;
+}
+
+/* The payload sweep (P = 1..14 at both word sizes, 8 bytes only with
+ * doubles) and the occupancy variants. */
+static void test_plan_payload(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_PAYLOAD, .word_bytes = 4, .block_size = 256, .fp64 = 1};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 12);
+    for (int i = 0; i < p.n; i++) {
+        assert_string_equal(p.items[i].sweep, "payload");
+        assert_true(p.items[i].cfg.spec.payload >= 1 && p.items[i].cfg.spec.payload <= 14);
+        assert_int_equal(p.items[i].cfg.spec.misaligned_reads + p.items[i].cfg.spec.misaligned_writes, 0);
+    }
+    mb_plan_free(&p);
+    o.fp64 = 0;
+    o.quick = 1;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.items[0].cfg.spec.payload, MB_PAYLOAD_COLLISION);
+    assert_int_equal(p.items[0].cfg.spec.word_bytes, 4);
+    mb_plan_free(&p);
+    mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
+    assert_int_equal(mb_occupancy_variants(&o, v), 4); /* aligned, payload w4, L=10, M=10 */
+    o.fp64 = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 5);
+    assert_int_equal(v[2].payload, MB_PAYLOAD_COLLISION);
+    assert_int_equal(v[2].word_bytes, 8);
+    assert_int_equal(v[4].misaligned_writes, 10);
+    /* a variant's occupancy rows carry it; only the plain one is stamped */
+    o.stamps = 1;
+    o.quick = 0;
+    memset(&p, 0, sizeof p);
+    mb_plan_occupancy(&p, &o, &v[1], 256, 8);
+    mb_plan_occupancy(&p, &o, &v[0], 256, 8);
+    assert_int_equal(p.n, 16);
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.items[i].cfg.spec.payload, i < 8 ? MB_PAYLOAD_COLLISION : 0);
+        assert_int_equal(p.items[i].stamps, i >= 8);
+    }
+    mb_plan_free(&p);
 }
 
 static void test_plan_threads(void **state)
 {
     (void)state;
-    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .stamps = 1};
+    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .stamps = 1, .fp64 = 1};
     long long first, last;
     /* GPU default 2^24: 13 powers of 2 + x1.5 at 2^13..2^20 (8) */
     for (int w = 4; w <= 8; w += 4) {
@@ -520,6 +602,9 @@ static void test_plan_threads(void **state)
     /* CPU 2^18 (7 powers + 5), quick CPU 2^16 (3) */
     assert_int_equal(threads_points(&o, 0, 1LL << 18, 8, &first, &last), 12);
     assert_int_equal(threads_points(&o, 1, 1LL << 16, 8, &first, &last), 3);
+    mb_plan_options no_fp64 = o; /* no 8-byte payload curve */
+    no_fp64.fp64 = 0;
+    assert_int_equal(threads_points(&no_fp64, 1, 1LL << 16, 8, &first, &last), 3);
     /* the top is always a point, also off the grid or below 2^12 */
     assert_int_equal(threads_points(&o, 0, 100000, 4, &first, &last), 10); /* 4096..65536: 5 + 4 x1.5 + top */
     assert_int_equal(last, 100000);
@@ -670,47 +755,61 @@ static void test_cli_bad_usage_exits_2_with_one_line(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-/* membench --sweeps threads on PoCL: per-launch rows marked back_to_back. */
+/* membench --sweeps threads,payload on PoCL: per-launch rows marked
+ * back_to_back, every variant of the threads sweep at both thread counts,
+ * the payload sweep's row with its operation count. */
 static void test_cli_threads_sweep(void **state)
 {
     (void)state;
     if (!have_pocl) skip();
     char err[8192], path[256];
-    int rc = run_cli("--backend opencl --sweeps threads --quick --threads 16384 --reps 2", err, sizeof err);
+    int rc = run_cli("--backend opencl --sweeps threads,payload --quick --threads 16384 --reps 2", err, sizeof err);
     if (rc) fprintf(stderr, "%s", err);
     assert_int_equal(rc, 0);
     snprintf(path, sizeof path, "/tmp/test_membench_out.%d/membench.csv", (int)getpid());
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[1024];
-    int rows = 0, seen[2][2] = {{0}};
+    int rows = 0, payload_rows = 0, seen[2][5][2] = {{{0}}};
     assert_non_null(fgets(line, sizeof line, f));
     assert_non_null(strstr(line, ",threads,"));
+    assert_non_null(strstr(line, ",timing,ops"));
     while (fgets(line, sizeof line, f)) {
         char sweep[32], timing[32];
-        int words, wb, l, m, bs;
+        int words, wb, l, m, bs, ops;
         long long threads, bytes;
         /* device,backend,sweep,words,word_bytes,L,M,block_size,k,blocks,occupancy,threads,bytes_moved,reps,
-         * ms_min,ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing */
+         * ms_min,ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops */
         double ms_min, ms_median, ms_max, ns;
-        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%lld,%lld,%*d,%lf,%lf,%lf,%*[^,],%*[^,],%lf,%31s",
-                       sweep, &words, &wb, &l, &m, &bs, &threads, &bytes, &ms_min, &ms_median, &ms_max, &ns, timing);
-        assert_int_equal(n, 13);
-        assert_string_equal(sweep, "threads");
-        assert_string_equal(timing, "back_to_back");
+        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%lld,%lld,%*d,%lf,%lf,%lf,%*[^,],%*[^,],%lf,%31[^,],%d",
+                       sweep, &words, &wb, &l, &m, &bs, &threads, &bytes, &ms_min, &ms_median, &ms_max, &ns, timing, &ops);
+        assert_int_equal(n, 14);
         assert_int_equal(words, 19);
-        assert_int_equal(l + m, 0);
         assert_int_equal(bytes, 2LL * 19 * wb * threads);
         assert_true(ms_min <= ms_median && ms_median <= ms_max);
+        if (!strcmp(sweep, "payload")) {
+            assert_string_equal(timing, "events");
+            assert_int_equal(ops, 151);
+            assert_int_equal(l + m, 0);
+            payload_rows++;
+            continue;
+        }
+        assert_string_equal(sweep, "threads");
+        assert_string_equal(timing, "back_to_back");
         assert_true(fabs(ns - ms_median * 1e6 / threads) <= 1e-3 * ns + 1e-6);
         assert_true(threads == 4096 || threads == 16384);
-        seen[wb == 8][threads == 16384]++;
+        assert_true(ops == 0 || ops == 151);
+        int v = ops ? 1 : l && m ? 4 : m ? 3 : l ? 2 : 0;
+        seen[wb == 8][v][threads == 16384]++;
         rows++;
     }
     fclose(f);
-    assert_int_equal(rows, 4);
+    int fp64 = seen[1][1][0] > 0; /* PoCL without doubles: no 8-byte payload */
+    assert_int_equal(rows, 2 * (9 + fp64));
+    assert_int_equal(payload_rows, 1 + fp64);
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) assert_int_equal(seen[i][j], 1);
+        for (int v = 0; v < 5; v++)
+            for (int j = 0; j < 2; j++) assert_int_equal(seen[i][v][j], i == 1 && v == 1 && !fp64 ? 0 : 1);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
     assert_int_equal(system(cmd), 0);
@@ -728,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),
+        cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_threads_probe_on_pocl),
         cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
