@@ -33,7 +33,7 @@ static const char USAGE[] =
     "  --blocks-per-sm K   resident blocks per SM, forced with dynamic shared memory\n"
     "                      (default 0: as many as fit; CUDA only)\n"
     "  --threads N         threads per launch, one per cell (default 256^3 on a GPU,\n"
-    "                      2^18 on a CPU)\n"
+    "                      2^22 on a CPU)\n"
     "  --reps N            timed repetitions per probe (default 10)\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
@@ -42,7 +42,7 @@ static const char USAGE[] =
     "--threads, on a compact layout of that many cells: the thread counts of small\n"
     "to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
     "1, 2, 3, 4 and 6 blocks per SM (--quick: 2, 4), the occupancies LBM kernels\n"
-    "run at.  Each timed run is 20 launches back to back (like the steps\n"
+    "run at, aligned and with the collision payload.  Each timed run is 20 launches back to back (like the steps\n"
     "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
     "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
     "(every other row: 'events', one launch per timed run).  The same thread\n"
@@ -133,7 +133,9 @@ static void apply_defaults(options *o, const lbp_device *d)
 {
     mb_plan_options *p = &o->plan;
     int gpu = strcmp(d->info.kind, "gpu") == 0;
-    if (!o->threads) o->threads = gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 18);
+    /* a CPU's last-level cache can hold hundreds of MB: 2^22 threads of
+     * 19 4-byte words each way span 640 MB */
+    if (!o->threads) o->threads = gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
     p->max_threads = o->threads;
     if (!p->n_words) {
@@ -197,16 +199,21 @@ static void preflight(run *r)
             r->d->be->kernel_info(r->d, k->kernel, &ki);
             int limit = ki.max_block_size > 0 && ki.max_block_size < r->d->info.max_block_size
                             ? ki.max_block_size : r->d->info.max_block_size;
-            for (int bs = 64; bs <= 1024 && bs <= limit; bs *= 2)
-                mb_plan_occupancy(&r->plan, p, &variants[v], bs, r->d->be->occupancy(r->d, k->kernel, bs, 0));
+            static const int block_sizes[] = MB_OCCUPANCY_BLOCK_SIZES;
+            for (size_t b = 0; b < sizeof block_sizes / sizeof *block_sizes; b++)
+                if (block_sizes[b] <= limit)
+                    mb_plan_occupancy(&r->plan, p, &variants[v], block_sizes[b],
+                                      r->d->be->occupancy(r->d, k->kernel, block_sizes[b], 0));
         }
     }
     if (p->sweeps & SW_THREADS)
-        for (int w = 4; w <= 8; w += 4) {
-            mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
-            const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-            mb_plan_threads_occupancy(&r->plan, p, w, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
-        }
+        for (int payload = 0; payload <= MB_PAYLOAD_COLLISION; payload += MB_PAYLOAD_COLLISION)
+            for (int w = 4; w <= 8; w += 4) {
+                if (payload && w == 8 && !p->fp64) continue;
+                mb_config c = {.spec = {.words = 19, .word_bytes = w, .payload = payload}, .block_size = p->block_size};
+                const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+                mb_plan_threads_occupancy(&r->plan, p, &c.spec, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
+            }
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];

@@ -56,11 +56,14 @@ typedef struct {
  * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
  * both word sizes (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
-/* The threads sweep again at fewer blocks per SM than fit (blocks_fit, 0 or
- * -1: the backend cannot force them, nothing added): 1, 2, 3, 4, 6 (quick:
- * 2, 4) below blocks_fit, so the model reads small lattices at the kernel's
- * occupancy.  Only when the default sweep runs with as many blocks as fit. */
-void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit);
+/* The threads sweep of variant v (aligned, or with the collision payload)
+ * again at fewer blocks per SM than fit (blocks_fit, 0 or -1: the backend
+ * cannot force them, nothing added): 1, 2, 3, 4, 6 (quick: 2, 4) below
+ * blocks_fit, so the model reads small lattices at the kernel's occupancy.
+ * Only when the default sweep runs with as many blocks as fit. */
+void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int blocks_fit);
+/* The block sizes of the occupancy sweep: those lbmkernels sweeps. */
+#define MB_OCCUPANCY_BLOCK_SIZES {64, 128, 192, 256, 384, 512, 768, 1024}
 /* The variants of the occupancy sweep, N=19 each: aligned at the default
  * word size, then with the collision payload (4 and, with fp64, 8 bytes),
  * with L = 10 and with M = 10 (default word size).  Fills up to

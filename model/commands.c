@@ -20,7 +20,7 @@ char **model_argv;
 enum {
     OPT_DATA = LBP_OPT_FIRST_TOOL, OPT_SCHEME, OPT_PRECISION, OPT_WORDS_READ, OPT_WORDS_WRITTEN,
     OPT_MIS_READS, OPT_MIS_WRITES, OPT_WORD_BYTES, OPT_LATTICES, OPT_LAUNCHES, OPT_SIZE,
-    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD
+    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD, OPT_OPS
 };
 
 #define OPT(name, has, code) {name, has, 0, code}
@@ -76,6 +76,8 @@ static const char predict_usage[] =
     "  --word-bytes 4|8        word size (default 4)\n"
     "  --lattices 1|2          copies of the lattice in memory (default 2)\n"
     "  --launches-per-step K   kernel launches that make one step (default 1)\n"
+    "  --ops F                 floating-point operations per cell, FMA counted once\n"
+    "                          (default 0; the schemes: 150, lbmkernels' BGK collision)\n"
     "  A kernel whose launches alternate between access patterns takes a comma\n"
     "  list, one entry per launch in turn (a single value applies to all):\n"
     "    --misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1   is A-A;\n"
@@ -173,7 +175,8 @@ int model_cmd_predict(int argc, char **argv)
         OPT("occupancy", required_argument, OPT_OCCUPANCY),
         OPT("blocks-per-sm", required_argument, OPT_BLOCKS_PER_SM),
         OPT("block-size", required_argument, OPT_BLOCK_SIZE),
-        OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD), {0, 0, 0, 0}};
+        OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD), OPT("ops", required_argument, OPT_OPS),
+        {0, 0, 0, 0}};
     lbp_common c = {.device = -1};
     const char *dir = NULL, *scheme = NULL, *precision = NULL, *size = NULL;
     model_kernel k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1};
@@ -196,6 +199,7 @@ int model_cmd_predict(int argc, char **argv)
             break;
         case OPT_LATTICES: k.lattices = (int)lbp_parse_int("--lattices", optarg, 1, 2); described = 1; break;
         case OPT_LAUNCHES: k.launches_per_step = (int)lbp_parse_int("--launches-per-step", optarg, 1, 64); described = 1; break;
+        case OPT_OPS: k.ops_per_cell = lbp_parse_double("--ops", optarg, 0, 1e6); described = 1; break;
         case OPT_SIZE: size = optarg; break;
         case OPT_OCCUPANCY: lat.occupancy = lbp_parse_double("--occupancy", optarg, 1e-6, 1); break;
         case OPT_BLOCKS_PER_SM: lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", optarg, 1, 1024); break;

@@ -186,8 +186,8 @@ double model_busy_ms(const model_inputs *in, double ms)
 static model_probe_sweep probe_sweep_of(const char *s)
 {
     static const char *const names[] = {"words", "misaligned_reads", "misaligned_writes",
-                                        "misaligned_both", "occupancy", "word_bytes", "threads"};
-    for (int i = 0; i < 7; i++)
+                                        "misaligned_both", "occupancy", "word_bytes", "threads", "payload"};
+    for (int i = 0; i < 8; i++)
         if (!strcmp(s, names[i])) return (model_probe_sweep)i;
     return PROBE_OTHER;
 }
@@ -215,9 +215,10 @@ static int load_membench(model_inputs *in, char *err, size_t err_len)
         NUM(&t, r, "blocks_per_cu", p->blocks_per_cu);
         NUM(&t, r, "occupancy", p->occupancy);
         NUM(&t, r, "threads", p->threads);
+        if (model_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
         NUM(&t, r, "ms_median", ms);
-        if (p->threads <= 0 || ms <= 0 || p->words <= 0) {
-            fail(err, err_len, "%s:%d: expected positive words, threads and ms_median", t.path, t.line[r]);
+        if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
+            fail(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
             goto bad;
         }
         if (p->sweep == PROBE_THREADS) {

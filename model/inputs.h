@@ -16,7 +16,7 @@
 
 typedef enum {
     PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
-    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_OTHER
+    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD, PROBE_OTHER
 } model_probe_sweep;
 
 typedef struct {
@@ -30,6 +30,7 @@ typedef struct {
     double blocks_per_cu;   /* -1 unknown */
     double occupancy;       /* -1 unknown */
     double threads;
+    int ops;                /* payload arithmetic per thread (column ops; 0 none or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads sweep: time per launch, back to back, µs */

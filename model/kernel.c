@@ -16,6 +16,7 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
     k->launches_per_step = 1;
     k->phases = 1;
     k->cells_per_thread = 1;
+    k->ops_per_cell = D3Q19_BGK_OPS;
     if (!strcmp(scheme, "push")) {
         /* collide, then write to x + c_i: the x-moving populations land
          * one word off the aligned index */
@@ -66,8 +67,8 @@ void model_kernel_describe(const model_kernel *k, char *out, size_t len)
                  k->cells_per_thread * k->word_bytes);
     snprintf(out, len,
              "%s: %g words read, %g written per cell, misaligned reads/writes %s%s, "
-             "%d-byte words%s, %d lattice%s, %d launch%s per step",
+             "%d-byte words%s, %g arithmetic operations per cell, %d lattice%s, %d launch%s per step",
              k->name[0] ? k->name : "kernel", k->words_read, k->words_written, mis,
-             k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, cells, k->lattices,
+             k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, cells, k->ops_per_cell, k->lattices,
              k->lattices > 1 ? "s" : "", k->launches_per_step, k->launches_per_step > 1 ? "es" : "");
 }

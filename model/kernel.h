@@ -10,6 +10,11 @@
 #define MODEL_MAX_PHASES 8
 #define D3Q19_Q 19                 /* populations per cell */
 #define D3Q19_X_MOVING 10          /* populations with a nonzero x velocity */
+/* Floating-point arithmetic instructions of lbmkernels' BGK collision per
+ * cell, FMA counted once: 43 add, 43 sub, 32 mul, 31 fma, 1 rcp in the PTX
+ * of every scheme (nvcc -arch=sm_90 -ptx, fp32 and fp64 alike); address
+ * arithmetic is not counted.  tests/test_lbmkernels counts it again. */
+#define D3Q19_BGK_OPS 150
 
 typedef struct {
     char name[48];
@@ -25,9 +30,12 @@ typedef struct {
                                       aligned words as one vector of this many
                                       (so a thread accesses word_bytes x this);
                                       0 or 1: one cell */
+    double ops_per_cell;           /* floating-point arithmetic per cell (FMA
+                                      once), read from membench's payload
+                                      probes; 0: none or unknown */
 } model_kernel;
 
-/* push, pull, split, aa at fp32 or fp64, one cell per thread.  Returns 0,
+/* push, pull, split, aa at fp32 or fp64, one cell per thread, D3Q19_BGK_OPS.  Returns 0,
  * or -1 for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);
 

@@ -80,7 +80,7 @@ static row_set pick_rows(const model_inputs *in, model_probe_sweep s, int any, i
     row_set r = {malloc(sizeof *r.rows * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
-        if ((!any && p->sweep != s) || p->word_bytes != word_bytes) continue;
+        if ((!any && p->sweep != s) || p->word_bytes != word_bytes || p->ops) continue; /* payloads: compute_factor */
         if (any && p->sweep == PROBE_THREADS) continue; /* other thread counts: not the base probe */
         if (aligned_only && (p->misaligned_reads || p->misaligned_writes)) continue;
         r.rows[r.n++] = p;
@@ -334,20 +334,79 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
                                         double probe_occupancy, int probe_block, int *within, char *notes,
                                         size_t notes_len);
 
-/* Occupancy-sweep rows at one block size as a curve of ns/thread over
- * occupancy (fewer than 2 points: empty). */
-static curve occupancy_curve(const model_inputs *in, int word_bytes, int block_size)
+/* Occupancy-sweep rows of one variant (L, M, with or without payload) at
+ * one block size as a curve of ns/thread over occupancy (fewer than 2
+ * points: empty); *ops: the payload's operations. */
+static curve variant_occupancy_curve(const model_inputs *in, int word_bytes, int block_size, int L, int M,
+                                     int payload, int *ops)
 {
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
         if (p->sweep == PROBE_OCCUPANCY && p->word_bytes == word_bytes && p->block_size == block_size &&
-            p->occupancy > 0)
+            p->occupancy > 0 && p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload) {
             c.p[c.n++] = (model_point){p->occupancy, p->ns_per_thread};
+            if (ops) *ops = p->ops;
+        }
     }
     c.n = model_points_prepare(c.p, c.n);
     if (c.n < 2) c.n = 0;
     return c;
+}
+
+static curve occupancy_curve(const model_inputs *in, int word_bytes, int block_size)
+{
+    return variant_occupancy_curve(in, word_bytes, block_size, 0, 0, 0, NULL);
+}
+
+/* A variant's occupancy curve over the aligned one at the kernel's
+ * occupancy and block size -- where that block size was not swept, at the
+ * sweep's most common one (either word size: a ratio has no unit); -1 when
+ * not measured. */
+static double variant_occupancy_ratio(const model_inputs *in, int word_bytes, const model_lattice *lat, int L,
+                                      int M, int payload, int *ops)
+{
+    if (lat->occupancy <= 0 || lat->block_size <= 0) return -1;
+    int common = -1, most = 0;
+    for (int i = 0; i < in->n_probes; i++) {
+        int c = 0, b = in->probes[i].block_size;
+        if (in->probes[i].sweep != PROBE_OCCUPANCY) continue;
+        for (int j = 0; j < in->n_probes; j++) c += in->probes[j].sweep == PROBE_OCCUPANCY && in->probes[j].block_size == b;
+        if (c > most) { most = c; common = b; }
+    }
+    for (int attempt = 0; attempt < 4; attempt++) {
+        int w = attempt % 2 ? other_word(word_bytes) : word_bytes, block = attempt < 2 ? lat->block_size : common;
+        if (attempt >= 2 && (common < 0 || common == lat->block_size)) break;
+        curve v = variant_occupancy_curve(in, w, block, L, M, payload, ops);
+        /* the aligned curve: same word size, else the other one scaled by
+         * the base probes' ratio (the occupancy sweep runs aligned at 4 bytes) */
+        double scale = 1;
+        curve a = occupancy_curve(in, w, block);
+        if (!a.n) {
+            free(a.p);
+            a = occupancy_curve(in, other_word(w), block);
+            double t_w = -1, t_o = -1;
+            for (int i = 0; i < in->n_probes; i++) {
+                const model_probe_row *p = &in->probes[i];
+                if (p->sweep != PROBE_WORDS || p->words != D3Q19_Q || p->ops || p->misaligned_reads ||
+                    p->misaligned_writes)
+                    continue;
+                if (p->word_bytes == w) t_w = p->ns_per_thread;
+                if (p->word_bytes == other_word(w)) t_o = p->ns_per_thread;
+            }
+            scale = t_w > 0 && t_o > 0 ? t_w / t_o : -1;
+        }
+        double r = -1;
+        if (v.n && a.n && scale > 0) {
+            int ignore = 0;
+            double q = fmin(fmax(lat->occupancy, fmax(v.p[0].x, a.p[0].x)), fmin(v.p[v.n - 1].x, a.p[a.n - 1].x));
+            r = model_interp(v.p, v.n, q, &ignore) / (scale * model_interp(a.p, a.n, q, &ignore));
+        }
+        free(v.p);
+        free(a.p);
+        if (r > 0) return r;
+    }
+    return -1;
 }
 
 static double occupancy_factor(const model_inputs *in, int word_bytes, const model_lattice *lat,
@@ -395,7 +454,7 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
                                         double probe_occupancy, int probe_block, int *within, char *notes,
                                         size_t notes_len)
 {
-    row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
+    row_set r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 1);
     double query = lat->occupancy;
     if (query <= 0 && lat->blocks_per_cu > 0) {
         /* blocks -> occupancy with the threads-per-block share a probe row
@@ -414,8 +473,8 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
         /* the kernel's block size when its occupancies were swept, else the
          * block size the blocks-per-SM sweep used (the most common), else
          * the other word size's sweep (the ratio has no unit) */
-        if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 0);
-        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, w = other_word(word_bytes), probe_block, 0);
+        if (attempt == 1) r = pick_rows(in, PROBE_OCCUPANCY, 0, word_bytes, probe_block, 1);
+        if (attempt == 2) r = pick_rows(in, PROBE_OCCUPANCY, 0, w = other_word(word_bytes), probe_block, 1);
         c.n = 0;
         for (int i = 0; i < r.n; i++)
             if (r.rows[i]->occupancy > 0)
@@ -478,9 +537,77 @@ int model_probe_time(const model_inputs *in, double words, int misaligned_reads,
     free(base.p);
     if (r) return -1;
     *occ_factor = occupancy_factor(in, probe_word, lat, probe_occupancy, probe_block, within, notes, notes_len);
+    /* the occupancy sweep of this very misalignment, where measured: its
+     * cost at the kernel's block size and occupancy (a misaligned store
+     * costs more the more of them are in flight).  Stores only: the sweep
+     * forces occupancy with shared memory, which takes the L1 that catches
+     * the second line of a misaligned load (measured: 10 misaligned loads
+     * cost 1-2 % at full occupancy, 5-11 % wherever shared memory fills the
+     * L1), and the kernels use none */
+    double mis = !misaligned_reads && misaligned_writes && words == D3Q19_Q
+                     ? variant_occupancy_ratio(in, probe_word, lat, misaligned_reads, misaligned_writes, 0, NULL) : -1;
+    if (mis > 0) {
+        extra = t * (fmax(mis, 1) - 1);
+        note(notes, notes_len, "L=%d M=%d at the kernel's block size and occupancy: x %.3f", misaligned_reads,
+             misaligned_writes, fmax(mis, 1));
+    }
     *ns_per_thread = (t + extra) * *occ_factor * word_bytes / probe_word;
     *probe_threads = threads;
     return 0;
+}
+
+/* The kernel's arithmetic: the payload probe's time over the aligned one's.
+ * At the kernel's block size and occupancy where the occupancy sweep ran
+ * the collision payload (its excess over 1 scaled by ops / the payload's
+ * ops), else the payload sweep (aligned N=19, default launch) interpolated
+ * at ops, its ops = 0 point the words sweep's N=19 probe.  1 without
+ * payload probes or ops. */
+static double compute_factor(const model_inputs *in, double ops, int word_bytes, const model_lattice *lat,
+                             int *within, char *notes, size_t notes_len)
+{
+    if (ops <= 0) return 1;
+    int probe_ops = 0;
+    double r = variant_occupancy_ratio(in, word_bytes, lat, 0, 0, 1, &probe_ops);
+    if (r > 0 && probe_ops > 0) {
+        double f = 1 + (fmax(r, 1) - 1) * ops / probe_ops;
+        note(notes, notes_len, "arithmetic: payload probe at the kernel's block size and occupancy, x %.3f", f);
+        return f;
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int w = attempt ? other_word(word_bytes) : word_bytes, block = -1;
+        curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+        for (int i = 0; i < in->n_probes; i++) {
+            const model_probe_row *p = &in->probes[i];
+            if (p->sweep == PROBE_PAYLOAD && p->word_bytes == w && p->ops > 0) {
+                c.p[c.n++] = (model_point){p->ops, p->ns_per_thread};
+                block = p->block_size;
+            }
+        }
+        double t0 = -1;
+        for (int i = 0; i < in->n_probes && c.n; i++) {
+            const model_probe_row *p = &in->probes[i];
+            if (p->sweep == PROBE_WORDS && p->word_bytes == w && p->words == D3Q19_Q && !p->ops &&
+                !p->misaligned_reads && !p->misaligned_writes && p->block_size == block)
+                t0 = p->ns_per_thread;
+        }
+        if (t0 > 0) c.p[c.n++] = (model_point){0, t0};
+        c.n = model_points_prepare(c.p, c.n);
+        double f = -1;
+        if (t0 > 0 && c.n >= 2) {
+            int clamped = 0;
+            f = fmax(model_interp(c.p, c.n, ops, &clamped) / t0, 1);
+            if (clamped) {
+                *within = 0;
+                note(notes, notes_len, "%g operations per cell past the payload sweep's %g: clamped", ops,
+                     c.p[c.n - 1].x);
+            }
+            note(notes, notes_len, "arithmetic: payload sweep (%d-byte words) at %g operations, x %.3f", w, ops, f);
+        }
+        free(c.p);
+        if (f > 0) return f;
+    }
+    note(notes, notes_len, "no payload probes: the arithmetic taken as hidden under the memory traffic");
+    return 1;
 }
 
 /* ---- level 3 ------------------------------------------------------------ */
@@ -553,9 +680,23 @@ typedef struct {
 } occupancy_curve_t;
 #define MAX_THREADS_CURVES 16
 
-static int threads_curves(const model_inputs *in, int word_bytes, int block_size, occupancy_curve_t *out)
+static int threads_curves(const model_inputs *in, int word_bytes, int block_size, int payload, int *ops,
+                          occupancy_curve_t *out)
 {
     row_set r = pick_rows(in, PROBE_THREADS, 0, word_bytes, block_size, 1);
+    if (payload) {
+        /* pick_rows leaves payload rows out: the same selection for them */
+        int keep = r.n ? r.rows[0]->block_size : block_size;
+        r.n = 0;
+        for (int i = 0; i < in->n_probes; i++) {
+            const model_probe_row *p = &in->probes[i];
+            if (p->sweep == PROBE_THREADS && p->word_bytes == word_bytes && p->ops > 0 && !p->misaligned_reads &&
+                !p->misaligned_writes && p->block_size == keep) {
+                r.rows[r.n++] = p;
+                *ops = p->ops;
+            }
+        }
+    }
     int n = 0;
     for (int i = 0; i < r.n; i++) {
         const model_probe_row *p = r.rows[i];
@@ -586,7 +727,7 @@ static int has_threads_sweep(const model_inputs *in, int block_size)
     int found = 0;
     for (int w = 4; w <= 8 && !found; w += 4) {
         occupancy_curve_t c[MAX_THREADS_CURVES];
-        int n = threads_curves(in, w, block_size, c);
+        int n = threads_curves(in, w, block_size, 0, NULL, c);
         found = n > 0;
         free_curves(c, n);
     }
@@ -631,6 +772,52 @@ static double launch_us_for(const model_inputs *in, const curve *c, double threa
     return t;
 }
 
+/* A variant of the threads sweep (L, M, with or without payload) at the
+ * default launch (blocks per SM as the aligned default curve, block size
+ * `block`), log-log; empty when not measured.  *ops: the payload's. */
+static curve variant_threads_curve(const model_inputs *in, int w, int block, int L, int M, int payload, int *ops)
+{
+    curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+    for (int i = 0; i < in->n_probes; i++) {
+        const model_probe_row *p = &in->probes[i];
+        if (p->sweep == PROBE_THREADS && p->word_bytes == w && p->block_size == block && p->blocks_requested == 0 &&
+            p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->launch_us > 0) {
+            c.p[c.n++] = (model_point){log(p->threads), log(p->launch_us)};
+            if (ops) *ops = p->ops;
+        }
+    }
+    c.n = model_points_prepare(c.p, c.n);
+    if (c.n < 2) c.n = 0;
+    return c;
+}
+
+/* How much more a variant costs at `threads` than where the working set is
+ * in DRAM: (variant / aligned at threads) / (the same at the largest count
+ * both measured), each ratio at least 1 (below is noise); the excess over 1
+ * scaled by `scale`.  1 when either curve is missing. */
+static double l2_ratio(const model_inputs *in, int w, int block, double threads, int L, int M, int payload,
+                       double ops)
+{
+    int probe_ops = 0;
+    curve v = variant_threads_curve(in, w, block, L, M, payload, &probe_ops);
+    curve a = variant_threads_curve(in, w, block, 0, 0, 0, NULL);
+    double f = 1;
+    if (v.n && a.n) {
+        double lo = fmax(v.p[0].x, a.p[0].x), hi = fmin(v.p[v.n - 1].x, a.p[a.n - 1].x);
+        double scale = payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
+        int ignore = 0;
+        double x = fmin(fmax(log(threads), lo), hi);
+        double here = exp(model_interp(v.p, v.n, x, &ignore) - model_interp(a.p, a.n, x, &ignore));
+        double top = exp(model_interp(v.p, v.n, hi, &ignore) - model_interp(a.p, a.n, hi, &ignore));
+        here = 1 + (fmax(here, 1) - 1) * scale;
+        top = 1 + (fmax(top, 1) - 1) * scale;
+        f = here / top;
+    }
+    free(v.p);
+    free(a.p);
+    return f;
+}
+
 /* Default path when membench.csv has a threads sweep: see predict.h.
  *
  * A kernel with v cells per thread runs cells / v threads of v x word-byte
@@ -661,23 +848,13 @@ static double launch_us_for(const model_inputs *in, const curve *c, double threa
  * upper bound when the launches split the work.  The per-launch time already
  * holds the back-to-back launch interval and the gap between steps, so no
  * launch term is added. */
-static int threads_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
-                              model_prediction *out, char *err, size_t err_len)
+/* Per-launch µs at `threads` from one family of threads curves (aligned, or
+ * with the payload): between the two curves either side of the kernel's
+ * occupancy where there are several with known occupancy (*two_d = 1),
+ * else the full-occupancy curve (k = 0; else the highest).  Sorts cs. */
+static double curves_launch_us(const model_inputs *in, occupancy_curve_t *cs, int nc, const model_lattice *lat,
+                               double threads, double same_set, int w, model_prediction *out, int *two_d)
 {
-    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1;
-    const int access = k->word_bytes * v;
-    int w = access;
-    occupancy_curve_t cs[MAX_THREADS_CURVES];
-    int nc = threads_curves(in, w, lat->block_size, cs);
-    if (!nc) {
-        w = other_word(access);
-        nc = threads_curves(in, w, lat->block_size, cs);
-    }
-    if (!nc) { /* has_threads_sweep said there is one */
-        snprintf(err, err_len, "internal: threads sweep vanished");
-        return -1;
-    }
-    /* the curves with a known occupancy, by occupancy */
     for (int i = 1; i < nc; i++)
         for (int j = i; j > 0 && cs[j].occupancy < cs[j - 1].occupancy; j--) {
             occupancy_curve_t t = cs[j];
@@ -686,8 +863,70 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
         }
     int first = 0;
     while (first < nc && cs[first].occupancy <= 0) first++;
-    const int two_d = nc - first >= 2 && lat->occupancy > 0;
+    *two_d = nc - first >= 2 && lat->occupancy > 0;
+    if (!*two_d) {
+        int g = nc - 1;
+        for (int i = 0; i < nc; i++)
+            if (cs[i].k == 0) g = i;
+        out->b2b_occupancy = cs[g].occupancy;
+        return launch_us_for(in, &cs[g].c, threads, same_set, w, out);
+    }
+    int hi = first;
+    while (hi < nc - 1 && cs[hi].occupancy < lat->occupancy) hi++;
+    int lo = hi > first && cs[hi].occupancy >= lat->occupancy ? hi - 1 : hi;
+    double t_lo = launch_us_for(in, &cs[lo].c, threads, same_set, w, out);
+    double t_hi = launch_us_for(in, &cs[hi].c, threads, same_set, w, out);
+    if (lat->occupancy < cs[first].occupancy - 1e-9 || lat->occupancy > cs[nc - 1].occupancy + 1e-9) {
+        out->within_measured = 0;
+        note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",
+             lat->occupancy, cs[first].occupancy, cs[nc - 1].occupancy);
+    }
+    double f = cs[hi].occupancy > cs[lo].occupancy
+                   ? (lat->occupancy - cs[lo].occupancy) / (cs[hi].occupancy - cs[lo].occupancy) : 0;
+    f = fmin(fmax(f, 0), 1);
+    out->b2b_occupancy = lat->occupancy;
+    return t_lo + f * (t_hi - t_lo);
+}
 
+/* Occupancy sweep at the kernel's block size over at the threads sweep's,
+ * at the kernel's occupancy (payload or aligned rows); -1 when either
+ * curve is missing. */
+static double block_ratio(const model_inputs *in, int w, int kernel_block, int sweep_block, double occupancy,
+                          int payload)
+{
+    double f = -1;
+    for (int attempt = 0; attempt < 2 && f < 0; attempt++) {
+        int ww = attempt ? other_word(w) : w;
+        curve at_kernel = variant_occupancy_curve(in, ww, kernel_block, 0, 0, payload, NULL);
+        curve at_sweep = variant_occupancy_curve(in, ww, sweep_block, 0, 0, payload, NULL);
+        if (at_kernel.n && at_sweep.n) {
+            int ignore = 0;
+            f = model_interp(at_kernel.p, at_kernel.n, occupancy, &ignore) /
+                model_interp(at_sweep.p, at_sweep.n, occupancy, &ignore);
+        }
+        free(at_kernel.p);
+        free(at_sweep.p);
+        if (!payload) break; /* the aligned sweep: as before, this word size only */
+    }
+    return f;
+}
+
+static int threads_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                              model_prediction *out, char *err, size_t err_len)
+{
+    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1;
+    const int access = k->word_bytes * v;
+    int w = access;
+    occupancy_curve_t cs[MAX_THREADS_CURVES], ps[MAX_THREADS_CURVES];
+    int nc = threads_curves(in, w, lat->block_size, 0, NULL, cs);
+    if (!nc) {
+        w = other_word(access);
+        nc = threads_curves(in, w, lat->block_size, 0, NULL, cs);
+    }
+    if (!nc) { /* has_threads_sweep said there is one */
+        snprintf(err, err_len, "internal: threads sweep vanished");
+        return -1;
+    }
     const double threads = lat->cells / v;
     /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
      * smaller working set: where that lets it stay in the L2 while the
@@ -695,49 +934,41 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
      * working set, scaled to its thread count, is the shorter time (and
      * where launches bound it, the probe at its own thread count is) */
     const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
-    double per_launch_us;
-    int sweep_block = -1;
+    int sweep_block = -1, two_d = 0, two_d_payload = 0;
     for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
         if (in->probes[i].sweep == PROBE_THREADS && in->probes[i].word_bytes == w) sweep_block = in->probes[i].block_size;
+    double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d);
+    /* The kernel's arithmetic: the curves with the collision payload, at
+     * the same thread count and occupancy, their excess over the aligned
+     * ones scaled by the kernel's ops / the payload's (a payload never
+     * makes a launch shorter: below is noise) */
+    int probe_ops = 0;
+    int np = k->ops_per_cell > 0 ? threads_curves(in, w, lat->block_size, 1, &probe_ops, ps) : 0;
+    int payload_curves = 0;
+    if (np > 0 && probe_ops > 0) {
+        model_prediction scratch = *out;
+        double with = curves_launch_us(in, ps, np, lat, threads, same_set, w, &scratch, &two_d_payload);
+        /* only where they were measured at the occupancies the aligned ones
+         * were (else the l2 ratio of the full-occupancy curves below) */
+        if (two_d_payload == two_d) {
+            payload_curves = 1;
+            out->within_measured &= scratch.within_measured;
+            out->b2b_payload_us = with;
+            per_launch_us += fmax(with - per_launch_us, 0) * k->ops_per_cell / probe_ops;
+        }
+    }
     model_lattice base_lat = {.block_size = lat->block_size};
     double block_factor = 1;
     if (two_d) {
-        /* between the curves either side of the kernel's occupancy */
-        int hi = first;
-        while (hi < nc - 1 && cs[hi].occupancy < lat->occupancy) hi++;
-        int lo = hi > first && cs[hi].occupancy >= lat->occupancy ? hi - 1 : hi;
-        double t_lo = launch_us_for(in, &cs[lo].c, threads, same_set, w, out);
-        double t_hi = launch_us_for(in, &cs[hi].c, threads, same_set, w, out);
-        if (lat->occupancy < cs[first].occupancy - 1e-9 || lat->occupancy > cs[nc - 1].occupancy + 1e-9) {
-            out->within_measured = 0;
-            note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",
-                 lat->occupancy, cs[first].occupancy, cs[nc - 1].occupancy);
-        }
-        double f = cs[hi].occupancy > cs[lo].occupancy
-                       ? (lat->occupancy - cs[lo].occupancy) / (cs[hi].occupancy - cs[lo].occupancy) : 0;
-        f = fmin(fmax(f, 0), 1);
-        per_launch_us = t_lo + f * (t_hi - t_lo);
-        out->b2b_occupancy = lat->occupancy;
         /* the base probe at the kernel's occupancy: the factor keeps
-         * misalignment (and N) only */
+         * misalignment (and N) only, times the block-size factor (the
+         * payload rows' where the curves carry the payload) */
         base_lat = *lat;
         if (sweep_block > 0 && sweep_block != lat->block_size) {
-            curve at_kernel = occupancy_curve(in, w, lat->block_size), at_sweep = occupancy_curve(in, w, sweep_block);
-            if (at_kernel.n && at_sweep.n) {
-                int ignore = 0;
-                block_factor = model_interp(at_kernel.p, at_kernel.n, lat->occupancy, &ignore) /
-                               model_interp(at_sweep.p, at_sweep.n, lat->occupancy, &ignore);
-            }
-            free(at_kernel.p);
-            free(at_sweep.p);
+            double f = payload_curves ? block_ratio(in, w, lat->block_size, sweep_block, lat->occupancy, 1) : -1;
+            if (f < 0) f = block_ratio(in, w, lat->block_size, sweep_block, lat->occupancy, 0);
+            if (f > 0) block_factor = f;
         }
-    } else {
-        /* the full-occupancy curve (k = 0), else the highest */
-        int g = nc - 1;
-        for (int i = 0; i < nc; i++)
-            if (cs[i].k == 0) g = i;
-        per_launch_us = launch_us_for(in, &cs[g].c, threads, same_set, w, out);
-        out->b2b_occupancy = cs[g].occupancy;
     }
     if (w != access) {
         per_launch_us *= (double)access / w;
@@ -752,6 +983,7 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     if (model_probe_time(in, D3Q19_Q, 0, 0, access, &base_lat, &base_ns, &ignore_threads, &ignore_factor,
                          &ignore_within, ignore_notes, sizeof ignore_notes, err, err_len)) {
         free_curves(cs, nc);
+        free_curves(ps, np);
         return -1;
     }
     out->full_path = MODEL_FULL_THREADS_SWEEP;
@@ -766,13 +998,19 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     out->launch_bound = 0;
     double step_us = 0;
     for (int p = 0; p < k->phases; p++) {
-        out->kernel_factor[p] = out->probe_ns_per_cell[p] * v / base_ns * block_factor;
+        int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
+        /* with payload curves, the arithmetic is in per_launch_us already */
+        double probe_ns = out->probe_ns_per_cell[p] / (payload_curves ? out->compute_factor : 1);
+        out->l2_factor[p] = (L || M ? l2_ratio(in, w, sweep_block, threads, L, M, 0, 0) : 1) *
+                            (payload_curves ? 1 : l2_ratio(in, w, sweep_block, threads, 0, 0, 1, k->ops_per_cell));
+        out->kernel_factor[p] = probe_ns * v / base_ns * block_factor * out->l2_factor[p];
         out->memory_us[p] = k->launches_per_step * per_launch_us * out->kernel_factor[p];
         if (in->have_launch && out->launch_us >= 0.9 * out->memory_us[p]) out->launch_bound = 1;
         step_us += out->memory_us[p] / k->phases;
     }
     out->full_mlups = lat->cells / step_us;
     free_curves(cs, nc);
+    free_curves(ps, np);
     return 0;
 }
 
@@ -797,6 +1035,11 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
                              &out->within_measured, out->notes, sizeof out->notes, err, err_len))
             return -1;
         out->probe_ns_per_cell[p] /= v;
+    }
+    out->compute_factor = compute_factor(in, k->ops_per_cell, k->word_bytes * v, lat, &out->within_measured,
+                                         out->notes, sizeof out->notes);
+    for (int p = 0; p < k->phases; p++) {
+        out->probe_ns_per_cell[p] *= out->compute_factor;
         mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
     }
     out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */

@@ -13,7 +13,14 @@
  *    thus the same as best copy / (2 x 19 x word).
  * 2. probe      Obrecht Art. B: T = time per thread of the N-word probe at
  *    this kernel's N, misaligned reads L and writes M, word size and
- *    occupancy, interpolated between measured probes; P = 1 / T.
+ *    occupancy, interpolated between measured probes; P = 1 / T.  Where
+ *    membench ran the occupancy sweep with L = 10 or M = 10, a kernel with
+ *    that misalignment reads it at its own block size and occupancy.  The
+ *    kernel's arithmetic (ops per cell) multiplies T by the payload probe's
+ *    time over the aligned probe's: at the kernel's block size and
+ *    occupancy (occupancy sweep with the collision payload, its excess
+ *    scaled by ops / the payload's ops), else from the payload sweep
+ *    interpolated at the kernel's ops (compute_factor).
  * 3. full       two paths.
  *    a. threads sweep (membench.csv sweep `threads`, the default): the
  *    measured per-launch time of the aligned N=19 probe launched back to
@@ -24,7 +31,12 @@
  *    step; A-A: per phase, averaged.  Small lattices run few threads
  *    (partial waves, latency- and launch-bound), which no bandwidth curve
  *    of a many-thread copy shows; the probe measured at that thread count
- *    does.  Without a threads sweep of the kernel's word size, the other
+ *    does.  Misalignment and arithmetic cost more where the working set
+ *    sits in the L2: with threads curves of the kernel's L, M and of the
+ *    collision payload, the kernel factor is scaled by their ratio to the
+ *    aligned curve at the lattice's thread count over that ratio at the
+ *    curve's largest (DRAM) count (l2_factor; a ratio under 1 is noise and
+ *    taken as 1).  Without a threads sweep of the kernel's word size, the other
  *    word size's, scaled by bytes (within_measured = no).
  *    b. fallback (no threads sweep): the probe time scaled by the bandwidth
  *    this lattice's working set gets relative to the probe's own working
@@ -62,6 +74,12 @@ typedef struct {
     double probe_ns_per_cell[MODEL_MAX_PHASES];
     double probe_working_set;     /* bytes the probe's arrays span */
     double occupancy_factor;      /* probe time at the kernel's occupancy / at the probe's */
+    double compute_factor;        /* payload probe at the kernel's operations per
+                                     cell / the aligned probe (1: the arithmetic
+                                     hides under the memory traffic) */
+    double l2_factor[MODEL_MAX_PHASES]; /* threads path: misalignment and payload
+                                     at the lattice's thread count over at the
+                                     sweep's largest (1: as in DRAM) */
     /* level 3 */
     double full_mlups;
     double full_sum_mlups;        /* the same with memory + launch (diagnostic) */
@@ -77,6 +95,9 @@ typedef struct {
     double b2b_threads;           /* thread count looked up (stored cells) */
     double b2b_us;                /* per-launch µs of the N=19 probe there (scaled
                                      by bytes when from the other word size) */
+    double b2b_payload_us;        /* the same with the collision payload (0: no
+                                     payload curves; b2b_us has the payload's
+                                     excess scaled to the kernel's ops) */
     int b2b_word_bytes;           /* word size of the sweep read */
     int b2b_points;               /* points of that sweep */
     int b2b_curves;               /* occupancy curves of that sweep */
@@ -86,7 +107,7 @@ typedef struct {
                                      size / at the threads sweep's, at the
                                      kernel's occupancy (1 when one curve) */
     double base19_ns;             /* level-2 base probe ns/thread at N=19 */
-    double kernel_factor[MODEL_MAX_PHASES]; /* probe_ns_per_cell / base19_ns */
+    double kernel_factor[MODEL_MAX_PHASES]; /* probe_ns_per_cell / base19_ns x l2_factor */
     double size_sweep_mlups;      /* the fallback path's answer (diagnostic; 0
                                      when the threads path was not used) */
     int within_measured;          /* 1 when nothing was clamped */
