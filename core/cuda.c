@@ -349,6 +349,14 @@ int lbp_nvrtc_check(const char *source, const char *options, const char *arch, c
     return image ? 0 : 1;
 }
 
+char *lbp_nvrtc_ptx(const char *source, const char *options, const char *arch, char *why, size_t why_len)
+{
+    if (load_nvrtc(why, why_len) < 0) return NULL;
+    char *ptx = nvrtc_compile(source, "(ptx)", options ? options : "", arch, 0);
+    if (!ptx) snprintf(why, why_len, "NVRTC could not compile the source (log above)");
+    return ptx;
+}
+
 static lbp_kernel *cuda_compile(lbp_device *d, const char *source, const char *entry, const char *options)
 {
     char why[256];
@@ -526,5 +534,12 @@ int lbp_nvrtc_check(const char *source, const char *options, const char *arch, c
     (void)source; (void)options; (void)arch;
     snprintf(why, why_len, "CUDA backend not built (no nvrtc.h at build time)");
     return -1;
+}
+
+char *lbp_nvrtc_ptx(const char *source, const char *options, const char *arch, char *why, size_t why_len)
+{
+    (void)source; (void)options; (void)arch;
+    snprintf(why, why_len, "CUDA backend not built (no nvrtc.h at build time)");
+    return NULL;
 }
 #endif

@@ -160,6 +160,9 @@ char *lbp_full_source(const char *source);
  * returns -1 (with why) when libnvrtc cannot be loaded. */
 int lbp_nvrtc_check(const char *source, const char *options, const char *arch,
                     char *why, size_t why_len);
+/* The PTX NVRTC makes of the source for arch ("compute_90"), caller frees;
+ * NULL with why when NVRTC cannot be loaded or the compile fails. */
+char *lbp_nvrtc_ptx(const char *source, const char *options, const char *arch, char *why, size_t why_len);
 
 /* Print a compiler log and, for each "line N" it names, that source line. */
 void lbp_print_compile_log(const char *backend, const char *entry, const char *log,

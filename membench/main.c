@@ -42,7 +42,7 @@ static const char USAGE[] =
     "--threads, on a compact layout of that many cells: the thread counts of small\n"
     "to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
     "1, 2, 3, 4 and 6 blocks per SM (--quick: 2, 4), the occupancies LBM kernels\n"
-    "run at, aligned and with the collision payload.  Each timed run is 20 launches back to back (like the steps\n"
+    "run at.  Each timed run is 20 launches back to back (like the steps\n"
     "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
     "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
     "(every other row: 'events', one launch per timed run).  The same thread\n"
@@ -207,13 +207,11 @@ static void preflight(run *r)
         }
     }
     if (p->sweeps & SW_THREADS)
-        for (int payload = 0; payload <= MB_PAYLOAD_COLLISION; payload += MB_PAYLOAD_COLLISION)
-            for (int w = 4; w <= 8; w += 4) {
-                if (payload && w == 8 && !p->fp64) continue;
-                mb_config c = {.spec = {.words = 19, .word_bytes = w, .payload = payload}, .block_size = p->block_size};
-                const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-                mb_plan_threads_occupancy(&r->plan, p, &c.spec, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
-            }
+        for (int w = 4; w <= 8; w += 4) {
+            mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
+            const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
+            mb_plan_threads_occupancy(&r->plan, p, &c.spec, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
+        }
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];

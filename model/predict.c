@@ -680,23 +680,9 @@ typedef struct {
 } occupancy_curve_t;
 #define MAX_THREADS_CURVES 16
 
-static int threads_curves(const model_inputs *in, int word_bytes, int block_size, int payload, int *ops,
-                          occupancy_curve_t *out)
+static int threads_curves(const model_inputs *in, int word_bytes, int block_size, occupancy_curve_t *out)
 {
     row_set r = pick_rows(in, PROBE_THREADS, 0, word_bytes, block_size, 1);
-    if (payload) {
-        /* pick_rows leaves payload rows out: the same selection for them */
-        int keep = r.n ? r.rows[0]->block_size : block_size;
-        r.n = 0;
-        for (int i = 0; i < in->n_probes; i++) {
-            const model_probe_row *p = &in->probes[i];
-            if (p->sweep == PROBE_THREADS && p->word_bytes == word_bytes && p->ops > 0 && !p->misaligned_reads &&
-                !p->misaligned_writes && p->block_size == keep) {
-                r.rows[r.n++] = p;
-                *ops = p->ops;
-            }
-        }
-    }
     int n = 0;
     for (int i = 0; i < r.n; i++) {
         const model_probe_row *p = r.rows[i];
@@ -727,7 +713,7 @@ static int has_threads_sweep(const model_inputs *in, int block_size)
     int found = 0;
     for (int w = 4; w <= 8 && !found; w += 4) {
         occupancy_curve_t c[MAX_THREADS_CURVES];
-        int n = threads_curves(in, w, block_size, 0, NULL, c);
+        int n = threads_curves(in, w, block_size, c);
         found = n > 0;
         free_curves(c, n);
     }
@@ -881,33 +867,28 @@ static double curves_launch_us(const model_inputs *in, occupancy_curve_t *cs, in
         note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",
              lat->occupancy, cs[first].occupancy, cs[nc - 1].occupancy);
     }
+    /* linear in 1 / occupancy: where latency bounds a launch, its time
+     * follows the bytes in flight (Little's law), so the inverse */
     double f = cs[hi].occupancy > cs[lo].occupancy
-                   ? (lat->occupancy - cs[lo].occupancy) / (cs[hi].occupancy - cs[lo].occupancy) : 0;
+                   ? (1 / lat->occupancy - 1 / cs[lo].occupancy) / (1 / cs[hi].occupancy - 1 / cs[lo].occupancy) : 0;
     f = fmin(fmax(f, 0), 1);
     out->b2b_occupancy = lat->occupancy;
     return t_lo + f * (t_hi - t_lo);
 }
 
 /* Occupancy sweep at the kernel's block size over at the threads sweep's,
- * at the kernel's occupancy (payload or aligned rows); -1 when either
- * curve is missing. */
-static double block_ratio(const model_inputs *in, int w, int kernel_block, int sweep_block, double occupancy,
-                          int payload)
+ * at the kernel's occupancy; -1 when either curve is missing. */
+static double block_ratio(const model_inputs *in, int w, int kernel_block, int sweep_block, double occupancy)
 {
     double f = -1;
-    for (int attempt = 0; attempt < 2 && f < 0; attempt++) {
-        int ww = attempt ? other_word(w) : w;
-        curve at_kernel = variant_occupancy_curve(in, ww, kernel_block, 0, 0, payload, NULL);
-        curve at_sweep = variant_occupancy_curve(in, ww, sweep_block, 0, 0, payload, NULL);
-        if (at_kernel.n && at_sweep.n) {
-            int ignore = 0;
-            f = model_interp(at_kernel.p, at_kernel.n, occupancy, &ignore) /
-                model_interp(at_sweep.p, at_sweep.n, occupancy, &ignore);
-        }
-        free(at_kernel.p);
-        free(at_sweep.p);
-        if (!payload) break; /* the aligned sweep: as before, this word size only */
+    curve at_kernel = occupancy_curve(in, w, kernel_block), at_sweep = occupancy_curve(in, w, sweep_block);
+    if (at_kernel.n && at_sweep.n) {
+        int ignore = 0;
+        f = model_interp(at_kernel.p, at_kernel.n, occupancy, &ignore) /
+            model_interp(at_sweep.p, at_sweep.n, occupancy, &ignore);
     }
+    free(at_kernel.p);
+    free(at_sweep.p);
     return f;
 }
 
@@ -917,11 +898,11 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1;
     const int access = k->word_bytes * v;
     int w = access;
-    occupancy_curve_t cs[MAX_THREADS_CURVES], ps[MAX_THREADS_CURVES];
-    int nc = threads_curves(in, w, lat->block_size, 0, NULL, cs);
+    occupancy_curve_t cs[MAX_THREADS_CURVES];
+    int nc = threads_curves(in, w, lat->block_size, cs);
     if (!nc) {
         w = other_word(access);
-        nc = threads_curves(in, w, lat->block_size, 0, NULL, cs);
+        nc = threads_curves(in, w, lat->block_size, cs);
     }
     if (!nc) { /* has_threads_sweep said there is one */
         snprintf(err, err_len, "internal: threads sweep vanished");
@@ -934,29 +915,10 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
      * working set, scaled to its thread count, is the shorter time (and
      * where launches bound it, the probe at its own thread count is) */
     const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
-    int sweep_block = -1, two_d = 0, two_d_payload = 0;
+    int sweep_block = -1, two_d = 0;
     for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
         if (in->probes[i].sweep == PROBE_THREADS && in->probes[i].word_bytes == w) sweep_block = in->probes[i].block_size;
     double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d);
-    /* The kernel's arithmetic: the curves with the collision payload, at
-     * the same thread count and occupancy, their excess over the aligned
-     * ones scaled by the kernel's ops / the payload's (a payload never
-     * makes a launch shorter: below is noise) */
-    int probe_ops = 0;
-    int np = k->ops_per_cell > 0 ? threads_curves(in, w, lat->block_size, 1, &probe_ops, ps) : 0;
-    int payload_curves = 0;
-    if (np > 0 && probe_ops > 0) {
-        model_prediction scratch = *out;
-        double with = curves_launch_us(in, ps, np, lat, threads, same_set, w, &scratch, &two_d_payload);
-        /* only where they were measured at the occupancies the aligned ones
-         * were (else the l2 ratio of the full-occupancy curves below) */
-        if (two_d_payload == two_d) {
-            payload_curves = 1;
-            out->within_measured &= scratch.within_measured;
-            out->b2b_payload_us = with;
-            per_launch_us += fmax(with - per_launch_us, 0) * k->ops_per_cell / probe_ops;
-        }
-    }
     model_lattice base_lat = {.block_size = lat->block_size};
     double block_factor = 1;
     if (two_d) {
@@ -965,8 +927,7 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
          * payload rows' where the curves carry the payload) */
         base_lat = *lat;
         if (sweep_block > 0 && sweep_block != lat->block_size) {
-            double f = payload_curves ? block_ratio(in, w, lat->block_size, sweep_block, lat->occupancy, 1) : -1;
-            if (f < 0) f = block_ratio(in, w, lat->block_size, sweep_block, lat->occupancy, 0);
+            double f = block_ratio(in, w, lat->block_size, sweep_block, lat->occupancy);
             if (f > 0) block_factor = f;
         }
     }
@@ -983,7 +944,6 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     if (model_probe_time(in, D3Q19_Q, 0, 0, access, &base_lat, &base_ns, &ignore_threads, &ignore_factor,
                          &ignore_within, ignore_notes, sizeof ignore_notes, err, err_len)) {
         free_curves(cs, nc);
-        free_curves(ps, np);
         return -1;
     }
     out->full_path = MODEL_FULL_THREADS_SWEEP;
@@ -999,18 +959,16 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     double step_us = 0;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
-        /* with payload curves, the arithmetic is in per_launch_us already */
-        double probe_ns = out->probe_ns_per_cell[p] / (payload_curves ? out->compute_factor : 1);
+        /* the payload's ratio at the kernel's precision (see compute_factor) */
         out->l2_factor[p] = (L || M ? l2_ratio(in, w, sweep_block, threads, L, M, 0, 0) : 1) *
-                            (payload_curves ? 1 : l2_ratio(in, w, sweep_block, threads, 0, 0, 1, k->ops_per_cell));
-        out->kernel_factor[p] = probe_ns * v / base_ns * block_factor * out->l2_factor[p];
+                            l2_ratio(in, k->word_bytes, sweep_block, threads, 0, 0, 1, k->ops_per_cell);
+        out->kernel_factor[p] = out->probe_ns_per_cell[p] * v / base_ns * block_factor * out->l2_factor[p];
         out->memory_us[p] = k->launches_per_step * per_launch_us * out->kernel_factor[p];
         if (in->have_launch && out->launch_us >= 0.9 * out->memory_us[p]) out->launch_bound = 1;
         step_us += out->memory_us[p] / k->phases;
     }
     out->full_mlups = lat->cells / step_us;
     free_curves(cs, nc);
-    free_curves(ps, np);
     return 0;
 }
 
@@ -1036,7 +994,10 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
             return -1;
         out->probe_ns_per_cell[p] /= v;
     }
-    out->compute_factor = compute_factor(in, k->ops_per_cell, k->word_bytes * v, lat, &out->within_measured,
+    /* the payload of the kernel's precision (its arithmetic is per word,
+     * whatever the access width: a float payload on 8-byte words would run
+     * twice as long dependent chains as two floats do) */
+    out->compute_factor = compute_factor(in, k->ops_per_cell, k->word_bytes, lat, &out->within_measured,
                                          out->notes, sizeof out->notes);
     for (int p = 0; p < k->phases; p++) {
         out->probe_ns_per_cell[p] *= out->compute_factor;

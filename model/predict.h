@@ -95,9 +95,6 @@ typedef struct {
     double b2b_threads;           /* thread count looked up (stored cells) */
     double b2b_us;                /* per-launch µs of the N=19 probe there (scaled
                                      by bytes when from the other word size) */
-    double b2b_payload_us;        /* the same with the collision payload (0: no
-                                     payload curves; b2b_us has the payload's
-                                     excess scaled to the kernel's ops) */
     int b2b_word_bytes;           /* word size of the sweep read */
     int b2b_points;               /* points of that sweep */
     int b2b_curves;               /* occupancy curves of that sweep */

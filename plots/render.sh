@@ -116,6 +116,8 @@ else note "no transfer.csv: transfer figure skipped"; fi
 if [ -f "$data/membench.csv" ]; then
     mb=$data/membench.csv
     b0=$(backends_of "$mb" | head -n 1)
+    # rows without a payload (files older than the ops column have none)
+    plain=""; head -n 1 "$mb" | tr ',' '\n' | grep -qx ops && plain=",ops=0"
     wp=""
     for w in 4 8; do
         csvsel "$mb" "backend=$b0,sweep=words,word_bytes=$w,misaligned_reads=0,misaligned_writes=0" words ns_per_thread | sort -g >"$tmp/words-$w.dat"
@@ -137,12 +139,13 @@ if [ -f "$data/membench.csv" ]; then
     done
     [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
     op=""
+    aligned="misaligned_reads=0,misaligned_writes=0$plain"
     for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
-        csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
+        csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs,$aligned" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
         [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title 'block $bs'"
     done
     if [ -z "$op" ]; then # OpenCL cannot force blocks per SM: by block size
-        csvsel "$mb" "backend=$b0,sweep=occupancy" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
+        csvsel "$mb" "backend=$b0,sweep=occupancy,$aligned" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
         [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
     fi
     [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0)'.\"\\n\".'$title_suffix'; plot $op"
@@ -150,15 +153,39 @@ if [ -f "$data/membench.csv" ]; then
     # 4-byte curves at fewer blocks per SM (forced, where measured) thin
     tp=""
     for b in $(backends_of "$mb"); do for w in 4 8; do
-        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w,blocks_per_cu_requested=0" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w,blocks_per_cu_requested=0,$aligned" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
         [ -s "$tmp/thr-$b-$w.dat" ] && tp="$tp${tp:+, }'$tmp/thr-$b-$w.dat' using 1:2 with linespoints lw 2 title '$b, $w-byte words'"
     done
     for k in $(csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4" blocks_per_cu_requested | sort -gu | awk '$1 > 0'); do
-        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4,blocks_per_cu_requested=$k" threads ms_median occupancy | awk '{print $1, $2*1000, $3}' | sort -g >"$tmp/thr-$b-k$k.dat"
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4,blocks_per_cu_requested=$k,$aligned" threads ms_median occupancy | awk '{print $1, $2*1000, $3}' | sort -g >"$tmp/thr-$b-k$k.dat"
         occ=$(awk 'NR == 1 {printf "%.0f", $3 * 100}' "$tmp/thr-$b-k$k.dat")
         [ -s "$tmp/thr-$b-k$k.dat" ] && tp="$tp, '$tmp/thr-$b-k$k.dat' using 1:2 with lines lw 1 dt 2 title '$b, 4-byte, $k blocks/SM ($occ % occupancy)'"
     done; done
     [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
+    # what misalignment and the collision payload cost per launch, over the
+    # aligned probe, as the working set leaves the L2 (4-byte words, first backend)
+    lp=""
+    if [ -n "$plain" ]; then
+        csvsel "$mb" "backend=$b0,sweep=threads,word_bytes=4,blocks_per_cu_requested=0,$aligned" threads ms_median | sort -g >"$tmp/l2-base.dat"
+        for v in "misaligned_reads=0,misaligned_writes=0,ops=151:collision payload (151 operations)" \
+                 "misaligned_reads=10,misaligned_writes=0,ops=0:10 misaligned reads" \
+                 "misaligned_reads=0,misaligned_writes=10,ops=0:10 misaligned writes" \
+                 "misaligned_reads=10,misaligned_writes=10,ops=0:10 misaligned reads and writes"; do
+            sel=${v%%:*}; name=${v#*:}; f="$tmp/l2-$(echo "$sel" | tr -c 'a-z0-9' _).dat"
+            csvsel "$mb" "backend=$b0,sweep=threads,word_bytes=4,blocks_per_cu_requested=0,$sel" threads ms_median | sort -g |
+                awk 'NR == FNR { base[$1] = $2; next } ($1 in base) && base[$1] > 0 { print $1, $2 / base[$1] }' "$tmp/l2-base.dat" - >"$f"
+            [ -s "$f" ] && lp="$lp${lp:+, }'$f' using 1:2 with linespoints lw 2 title '$name'"
+        done
+    fi
+    [ -n "$lp" ] && figure probe-l2 "set logscale x 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells); 19 x 4 B each way per thread'; set ylabel 'time per launch / aligned probe'; set title 'Misalignment and arithmetic in the L2 and in DRAM ($b0, launched back to back)'.\"\\n\".'$title_suffix'; plot $lp, 1 with lines lc 'black' dt 3 notitle"
+    pp=""
+    for w in 4 8; do
+        [ -n "$plain" ] || break
+        { csvsel "$mb" "backend=$b0,sweep=words,words=19,word_bytes=$w,$aligned" ops ns_per_thread | head -n 1
+          csvsel "$mb" "backend=$b0,sweep=payload,word_bytes=$w" ops ns_per_thread; } | sort -g >"$tmp/pay-$w.dat"
+        [ "$(wc -l <"$tmp/pay-$w.dat")" -ge 2 ] && pp="$pp${pp:+, }'$tmp/pay-$w.dat' using 1:2 with linespoints lw 2 title '$w-byte words ($([ $w = 4 ] && echo float || echo double))'"
+    done
+    [ -n "$pp" ] && figure probe-payload "set xlabel 'arithmetic operations per thread (FMA counted once)'; set ylabel 'time per thread [ns]'; set yrange [0:*]; set key inside top left box opaque; set title 'N=19 probe with a payload vs operations ($b0; the D3Q19 BGK collision: 150)'.\"\\n\".'$title_suffix'; plot $pp"
 else note "no membench.csv: probe figures skipped"; fi
 
 if [ -f "$data/warps.csv" ]; then

@@ -16,6 +16,7 @@
 #include "device.h"
 #include "../lbmkernels/lbm.h"
 #include "../lbmkernels/verify.h"
+#include "../model/kernel.h"
 
 static const lbm_scheme all_schemes[] = {LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA};
 
@@ -194,6 +195,53 @@ static void test_nvrtc_compiles_every_variant(void **state)
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1", "sm_90", why, sizeof why), 0);
 }
 
+
+/* Floating-point arithmetic instructions (FMA once) in PTX text. */
+static int ptx_fp_ops(const char *ptx)
+{
+    static const char *const ops[] = {"add", "sub", "mul", "fma", "div", "rcp", "neg", "sqrt"};
+    int n = 0;
+    for (const char *line = ptx; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        while (*line == ' ' || *line == '\t') line++;
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char insn[64];
+        size_t k = 0;
+        while (k < len && k < sizeof insn - 1 && line[k] != ' ' && line[k] != '\t') { insn[k] = line[k]; k++; }
+        insn[k] = 0;
+        if (!strstr(insn, ".f32") && !strstr(insn, ".f64")) continue;
+        for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+            if (!strncmp(insn, ops[i], strlen(ops[i])) && insn[strlen(ops[i])] == '.') { n++; break; }
+    }
+    return n;
+}
+
+/* The model's operation count of the collision (D3Q19_BGK_OPS) is what the
+ * kernels compile to: every scheme and precision, one cell per thread,
+ * periodic box, within 5 %. */
+static void test_collision_ops_match_the_model(void **state)
+{
+    (void)state;
+    char why[256], opt[256];
+    if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
+    for (int s = 0; s < LBM_SCHEMES; s++)
+        for (int fp64 = 0; fp64 < 2; fp64++) {
+            lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, LBM_PERIODIC, s == LBM_SCHEME_AA, 1);
+            char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
+            assert_non_null(ptx);
+            int n = ptx_fp_ops(ptx);
+            free(ptx);
+            if (abs(n - D3Q19_BGK_OPS) > D3Q19_BGK_OPS / 20) fprintf(stderr, "%s: %d floating-point operations\n", opt, n);
+            assert_true(abs(n - D3Q19_BGK_OPS) <= D3Q19_BGK_OPS / 20);
+        }
+    /* the counter counts: an empty kernel has none, one multiply-add one */
+    char *ptx = lbp_nvrtc_ptx("KERNEL void k(GLOBAL float *x) { x[0] = x[1] * x[2] + x[3]; }\n", "", "compute_90", why,
+                              sizeof why);
+    assert_non_null(ptx);
+    assert_int_equal(ptx_fp_ops(ptx), 1);
+    free(ptx);
+}
+
 /* Run the tool; returns its exit status, stderr's line count in *lines. */
 static int run_tool(const char *args, int *lines, char *err, size_t err_len)
 {
@@ -260,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_taylor_green),
         cmocka_unit_test(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
+        cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
     };
     return cmocka_run_group_tests(tests, setup_device, teardown_device);

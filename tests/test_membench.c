@@ -639,7 +639,7 @@ static void test_plan_threads(void **state)
     forced.max_threads = 1LL << 24;
     mb_plan fp;
     memset(&fp, 0, sizeof fp);
-    mb_probe_spec v4 = {.words = 19, .word_bytes = 4, .payload = MB_PAYLOAD_COLLISION};
+    mb_probe_spec v4 = {.words = 19, .word_bytes = 4};
     mb_plan_threads_occupancy(&fp, &forced, &v4, 8);
     assert_int_equal(fp.n, 0);
     mb_plan_free(&fp);

@@ -523,7 +523,8 @@ static void test_full_threads_sweep(void **state)
 
 /* Threads curves at two occupancies: 1.0 (as many blocks as fit) and 0.5
  * (4 blocks forced, twice the time).  A kernel's occupancy picks between
- * them, linearly; outside it clamps; unknown reads the full curve. */
+ * them, linearly in 1 / occupancy; outside it clamps; unknown reads the
+ * full curve. */
 static void test_full_threads_occupancy(void **state)
 {
     (void)state;
@@ -548,8 +549,8 @@ static void test_full_threads_occupancy(void **state)
     NEAR(p.kernel_factor[0], 0.21 / 0.19); /* misalignment only: occupancy is in the curve */
     NEAR(p.full_mlups, 4096 / (10 * 0.21 / 0.19));
     assert_int_equal(p.within_measured, 1);
-    lat.occupancy = 0.75;
-    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 7.5);
+    lat.occupancy = 0.75; /* linear in 1 / occupancy: 2/3 of the way from 0.5 to 1 */
+    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 10 - 5 * 2.0 / 3);
     lat.occupancy = 0.25;
     p = predict(&in, "pull", "fp32", lat);
     NEAR(p.b2b_us, 10);
@@ -559,6 +560,105 @@ static void test_full_threads_occupancy(void **state)
     NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 5);
     model_inputs_free(&in);
     remove_folder(dir);
+}
+
+
+/* membench.csv with the ops column: the gpu folder's rows (ops 0), the
+ * aligned threads curve of threads_folder, and `extra` rows. */
+static void variants_folder(char *dir, const char *extra)
+{
+    char cmd[1024];
+    threads_folder(dir);
+    snprintf(cmd, sizeof cmd, "cd %s && sed -e '1s/$/,ops/' -e '2,$s/$/,0/' membench.csv > m.csv && mv m.csv membench.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
+    FILE *f = fopen(cmd, "a");
+    assert_non_null(f);
+    fputs(extra, f);
+    fclose(f);
+}
+
+/* A probe row: sweep, N, L, M, block, k, occupancy, threads, ms, timing, ops. */
+static void row(char *buf, size_t len, const char *sweep, int L, int M, int block, int k, double occupancy,
+                double threads, double ms, const char *timing, int ops)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used,
+             "test-gpu,cuda,%s,19,4,%d,%d,%d,%d,%d,%g,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,%s,%d\n", sweep, L, M,
+             block, k, k, occupancy, threads, 152 * threads, ms, ms, ms, ms * 1e6 / threads, timing, ops);
+}
+
+/* The payload sweep (arithmetic per cell), misaligned stores at the
+ * kernel's block size and occupancy, and misalignment and payload at the
+ * lattice's thread count: each against numbers known by hand. */
+static void test_payload_and_variants(void **state)
+{
+    (void)state;
+    static char extra[8192];
+    extra[0] = 0;
+    /* ops 0 (the words sweep's N=19, 0.19 ns) .. 151 (0.38 ns) */
+    row(extra, sizeof extra, "words", 0, 0, 256, 0, 1.0, 1e6, 0.19, "events", 0);
+    row(extra, sizeof extra, "payload", 0, 0, 256, 0, 1.0, 1e6, 0.38, "events", 151);
+    char dir[] = "/tmp/test_model_payload_XXXXXX";
+    variants_folder(dir, extra);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_kernel k = described(19, 0, 0, 2);
+    model_lattice lat = cube(256);
+    model_prediction p, q;
+    assert_int_equal(model_predict(&in, &k, &lat, &q, err, sizeof err), 0); /* no arithmetic */
+    NEAR(q.compute_factor, 1);
+    k.ops_per_cell = 150;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    /* event-timed rows lose the start cost (2 us): 0.188 and 0.378 ns */
+    const double t0 = 0.188, t151 = 0.378, f150 = (t0 + (t151 - t0) * 150 / 151) / t0;
+    NEAR(p.compute_factor, f150);
+    NEAR(p.probe_ns_per_cell[0], q.probe_ns_per_cell[0] * f150);
+    assert_non_null(strstr(p.notes, "payload sweep"));
+    assert_int_equal(p.within_measured, 1);
+    k.ops_per_cell = 302; /* past the sweep: clamped, said so */
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.compute_factor, t151 / t0);
+    assert_int_equal(p.within_measured, 0);
+    assert_non_null(strstr(p.notes, "past the payload sweep"));
+    model_inputs_free(&in);
+    remove_folder(dir);
+
+    /* occupancy sweep at block 512: aligned 0.202 / 0.192 ms at occupancy
+     * 0.5 / 1, 10 misaligned stores x 1.05 / x 1.15 (after the start cost),
+     * 10 misaligned loads x 2 (shared memory took the L1: not read) */
+    extra[0] = 0;
+    row(extra, sizeof extra, "occupancy", 0, 0, 512, 4, 0.5, 1e6, 0.202, "events", 0);
+    row(extra, sizeof extra, "occupancy", 0, 0, 512, 8, 1.0, 1e6, 0.192, "events", 0);
+    row(extra, sizeof extra, "occupancy", 0, 10, 512, 4, 0.5, 1e6, 0.002 + 0.2 * 1.05, "events", 0);
+    row(extra, sizeof extra, "occupancy", 0, 10, 512, 8, 1.0, 1e6, 0.002 + 0.19 * 1.15, "events", 0);
+    row(extra, sizeof extra, "occupancy", 10, 0, 512, 4, 0.5, 1e6, 0.402, "events", 0);
+    row(extra, sizeof extra, "occupancy", 10, 0, 512, 8, 1.0, 1e6, 0.382, "events", 0);
+    /* threads curves at k = 0: 10 misaligned stores x 1.5 at 4096 threads,
+     * x 1.1 at the top; the payload x 1.3 at 4096, x 1 at the top */
+    static const double t[][2] = {{4096, 0.005}, {16777216, 16777216 * 0.19e-6}};
+    for (int i = 0; i < 2; i++) {
+        row(extra, sizeof extra, "threads", 0, 10, 256, 0, 1.0, t[i][0], t[i][1] * (i ? 1.1 : 1.5), "back_to_back", 0);
+        row(extra, sizeof extra, "threads", 0, 0, 256, 0, 1.0, t[i][0], t[i][1] * (i ? 1.0 : 1.3), "back_to_back", 151);
+    }
+    char dir2[] = "/tmp/test_model_variants_XXXXXX";
+    variants_folder(dir2, extra);
+    load(&in, dir2, "cuda");
+    lat = cube(256);
+    lat.block_size = 512;
+    lat.occupancy = 0.5;
+    p = predict(&in, "push", "fp32", lat);
+    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
+    p = predict(&in, "pull", "fp32", lat);
+    assert_null(strstr(p.notes, "at the kernel's block size and occupancy: x"));
+    /* 16^3 = 4096 threads: push's kernel factor x (1.5 / 1.1) x (1 + 0.3 x 150 / 151) */
+    lat = cube(16);
+    p = predict(&in, "push", "fp32", lat);
+    NEAR(p.l2_factor[0], 1.5 / 1.1 * (1 + 0.3 * 150 / 151));
+    lat = cube(256); /* the top: as in DRAM */
+    NEAR(predict(&in, "push", "fp32", lat).l2_factor[0], 1);
+    model_inputs_free(&in);
+    remove_folder(dir2);
 }
 
 static void test_cli(void **state)
@@ -626,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_device_gap),
         cmocka_unit_test(test_full_threads_sweep),
         cmocka_unit_test(test_full_threads_occupancy),
+        cmocka_unit_test(test_payload_and_variants),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
