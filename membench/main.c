@@ -212,6 +212,7 @@ static void preflight(run *r)
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
             mb_plan_threads_occupancy(&r->plan, p, &c.spec, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
         }
+    mb_plan_group_threads(&r->plan);
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];

@@ -222,6 +222,26 @@ void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec
     }
 }
 
+void mb_plan_group_threads(mb_plan *p)
+{
+    mb_plan_item *moved = malloc(sizeof *moved * (size_t)(p->n ? p->n : 1));
+    if (!moved) lbp_fail("out of memory");
+    int m = 0, kept = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (!strcmp(p->items[i].sweep, "threads")) moved[m++] = p->items[i];
+        else p->items[kept++] = p->items[i];
+    }
+    /* insertion sort by thread count: stable, and the plan is small */
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && moved[j].cfg.threads < moved[j - 1].cfg.threads; j--) {
+            mb_plan_item t = moved[j];
+            moved[j] = moved[j - 1];
+            moved[j - 1] = t;
+        }
+    memcpy(p->items + kept, moved, sizeof *moved * (size_t)m);
+    free(moved);
+}
+
 void mb_plan_free(mb_plan *p)
 {
     free(p->items);

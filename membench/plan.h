@@ -74,6 +74,12 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *variant, int block_size,
                        int blocks_fit);
+/* Move the threads sweep's items to the end of the plan, by thread count
+ * (stable): every curve's point at one thread count runs right after the
+ * others, so a slower device state for a while shifts all of them alike
+ * and their ratios hold (measured: whole curves run 1 us slow at the launch
+ * floor when run one after another). */
+void mb_plan_group_threads(mb_plan *p);
 void mb_plan_free(mb_plan *p);
 /* Largest N and word size, smallest block size in the plan. */
 void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size);

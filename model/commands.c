@@ -48,15 +48,25 @@ enum {
     "              `misaligned_both` (L = M), `misaligned_reads` (M = 0) or\n"              \
     "              `misaligned_writes` (L = 0) sweep, or the membench-fit.csv slopes for\n" \
     "              other combinations, times the `occupancy` sweep's ratio between the\n"   \
-    "              kernel's occupancy and the probe's.  Outside the measured range the\n"   \
-    "              value is clamped and the point marked within_measured=no.\n"            \
-    "  3 full      probe time x (size-sweep copy bandwidth at the probe's working set /\n"  \
-    "              at this lattice's: lattices x words x word bytes x cells; small\n"       \
-    "              lattices live in L2), per step max(memory time, launches per step x\n"  \
-    "              back-to-back launch interval from launch.csv): launches are queued\n"   \
-    "              while the device works, so the longer pipeline sets the pace.  The\n"   \
-    "              fixed start cost of one event-timed launch (intercept of copy time vs\n" \
-    "              bytes over the L2-resident sizes) is removed from copy and probe times.\n"
+    "              kernel's occupancy and the probe's (misaligned writes: the occupancy\n" \
+    "              sweep's M=10 probe at the kernel's block size and occupancy), times\n"    \
+    "              the arithmetic factor: the payload probe (`payload` sweep, or the\n"     \
+    "              occupancy sweep's collision payload at the kernel's block size and\n"     \
+    "              occupancy) over the aligned one at the kernel's ops per cell.\n"          \
+    "              Outside the measured range the value is clamped and the point marked\n"  \
+    "              within_measured=no.\n"                                                   \
+    "  3 full      with a `threads` sweep (membench): the aligned N=19 probe's time per\n"  \
+    "              launch, back to back, at the lattice's thread count (cells / cells\n"   \
+    "              per thread), between the curves either side of the kernel's occupancy\n" \
+    "              (linear in 1/occupancy), times the kernel factor (level 2 over its\n"   \
+    "              base probe: misalignment, N, arithmetic, block size) and the L2\n"      \
+    "              factor (the threads sweep's misaligned and payload curves over the\n"   \
+    "              aligned one at that thread count, over the same at the largest).\n"     \
+    "              Without one: probe time x (size-sweep copy bandwidth at the probe's\n"  \
+    "              working set / at this lattice's), per step max(memory time, launches\n" \
+    "              x back-to-back launch interval from launch.csv).  The fixed start\n"    \
+    "              cost of one event-timed launch (intercept of copy time vs bytes over\n" \
+    "              the L2-resident sizes) is removed from copy and probe times.\n"
 
 static const char predict_usage[] =
     "usage: model predict --data DIR [--backend B] KERNEL --size NX[xNYxNZ] [--occupancy F | --blocks-per-sm K]\n"
@@ -251,15 +261,18 @@ int model_cmd_predict(int argc, char **argv)
     printf("%-12s %12.1f  probe", "2 probe", pr.probe_mlups);
     for (int p = 0; p < k.phases; p++)
         printf("%s %.4f ns/cell (L=%d M=%d)", p ? "," : "", pr.probe_ns_per_cell[p], k.misaligned_reads[p], k.misaligned_writes[p]);
-    printf(", occupancy factor %.3f\n", pr.occupancy_factor);
+    printf(", occupancy factor %.3f, arithmetic factor %.3f (%g operations per cell)\n", pr.occupancy_factor,
+           pr.compute_factor, k.ops_per_cell);
     if (pr.full_path == MODEL_FULL_THREADS_SWEEP) {
         printf("%-12s %12.1f  threads-sweep path: N=19 probe back to back at %.0f threads, occupancy %.3f "
                "(%d-byte sweep, %d curve%s, %d points) %.3f us per launch x kernel factor",
                "3 full", pr.full_mlups, pr.b2b_threads, pr.b2b_occupancy, pr.b2b_word_bytes, pr.b2b_curves,
                pr.b2b_curves > 1 ? "s" : "", pr.b2b_points, pr.b2b_us);
         for (int p = 0; p < k.phases; p++) printf("%s %.3f", p ? " /" : "", pr.kernel_factor[p]);
-        printf(" (level-2 probe / base probe at N=19, %.4f ns/thread; block-size factor %.3f) x %d launch%s = %.2f us",
-               pr.base19_ns, pr.block_factor,
+        printf(" (level-2 probe / base probe at N=19, %.4f ns/thread; block-size factor %.3f; L2 factor", pr.base19_ns,
+               pr.block_factor);
+        for (int p = 0; p < k.phases; p++) printf("%s %.3f", p ? " /" : "", pr.l2_factor[p]);
+        printf(") x %d launch%s = %.2f us",
                k.launches_per_step, k.launches_per_step > 1 ? "es" : "", pr.memory_us[0]);
         for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
         printf(" per step%s\n", k.phases > 1 ? " (phases averaged)" : "");

@@ -108,6 +108,7 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     const char *wa = model_meta_value(in, "write_allocate");
     in->write_allocate = !wa ? -1 : !strcmp(wa, "yes") ? 1 : !strcmp(wa, "no") ? 0 : -1;
     in->l2_bytes = meta_number(in, "l2_bytes");
+    in->compute_units = fmax(meta_number(in, "compute_units"), 0);
     in->likwid_copy_mem_gbs = meta_number(in, "likwid_copy_mem_gbs");
     return 0;
 }

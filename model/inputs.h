@@ -59,6 +59,7 @@ typedef struct {
     int is_cpu;             /* meta kind=cpu */
     int write_allocate;     /* 1 yes, 0 no, -1 unknown (meta write_allocate) */
     double l2_bytes;        /* 0 unknown */
+    double compute_units;   /* SMs (meta compute_units), 0 unknown */
     double likwid_copy_mem_gbs; /* 0 absent */
 
     model_copy_row *copies;

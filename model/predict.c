@@ -677,6 +677,7 @@ typedef struct {
     curve c;
     double occupancy; /* -1 unknown */
     int k;            /* blocks per SM forced, 0 none */
+    double capacity;  /* threads resident at once (blocks per SM x block x SMs), 0 unknown */
 } occupancy_curve_t;
 #define MAX_THREADS_CURVES 16
 
@@ -692,10 +693,11 @@ static int threads_curves(const model_inputs *in, int word_bytes, int block_size
         if (g == n) {
             if (n == MAX_THREADS_CURVES) continue;
             out[n++] = (occupancy_curve_t){{malloc(sizeof(model_point) * (size_t)(r.n + 1)), 0}, -1,
-                                           p->blocks_requested};
+                                           p->blocks_requested, 0};
         }
         out[g].c.p[out[g].c.n++] = (model_point){log(p->threads), log(p->launch_us)};
         if (p->occupancy > 0) out[g].occupancy = p->occupancy;
+        if (p->blocks_per_cu > 0) out[g].capacity = p->blocks_per_cu * p->block_size * in->compute_units;
     }
     free(r.rows);
     for (int g = 0; g < n; g++) out[g].c.n = model_points_prepare(out[g].c.p, out[g].c.n);
@@ -834,6 +836,21 @@ static double l2_ratio(const model_inputs *in, int w, int block, double threads,
  * upper bound when the launches split the work.  The per-launch time already
  * holds the back-to-back launch interval and the gap between steps, so no
  * launch term is added. */
+/* Curve g at `threads`.  Where every thread of the launch is resident at
+ * once on curve g, forcing fewer blocks per SM changes nothing that runs:
+ * all curves that hold the launch measured the same configuration, and the
+ * fastest of them is the one least disturbed (a slower device state only
+ * adds time; measured: whole curves shifted by 1 us at the launch floor). */
+static double resident_launch_us(const model_inputs *in, const occupancy_curve_t *cs, int nc, int g, double threads,
+                                 double same_set, int w, model_prediction *out)
+{
+    double t = launch_us_for(in, &cs[g].c, threads, same_set, w, out);
+    if (cs[g].capacity <= 0 || threads > cs[g].capacity) return t;
+    for (int h = 0; h < nc; h++)
+        if (h != g && cs[h].capacity >= threads) t = fmin(t, launch_us_for(in, &cs[h].c, threads, same_set, w, out));
+    return t;
+}
+
 /* Per-launch µs at `threads` from one family of threads curves (aligned, or
  * with the payload): between the two curves either side of the kernel's
  * occupancy where there are several with known occupancy (*two_d = 1),
@@ -855,13 +872,13 @@ static double curves_launch_us(const model_inputs *in, occupancy_curve_t *cs, in
         for (int i = 0; i < nc; i++)
             if (cs[i].k == 0) g = i;
         out->b2b_occupancy = cs[g].occupancy;
-        return launch_us_for(in, &cs[g].c, threads, same_set, w, out);
+        return resident_launch_us(in, cs, nc, g, threads, same_set, w, out);
     }
     int hi = first;
     while (hi < nc - 1 && cs[hi].occupancy < lat->occupancy) hi++;
     int lo = hi > first && cs[hi].occupancy >= lat->occupancy ? hi - 1 : hi;
-    double t_lo = launch_us_for(in, &cs[lo].c, threads, same_set, w, out);
-    double t_hi = launch_us_for(in, &cs[hi].c, threads, same_set, w, out);
+    double t_lo = resident_launch_us(in, cs, nc, lo, threads, same_set, w, out);
+    double t_hi = resident_launch_us(in, cs, nc, hi, threads, same_set, w, out);
     if (lat->occupancy < cs[first].occupancy - 1e-9 || lat->occupancy > cs[nc - 1].occupancy + 1e-9) {
         out->within_measured = 0;
         note(out->notes, sizeof out->notes, "occupancy %.3f outside the threads sweep's %.3f..%.3f: clamped",

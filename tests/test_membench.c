@@ -634,6 +634,28 @@ static void test_plan_threads(void **state)
         }
         mb_plan_free(&p);
     }
+    /* grouped: the threads items last, by thread count, each count's
+     * curves together (aligned first, then the variants, as planned) */
+    mb_plan_options all = o;
+    all.sweeps = SW_THREADS | SW_WORDS | SW_PAYLOAD;
+    all.max_threads = 1LL << 16;
+    all.n_words = 2;
+    all.words[0] = 1;
+    all.words[1] = 19;
+    mb_plan g;
+    mb_plan_build(&g, &all);
+    mb_plan_group_threads(&g);
+    int first_threads = -1;
+    for (int j = 0; j < g.n; j++) {
+        int is_threads = !strcmp(g.items[j].sweep, "threads");
+        if (is_threads && first_threads < 0) first_threads = j;
+        if (first_threads >= 0) assert_true(is_threads);
+        if (is_threads && j > first_threads) assert_true(g.items[j].cfg.threads >= g.items[j - 1].cfg.threads);
+    }
+    assert_int_equal(g.items[first_threads].cfg.threads, 4096);
+    assert_int_equal(g.items[first_threads].cfg.spec.misaligned_reads + g.items[first_threads].cfg.spec.payload, 0);
+    assert_int_equal(g.n - first_threads, 10 * 8); /* 5 variants x 2 word sizes x 2^12 .. 2^16 with x1.5 steps */
+    mb_plan_free(&g);
     mb_plan_options forced = o;
     forced.blocks_per_cu = 2;
     forced.max_threads = 1LL << 24;
