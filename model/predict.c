@@ -806,36 +806,6 @@ static double l2_ratio(const model_inputs *in, int w, int block, double threads,
     return f;
 }
 
-/* Default path when membench.csv has a threads sweep: see predict.h.
- *
- * A kernel with v cells per thread runs cells / v threads of v x word-byte
- * accesses: it is read from the probes of that access width.  Memory time
- * follows the cells updated, not the threads launched: the threads of row
- * padding move nothing (measured: a 200^3 fp32 lattice, rows padded by 12 %,
- * runs 4-5 % below 192^3, not 12 %).
- *
- * With threads curves at several occupancies (CUDA), the per-launch time is
- * read at the kernel's thread count on the curves either side of its
- * occupancy and interpolated linearly between them: an L2-resident lattice
- * needs many more bytes in flight than a DRAM-bound one, so the
- * occupancy's effect there is not the DRAM-regime ratio.  The kernel factor
- * is then the level-2 probe time over the base probe's (N=19, aligned) at
- * the kernel's own occupancy and block size -- misalignment and N alone --
- * times the block-size factor at that occupancy (occupancy sweep at the
- * kernel's block size over the threads sweep's block size).
- *
- * With one curve (as many blocks as fit; OpenCL): step = K x T_b2b(threads)
- * x kernel_factor, kernel_factor = (level-2 probe ns/thread of this kernel)
- * / (level-2 base probe ns/thread at N=19, same access width and block
- * size, no misalignment, the probe's occupancy): misalignment, occupancy
- * and, for a kernel with N != 19 words, T(N)/T(19).
- *
- * Those ratios are measured with many threads (bandwidth-bound): at small,
- * latency- or launch-bound sizes they overstate the effect.  K > 1
- * launches per step: K full launches at the lattice's thread count, an
- * upper bound when the launches split the work.  The per-launch time already
- * holds the back-to-back launch interval and the gap between steps, so no
- * launch term is added. */
 /* Curve g at `threads`.  Where every thread of the launch is resident at
  * once on curve g, forcing fewer blocks per SM changes nothing that runs:
  * all curves that hold the launch measured the same configuration, and the
@@ -851,10 +821,10 @@ static double resident_launch_us(const model_inputs *in, const occupancy_curve_t
     return t;
 }
 
-/* Per-launch µs at `threads` from one family of threads curves (aligned, or
- * with the payload): between the two curves either side of the kernel's
- * occupancy where there are several with known occupancy (*two_d = 1),
- * else the full-occupancy curve (k = 0; else the highest).  Sorts cs. */
+/* Per-launch µs at `threads` from the aligned threads curves: between the
+ * two curves either side of the kernel's occupancy where there are several
+ * with known occupancy (*two_d = 1), else the full-occupancy curve (k = 0;
+ * else the highest).  Sorts cs. */
 static double curves_launch_us(const model_inputs *in, occupancy_curve_t *cs, int nc, const model_lattice *lat,
                                double threads, double same_set, int w, model_prediction *out, int *two_d)
 {
@@ -909,6 +879,36 @@ static double block_ratio(const model_inputs *in, int w, int kernel_block, int s
     return f;
 }
 
+/* Default path when membench.csv has a threads sweep: see predict.h.
+ *
+ * A kernel with v cells per thread runs cells / v threads of v x word-byte
+ * accesses: it is read from the probes of that access width.  Memory time
+ * follows the cells updated, not the threads launched: the threads of row
+ * padding move nothing (measured: a 200^3 fp32 lattice, rows padded by 12 %,
+ * runs 4-5 % below 192^3, not 12 %).
+ *
+ * With threads curves at several occupancies (CUDA), the per-launch time is
+ * read at the kernel's thread count on the curves either side of its
+ * occupancy and interpolated linearly between them: an L2-resident lattice
+ * needs many more bytes in flight than a DRAM-bound one, so the
+ * occupancy's effect there is not the DRAM-regime ratio.  The kernel factor
+ * is then the level-2 probe time over the base probe's (N=19, aligned) at
+ * the kernel's own occupancy and block size -- misalignment and N alone --
+ * times the block-size factor at that occupancy (occupancy sweep at the
+ * kernel's block size over the threads sweep's block size).
+ *
+ * With one curve (as many blocks as fit; OpenCL): step = K x T_b2b(threads)
+ * x kernel_factor, kernel_factor = (level-2 probe ns/thread of this kernel)
+ * / (level-2 base probe ns/thread at N=19, same access width and block
+ * size, no misalignment, the probe's occupancy): misalignment, occupancy
+ * and, for a kernel with N != 19 words, T(N)/T(19).
+ *
+ * Those ratios are measured with many threads (bandwidth-bound): at small,
+ * latency- or launch-bound sizes they overstate the effect.  K > 1
+ * launches per step: K full launches at the lattice's thread count, an
+ * upper bound when the launches split the work.  The per-launch time already
+ * holds the back-to-back launch interval and the gap between steps, so no
+ * launch term is added. */
 static int threads_sweep_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                               model_prediction *out, char *err, size_t err_len)
 {
