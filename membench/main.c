@@ -210,7 +210,7 @@ static void preflight(run *r)
         for (int w = 4; w <= 8; w += 4) {
             mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-            mb_plan_threads_occupancy(&r->plan, p, &c.spec, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
+            mb_plan_threads_occupancy(&r->plan, p, w, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
         }
     mb_plan_group_threads(&r->plan);
     double t0 = lbp_now();
@@ -468,7 +468,7 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     const mb_result *a = aligned_n19(r);
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
-    double ratio = c->write_ns / c->read_ns;
+    double ratio = c->write_ns / c->read_ns, collision = collision_ratio(r);
     lbp_kv kv[14];
     int n = 0;
     kv_num(kv, &n, "aligned_n19_gbs", a ? a->gbs_median : NAN, "%.2f");
@@ -476,7 +476,7 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     kv_num(kv, &n, "misaligned_write_ns", c->write_ns, "%.6f");
     kv_num(kv, &n, "misaligned_both_ns", c->both_ns, "%.6f");
     kv_num(kv, &n, "misaligned_write_read_ratio", ratio, "%.3f");
-    kv_num(kv, &n, "collision_payload_ratio", collision_ratio(r), "%.3f");
+    kv_num(kv, &n, "collision_payload_ratio", collision, "%.3f");
     kv_num(kv, &n, "launch_us_back_to_back", launch_us[MB_LAUNCH_BACK_TO_BACK], "%.3f");
     kv_num(kv, &n, "launch_us_sync_each", launch_us[MB_LAUNCH_SYNC_EACH], "%.3f");
     kv_num(kv, &n, "launch_us_graph", launch_us[MB_LAUNCH_GRAPH], "%.3f");
@@ -498,9 +498,9 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     print_cost("misaligned write (N=19):", c->write_ns, aligned_ns);
     print_cost("misaligned read+write (N=19):", c->both_ns, aligned_ns);
     if (!isnan(ratio)) printf("  misaligned write / misaligned read cost ratio: %.2f\n", ratio);
-    if (!isnan(collision_ratio(r)))
+    if (!isnan(collision))
         printf("  collision payload (P=%d, %d operations per thread): x %.3f the aligned probe's time\n",
-               MB_PAYLOAD_COLLISION, mb_payload_ops(19, MB_PAYLOAD_COLLISION), collision_ratio(r));
+               MB_PAYLOAD_COLLISION, mb_payload_ops(19, MB_PAYLOAD_COLLISION), collision);
     for (int m = 0; m < MB_LAUNCH_MODES; m++)
         if (lr[m].measured) printf("  launch latency %-14s %8.2f us\n", mb_launch_mode_names[m], lr[m].us.median);
     if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);

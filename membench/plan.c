@@ -156,7 +156,7 @@ static void plan_payload(mb_plan *p, const mb_plan_options *o)
         }
 }
 
-void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int blocks_fit)
+void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit)
 {
     /* 1, 2, 3, 4 and 6 blocks of the default size (12.5 .. 75 % at 256
      * threads: where the LBM kernels' registers leave them); quick: 2, 4 */
@@ -164,8 +164,9 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, const mb_pr
     const int *list = o->quick ? quick_ks : ks;
     int n = o->quick ? 2 : 5;
     if (!(o->sweeps & SW_THREADS) || o->blocks_per_cu > 0) return;
+    const mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = word_bytes};
     for (int i = 0; i < n; i++)
-        if (list[i] < blocks_fit) plan_threads_curve(p, o, v, list[i]);
+        if (list[i] < blocks_fit) plan_threads_curve(p, o, &v, list[i]);
 }
 
 void mb_plan_build(mb_plan *p, const mb_plan_options *o)

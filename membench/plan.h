@@ -56,12 +56,12 @@ typedef struct {
  * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
  * both word sizes (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
-/* The threads sweep of variant v (the aligned probe) again at fewer blocks
+/* The threads sweep (the aligned probe, w-byte words) again at fewer blocks
  * per SM than fit (blocks_fit, 0 or -1: the backend
  * cannot force them, nothing added): 1, 2, 3, 4, 6 (quick: 2, 4) below
  * blocks_fit, so the model reads small lattices at the kernel's occupancy.
  * Only when the default sweep runs with as many blocks as fit. */
-void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int blocks_fit);
+void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_bytes, int blocks_fit);
 /* The block sizes of the occupancy sweep: those lbmkernels sweeps. */
 #define MB_OCCUPANCY_BLOCK_SIZES {64, 128, 192, 256, 384, 512, 768, 1024}
 /* The variants of the occupancy sweep, N=19 each: aligned at the default

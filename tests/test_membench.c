@@ -621,8 +621,7 @@ static void test_plan_threads(void **state)
         q.max_threads = 1LL << 24;
         mb_plan p;
         memset(&p, 0, sizeof p);
-        mb_probe_spec v8 = {.words = 19, .word_bytes = 8};
-        mb_plan_threads_occupancy(&p, &q, &v8, fewer[i].fit);
+        mb_plan_threads_occupancy(&p, &q, 8, fewer[i].fit);
         int per_curve = q.quick ? 7 : 21, k_prev = 0;
         assert_int_equal(p.n, fewer[i].curves * per_curve);
         for (int j = 0; j < p.n; j++) {
@@ -661,8 +660,7 @@ static void test_plan_threads(void **state)
     forced.max_threads = 1LL << 24;
     mb_plan fp;
     memset(&fp, 0, sizeof fp);
-    mb_probe_spec v4 = {.words = 19, .word_bytes = 4};
-    mb_plan_threads_occupancy(&fp, &forced, &v4, 8);
+    mb_plan_threads_occupancy(&fp, &forced, 4, 8);
     assert_int_equal(fp.n, 0);
     mb_plan_free(&fp);
     /* not in a plan without the sweep */
