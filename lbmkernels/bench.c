@@ -133,10 +133,10 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     steps += steps & 1; /* even: A-A ends each run in the normal layout */
     int reps = t->reps > 0 ? t->reps : L->cells > 64 * MIB ? 3 : 5;
 
-    char what[96];
-    snprintf(what, sizeof what, "%s %s %dx%dx%d block %d x %d cell%s", lbm_scheme_names[k->scheme],
-             lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size, k->cells_per_thread,
-             k->cells_per_thread > 1 ? "s" : "");
+    char what[96], cpt[16];
+    snprintf(what, sizeof what, "%s %s %dx%dx%d block %d, cells per thread %s", lbm_scheme_names[k->scheme],
+             lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size,
+             lbm_cpt_text(k->cells_per_thread, cpt, sizeof cpt));
     run_ctx ctx = {&m, steps};
     lbp_stats s = lbp_time_runs(d, run_steps, &ctx, &(lbp_timing){1, reps, 0.05, what});
     const double mass_after = lbm_sim_mass(&m);

@@ -230,12 +230,31 @@ typedef float acc_t;
  * stores are skipped), so every load stays unconditional and in bounds.  Its
  * x neighbours (periodic) or x walls (cavity) are its own. */
 #if defined(LBM_CAVITY)
-#define CELL_X(C) const i32 at_xm##C = x##C == 0, at_xp##C = x##C == nx - 1; \
-                  (void)at_xm##C; (void)at_xp##C;
+/* (offsets are only used towards cells inside the box) */
+#define CELL_X(C) const i32 at_xm##C = x##C == 0, at_xp##C = x##C == nx - 1, xp##C = 1, xm##C = -1; \
+                  (void)at_xm##C; (void)at_xp##C; (void)xp##C; (void)xm##C;
+#define INNER_X(C) const i32 at_xm##C = 0, at_xp##C = 0, xp##C = 1, xm##C = -1; \
+                   (void)at_xm##C; (void)at_xp##C; (void)xp##C; (void)xm##C;
+/* y, z walls of the row (y, z) and its neighbour offsets */
+#define ROW_YZ                                                 \
+    const i32 at_ym = y == 0, at_yp = y == ny - 1;             \
+    const i32 at_zm = z == 0, at_zp = z == nz - 1;             \
+    const real lid6 = lid_u * R(1.0 / 6.0);                    \
+    const i32 yp = nxp, ym = -nxp, zp = plane, zm = -plane;    \
+    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_zp; (void)lid6;
 #else
 #define CELL_X(C) const i32 xp##C = x##C == nx - 1 ? 1 - nx : 1; \
                   const i32 xm##C = x##C == 0 ? nx - 1 : -1;     \
                   (void)xp##C; (void)xm##C;
+/* a cell that is neither end of its row */
+#define INNER_X(C) const i32 xp##C = 1, xm##C = -1; (void)xp##C; (void)xm##C;
+/* Periodic neighbours of the row (y, z), with selects. */
+#define ROW_YZ                                                        \
+    const i32 yp = y == ny - 1 ? (1 - ny) * nxp : nxp;                \
+    const i32 ym = y == 0 ? (ny - 1) * nxp : -nxp;                    \
+    const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;            \
+    const i32 zm = z == 0 ? (nz - 1) * plane : -plane;                \
+    (void)lid_u;
 #endif
 #define CELL(C, k)                                \
     const i32 inside##C = x_a + (k) < nx;         \
@@ -249,6 +268,9 @@ typedef float acc_t;
 #endif
 #if CELLS_PER_THREAD != 1 && CELLS_PER_THREAD != 2 && CELLS_PER_THREAD != 4
 #error "CELLS_PER_THREAD must be 1, 2 or 4"
+#endif
+#if defined(LBM_ROW) && CELLS_PER_THREAD != 1
+#error "LBM_ROW updates one cell at a time"
 #endif
 
 /* Population i of every cell of the thread (LBM_D3Q19's five arguments):
@@ -340,6 +362,58 @@ typedef float2 vreal;
 #define LBM_PARAMS GLOBAL const real *RESTRICT src, GLOBAL real *RESTRICT dst
 #endif
 
+#if defined(LBM_ROW)
+/* One time step, one thread per row (y, z) of the lattice, its cells in a
+ * loop over x: the shape of a CPU code, for OpenCL on CPUs (which run a
+ * work-group as a loop over its work-items and vectorize the innermost loop).
+ * Inside the row every access of a cell lies at a fixed offset from it, so
+ * the compiler moves each population of a vector of cells with one
+ * contiguous load or store; the row's two end cells, whose x neighbours wrap
+ * around (or are walls), are updated on their own.  A cell per thread
+ * (CELLS_PER_THREAD) is the GPU's shape: vectorized across work-items, its
+ * per-cell neighbour selects and row division turn every access into a
+ * gather or a scatter.  Launched with ny * nz threads.  No two cells touch
+ * the same word in a step (A-A included), hence assume_safety. */
+#define CELL_UPDATE                \
+    {                              \
+        LBM_D3Q19(DECL)            \
+        LBM_D3Q19(LOADS)           \
+        COLLIDE(_a)                \
+        LBM_D3Q19(STORES)          \
+    }
+KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const i32 nxp, const i64 cp,
+                     const real omega, const real lid_u)
+{
+    const i64 gid = global_id(0);
+    if (gid >= (i64)ny * nz) return;
+    const i32 row = (i32)gid; /* y + ny*z */
+    (void)cp;
+    const i32 z = row / ny;
+    const i32 y = row - z * ny;
+    const i32 plane = nxp * ny;
+    ROW_YZ
+    (void)yp; (void)ym; (void)zp; (void)zm;
+    const i32 n_row = row * nxp;
+    {
+        const i32 x_a = 0, n_a = n_row;
+        CELL_X(_a)
+        CELL_UPDATE
+    }
+#if defined(__clang__)
+#pragma clang loop vectorize(assume_safety)
+#endif
+    for (i32 x = 1; x < nx - 1; x++) {
+        const i32 n_a = n_row + x;
+        INNER_X(_a)
+        CELL_UPDATE
+    }
+    if (nx > 1) {
+        const i32 x_a = nx - 1, n_a = n_row + x_a;
+        CELL_X(_a)
+        CELL_UPDATE
+    }
+}
+#else
 /* One time step of every cell: omega = 1/tau (precomputed on the host),
  * lid_u the lid velocity (cavity only).
  *
@@ -364,32 +438,8 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     const i32 z = (i32)((u32)row / (u32)ny);
     const i32 y = row - z * ny;
     const i32 plane = nxp * ny;
-#if defined(LBM_CAVITY)
-    const i32 at_xm_a = x_a == 0, at_xp_a = x_a == nx - 1;
-    const i32 at_ym = y == 0, at_yp = y == ny - 1;
-    const i32 at_zm = z == 0, at_zp = z == nz - 1;
-    const real lid6 = lid_u * R(1.0 / 6.0);
-    /* Offsets are only used towards cells inside the box. */
-    const i32 xp_a = 1, xm_a = -1, yp = nxp, ym = -nxp, zp = plane, zm = -plane;
-    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_xm_a; (void)at_xp_a;
-#if CELLS_PER_THREAD > 1
-    const i32 xp_b = 1, xm_b = -1;
-    (void)xp_b; (void)xm_b;
-#endif
-#if CELLS_PER_THREAD > 2
-    const i32 xp_c = 1, xm_c = -1, xp_d = 1, xm_d = -1;
-    (void)xp_c; (void)xm_c; (void)xp_d; (void)xm_d;
-#endif
-#else
-    /* Periodic neighbours, once per cell, with selects. */
-    const i32 xp_a = x_a == nx - 1 ? 1 - nx : 1;
-    const i32 xm_a = x_a == 0 ? nx - 1 : -1;
-    const i32 yp = y == ny - 1 ? (1 - ny) * nxp : nxp;
-    const i32 ym = y == 0 ? (ny - 1) * nxp : -nxp;
-    const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;
-    const i32 zm = z == 0 ? (nz - 1) * plane : -plane;
-    (void)lid_u;
-#endif
+    ROW_YZ
+    CELL_X(_a)
     (void)xp_a; (void)xm_a; (void)yp; (void)ym; (void)zp; (void)zm;
 #if CELLS_PER_THREAD > 1
     CELL(_b, 1)
@@ -423,6 +473,7 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     LBM_D3Q19(STORES)
 #endif
 }
+#endif /* LBM_ROW */
 #endif /* LOAD */
 
 #if defined(LBM_INIT)

@@ -72,14 +72,21 @@ void lbm_from_scheme(const lbm_layout *L, lbm_scheme s, lbm_boundary b, const do
 /* ---- device side ------------------------------------------------------- */
 extern const char lbm_kernel_source[]; /* d3q19.cl, embedded */
 
+/* Cells per thread LBM_ROW_PER_THREAD: one thread per row (y, z), its cells
+ * in a loop over x (the CPU's shape; d3q19.cl, LBM_ROW). */
+#define LBM_ROW_PER_THREAD 0
+
 /* The -D options of a scheme/precision/boundary/cells-per-thread build of
  * lbm_step (buffer >= 160; one cell per thread adds no define). */
 void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd,
                        int cells_per_thread);
-/* Cells per thread the kernel handles: 1, 2 or 4. */
+/* Cells per thread the kernel handles: 1, 2, 4 or LBM_ROW_PER_THREAD. */
+/* "1", "2", "4" or "row" in buf */
+const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len);
 int lbm_cells_per_thread_ok(int n);
 /* Threads lbm_step is launched with: nxp / cells_per_thread per row (rows
- * must be padded to a multiple of cells_per_thread). */
+ * must be padded to a multiple of cells_per_thread), one per row for
+ * LBM_ROW_PER_THREAD. */
 int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread);
 
 /* Compiled kernels of one scheme, precision and boundary. */
@@ -87,7 +94,8 @@ typedef struct {
     lbm_scheme scheme;
     int fp64;
     lbm_boundary boundary;
-    int cells_per_thread; /* of step: adjacent cells x, x + 1, ... of a row per thread */
+    int cells_per_thread; /* of step: adjacent cells x, x + 1, ... of a row per thread,
+                           * or LBM_ROW_PER_THREAD */
     lbp_kernel *step[2]; /* A-A: even, odd; others: step[0] */
     lbp_kernel *init, *mass;
 } lbm_kernels;

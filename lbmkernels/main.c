@@ -31,9 +31,10 @@
     "  --block-sizes LIST  block sizes of the block sweep (default 64,128,192,256,384,512,768,1024)\n" \
     "  --block-size N      fix the block size (no block sweep; cells per thread still swept)\n" \
     "  --cells-per-thread LIST  adjacent cells of a row per thread (accesses that keep x\n"    \
-    "                      move as one vector), any of 1,2,4, swept with the block size at\n" \
+    "                      move as one vector), any of 1,2,4, or row (a thread per row,\n"   \
+    "                      looping over x: the CPU's shape), swept with the block size at\n" \
     "                      256^3, the best pair used for the size sweep; --verify: each\n"   \
-    "                      (default 1,2 in fp32 but push, 1 in fp64)\n"                      \
+    "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64; on a CPU row)\n" \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
     "  --padding N         pad rows (nx) to a multiple of N words (default: 32 bytes; 1 = none)\n"  \
@@ -46,7 +47,7 @@ enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDAR
 #define MAX_BLOCKS 32
 #define MAX_ROWS 1024
 #define MAX_DIM 100000
-#define MAX_CPT 3 /* 1, 2, 4 */
+#define MAX_CPT 4 /* 1, 2, 4, row */
 
 typedef struct { int nx, ny, nz; } dims;
 
@@ -62,19 +63,26 @@ typedef struct {
     int cells_per_thread[MAX_CPT], ncpt; /* 0: the default of each precision */
 } options;
 
-/* Cells per thread to sweep for scheme s (-1: any): as given, else 1 and 2
- * in fp32 (push: 1), 1 in fp64.  Measured on an H200 (CUDA, 256^3): two
- * adjacent fp32 cells per thread, whose x-keeping accesses then move as
- * 8-byte vectors, lift pull and split by 4 % and A-A by 2 %, but slow push
- * down by 7 % (its shifted stores write every other word, each 32-byte
- * sector in two halves).  In fp64 (16-byte vectors) two cells gain at most
- * 0.5 %, and 4 cells gain nothing over 2 in either precision while they
- * halve the occupancy. */
-static int cells_per_thread_list(const options *o, int fp64, int s, int *out)
+/* Cells per thread to sweep for scheme s (-1: any): as given; on a CPU a
+ * row per thread (LBM_ROW_PER_THREAD: the kernel loops over the row, which
+ * the compiler vectorizes with contiguous loads; a cell per thread there
+ * compiles to gathers and scatters and runs 1.5x slower, PoCL on a
+ * Skylake-AVX512, 128^3 fp32); on a GPU 1 and 2 in fp32 (push: 1), 1 in
+ * fp64.  Measured on an H200 (CUDA, 256^3): two adjacent fp32 cells per
+ * thread, whose x-keeping accesses then move as 8-byte vectors, lift pull
+ * and split by 4 % and A-A by 2 %, but slow push down by 7 % (its shifted
+ * stores write every other word, each 32-byte sector in two halves).  In
+ * fp64 (16-byte vectors) two cells gain at most 0.5 %, and 4 cells gain
+ * nothing over 2 in either precision while they halve the occupancy. */
+static int cells_per_thread_list(const options *o, const lbp_device *d, int fp64, int s, int *out)
 {
     if (o->ncpt) {
         memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
         return o->ncpt;
+    }
+    if (!strcmp(d->info.kind, "cpu")) {
+        out[0] = LBM_ROW_PER_THREAD;
+        return 1;
     }
     out[0] = 1;
     if (fp64 || s == LBM_SCHEME_PUSH) return 1;
@@ -85,7 +93,9 @@ static int cells_per_thread_list(const options *o, int fp64, int s, int *out)
 static void list_text(const int *v, int n, char *out, size_t len)
 {
     out[0] = 0;
-    for (int i = 0; i < n; i++) snprintf(out + strlen(out), len - strlen(out), "%s%d", i ? "," : "", v[i]);
+    char t[16];
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "," : "", lbm_cpt_text(v[i], t, sizeof t));
 }
 
 static void parse_names(const char *flag, const char *arg, const char *const *names, int *out, int *n, int max)
@@ -168,15 +178,19 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
             break;
         case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 4096); break;
         case OPT_CELLS_PER_THREAD: {
-            int n = lbp_parse_int_list("--cells-per-thread", optarg, 1, 4, v, MAX_BLOCKS);
+            char *copy = strdup(optarg);
             o->ncpt = 0;
-            for (int i = 0; i < n; i++) {
-                if (!lbm_cells_per_thread_ok((int)v[i]))
-                    lbp_usage_error("--cells-per-thread: %lld is not one of 1, 2, 4", v[i]);
+            for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+                int n = !strcmp(item, "row") ? LBM_ROW_PER_THREAD
+                                             : (int)lbp_parse_int("--cells-per-thread", item, 1, 4);
+                if (!lbm_cells_per_thread_ok(n))
+                    lbp_usage_error("--cells-per-thread: %s is not one of 1, 2, 4, row", item);
                 int dup = 0;
-                for (int j = 0; j < o->ncpt; j++) dup |= o->cells_per_thread[j] == (int)v[i];
-                if (!dup) o->cells_per_thread[o->ncpt++] = (int)v[i];
+                for (int j = 0; j < o->ncpt; j++) dup |= o->cells_per_thread[j] == n;
+                if (!dup && o->ncpt < MAX_CPT) o->cells_per_thread[o->ncpt++] = n;
             }
+            free(copy);
+            if (!o->ncpt) lbp_usage_error("--cells-per-thread: empty list");
             break;
         }
         case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", optarg, 1, 100000000); break;
@@ -220,7 +234,7 @@ static int run_verify(lbp_device *d, const options *o)
             continue;
         }
         int cpts[MAX_CPT];
-        int ncpt = cells_per_thread_list(o, fp64, -1, cpts);
+        int ncpt = cells_per_thread_list(o, d, fp64, -1, cpts);
         for (int ci = 0; ci < ncpt; ci++)
             for (int b = 0; b < LBM_BOUNDARIES; b++) {
                 if (o->boundary >= 0 && b != o->boundary) continue;
@@ -232,8 +246,9 @@ static int run_verify(lbp_device *d, const options *o)
                                      .verbose = 1};
                 int r = lbm_verify_schemes(d, &v);
                 if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
-                printf("%s: verify %s %s, %d cell%s per thread: %s\n", lbp_prog, lbm_precision_names[fp64],
-                       lbm_boundary_names[b], cpts[ci], cpts[ci] > 1 ? "s" : "", r ? "FAILED" : "passed");
+                char t[16];
+                printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[fp64],
+                       lbm_boundary_names[b], lbm_cpt_text(cpts[ci], t, sizeof t), r ? "FAILED" : "passed");
                 failures += r;
             }
     }
@@ -268,12 +283,13 @@ static int default_sizes(const lbp_device *d, int quick, dims *out)
 static void print_row(const row *w)
 {
     const lbm_result *r = &w->r;
-    char size[32], occ[16] = "-", regs[16] = "-";
+    char size[32], occ[16] = "-", regs[16] = "-", cpt[16];
     snprintf(size, sizeof size, "%dx%dx%d", r->L.nx, r->L.ny, r->L.nz);
     if (r->occupancy >= 0) snprintf(occ, sizeof occ, "%.0f%%", 100 * r->occupancy);
     if (r->registers >= 0) snprintf(regs, sizeof regs, "%d", r->registers);
-    printf("%-6s %-5s %14s %6d %5d %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
-           lbm_precision_names[w->fp64], size, r->block_size, r->cells_per_thread, r->mlups_median, r->gbs_median,
+    printf("%-6s %-5s %14s %6d %5s %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
+           lbm_precision_names[w->fp64], size, r->block_size, lbm_cpt_text(r->cells_per_thread, cpt, sizeof cpt),
+           r->mlups_median, r->gbs_median,
            regs, occ);
 }
 
@@ -337,12 +353,12 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             static char keys[2][48];
             snprintf(keys[p], sizeof keys[p], "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
             extra[nextra].key = keys[p];
-            list_text(cpts, cells_per_thread_list(o, fp64, -1, cpts), extra[nextra].value, sizeof extra[nextra].value);
+            list_text(cpts, cells_per_thread_list(o, d, fp64, -1, cpts), extra[nextra].value, sizeof extra[nextra].value);
             nextra++;
         }
         for (int si = 0; si < o->nschemes; si++) {
             const lbm_scheme s = (lbm_scheme)o->schemes[si];
-            const int ncpt = cells_per_thread_list(o, fp64, s, cpts);
+            const int ncpt = cells_per_thread_list(o, d, fp64, s, cpts);
             lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
             /* NVIDIA's OpenCL (driver 580) does not hand freed buffers back
              * within a context: a fresh context for each scheme and
@@ -464,8 +480,9 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                     e[j].key = keys[nextra + j];
                 }
                 snprintf(e[0].value, sizeof e[0].value, "%.1f", best.mlups_median);
-                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d cells_per_thread %d", best.L.nx, best.L.ny,
-                         best.L.nz, best.block_size, best.cells_per_thread);
+                char t[16];
+                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d cells_per_thread %s", best.L.nx, best.L.ny,
+                         best.L.nz, best.block_size, lbm_cpt_text(best.cells_per_thread, t, sizeof t));
                 snprintf(e[2].value, sizeof e[2].value, "%d", block);
                 snprintf(e[3].value, sizeof e[3].value, "%d", cpts[best_ci]);
                 nextra += 4;
@@ -493,7 +510,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < LBM_SCHEMES; s++) o.schemes[o.nschemes++] = s;
     if (!o.nprecisions) o.precisions[0] = 0, o.precisions[1] = 1, o.nprecisions = 2;
     for (int i = 0; i < o.ncpt && o.padding; i++)
-        if (o.padding % o.cells_per_thread[i])
+        if (o.cells_per_thread[i] != LBM_ROW_PER_THREAD && o.padding % o.cells_per_thread[i])
             lbp_usage_error("--padding %d: rows must be padded to a multiple of the %d cells per thread", o.padding,
                             o.cells_per_thread[i]);
     for (int i = 0; i < o.nblocks; i++)

@@ -18,19 +18,27 @@ void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_bounda
     static const char *const scheme_define[] = {"-DLBM_PUSH=1", "-DLBM_PULL=1", "-DLBM_SPLIT=1",
                                                 "-DLBM_AA=1"};
     char cpt[40] = ""; /* one cell per thread: the kernel's default, no define */
-    if (cells_per_thread > 1) snprintf(cpt, sizeof cpt, " -DCELLS_PER_THREAD=%d", cells_per_thread);
+    if (cells_per_thread == LBM_ROW_PER_THREAD) snprintf(cpt, sizeof cpt, " -DLBM_ROW=1");
+    else if (cells_per_thread > 1) snprintf(cpt, sizeof cpt, " -DCELLS_PER_THREAD=%d", cells_per_thread);
     snprintf(out, len, "%s%s%s%s%s", scheme_define[s], s == LBM_SCHEME_AA && aa_odd ? " -DLBM_AA_ODD=1" : "",
              fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "", b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "", cpt);
 }
 
-int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4; }
+const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len)
+{
+    if (cells_per_thread == LBM_ROW_PER_THREAD) snprintf(buf, len, "row");
+    else snprintf(buf, len, "%d", cells_per_thread);
+    return buf;
+}
+
+int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4 || n == LBM_ROW_PER_THREAD; }
 
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
                       int cells_per_thread)
 {
     memset(k, 0, sizeof *k);
     if (!lbm_cells_per_thread_ok(cells_per_thread))
-        lbp_fail("cells per thread %d: the kernel handles 1, 2 or 4", cells_per_thread);
+        lbp_fail("cells per thread %d: the kernel handles 1, 2, 4 or a row", cells_per_thread);
     k->scheme = s;
     k->fp64 = fp64;
     k->boundary = b;
@@ -91,7 +99,7 @@ int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_la
                    double omega, double lid_u, int block_size)
 {
     memset(m, 0, sizeof *m);
-    if (L->nxp % k->cells_per_thread)
+    if (k->cells_per_thread != LBM_ROW_PER_THREAD && L->nxp % k->cells_per_thread)
         lbp_fail("rows of %d words cannot be split into vectors of %d cells per thread; pad them to a multiple",
                  L->nxp, k->cells_per_thread);
     m->d = d;
@@ -167,6 +175,7 @@ static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
 
 int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread)
 {
+    if (cells_per_thread == LBM_ROW_PER_THREAD) return (int64_t)L->ny * L->nz;
     return (int64_t)(L->nxp / cells_per_thread) * L->ny * L->nz; /* tpr in d3q19.cl */
 }
 

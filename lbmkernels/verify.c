@@ -46,17 +46,16 @@ lbm_tolerances lbm_tolerances_for(int fp64)
     return fp64 ? (lbm_tolerances){1e-10, 1e-12} : (lbm_tolerances){1e-4, 1e-5};
 }
 
-static int cells_per_thread(const lbm_verify_opts *o) { return o->cells_per_thread > 0 ? o->cells_per_thread : 1; }
-
 static int check(const lbm_verify_opts *o, const char *what, lbm_scheme s, double err, double tol)
 {
     int ok = err < tol; /* NaN fails */
+    char cpt[16];
     if (!ok || o->verbose)
         fprintf(ok ? stdout : stderr,
-                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, %d cell%s/thread, %d steps: error %.3e, tolerance %.1e%s\n",
+                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, cells/thread %s, %d steps: error %.3e, tolerance %.1e%s\n",
                 lbp_prog, what, lbm_scheme_names[s], lbm_precision_names[o->fp64],
-                lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, cells_per_thread(o),
-                cells_per_thread(o) > 1 ? "s" : "", o->steps, err, tol, ok ? "" : "  FAILED");
+                lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt),
+                o->steps, err, tol, ok ? "" : "  FAILED");
     return ok ? 0 : 1;
 }
 
@@ -95,7 +94,7 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
     for (int si = 0; si < o->nschemes; si++) {
         lbm_scheme s = o->schemes[si];
         lbm_kernels k;
-        if (lbm_kernels_build(&k, d, s, o->fp64, o->boundary, cells_per_thread(o)) != 0)
+        if (lbm_kernels_build(&k, d, s, o->fp64, o->boundary, o->cells_per_thread) != 0)
             lbp_fail("the %s %s %s kernel does not compile", lbm_scheme_names[s],
                      lbm_precision_names[o->fp64], lbm_boundary_names[o->boundary]);
         lbm_sim m;
@@ -181,7 +180,7 @@ int lbm_verify_taylor_green(lbp_device *d, const lbm_verify_opts *o)
     for (int si = 0; si < o->nschemes; si++) {
         lbm_scheme s = o->schemes[si];
         lbm_kernels k;
-        if (lbm_kernels_build(&k, d, s, o->fp64, LBM_PERIODIC, cells_per_thread(o)) != 0)
+        if (lbm_kernels_build(&k, d, s, o->fp64, LBM_PERIODIC, o->cells_per_thread) != 0)
             lbp_fail("the %s %s periodic kernel does not compile", lbm_scheme_names[s], lbm_precision_names[o->fp64]);
         double e1 = lbm_taylor_green_error(d, &k, n1, steps1, o->tau, o->tg_u0, o->padding, o->plant_error);
         double e2 = lbm_taylor_green_error(d, &k, n2, 4 * steps1, o->tau, o->tg_u0, o->padding, 0);

@@ -12,7 +12,7 @@ lbm_tolerances lbm_tolerances_for(int fp64);
 
 typedef struct {
     int nx, ny, nz, padding, steps, block_size;
-    int cells_per_thread; /* of lbm_step; 0 means 1 */
+    int cells_per_thread; /* of lbm_step: 1, 2, 4 or LBM_ROW_PER_THREAD */
     int fp64;
     lbm_boundary boundary;
     const lbm_scheme *schemes;

@@ -519,7 +519,7 @@ int main(int argc, char **argv)
     apply_defaults(&o, &d);
     run r = {.o = &o, .d = &d};
     mb_plan_options *p = &o.plan;
-    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS);
+    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS | SW_PAYLOAD);
 
     const char *dir = lbp_result_dir(o.common.out_dir, &d.info);
     const char *names[6];

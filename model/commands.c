@@ -406,8 +406,9 @@ int model_cmd_validate(int argc, char **argv)
         lbm_number(&lbm, row, "lattices", &lattices, k.lattices);
         double cpt;
         lbm_number(&lbm, row, "cells_per_thread", &cpt, 1);
-        if (cpt < 1 || cpt > 64 || cpt != (int)cpt)
-            lbp_fail("%s:%d: expected cells_per_thread a whole number 1..64, got %g", path, lbm.line[row], cpt);
+        if (cpt < 0 || cpt > 64 || cpt != (int)cpt)
+            lbp_fail("%s:%d: expected cells_per_thread a whole number 0..64 (0: a row per thread), got %g", path,
+                     lbm.line[row], cpt);
         k.cells_per_thread = (int)cpt;
         if (cells <= 0 || v->measured <= 0)
             lbp_fail("%s:%d: expected positive cells and mlups_median", path, lbm.line[row]);

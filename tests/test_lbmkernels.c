@@ -24,7 +24,7 @@ static lbm_verify_opts small_case(int fp64, lbm_boundary b)
 {
     /* Non-cubic, nx not a multiple of the padding: catches index bugs. */
     return (lbm_verify_opts){.nx = 12, .ny = 14, .nz = 16, .padding = fp64 ? 16 : 32, .steps = 20,
-                             .block_size = 64, .fp64 = fp64, .boundary = b, .schemes = all_schemes,
+                             .block_size = 64, .cells_per_thread = 1, .fp64 = fp64, .boundary = b, .schemes = all_schemes,
                              .nschemes = 4, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                              .tg_u0 = 0.01};
 }
@@ -133,6 +133,40 @@ static void test_cells_per_thread(void **state)
     assert_int_equal(lbm_verify_schemes(d, &o), 1);
 }
 
+/* A row per thread (the CPU's shape), every scheme x precision x boundary:
+ * rows of 1, 2 and 3 cells (no inner cell, or one) and longer ones, padded
+ * or not, block sizes that do and do not divide the rows; the Taylor-Green
+ * decay; a planted error caught. */
+static void test_row_per_thread(void **state)
+{
+    lbp_device *d = *state;
+    static const int nxs[] = {1, 2, 3, 13, 17};
+    int run = 0;
+    for (size_t i = 0; i < sizeof nxs / sizeof nxs[0]; i++)
+        for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
+            for (int b = 0; b < LBM_BOUNDARIES; b++, run++) {
+                lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
+                o.cells_per_thread = LBM_ROW_PER_THREAD;
+                o.nx = nxs[i];
+                o.ny = 7;
+                o.nz = 6;
+                o.steps = 10;
+                o.padding = run % 2 ? 1 : (fp64 ? 16 : 32);
+                o.block_size = run % 3 ? 5 : 64;
+                int r = lbm_verify_schemes(d, &o);
+                if (r) fprintf(stderr, "row per thread, %s, %s, nx %d, padding %d: FAILED\n",
+                               lbm_precision_names[fp64], lbm_boundary_names[b], o.nx, o.padding);
+                assert_int_equal(r, 0);
+            }
+    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
+    o.cells_per_thread = LBM_ROW_PER_THREAD;
+    assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    o = small_case(0, LBM_CAVITY_BOX);
+    o.cells_per_thread = LBM_ROW_PER_THREAD;
+    o.plant_error = 1;
+    assert_int_equal(lbm_verify_schemes(d, &o), 1);
+}
+
 /* Threads of the step launch: nxp / cells per thread per row. */
 static void test_step_threads(void **state)
 {
@@ -145,12 +179,17 @@ static void test_step_threads(void **state)
     L = lbm_layout_make(13, 7, 6, 2); /* nxp 14 */
     assert_int_equal(lbm_step_threads(&L, 2), 7 * 7 * 6);
     assert_true(lbm_cells_per_thread_ok(1) && lbm_cells_per_thread_ok(2) && lbm_cells_per_thread_ok(4));
-    assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(0) || lbm_cells_per_thread_ok(8));
+    assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(-1) || lbm_cells_per_thread_ok(8));
+    assert_true(lbm_cells_per_thread_ok(LBM_ROW_PER_THREAD));
+    assert_int_equal(lbm_step_threads(&L, LBM_ROW_PER_THREAD), 7 * 6);
     char opt[256];
     lbm_build_options(opt, sizeof opt, LBM_SCHEME_PULL, 0, LBM_PERIODIC, 0, 1);
     assert_null(strstr(opt, "CELLS_PER_THREAD")); /* one cell: the kernel's default, unchanged build */
     lbm_build_options(opt, sizeof opt, LBM_SCHEME_PULL, 0, LBM_PERIODIC, 0, 2);
     assert_non_null(strstr(opt, "-DCELLS_PER_THREAD=2"));
+    lbm_build_options(opt, sizeof opt, LBM_SCHEME_AA, 1, LBM_CAVITY_BOX, 1, LBM_ROW_PER_THREAD);
+    assert_non_null(strstr(opt, "-DLBM_ROW=1"));
+    assert_null(strstr(opt, "CELLS_PER_THREAD"));
 }
 
 /* The split state's pending x shift and the pull state's collision are
@@ -176,7 +215,7 @@ static void test_nvrtc_compiles_every_variant(void **state)
     (void)state;
     char why[256], opt[256];
     if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
-    static const int cpts[] = {1, 2, 4};
+    static const int cpts[] = {1, 2, 4, LBM_ROW_PER_THREAD};
     for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
         for (int s = 0; s < LBM_SCHEMES; s++)
             for (int fp64 = 0; fp64 < 2; fp64++)
@@ -189,6 +228,8 @@ static void test_nvrtc_compiles_every_variant(void **state)
                     }
     /* the kernel refuses a cells-per-thread it has no code for */
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_PULL=1 -DCELLS_PER_THREAD=3", "sm_90", why, sizeof why), 1);
+    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_PULL=1 -DLBM_ROW=1 -DCELLS_PER_THREAD=2", "sm_90", why,
+                                     sizeof why), 1);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1", "sm_90", why, sizeof why), 0);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1 -DLBP_FP64=1 -DLBM_DOUBLE=1", "sm_90", why, sizeof why), 0);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1 -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1", "sm_90", why, sizeof why), 0);
@@ -305,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_odd_padding),
         cmocka_unit_test(test_step_threads),
         cmocka_unit_test(test_cells_per_thread),
+        cmocka_unit_test(test_row_per_thread),
         cmocka_unit_test(test_taylor_green),
         cmocka_unit_test(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
