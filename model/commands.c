@@ -52,7 +52,10 @@ enum {
     "              sweep's M=10 probe at the kernel's block size and occupancy), times\n"    \
     "              the arithmetic factor: the payload probe (`payload` sweep, or the\n"     \
     "              occupancy sweep's collision payload at the kernel's block size and\n"     \
-    "              occupancy) over the aligned one at the kernel's ops per cell.\n"          \
+    "              occupancy) over the aligned one at the kernel's ops per cell.  On a\n"  \
+    "              CPU with write-allocate a kernel keeping one lattice (A-A) stores into\n" \
+    "              lines it has just read: the probe time is divided by likwid's copy_mem\n" \
+    "              / copy bandwidth (the write-allocate's share of a copy).\n"               \
     "              Outside the measured range the value is clamped and the point marked\n"  \
     "              within_measured=no.\n"                                                   \
     "  3 full      with a `threads` sweep (membench): the aligned N=19 probe's time per\n"  \
@@ -261,8 +264,10 @@ int model_cmd_predict(int argc, char **argv)
     printf("%-12s %12.1f  probe", "2 probe", pr.probe_mlups);
     for (int p = 0; p < k.phases; p++)
         printf("%s %.4f ns/cell (L=%d M=%d)", p ? "," : "", pr.probe_ns_per_cell[p], k.misaligned_reads[p], k.misaligned_writes[p]);
-    printf(", occupancy factor %.3f, arithmetic factor %.3f (%g operations per cell)\n", pr.occupancy_factor,
+    printf(", occupancy factor %.3f, arithmetic factor %.3f (%g operations per cell)", pr.occupancy_factor,
            pr.compute_factor, k.ops_per_cell);
+    if (pr.in_place_factor != 1) printf(", in place / %.3f (no write-allocate)", pr.in_place_factor);
+    printf("\n");
     if (pr.full_path == MODEL_FULL_THREADS_SWEEP) {
         printf("%-12s %12.1f  threads-sweep path: N=19 probe back to back at %.0f threads, occupancy %.3f "
                "(%d-byte sweep, %d curve%s, %d points) %.3f us per launch x kernel factor",

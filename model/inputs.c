@@ -110,6 +110,7 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     in->l2_bytes = meta_number(in, "l2_bytes");
     in->compute_units = fmax(meta_number(in, "compute_units"), 0);
     in->likwid_copy_mem_gbs = meta_number(in, "likwid_copy_mem_gbs");
+    in->likwid_copy_gbs = meta_number(in, "likwid_copy_gbs");
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* What the model knows about one device and backend: the rows of a result
  * folder (data/FORMAT.md) that the other tools wrote, filtered by backend.
- *   stream-meta.csv  kind, l2_bytes, write_allocate, likwid_copy_mem_gbs
+ *   stream-meta.csv  kind, l2_bytes, write_allocate, likwid_copy_mem_gbs, likwid_copy_gbs
  *   stream.csv       generated copy kernels (roofline, size sweep)
  *   membench.csv     N-word probes (Obrecht Art. B); the `threads` sweep
  *                    (timing back_to_back: ms per launch of launches queued
@@ -61,6 +61,7 @@ typedef struct {
     double l2_bytes;        /* 0 unknown */
     double compute_units;   /* SMs (meta compute_units), 0 unknown */
     double likwid_copy_mem_gbs; /* 0 absent */
+    double likwid_copy_gbs;     /* the same copy with write-allocate; 0 absent */
 
     model_copy_row *copies;
     int n_copies;

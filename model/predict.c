@@ -40,7 +40,9 @@ void model_roofline(const model_inputs *in, const model_kernel *k, model_predict
     const char *which = dram_only ? "best copy at working sets >= 4 x L2" : "best copy at the largest working sets (L2 size unknown or never exceeded 4x)";
     int write_allocate = in->is_cpu && in->write_allocate != 0;
     if (write_allocate) {
-        out->bytes_per_update = (k->words_read + 2 * k->words_written) * k->word_bytes;
+        /* a kernel that keeps one lattice stores into lines it has just
+         * read (A-A): no write-allocate */
+        out->bytes_per_update = (k->words_read + (k->lattices == 1 ? 1 : 2) * k->words_written) * k->word_bytes;
         if (in->likwid_copy_mem_gbs > 0) {
             out->roofline_gbs = in->likwid_copy_mem_gbs;
             snprintf(out->roofline_source, sizeof out->roofline_source,
@@ -1016,8 +1018,21 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
      * twice as long dependent chains as two floats do) */
     out->compute_factor = compute_factor(in, k->ops_per_cell, k->word_bytes, lat, &out->within_measured,
                                          out->notes, sizeof out->notes);
+    /* the probe writes to other arrays than it reads, so on a CPU with
+     * write-allocate its time holds the write-allocate; a kernel that keeps
+     * one lattice (A-A) stores into lines it has just read and saves it:
+     * by the share likwid measured for a copy */
+    out->in_place_factor = 1;
+    if (in->is_cpu && in->write_allocate != 0 && k->lattices == 1) {
+        if (in->likwid_copy_gbs > 0 && in->likwid_copy_mem_gbs > in->likwid_copy_gbs)
+            out->in_place_factor = in->likwid_copy_mem_gbs / in->likwid_copy_gbs;
+        else
+            note(out->notes, sizeof out->notes,
+                 "in place on a CPU with write-allocate, but no likwid copy and copy_mem to size the saving: none "
+                 "assumed");
+    }
     for (int p = 0; p < k->phases; p++) {
-        out->probe_ns_per_cell[p] *= out->compute_factor;
+        out->probe_ns_per_cell[p] *= out->compute_factor / out->in_place_factor;
         mean_probe_ns += out->probe_ns_per_cell[p] / k->phases;
     }
     out->probe_mlups = 1e3 / mean_probe_ns; /* cells per ns x 1e3 = MLUPS */

@@ -6,7 +6,8 @@
  *    words written) x word bytes (152 B fp32, 304 B fp64 for D3Q19).  CPU
  *    with write-allocate (stream-meta kind=cpu, write_allocate yes or
  *    unknown): every store first reads its line, so bytes = (read + 2 x
- *    written) x word (228 B fp32), and B is the bus bandwidth: likwid's
+ *    written) x word (228 B fp32; a kernel keeping one lattice, A-A, stores
+ *    into lines it has just read: 152 B), and B is the bus bandwidth: likwid's
  *    copy_mem (stores that skip the write-allocate, so what it counts is what
  *    the bus moved) when present, else 3/2 x the best copy (which counted 2
  *    of the 3 transfers per element).  Without copy_mem the CPU roofline is
@@ -77,6 +78,11 @@ typedef struct {
     double compute_factor;        /* payload probe at the kernel's operations per
                                      cell / the aligned probe (1: the arithmetic
                                      hides under the memory traffic) */
+    double in_place_factor;       /* CPU with write-allocate, a kernel keeping one
+                                     lattice: likwid copy_mem / copy, the
+                                     write-allocate's share of a copy's time
+                                     that storing into just-read lines saves
+                                     (divides the probe time); else 1 */
     double l2_factor[MODEL_MAX_PHASES]; /* threads path: misalignment and payload
                                      at the lattice's thread count over at the
                                      sweep's largest (1: as in DRAM) */

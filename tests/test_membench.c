@@ -832,6 +832,17 @@ static void test_cli_threads_sweep(void **state)
     for (int i = 0; i < 2; i++)
         for (int v = 0; v < 5; v++)
             for (int j = 0; j < 2; j++) assert_int_equal(seen[i][v][j], i == 1 && v == 1 && !fp64 ? 0 : 1);
+    /* the payload sweep alone writes membench.csv too */
+    rc = run_cli("--backend opencl --sweeps payload --quick --threads 4096 --reps 2 --force", err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    payload_rows = 0;
+    while (fgets(line, sizeof line, f)) payload_rows += strstr(line, ",payload,19,") != NULL;
+    fclose(f);
+    assert_int_equal(payload_rows, 1 + fp64);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
     assert_int_equal(system(cmd), 0);

@@ -177,6 +177,19 @@ static void test_roofline_cpu_write_allocate(void **state)
     NEAR(p.bytes_per_update, 228);
     NEAR(p.roofline_mlups, 36e3 / 228);
     NEAR(predict(&in, "push", "fp64", cube(256)).roofline_mlups, 36e3 / 456);
+    /* A-A stores into the lines it has just read: no write-allocate */
+    NEAR(predict(&in, "aa", "fp32", cube(256)).bytes_per_update, 152);
+    NEAR(predict(&in, "aa", "fp32", cube(256)).roofline_mlups, 36e3 / 152);
+    /* and the probe (which writes to other arrays) paid it: A-A's probe time
+     * over the likwid copy_mem / copy ratio, 36 / 24 */
+    model_prediction aa = predict(&in, "aa", "fp32", cube(256));
+    NEAR(aa.in_place_factor, 1.5);
+    NEAR(predict(&in, "pull", "fp32", cube(256)).in_place_factor, 1);
+    in.write_allocate = 0;
+    model_prediction aa_no_wa = predict(&in, "aa", "fp32", cube(256));
+    NEAR(aa_no_wa.in_place_factor, 1);
+    NEAR(aa.probe_mlups, 1.5 * aa_no_wa.probe_mlups);
+    in.write_allocate = 1;
     assert_int_equal(p.full_complete, 0); /* no launch.csv */
     assert_non_null(strstr(p.notes, "no launch.csv"));
     model_inputs_free(&in);
@@ -184,6 +197,9 @@ static void test_roofline_cpu_write_allocate(void **state)
     p = predict(&in, "push", "fp32", cube(256));
     NEAR(p.roofline_gbs, 30);
     NEAR(p.roofline_mlups, 20e3 / 152); /* = 1.5 x 20 / 228 */
+    p = predict(&in, "aa", "fp32", cube(256)); /* no likwid: no saving assumed, and said */
+    NEAR(p.in_place_factor, 1);
+    assert_non_null(strstr(p.notes, "no likwid copy and copy_mem"));
     model_inputs_free(&in);
     load(&in, DATA "cpu-no-write-allocate", NULL);
     p = predict(&in, "push", "fp32", cube(256));
