@@ -13,6 +13,8 @@ CPPFLAGS += -D_GNU_SOURCE -Icore
 LDLIBS += -ldl -lm
 GIT_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CPPFLAGS += -DLBP_GIT_COMMIT=\"$(GIT_COMMIT)\"
+# core/csv.o stamps every result file with the commit: rebuilt when it changes
+$(shell echo '$(GIT_COMMIT)' | cmp -s - .build-commit 2>/dev/null || echo '$(GIT_COMMIT)' > .build-commit)
 
 # CUDA backend: only the headers are needed to build; libcuda.so.1 and
 # libnvrtc.so are loaded at run time.
@@ -74,3 +76,5 @@ clean:
 	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS)
 
 -include $(wildcard */*.d)
+
+core/csv.o: .build-commit
