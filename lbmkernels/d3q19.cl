@@ -11,6 +11,8 @@
  *   LBM_ACC_DOUBLE  accumulate the mass reduction in double.
  *   CELLS_PER_THREAD  adjacent x cells per thread of lbm_step (1, 2 or 4;
  *              default 1); rows must be padded to a multiple of it.
+ *   LBM_ROW    one thread per row instead, looping over x (the CPU's shape;
+ *              see the row kernel below).
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp = nxp*ny*nz.
