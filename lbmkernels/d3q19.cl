@@ -243,7 +243,8 @@ typedef float acc_t;
     const i32 at_zm = z == 0, at_zp = z == nz - 1;             \
     const real lid6 = lid_u * R(1.0 / 6.0);                    \
     const i32 yp = nxp, ym = -nxp, zp = plane, zm = -plane;    \
-    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_zp; (void)lid6;
+    (void)at_ym; (void)at_zm; (void)at_yp; (void)at_zp; (void)lid6; \
+    (void)yp; (void)ym; (void)zp; (void)zm;
 #else
 #define CELL_X(C) const i32 xp##C = x##C == nx - 1 ? 1 - nx : 1; \
                   const i32 xm##C = x##C == 0 ? nx - 1 : -1;     \
@@ -256,7 +257,7 @@ typedef float acc_t;
     const i32 ym = y == 0 ? (ny - 1) * nxp : -nxp;                    \
     const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;            \
     const i32 zm = z == 0 ? (nz - 1) * plane : -plane;                \
-    (void)lid_u;
+    (void)yp; (void)ym; (void)zp; (void)zm; (void)lid_u;
 #endif
 #define CELL(C, k)                                \
     const i32 inside##C = x_a + (k) < nx;         \
@@ -394,7 +395,6 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
     const i32 y = row - z * ny;
     const i32 plane = nxp * ny;
     ROW_YZ
-    (void)yp; (void)ym; (void)zp; (void)zm;
     const i32 n_row = row * nxp;
     {
         const i32 x_a = 0, n_a = n_row;
@@ -442,7 +442,6 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     const i32 plane = nxp * ny;
     ROW_YZ
     CELL_X(_a)
-    (void)xp_a; (void)xm_a; (void)yp; (void)ym; (void)zp; (void)zm;
 #if CELLS_PER_THREAD > 1
     CELL(_b, 1)
 #endif
