@@ -424,6 +424,12 @@ static int cuda_occupancy(lbp_device *d, lbp_kernel *k, int block_size, size_t s
     return blocks;
 }
 
+static void cuda_set_carveout(lbp_device *d, lbp_kernel *k, int percent)
+{
+    (void)d;
+    CU(cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent < 0 ? -1 : percent));
+}
+
 #define MAX_ARGS 256
 static void cuda_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args)
 {
@@ -513,6 +519,7 @@ const lbp_backend lbp_cuda_backend = {
     .kernel_release = cuda_kernel_release,
     .kernel_info = cuda_kernel_info,
     .occupancy = cuda_occupancy,
+    .set_carveout = cuda_set_carveout,
     .launch = cuda_launch,
     .sync = cuda_sync,
     .timer_start = cuda_timer_start,

@@ -97,6 +97,10 @@ typedef struct lbp_backend {
     /* Resident blocks per compute unit for this block size and dynamic
      * shared memory; -1 when the API cannot tell (OpenCL). */
     int (*occupancy)(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes);
+    /* Optional (NULL where the device has no such split): the kernel's
+     * preferred shared-memory share of the memory it splits with the L1, in
+     * percent, -1 for no preference.  occupancy() then counts with it. */
+    void (*set_carveout)(lbp_device *d, lbp_kernel *k, int percent);
     void (*launch)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args);
     void (*sync)(lbp_device *d);
     /* Device-event timing of everything enqueued between start and stop. */

@@ -266,9 +266,11 @@ char *mb_generate_support(int word_bytes)
                  "#if defined(LBP_CUDA)\n"
                  "#define MB_ATOMIC_ADD(p, v) atomicAdd((p), (v))\n"
                  "#define MB_ATOMIC_MIN(p, v) atomicMin((p), (v))\n"
+                 "#define MB_ATOMIC_MAX(p, v) atomicMax((p), (v))\n"
                  "#else\n"
                  "#define MB_ATOMIC_ADD(p, v) atomic_add((p), (v))\n"
                  "#define MB_ATOMIC_MIN(p, v) atomic_min((p), (v))\n"
+                 "#define MB_ATOMIC_MAX(p, v) atomic_max((p), (v))\n"
                  "#endif\n");
     text_put(&t, kernel_mix64);
     if (word_bytes == 4)
@@ -305,6 +307,17 @@ char *mb_generate_support(int word_bytes)
                 "    }\n"
                 "}\n",
                 word, word, word);
+    text_printf(&t,
+                "KERNEL void " MB_RESIDENCY_ENTRY "(GLOBAL u32 *RESTRICT counts, i64 hold_ns DYN_SHARED_PARAM)\n"
+                "{\n"
+                "    if (local_id(0) != 0) return; /* the block stays resident while one thread runs */\n"
+                "    const u32 sm = lbp_smid() %% %du;\n"
+                "    MB_ATOMIC_MAX(&counts[%d + sm], MB_ATOMIC_ADD(&counts[sm], 1u) + 1u);\n"
+                "    const u64 t0 = lbp_globaltimer();\n"
+                "    while (lbp_globaltimer() - t0 < (u64)hold_ns) {}\n"
+                "    MB_ATOMIC_ADD(&counts[sm], 0xffffffffu);\n"
+                "}\n",
+                MB_RESIDENCY_SMS, MB_RESIDENCY_SMS);
     return t.s;
 }
 

@@ -63,9 +63,15 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec);
  *   verify(GLOBAL const WORD *out, i64 stride, i64 threads,
  *          i32 misaligned_reads, i32 misaligned_writes, u32 seed,
  *          GLOBAL u32 *result): grid (stride, words); per array k,
- *     result[2k] = elements wrong, result[2k+1] = first wrong index. */
+ *     result[2k] = elements wrong, result[2k+1] = first wrong index.
+ *   residency(GLOBAL u32 *counts, i64 hold_ns): each block counts itself
+ *     in counts[SM] while its first thread holds it hold_ns, and
+ *     counts[MB_RESIDENCY_SMS + SM] keeps the most counted at once (blocks
+ *     resident together; the launch's dynamic shared memory decides). */
 #define MB_FILL_ENTRY "membench_fill"
 #define MB_VERIFY_ENTRY "membench_verify"
+#define MB_RESIDENCY_ENTRY "membench_residency"
+#define MB_RESIDENCY_SMS 1024
 char *mb_generate_support(int word_bytes);
 
 /* An empty kernel (one i32 argument) for launch latency. */

@@ -80,6 +80,9 @@ void mb_bench_close(mb_bench *b)
     }
     for (int i = 0; i < b->n_cache; i++) b->d->be->kernel_release(b->d, b->cache[i].kernel);
     free(b->cache);
+    if (b->residency) b->d->be->kernel_release(b->d, b->residency);
+    if (b->residency_counts) lbp_release(b->d, b->residency_counts);
+    free(b->forced);
     memset(b, 0, sizeof *b);
 }
 
@@ -118,13 +121,96 @@ const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s)
 
 /* ---- occupancy ----------------------------------------------------------- */
 
+struct mb_forced {
+    const lbp_kernel *kernel;
+    int block_size, blocks, carveout_pct;
+    size_t shared_bytes;
+};
+
+/* Smallest dynamic shared memory that leaves at most `want` blocks
+ * (residency only falls as shared memory grows); 0 when even the most a
+ * block may take leaves more. */
+static size_t shared_for(lbp_device *d, lbp_kernel *k, int block_size, int want)
+{
+    size_t lo = 1, hi = (size_t)d->info.shared_per_block;
+    if (d->be->occupancy(d, k, block_size, hi) > want) return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->be->occupancy(d, k, block_size, mid) <= want)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Most blocks of block_size threads and `shared` bytes found resident
+ * together on one SM, under the carveout set on the counting kernel. */
+static int resident_blocks(mb_bench *b, int block_size, size_t shared, int carveout_pct, int fit)
+{
+    lbp_device *d = b->d;
+    if (!b->residency) {
+        char *src = mb_generate_support(4);
+        b->residency = compile_or_die(d, src, MB_RESIDENCY_ENTRY, "");
+        free(src);
+        if (!(b->residency_counts = lbp_alloc(d, 2 * MB_RESIDENCY_SMS * sizeof(uint32_t))))
+            lbp_fail("could not allocate %zu B for the residency count", 2 * MB_RESIDENCY_SMS * sizeof(uint32_t));
+    }
+    static uint32_t counts[2 * MB_RESIDENCY_SMS];
+    memset(counts, 0, sizeof counts);
+    lbp_write(d, b->residency_counts, counts, sizeof counts);
+    d->be->set_carveout(d, b->residency, carveout_pct);
+    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)(d->info.compute_units * (fit + 1)), (unsigned)block_size);
+    cfg.shared_bytes = shared;
+    lbp_arg args[] = {LBP_BUF(b->residency_counts), LBP_I64(20000)};
+    lbp_launch(d, b->residency, &cfg, 2, args);
+    lbp_sync(d);
+    lbp_read(d, b->residency_counts, counts, sizeof counts);
+    int most = 0;
+    for (int i = 0; i < MB_RESIDENCY_SMS; i++)
+        if ((int)counts[MB_RESIDENCY_SMS + i] > most) most = (int)counts[MB_RESIDENCY_SMS + i];
+    return most;
+}
+
+/* `want` blocks per SM under the smallest carveout whose residency count
+ * confirms them: 0 with *pct and *shared, 1 when no carveout does. */
+static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, int fit, int *pct, size_t *shared)
+{
+    lbp_device *d = b->d;
+    for (int i = 0; i < b->n_forced; i++) {
+        const struct mb_forced *f = &b->forced[i];
+        if (f->kernel == k && f->block_size == block_size && f->blocks == want) {
+            *pct = f->carveout_pct, *shared = f->shared_bytes;
+            d->be->set_carveout(d, k, *pct);
+            return 0;
+        }
+    }
+    for (int p = 0; p <= 100; p++) {
+        d->be->set_carveout(d, k, p);
+        size_t s = shared_for(d, k, block_size, want);
+        if (!s || d->be->occupancy(d, k, block_size, s) != want) continue;
+        if (resident_blocks(b, block_size, s, p, fit) != want) continue;
+        if (b->n_forced == b->cap_forced) {
+            b->cap_forced = b->cap_forced ? 2 * b->cap_forced : 32;
+            b->forced = realloc(b->forced, sizeof *b->forced * (size_t)b->cap_forced);
+            if (!b->forced) lbp_fail("out of memory");
+        }
+        b->forced[b->n_forced++] = (struct mb_forced){k, block_size, want, p, s};
+        *pct = p, *shared = s;
+        return 0;
+    }
+    d->be->set_carveout(d, k, -1);
+    return 1;
+}
+
 int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb_shape *out, char *why,
                      size_t why_len)
 {
     lbp_device *d = b->d;
     lbp_kernel_info ki;
     d->be->kernel_info(d, c->kernel, &ki);
-    *out = (mb_shape){.shared_bytes = 0, .blocks_per_cu = -1, .occupancy = -1, .registers = ki.registers};
+    *out = (mb_shape){.shared_bytes = 0, .carveout_pct = -1, .blocks_per_cu = -1, .occupancy = -1,
+                      .registers = ki.registers};
     int limit = d->info.max_block_size;
     if (ki.max_block_size > 0 && ki.max_block_size < limit) limit = ki.max_block_size;
     if (cfg->block_size < 1 || cfg->block_size > limit) {
@@ -132,6 +218,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
                  cfg->block_size, limit);
         return 1;
     }
+    if (d->be->set_carveout) d->be->set_carveout(d, c->kernel, -1);
     int fit = d->be->occupancy(d, c->kernel, cfg->block_size, 0);
     if (fit < 0) return 0; /* the API cannot tell (OpenCL): run unconstrained */
     int want = cfg->blocks_per_cu_requested;
@@ -141,23 +228,14 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
         return 1;
     }
     size_t shared = 0;
-    if (want > 0 && want < fit) {
-        /* smallest dynamic shared memory that leaves at most `want` blocks:
-         * residency only falls as shared memory grows */
-        size_t lo = 1, hi = (size_t)d->info.shared_per_block;
-        if (d->be->occupancy(d, c->kernel, cfg->block_size, hi) > want) {
-            snprintf(why, why_len, "%d blocks per compute unit cannot be forced: even %zu B of shared memory per block leaves more",
-                     want, hi);
+    if (want > 0 && want < fit &&
+        (!d->be->set_carveout || forced_shape(b, c->kernel, cfg->block_size, want, fit, &out->carveout_pct, &shared))) {
+        /* no carveout to set, or none confirmed: the default one */
+        if (!(shared = shared_for(d, c->kernel, cfg->block_size, want))) {
+            snprintf(why, why_len, "%d blocks per compute unit cannot be forced: even %lld B of shared memory per block leaves more",
+                     want, (long long)d->info.shared_per_block);
             return 1;
         }
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (d->be->occupancy(d, c->kernel, cfg->block_size, mid) <= want)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        shared = lo;
     }
     out->shared_bytes = shared;
     out->blocks_per_cu = d->be->occupancy(d, c->kernel, cfg->block_size, shared);

@@ -34,6 +34,10 @@ typedef struct {
     int64_t stamp_warps;  /* warps the stamps buffer holds */
     int in_word_bytes;    /* word size the input currently holds (0: none) */
     lbp_kernel *fill[2], *verify[2]; /* [0]: 4 B, [1]: 8 B; compiled on first use */
+    lbp_kernel *residency;           /* compiled on first use, with its buffer */
+    lbp_buf *residency_counts;
+    struct mb_forced *forced;        /* forced shapes found so far */
+    int n_forced, cap_forced;
     mb_compiled *cache;
     int n_cache, cap_cache;
     uint32_t seed_counter;
@@ -49,13 +53,17 @@ void mb_bench_close(mb_bench *b);
 /* The compiled probe for a spec (compiled once; exits 1 on a compile error). */
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);
 
-/* Launch shape: dynamic shared memory that makes exactly k blocks resident.
+/* Launch shape: dynamic shared memory that makes exactly k blocks resident,
+ * where the backend sets a carveout, under the smallest one that holds them
+ * (the rest stays L1, as for a kernel without shared memory), checked by
+ * counting the blocks resident together on each SM.
  * Returns 0 with shared_bytes, blocks_per_cu (reached; -1 unknown) and
  * occupancy (resident threads / max threads per CU; -1 unknown), or 1 with
  * why for an impossible configuration (block size over the device's or the
  * kernel's limit, k blocks that cannot fit). */
 typedef struct {
     size_t shared_bytes;
+    int carveout_pct;   /* shared-memory carveout set on the kernel, -1 none */
     int blocks_per_cu;
     double occupancy;
     int registers;

@@ -400,12 +400,18 @@ static int file_has(const char *path, const char *text)
 
 /* gpu/ plus a 4-byte threads sweep (per-launch ms, back to back):
  * 4096 -> 5 us, 16384 -> 6 us, 65536 -> 10 us, 1048576 -> 200 us, and
- * 256^3 at the words sweep's 0.19 ns per thread. */
+ * 256^3 at the words sweep's 0.19 ns per thread; launches back to back
+ * every 2 us (launch.csv). */
+#define B2B_US 2.0
+/* A launch of `us` per the threads curve, the kernel's factor f stretching
+ * the part above the back-to-back interval. */
+#define STRETCH(us, f) (B2B_US + ((us) - B2B_US) * (f))
 static void threads_folder(char *dir)
 {
     char cmd[1024];
     assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/", dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/ && sed -i 's/^test-gpu,cuda,back_to_back,1000,.*/"
+             "test-gpu,cuda,back_to_back,1000,10,2,2,2/' %s/launch.csv", dir, dir);
     assert_int_equal(system(cmd), 0);
     static const double rows[][2] = {{4096, 0.005}, {16384, 0.006}, {65536, 0.010}, {1048576, 0.2},
                                      {16777216, 16777216 * 0.19e-6}};
@@ -441,13 +447,14 @@ static void test_full_threads_sweep(void **state)
     /* back-to-back rows keep their time: no start cost removed */
     for (int i = 0; i < in.n_probes; i++)
         if (in.probes[i].sweep == PROBE_THREADS && in.probes[i].threads == 4096) NEAR(in.probes[i].launch_us, 5);
-    /* at a point: 16^3 = 4096 threads, 5 us x push's factor 0.25 / 0.19 */
+    /* at a point: 16^3 = 4096 threads, 5 us, push's factor 0.25 / 0.19
+     * stretching the 3 us above the launch interval */
     model_prediction p = predict(&in, "push", "fp32", cube(16));
     assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
     NEAR(p.b2b_us, 5);
     NEAR(p.base19_ns, 0.19);
     NEAR(p.kernel_factor[0], 0.25 / 0.19);
-    NEAR(p.full_mlups, 4096 / (5 * 0.25 / 0.19));
+    NEAR(p.full_mlups, 4096 / STRETCH(5, 0.25 / 0.19));
     NEAR(p.probe_mlups, 4000); /* level 2 untouched by the threads rows */
     assert_int_equal(p.within_measured, 1);
     assert_int_equal(p.full_complete, 1);
@@ -459,7 +466,7 @@ static void test_full_threads_sweep(void **state)
     p = predict(&in, "pull", "fp32", stored(8192, 8704));
     NEAR(p.b2b_us, sqrt(30));
     NEAR(p.b2b_threads, 8192);
-    NEAR(p.full_mlups, 8192 / (sqrt(30) * 0.21 / 0.19));
+    NEAR(p.full_mlups, 8192 / STRETCH(sqrt(30), 0.21 / 0.19));
     assert_int_equal(p.within_measured, 1);
     p = predict(&in, "pull", "fp32", stored(32768, 32768)); /* sqrt(6 x 10) */
     NEAR(p.b2b_us, sqrt(60));
@@ -478,7 +485,7 @@ static void test_full_threads_sweep(void **state)
     NEAR(p.b2b_threads, 16384);
     NEAR(p.b2b_us, 12);
     NEAR(p.probe_ns_per_cell[0], 0.41 / 2);
-    NEAR(p.full_mlups, 32768 / (12 * 0.41 / 0.38));
+    NEAR(p.full_mlups, 32768 / STRETCH(12, 0.41 / 0.38));
     /* clamped below */
     p = predict(&in, "pull", "fp32", cube(8));
     NEAR(p.b2b_us, 5);
@@ -488,29 +495,45 @@ static void test_full_threads_sweep(void **state)
     p = predict(&in, "pull", "fp32", cube(300));
     NEAR(p.b2b_us, 27e6 * 0.19e-3);
     assert_int_equal(p.within_measured, 1);
-    /* 256^3: the large end agrees with level 2 */
-    NEAR(predict(&in, "push", "fp32", cube(256)).full_mlups, 4000);
+    /* 256^3: the large end agrees with level 2 (the launch interval, not
+     * stretched, is 0.05 % of the launch) */
+    p = predict(&in, "push", "fp32", cube(256));
+    NEAR(p.full_mlups, 16777216 / STRETCH(16777216 * 0.19e-3, 0.25 / 0.19));
+    assert_true(fabs(p.full_mlups / 4000 - 1) < 1e-3);
+    /* blocks spread over the SMs in turn: with 4 SMs, 16^3 in blocks of 768
+     * is 6 blocks, 2 on the busiest SM, as long as an even launch of
+     * 4 x 2 x 768 = 6144 threads (log-log between 4096 and 16384); in
+     * blocks of 256, 16 blocks, 4 on each: 4096 */
+    in.compute_units = 4;
+    model_lattice odd = cube(16);
+    odd.block_size = 768;
+    p = predict(&in, "pull", "fp32", odd);
+    NEAR(p.b2b_threads, 6144);
+    NEAR(p.b2b_us, 5 * pow(6.0 / 5, log(1.5) / log(4)));
+    odd.block_size = 256;
+    NEAR(predict(&in, "pull", "fp32", odd).b2b_threads, 4096);
+    in.compute_units = 0;
     /* A-A: per phase (0.19 and 0.26 ns against 0.19), averaged */
     p = predict(&in, "aa", "fp32", cube(16));
     NEAR(p.kernel_factor[0], 1);
     NEAR(p.kernel_factor[1], 0.26 / 0.19);
-    NEAR(p.full_mlups, 4096 / (5 * (1 + 0.26 / 0.19) / 2));
+    NEAR(p.full_mlups, 4096 / ((STRETCH(5, 1) + STRETCH(5, 0.26 / 0.19)) / 2));
     /* fp64: no 8-byte sweep -> the 4-byte one x 2, against the 8-byte base
      * (0.38 ns at N=19; pull 0.41) */
     p = predict(&in, "pull", "fp64", cube(16));
     NEAR(p.b2b_us, 10);
     assert_int_equal(p.b2b_word_bytes, 4);
-    NEAR(p.full_mlups, 4096 / (10 * 0.41 / 0.38));
+    NEAR(p.full_mlups, 4096 / STRETCH(10, 0.41 / 0.38));
     assert_int_equal(p.within_measured, 0);
     assert_non_null(strstr(p.notes, "no 8-byte threads sweep"));
     /* N != 19 carries T(N) / T(19); K launches multiply */
     model_kernel k = described(10, 0, 0, 2);
     model_lattice lat = stored(4096, 4096);
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, 4096 / (5 * 0.1 / 0.19));
+    NEAR(p.full_mlups, 4096 / STRETCH(5, 0.1 / 0.19));
     k.launches_per_step = 3;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, 4096 / (3 * 5 * 0.1 / 0.19));
+    NEAR(p.full_mlups, 4096 / (3 * STRETCH(5, 0.1 / 0.19)));
     model_inputs_free(&in);
     /* predict names the path and the numbers */
     char cmd[600];
@@ -563,7 +586,7 @@ static void test_full_threads_occupancy(void **state)
     NEAR(p.b2b_occupancy, 0.5);
     assert_int_equal(p.b2b_curves, 2);
     NEAR(p.kernel_factor[0], 0.21 / 0.19); /* misalignment only: occupancy is in the curve */
-    NEAR(p.full_mlups, 4096 / (10 * 0.21 / 0.19));
+    NEAR(p.full_mlups, 4096 / STRETCH(10, 0.21 / 0.19));
     assert_int_equal(p.within_measured, 1);
     lat.occupancy = 0.75; /* linear in 1 / occupancy: 2/3 of the way from 0.5 to 1 */
     NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 10 - 5 * 2.0 / 3);
