@@ -919,7 +919,8 @@ static double block_ratio(const model_inputs *in, int w, int kernel_block, int s
  * and, for a kernel with N != 19 words, T(N)/T(19).
  *
  * Those ratios are measured with many threads (bandwidth-bound): at small,
- * latency- or launch-bound sizes they overstate the effect.  K > 1
+ * latency- or launch-bound sizes they overstate the effect, so they
+ * stretch only the time above the back-to-back launch interval.  K > 1
  * launches per step: K full launches at the lattice's thread count, an
  * upper bound when the launches split the work.  The per-launch time already
  * holds the back-to-back launch interval and the gap between steps, so no

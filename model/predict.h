@@ -25,11 +25,13 @@
  * 3. full       two paths.
  *    a. threads sweep (membench.csv sweep `threads`, the default): the
  *    measured per-launch time of the aligned N=19 probe launched back to
- *    back at the lattice's thread count (stored cells), interpolated in
- *    log(threads), times the kernel's factor from level 2 (its probe time
- *    per thread over the base probe's at N=19, same word size: the
- *    misalignment, occupancy and word-count factor), times K launches per
- *    step; A-A: per phase, averaged.  Small lattices run few threads
+ *    back at the lattice's thread count (updated cells; on a GPU the count
+ *    of an even launch with the load of the kernel's busiest SM, blocks
+ *    going to the SMs in turn), interpolated in log(threads); the part of
+ *    it above the back-to-back launch interval times the kernel's factor
+ *    from level 2 (its probe time per thread over the base probe's at
+ *    N=19, same word size: the misalignment, occupancy and word-count
+ *    factor), times K launches per step; A-A: per phase, averaged.  Small lattices run few threads
  *    (partial waves, latency- and launch-bound), which no bandwidth curve
  *    of a many-thread copy shows; the probe measured at that thread count
  *    does.  Misalignment and arithmetic cost more where the working set
