@@ -156,8 +156,7 @@ static int resident_blocks(mb_bench *b, int block_size, size_t shared, int carve
         if (!(b->residency_counts = lbp_alloc(d, 2 * MB_RESIDENCY_SMS * sizeof(uint32_t))))
             lbp_fail("could not allocate %zu B for the residency count", 2 * MB_RESIDENCY_SMS * sizeof(uint32_t));
     }
-    static uint32_t counts[2 * MB_RESIDENCY_SMS];
-    memset(counts, 0, sizeof counts);
+    uint32_t counts[2 * MB_RESIDENCY_SMS] = {0};
     lbp_write(d, b->residency_counts, counts, sizeof counts);
     d->be->set_carveout(d, b->residency, carveout_pct);
     lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)(d->info.compute_units * (fit + 1)), (unsigned)block_size);
@@ -173,15 +172,15 @@ static int resident_blocks(mb_bench *b, int block_size, size_t shared, int carve
 }
 
 /* `want` blocks per SM under the smallest carveout whose residency count
- * confirms them: 0 with *pct and *shared, 1 when no carveout does. */
-static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, int fit, int *pct, size_t *shared)
+ * confirms them, left set on k: 0 with *shared, 1 when no carveout does. */
+static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, int fit, size_t *shared)
 {
     lbp_device *d = b->d;
     for (int i = 0; i < b->n_forced; i++) {
         const struct mb_forced *f = &b->forced[i];
         if (f->kernel == k && f->block_size == block_size && f->blocks == want) {
-            *pct = f->carveout_pct, *shared = f->shared_bytes;
-            d->be->set_carveout(d, k, *pct);
+            *shared = f->shared_bytes;
+            d->be->set_carveout(d, k, f->carveout_pct);
             return 0;
         }
     }
@@ -196,7 +195,7 @@ static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, in
             if (!b->forced) lbp_fail("out of memory");
         }
         b->forced[b->n_forced++] = (struct mb_forced){k, block_size, want, p, s};
-        *pct = p, *shared = s;
+        *shared = s;
         return 0;
     }
     d->be->set_carveout(d, k, -1);
@@ -209,8 +208,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
     lbp_device *d = b->d;
     lbp_kernel_info ki;
     d->be->kernel_info(d, c->kernel, &ki);
-    *out = (mb_shape){.shared_bytes = 0, .carveout_pct = -1, .blocks_per_cu = -1, .occupancy = -1,
-                      .registers = ki.registers};
+    *out = (mb_shape){.shared_bytes = 0, .blocks_per_cu = -1, .occupancy = -1, .registers = ki.registers};
     int limit = d->info.max_block_size;
     if (ki.max_block_size > 0 && ki.max_block_size < limit) limit = ki.max_block_size;
     if (cfg->block_size < 1 || cfg->block_size > limit) {
@@ -229,7 +227,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
     }
     size_t shared = 0;
     if (want > 0 && want < fit &&
-        (!d->be->set_carveout || forced_shape(b, c->kernel, cfg->block_size, want, fit, &out->carveout_pct, &shared))) {
+        (!d->be->set_carveout || forced_shape(b, c->kernel, cfg->block_size, want, fit, &shared))) {
         /* no carveout to set, or none confirmed: the default one */
         if (!(shared = shared_for(d, c->kernel, cfg->block_size, want))) {
             snprintf(why, why_len, "%d blocks per compute unit cannot be forced: even %lld B of shared memory per block leaves more",

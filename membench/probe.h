@@ -63,7 +63,6 @@ const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);
  * kernel's limit, k blocks that cannot fit). */
 typedef struct {
     size_t shared_bytes;
-    int carveout_pct;   /* shared-memory carveout set on the kernel, -1 none */
     int blocks_per_cu;
     double occupancy;
     int registers;

@@ -669,12 +669,6 @@ static int size_sweep_path(const model_inputs *in, const model_kernel *k, const 
     return 0;
 }
 
-/* The threads sweep at one word size, as curves of log(per-launch µs) over
- * log(threads) -- log-log, so that a launch-bound stretch (constant time)
- * and a bandwidth-bound one (time proportional to threads) both interpolate
- * exactly -- one per forced blocks-per-SM count k (0: as many as fit), each
- * with the occupancy its rows reached.  Returns the count (0: not measured);
- * free each .c.p. */
 /* A launch of `threads` in blocks of `block` as the thread count of an even
  * launch with the same load on its busiest SM: blocks go to the SMs in turn,
  * so a launch whose blocks do not fill every SM equally lasts as long as
@@ -688,6 +682,12 @@ static double busiest_sm_threads(const model_inputs *in, double threads, int blo
     return in->compute_units * ceil(blocks / in->compute_units) * block;
 }
 
+/* The threads sweep at one word size, as curves of log(per-launch µs) over
+ * log(threads) -- log-log, so that a launch-bound stretch (constant time)
+ * and a bandwidth-bound one (time proportional to threads) both interpolate
+ * exactly -- one per forced blocks-per-SM count k (0: as many as fit), each
+ * with the occupancy its rows reached.  Returns the count (0: not measured);
+ * free each .c.p. */
 typedef struct {
     curve c;
     double occupancy; /* -1 unknown */

@@ -31,10 +31,10 @@
  *    it above the back-to-back launch interval times the kernel's factor
  *    from level 2 (its probe time per thread over the base probe's at
  *    N=19, same word size: the misalignment, occupancy and word-count
- *    factor), times K launches per step; A-A: per phase, averaged.  Small lattices run few threads
- *    (partial waves, latency- and launch-bound), which no bandwidth curve
- *    of a many-thread copy shows; the probe measured at that thread count
- *    does.  Misalignment and arithmetic cost more where the working set
+ *    factor), times K launches per step; A-A: per phase, averaged.  Small
+ *    lattices run few threads (partial waves, latency- and launch-bound),
+ *    which no bandwidth curve of a many-thread copy shows; the probe
+ *    measured at that thread count does.  Misalignment and arithmetic cost more where the working set
  *    sits in the L2: with threads curves of the kernel's L, M and of the
  *    collision payload, the kernel factor is scaled by their ratio to the
  *    aligned curve at the lattice's thread count over that ratio at the
