@@ -15,7 +15,8 @@
  *              see the row kernel below).
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
- * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp = nxp*ny*nz.
+ * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp >= nxp*ny*nz
+ * the stride between arrays (lbm.h: skewed against 4 KiB pages).
  * One thread per CELLS_PER_THREAD adjacent cells (1, 2 or 4, default 1) of a
  * row of the padded lattice (1-D blocks along x; see lbm_step); threads whose
  * cells all lie in the padding columns return at once.  With more than one
@@ -420,8 +421,8 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
  * lid_u the lid velocity (cavity only).
  *
  * Threads: tpr = nxp / CELLS_PER_THREAD per row (y, z), so the launch covers
- * tpr * ny * nz threads (cp with one cell per thread).  Thread j of a row
- * updates the cells x = j CELLS_PER_THREAD + k, k < CELLS_PER_THREAD, that
+ * tpr * ny * nz threads (nxp * ny * nz with one cell per thread).  Thread j
+ * of a row updates the cells x = j CELLS_PER_THREAD + k, k < CELLS_PER_THREAD, that
  * lie inside the row (x < nx).  All loads are issued before any collision,
  * all stores after.  Threads whose first cell lies in the padding return at
  * once. */
@@ -494,8 +495,8 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     ((cx) * (cx) + (cy) * (cy) + (cz) * (cz) == 0 ? R(1.0 / 3.0) : (cx) * (cx) + (cy) * (cy) + (cz) * (cz) == 1 ? R(1.0 / 18.0) : R(1.0 / 36.0))
 
 /* Equilibrium of a Taylor-Green vortex in x-y with amplitude u0, stored as
- * f - w (timing runs; verification uploads its fields from the host).
- * Padding cells get 0. */
+ * f - w (timing runs; verification uploads its fields from the host).  One
+ * thread per word of an array (cp); padding and the gap between arrays get 0. */
 KERNEL void lbm_init(GLOBAL real *RESTRICT f, const i32 nx, const i32 ny, const i32 nz,
                      const i32 nxp, const i64 cp, const real u0)
 {
@@ -505,7 +506,7 @@ KERNEL void lbm_init(GLOBAL real *RESTRICT f, const i32 nx, const i32 ny, const 
     const i32 row = n / nxp;
     const i32 x = n - row * nxp;
     const i32 y = row % ny;
-    const i32 pad = x >= nx;
+    const i32 pad = x >= nx || row >= ny * nz;
     const real kx = R(6.283185307179586) / R(nx), ky = R(6.283185307179586) / R(ny);
     const real ux = u0 * SIN_(kx * R(x)) * COS_(ky * R(y));
     const real uy = -u0 * COS_(kx * R(x)) * SIN_(ky * R(y));
@@ -513,7 +514,6 @@ KERNEL void lbm_init(GLOBAL real *RESTRICT f, const i32 nx, const i32 ny, const 
     const real rho_dev = -R(0.75) * u0 * u0 * (COS_(R(2) * kx * R(x)) + COS_(R(2) * ky * R(y)));
     const real rho = R(1.0) + rho_dev;
     const real u15 = R(1.5) * (ux * ux + uy * uy);
-    (void)nz;
     LBM_D3Q19(INIT_STORE)
 }
 #endif

@@ -128,6 +128,14 @@ void lbm_sim_destroy(lbm_sim *m)
     m->lat[0] = m->lat[1] = m->partial = NULL;
 }
 
+/* Is word k of a lattice a cell's population (not a padding column nor the
+ * gap between two populations' arrays)? */
+static int in_lattice(const lbm_layout *L, size_t k)
+{
+    size_t c = k % (size_t)L->stride;
+    return c < (size_t)L->cells_padded && (int)(c % (size_t)L->nxp) < L->nx;
+}
+
 void lbm_sim_upload(lbm_sim *m, const double *stored)
 {
     size_t words = (size_t)lbm_words(&m->L);
@@ -136,9 +144,8 @@ void lbm_sim_upload(lbm_sim *m, const double *stored)
     /* The device keeps f_i - w_i (d3q19.cl); padding stays 0. */
     const lbm_layout *L = &m->L;
     for (size_t k = 0; k < words; k++) {
-        int i = (int)(k / (size_t)L->cells_padded);
-        int x = (int)(k % (size_t)L->cells_padded % (size_t)L->nxp);
-        double v = x < L->nx ? stored[k] - lbm_w[i] : 0.0;
+        int i = (int)(k / (size_t)L->stride);
+        double v = in_lattice(L, k) ? stored[k] - lbm_w[i] : 0.0;
         if (m->k->fp64) ((double *)host)[k] = v;
         else ((float *)host)[k] = (float)v;
     }
@@ -156,20 +163,19 @@ void lbm_sim_download(lbm_sim *m, double *stored)
     lbp_read(m->d, m->lat[m->cur], host, words * word_bytes(m));
     const lbm_layout *L = &m->L;
     for (size_t k = 0; k < words; k++) {
-        int i = (int)(k / (size_t)L->cells_padded);
-        int x = (int)(k % (size_t)L->cells_padded % (size_t)L->nxp);
+        int i = (int)(k / (size_t)L->stride);
         double v = m->k->fp64 ? ((double *)host)[k] : (double)((float *)host)[k];
-        stored[k] = x < L->nx ? v + lbm_w[i] : 0.0;
+        stored[k] = in_lattice(L, k) ? v + lbm_w[i] : 0.0;
     }
     free(host);
 }
 
 static lbp_arg real_arg(const lbm_sim *m, double v) { return m->k->fp64 ? LBP_F64(v) : LBP_F32((float)v); }
 
-/* One thread per cell of the padded lattice. */
+/* One thread per word of a population's array (stride). */
 static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
 {
-    int64_t blocks = (m->L.cells_padded + block - 1) / block;
+    int64_t blocks = (m->L.stride + block - 1) / block;
     return lbp_cfg_1d((unsigned)blocks, (unsigned)block);
 }
 
@@ -191,7 +197,7 @@ void lbm_sim_init_device(lbm_sim *m, double u0)
     lbp_launch_cfg cfg = cells_cfg(m, 256);
     for (int l = 0; l < lbm_lattices(m->k->scheme); l++) {
         lbp_arg a[] = {LBP_BUF(m->lat[l]), LBP_I32(m->L.nx), LBP_I32(m->L.ny), LBP_I32(m->L.nz),
-                       LBP_I32(m->L.nxp), LBP_I64(m->L.cells_padded), real_arg(m, u0)};
+                       LBP_I32(m->L.nxp), LBP_I64(m->L.stride), real_arg(m, u0)};
         lbp_launch(m->d, m->k->init, &cfg, 7, a);
     }
     m->cur = 0;
@@ -210,7 +216,7 @@ void lbm_sim_steps(lbm_sim *m, int n)
     a[na++] = LBP_I32(m->L.ny);
     a[na++] = LBP_I32(m->L.nz);
     a[na++] = LBP_I32(m->L.nxp);
-    a[na++] = LBP_I64(m->L.cells_padded);
+    a[na++] = LBP_I64(m->L.stride);
     a[na++] = real_arg(m, m->omega);
     a[na++] = real_arg(m, m->lid_u);
     for (int s = 0; s < n; s++, m->t++) {

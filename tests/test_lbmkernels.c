@@ -171,12 +171,12 @@ static void test_row_per_thread(void **state)
 static void test_step_threads(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(13, 7, 6, 32); /* nxp 32 */
+    lbm_layout L = lbm_layout_make(13, 7, 6, 32, 4); /* nxp 32 */
     assert_int_equal(L.nxp, 32);
     assert_int_equal(lbm_step_threads(&L, 1), L.cells_padded);
     assert_int_equal(lbm_step_threads(&L, 2), 16 * 7 * 6);
     assert_int_equal(lbm_step_threads(&L, 4), 8 * 7 * 6);
-    L = lbm_layout_make(13, 7, 6, 2); /* nxp 14 */
+    L = lbm_layout_make(13, 7, 6, 2, 4); /* nxp 14 */
     assert_int_equal(lbm_step_threads(&L, 2), 7 * 7 * 6);
     assert_true(lbm_cells_per_thread_ok(1) && lbm_cells_per_thread_ok(2) && lbm_cells_per_thread_ok(4));
     assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(-1) || lbm_cells_per_thread_ok(8));
@@ -192,12 +192,34 @@ static void test_step_threads(void **state)
     assert_null(strstr(opt, "CELLS_PER_THREAD"));
 }
 
+/* The arrays of the 19 populations: at least cells_padded apart, skewed
+ * against 4 KiB pages so that no two start on the same 128-byte slot of a
+ * page, by less than a page of waste. */
+static void test_population_stride(void **state)
+{
+    (void)state;
+    const int sizes[][2] = {{128, 8}, {128, 4}, {64, 4}, {5, 8}, {200, 4}, {230, 8}};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int n = sizes[t][0], w = sizes[t][1];
+        lbm_layout L = lbm_layout_make(n, n, n, 32 / w, w);
+        assert_true(L.stride >= L.cells_padded);
+        assert_true((L.stride - L.cells_padded) * w < 4096 + LBM_STRIDE_SKEW);
+        assert_int_equal(L.stride * w % 4096, LBM_STRIDE_SKEW);
+        int slot_used[32] = {0};
+        for (int i = 0; i < LBM_Q; i++) {
+            int slot = (int)(i * L.stride * w % 4096 / 128);
+            assert_int_equal(slot_used[slot], 0);
+            slot_used[slot] = 1;
+        }
+    }
+}
+
 /* The split state's pending x shift and the pull state's collision are
  * undone exactly by the host conversions. */
 static void test_scheme_conversions_round_trip(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(5, 4, 3, 8);
+    lbm_layout L = lbm_layout_make(5, 4, 3, 8, 8);
     size_t n = (size_t)lbm_words(&L);
     double *f = calloc(n, sizeof *f), *s = calloc(n, sizeof *s), *g = calloc(n, sizeof *g);
     lbm_init_state(&L, f, 0.05, 0.01, 7u);
@@ -345,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_fp64_cavity),
         cmocka_unit_test(test_odd_padding),
         cmocka_unit_test(test_step_threads),
+        cmocka_unit_test(test_population_stride),
         cmocka_unit_test(test_cells_per_thread),
         cmocka_unit_test(test_row_per_thread),
         cmocka_unit_test(test_taylor_green),
