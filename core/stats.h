@@ -21,13 +21,17 @@ typedef struct {
     int reps;            /* timed runs (default 10) */
     double scatter_warn; /* warn above this (max-min)/median, default 0.05 */
     const char *what;    /* name used in warnings */
+    int retries;         /* measure all reps again, up to this often, while they scatter */
 } lbp_timing;
-#define LBP_TIMING_DEFAULT {2, 10, 0.05, "measurement"}
+#define LBP_TIMING_DEFAULT {2, 10, 0.05, "measurement", 0}
 
 /* Run `run(ctx)` warmup times, then reps times each between device timer
- * start and stop; returns the statistics in ms.  Warns on stderr when the
- * median is under 20 timer ticks or the repetitions scatter more than
- * scatter_warn. */
+ * start and stop; returns the statistics in ms.  Where the repetitions
+ * scatter more than scatter_warn (another process took the device or a
+ * core for a while: the host of a shared CPU), the reps run again, up to
+ * `retries` times, and the set with the lowest median is kept.  Warns on
+ * stderr when the median is under 20 timer ticks or the kept set still
+ * scatters more than scatter_warn. */
 lbp_stats lbp_time_runs(lbp_device *d, void (*run)(void *ctx), void *ctx, const lbp_timing *t);
 
 /* Host wall clock in seconds (monotonic). */

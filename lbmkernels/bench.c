@@ -138,7 +138,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
              lbm_precision_names[k->fp64], L->nx, L->ny, L->nz, block_size,
              lbm_cpt_text(k->cells_per_thread, cpt, sizeof cpt));
     run_ctx ctx = {&m, steps};
-    lbp_stats s = lbp_time_runs(d, run_steps, &ctx, &(lbp_timing){1, reps, 0.05, what});
+    lbp_stats s = lbp_time_runs(d, run_steps, &ctx, &(lbp_timing){1, reps, 0.05, what, 2});
     const double mass_after = lbm_sim_mass(&m);
     lbm_sim_destroy(&m);
 

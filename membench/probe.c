@@ -376,7 +376,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     run_ctx r = {b, c, cfg, &sh, mb_next_seed(b), launches};
     char name[64];
     mb_spec_name(&cfg->spec, name, sizeof name);
-    lbp_stats per_run = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name});
+    lbp_stats per_run = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name, 2});
     int bad = mb_verify(b, &cfg->spec, r.seed, why, why_len);
     int64_t threads = b->threads;
     b->threads = bench_threads, b->stride = bench_stride;

@@ -251,6 +251,13 @@ int model_cmd_predict(int argc, char **argv)
     k.cells_per_thread = cells_per_thread;
     model_inputs in;
     load_or_fail(&in, dir, backend_filter(&c));
+    /* Blocks per SM mean the occupancy lbmkernels would record for them
+     * (validate passes both), where the device says its threads per SM. */
+    const char *mt = model_meta_value(&in, "max_threads_per_cu");
+    if (lat.blocks_per_cu > 0 && lat.block_size > 0 && mt && atof(mt) > 0)
+        lat.occupancy = lat.blocks_per_cu * lat.block_size / atof(mt);
+    if (lat.occupancy > 1) lbp_usage_error("--blocks-per-sm %g of %d threads: more than the %s threads an SM holds",
+                                           lat.blocks_per_cu, lat.block_size, mt);
     model_prediction pr;
     char err[1024], what[400];
     if (model_predict(&in, &k, &lat, &pr, err, sizeof err)) lbp_fail("%s", err);

@@ -941,8 +941,19 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
         snprintf(err, err_len, "internal: threads sweep vanished");
         return -1;
     }
-    /* the thread count of an even launch with the kernel's busiest SM */
-    const double threads = busiest_sm_threads(in, lat->cells / v, lat->block_size);
+    /* One wave (all blocks resident at once, or blocks per SM unknown): the
+     * thread count of an even launch with the load of the kernel's busiest
+     * SM.  More waves: the kernel's own thread count (so its own working
+     * set: L2 or DRAM), the time times the busiest SM's share of blocks
+     * over an even one, as SMs that finish take the next block (a 48^3 FP64
+     * lattice in 144 blocks of 768, one per SM, took 11 us; the probe at
+     * 2 x 132 x 768 threads takes 22, its working set past the L2). */
+    double threads = lat->cells / v, imbalance = 1;
+    if (lat->blocks_per_cu > 0 && lat->block_size > 0 &&
+        ceil(threads / lat->block_size) > lat->blocks_per_cu * in->compute_units)
+        imbalance = busiest_sm_threads(in, threads, lat->block_size) / threads;
+    else
+        threads = busiest_sm_threads(in, threads, lat->block_size);
     /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
      * smaller working set: where that lets it stay in the L2 while the
      * probe at the same thread count spills, the probe with the kernel's
@@ -952,7 +963,7 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     int sweep_block = -1, two_d = 0;
     for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
         if (in->probes[i].sweep == PROBE_THREADS && in->probes[i].word_bytes == w) sweep_block = in->probes[i].block_size;
-    double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d);
+    double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d) * imbalance;
     model_lattice base_lat = {.block_size = lat->block_size};
     double block_factor = 1;
     if (two_d) {

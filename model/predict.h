@@ -25,9 +25,12 @@
  * 3. full       two paths.
  *    a. threads sweep (membench.csv sweep `threads`, the default): the
  *    measured per-launch time of the aligned N=19 probe launched back to
- *    back at the lattice's thread count (updated cells; on a GPU the count
- *    of an even launch with the load of the kernel's busiest SM, blocks
- *    going to the SMs in turn), interpolated in log(threads); the part of
+ *    back at the lattice's thread count (updated cells; on a GPU, where all
+ *    blocks are resident at once, the count of an even launch with the
+ *    load of the kernel's busiest SM, blocks going to the SMs in turn;
+ *    where they take more waves, the time at the kernel's own count times
+ *    the busiest SM's blocks over an even share), interpolated in
+ *    log(threads); the part of
  *    it above the back-to-back launch interval times the kernel's factor
  *    from level 2 (its probe time per thread over the base probe's at
  *    N=19, same word size: the misalignment, occupancy and word-count

@@ -196,7 +196,7 @@ static int time_and_verify(stream_bench *b, void (*run)(void *), void *ctx, cons
         if (pilot_ms > policy->target_ms / 4)
             warmup = 0; /* the pilot run already warmed it up */
     }
-    lbp_timing t = {warmup, reps, policy->scatter_warn, what};
+    lbp_timing t = {warmup, reps, policy->scatter_warn, what, 2};
     res->ms = lbp_time_runs(b->d, run, ctx, &t);
     res->reps = reps;
     double moved = (double)stream_bytes_moved(r);

@@ -83,12 +83,12 @@ int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int 
             snprintf(what, sizeof what, "h2d %s %" PRId64 " B", memory, sizes[i]);
             /* Below 1 MiB the scatter is the latency's noise: warn only when gross. */
             double scatter_warn = sizes[i] < (1 << 20) ? 2.0 : 0.25;
-            lbp_stats h2d = lbp_time_runs(d, run_h2d, &ctx, &(lbp_timing){2, r, scatter_warn, what});
+            lbp_stats h2d = lbp_time_runs(d, run_h2d, &ctx, &(lbp_timing){2, r, scatter_warn, what, 0});
 
             memset(dst, 0xEE, (size_t)sizes[i]); /* even bytes: never the odd pattern */
             ctx.host = dst;
             snprintf(what, sizeof what, "d2h %s %" PRId64 " B", memory, sizes[i]);
-            lbp_stats d2h = lbp_time_runs(d, run_d2h, &ctx, &(lbp_timing){2, r, scatter_warn, what});
+            lbp_stats d2h = lbp_time_runs(d, run_d2h, &ctx, &(lbp_timing){2, r, scatter_warn, what, 0});
 
             if (memcmp(src, dst, (size_t)sizes[i]) != 0) {
                 int64_t k = 0;

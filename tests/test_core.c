@@ -131,6 +131,43 @@ static void test_stats_and_fit(void **state)
     assert_float_equal(f.rms, 0, 1e-12);
 }
 
+/* A device whose timer replays a script of timings (ms). */
+static const double *timer_script;
+static int timer_next;
+static void scripted_sync(lbp_device *d) { (void)d; }
+static void scripted_start(lbp_device *d) { (void)d; }
+static double scripted_stop(lbp_device *d) { (void)d; return timer_script[timer_next++]; }
+static void no_run(void *ctx) { (void)ctx; }
+
+/* Repetitions that scatter are measured again (up to `retries` times): a
+ * clean set is taken, else the set with the lowest median. */
+static void test_time_runs_retries_scattered_sets(void **state)
+{
+    (void)state;
+    static const lbp_backend scripted = {.name = "scripted", .sync = scripted_sync,
+                                         .timer_start = scripted_start, .timer_stop_ms = scripted_stop};
+    lbp_device d = {.be = &scripted};
+    /* a disturbed set (median 1.1, scatter 100 %), then a clean one */
+    static const double a[] = {1.0, 2.0, 1.1, 1.0, 1.2, 1.0, 1.01, 0.99, 1.0, 1.02};
+    timer_script = a, timer_next = 0;
+    lbp_stats st = lbp_time_runs(&d, no_run, NULL, &(lbp_timing){0, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, 10);
+    assert_float_equal(st.median, 1.0, 1e-12);
+    assert_float_equal(st.max, 1.02, 1e-12);
+    /* without retries the first set stands */
+    timer_next = 0;
+    st = lbp_time_runs(&d, no_run, NULL, &(lbp_timing){0, 5, 0.05, "scripted", 0});
+    assert_int_equal(timer_next, 5);
+    assert_float_equal(st.median, 1.1, 1e-12);
+    /* every set scatters: three sets, the lowest median kept */
+    static const double b[] = {3, 1, 2, 1, 1, 2, 2, 2, 1, 3, 1, 1, 2, 3, 3};
+    timer_script = b, timer_next = 0;
+    st = lbp_time_runs(&d, no_run, NULL, &(lbp_timing){0, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, 15);
+    assert_float_equal(st.median, 1.0, 1e-12);
+    assert_float_equal(st.max, 3.0, 1e-12);
+}
+
 static void test_slug(void **state)
 {
     (void)state;
@@ -227,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_alloc_too_large_returns_null),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
         cmocka_unit_test(test_stats_and_fit),
+        cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),
         cmocka_unit_test(test_int_list_and_bytes),
         cmocka_unit_test(test_bad_input_exits_2),

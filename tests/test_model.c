@@ -510,6 +510,16 @@ static void test_full_threads_sweep(void **state)
     p = predict(&in, "pull", "fp32", odd);
     NEAR(p.b2b_threads, 6144);
     NEAR(p.b2b_us, 5 * pow(6.0 / 5, log(1.5) / log(4)));
+    /* two blocks of 768 resident per SM hold all 6 at once: the same; one
+     * per SM takes two waves: the kernel's own 4096 threads (5 us), times
+     * the busiest SM's 2 blocks over an even 1.5 */
+    odd.blocks_per_cu = 2;
+    NEAR(predict(&in, "pull", "fp32", odd).b2b_threads, 6144);
+    odd.blocks_per_cu = 1;
+    p = predict(&in, "pull", "fp32", odd);
+    NEAR(p.b2b_threads, 4096);
+    NEAR(p.b2b_us, 5 * 1.5);
+    odd.blocks_per_cu = -1;
     odd.block_size = 256;
     NEAR(predict(&in, "pull", "fp32", odd).b2b_threads, 4096);
     in.compute_units = 0;
@@ -753,6 +763,14 @@ static void test_cli(void **state)
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --words-read 19 "
                          "--misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1 --size 256"), 0);
     assert_true(file_has("/tmp/test_model.out", "4444.4"));
+    /* 4 blocks of 256 of the meta's 2048 threads per SM: occupancy 0.5, as
+     * --occupancy 0.5 says (probe level 1e3 / 0.3, test_probe_occupancy) */
+    assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme push --precision fp32 "
+                         "--size 256 --block-size 256 --blocks-per-sm 4"), 0);
+    assert_true(file_has("/tmp/test_model.out", "occupancy 0.500, 4 blocks per SM"));
+    assert_true(file_has("/tmp/test_model.out", "3333.3"));
+    assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme push --precision fp32 "
+                         "--size 256 --block-size 256 --blocks-per-sm 9"), 2);
     /* bad flags: 2; bad input: 1, naming file and line */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme sideways --precision fp32 --size 64"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme push --precision fp32 --size 64x"), 2);
