@@ -20,17 +20,21 @@ const char *const lbm_scheme_names[] = {"push", "pull", "split", "aa", NULL};
 const char *const lbm_boundary_names[] = {"periodic", "cavity", NULL};
 const char *const lbm_precision_names[] = {"fp32", "fp64", NULL};
 
-lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes)
+lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes, int skew_bytes)
 {
     lbm_layout L = {.nx = nx, .ny = ny, .nz = nz};
     int p = padding_words > 1 ? padding_words : 1;
     L.nxp = (nx + p - 1) / p * p;
     L.cells = (int64_t)nx * ny * nz;
     L.cells_padded = (int64_t)L.nxp * ny * nz;
-    /* The smallest stride >= cells_padded whose bytes are SKEW past a page. */
+    /* The smallest stride >= cells_padded whose bytes are skew past a page. */
     const int64_t page = 4096, bytes = L.cells_padded * word_bytes;
-    int64_t pages = bytes > LBM_STRIDE_SKEW ? (bytes - LBM_STRIDE_SKEW + page - 1) / page : 0;
-    L.stride = (pages * page + LBM_STRIDE_SKEW) / word_bytes;
+    if (skew_bytes <= 0 || skew_bytes % word_bytes) {
+        L.stride = L.cells_padded;
+    } else {
+        int64_t pages = bytes > skew_bytes ? (bytes - skew_bytes + page - 1) / page : 0;
+        L.stride = (pages * page + skew_bytes) / word_bytes;
+    }
     return L;
 }
 

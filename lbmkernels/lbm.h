@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "device.h"
 
 #define LBM_Q 19 /* populations per cell */
@@ -22,13 +23,15 @@ extern const char *const lbm_precision_names[]; /* "fp32", "fp64", NULL */
 static inline int lbm_lattices(lbm_scheme s) { return s == LBM_SCHEME_AA ? 1 : 2; }
 
 /* Lattice geometry: SoA, x fastest, rows padded to nxp words (Habich §6).
- * The populations lie `stride` words apart: cells_padded rounded so that
- * consecutive arrays start LBM_STRIDE_SKEW bytes further along a 4 KiB page.
- * Arrays a multiple of 4 KiB apart (128^3 in fp32, 64^3, ...) put the 19
- * loads and 19 stores of a cell into one L1 set of a CPU and alias the
- * store-to-load check on its 12 low address bits; on the 2-core Skylake of
- * data/ that cost fp32 push and pull 35-40 % at 128^3.  The skew is 5 lines
- * of 128 bytes: 19 arrays land on 19 different 128-byte slots of a page. */
+ * The populations lie `stride` words apart.  On a CPU, cells_padded rounded
+ * so that consecutive arrays start LBM_STRIDE_SKEW bytes further along a
+ * 4 KiB page: arrays a multiple of 4 KiB apart (128^3 in fp32, 64^3, ...)
+ * put the 19 loads and 19 stores of a cell into one L1 set and alias the
+ * store-to-load check on its 12 low address bits; on the 2-core Xeon of
+ * data/ that cost fp32 push and pull 25-35 % at 128^3.  The skew is 5 lines
+ * of 128 bytes: 19 arrays land on 19 different 128-byte slots of a page.
+ * On a GPU the same skew cost 3-4 % (H200, 256^3: pull 26,500 -> 25,600
+ * MLUPS in fp32, 13,300 -> 12,900 in fp64), so there stride = cells_padded. */
 #define LBM_STRIDE_SKEW 640
 typedef struct {
     int nx, ny, nz;
@@ -37,7 +40,12 @@ typedef struct {
     int64_t cells_padded; /* nxp*ny*nz: the cells a lattice sweep covers */
     int64_t stride;       /* words from one population's array to the next */
 } lbm_layout;
-lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes);
+lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes, int skew_bytes);
+/* The skew of the device's population arrays: LBM_STRIDE_SKEW on a CPU, 0. */
+static inline int lbm_stride_skew(const lbp_device *d)
+{
+    return strcmp(d->info.kind, "cpu") == 0 ? LBM_STRIDE_SKEW : 0;
+}
 static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
 {
     return x + (int64_t)L->nxp * (y + (int64_t)L->ny * z);

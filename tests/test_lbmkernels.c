@@ -171,12 +171,12 @@ static void test_row_per_thread(void **state)
 static void test_step_threads(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(13, 7, 6, 32, 4); /* nxp 32 */
+    lbm_layout L = lbm_layout_make(13, 7, 6, 32, 4, LBM_STRIDE_SKEW); /* nxp 32 */
     assert_int_equal(L.nxp, 32);
     assert_int_equal(lbm_step_threads(&L, 1), L.cells_padded);
     assert_int_equal(lbm_step_threads(&L, 2), 16 * 7 * 6);
     assert_int_equal(lbm_step_threads(&L, 4), 8 * 7 * 6);
-    L = lbm_layout_make(13, 7, 6, 2, 4); /* nxp 14 */
+    L = lbm_layout_make(13, 7, 6, 2, 4, LBM_STRIDE_SKEW); /* nxp 14 */
     assert_int_equal(lbm_step_threads(&L, 2), 7 * 7 * 6);
     assert_true(lbm_cells_per_thread_ok(1) && lbm_cells_per_thread_ok(2) && lbm_cells_per_thread_ok(4));
     assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(-1) || lbm_cells_per_thread_ok(8));
@@ -192,16 +192,18 @@ static void test_step_threads(void **state)
     assert_null(strstr(opt, "CELLS_PER_THREAD"));
 }
 
-/* The arrays of the 19 populations: at least cells_padded apart, skewed
- * against 4 KiB pages so that no two start on the same 128-byte slot of a
- * page, by less than a page of waste. */
+/* The arrays of the 19 populations: on a CPU at least cells_padded apart,
+ * skewed against 4 KiB pages so that no two start on the same 128-byte
+ * slot of a page, by less than a page of waste; on a GPU cells_padded. */
 static void test_population_stride(void **state)
 {
     (void)state;
     const int sizes[][2] = {{128, 8}, {128, 4}, {64, 4}, {5, 8}, {200, 4}, {230, 8}};
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
         int n = sizes[t][0], w = sizes[t][1];
-        lbm_layout L = lbm_layout_make(n, n, n, 32 / w, w);
+        lbm_layout L = lbm_layout_make(n, n, n, 32 / w, w, 0); /* a GPU: no skew */
+        assert_int_equal(L.stride, L.cells_padded);
+        L = lbm_layout_make(n, n, n, 32 / w, w, LBM_STRIDE_SKEW);
         assert_true(L.stride >= L.cells_padded);
         assert_true((L.stride - L.cells_padded) * w < 4096 + LBM_STRIDE_SKEW);
         assert_int_equal(L.stride * w % 4096, LBM_STRIDE_SKEW);
@@ -219,7 +221,7 @@ static void test_population_stride(void **state)
 static void test_scheme_conversions_round_trip(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(5, 4, 3, 8, 8);
+    lbm_layout L = lbm_layout_make(5, 4, 3, 8, 8, LBM_STRIDE_SKEW);
     size_t n = (size_t)lbm_words(&L);
     double *f = calloc(n, sizeof *f), *s = calloc(n, sizeof *s), *g = calloc(n, sizeof *g);
     lbm_init_state(&L, f, 0.05, 0.01, 7u);
