@@ -74,7 +74,7 @@ int lbm_largest_cube(const lbp_device *d, lbm_scheme s, int fp64, int padding)
     int64_t cells = lbm_memory_budget(d) / ((int64_t)lbm_lattices(s) * LBM_Q * (fp64 ? 8 : 4));
     int n = (int)floor(cbrt((double)cells)) + 1;
     while (n > 0) {
-        lbm_layout L = lbm_layout_make(n, n, n, padding, fp64 ? 8 : 4, lbm_stride_skew(d));
+        lbm_layout L = lbm_layout_on(d, n, n, n, padding, fp64);
         if (fits(d, &L, s, fp64)) return n;
         n--;
     }

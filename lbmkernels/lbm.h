@@ -41,10 +41,12 @@ typedef struct {
     int64_t stride;       /* words from one population's array to the next */
 } lbm_layout;
 lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes, int skew_bytes);
-/* The skew of the device's population arrays: LBM_STRIDE_SKEW on a CPU, 0. */
-static inline int lbm_stride_skew(const lbp_device *d)
+/* The layout device d runs: words of fp64 or fp32, the arrays skewed on a
+ * CPU only. */
+static inline lbm_layout lbm_layout_on(const lbp_device *d, int nx, int ny, int nz, int padding_words, int fp64)
 {
-    return strcmp(d->info.kind, "cpu") == 0 ? LBM_STRIDE_SKEW : 0;
+    return lbm_layout_make(nx, ny, nz, padding_words, fp64 ? 8 : 4,
+                           strcmp(d->info.kind, "cpu") == 0 ? LBM_STRIDE_SKEW : 0);
 }
 static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
 {

@@ -321,9 +321,8 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
         for (int p = 0; p < nprec; p++)
             for (int s = 0; s < o->nschemes; s++)
                 for (int i = 0; i < o->nsizes; i++) {
-                    lbm_layout L = lbm_layout_make(o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
-                                                   padding_words(o, precisions[p]), precisions[p] ? 8 : 4,
-                                                   lbm_stride_skew(d));
+                    lbm_layout L = lbm_layout_on(d, o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
+                                                 padding_words(o, precisions[p]), precisions[p]);
                     if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], precisions[p], why, sizeof why) != 0)
                         lbp_usage_error("%s", why);
                 }
@@ -407,7 +406,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             if (!block || ncpt > 1) {
                 const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
                 int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : c->quick ? 4 : 8;
-                lbm_layout L = lbm_layout_make(sweep_n, sweep_n, sweep_n, pad, fp64 ? 8 : 4, lbm_stride_skew(d));
+                lbm_layout L = lbm_layout_on(d, sweep_n, sweep_n, sweep_n, pad, fp64);
                 for (int ci = 0; ci < ncpt; ci++)
                     for (int b = 0; b < nb; b++) {
                         if (bl[b] > max_block[ci]) {
@@ -453,8 +452,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             lbm_result best = sweep_best;
             int have_best = have_sweep;
             for (int i = 0; i < nsizes; i++) {
-                lbm_layout L =
-                    lbm_layout_make(sizes[i].nx, sizes[i].ny, sizes[i].nz, pad, fp64 ? 8 : 4, lbm_stride_skew(d));
+                lbm_layout L = lbm_layout_on(d, sizes[i].nx, sizes[i].ny, sizes[i].nz, pad, fp64);
                 row w = {.scheme = s, .fp64 = fp64};
                 if (have_sweep && L.nx == sweep_n && L.ny == sweep_n && L.nz == sweep_n) continue; /* measured */
                 int r = lbm_measure(d, &k[best_ci], &L, block, &topt, &w.r, why, sizeof why);

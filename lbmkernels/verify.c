@@ -61,7 +61,7 @@ static int check(const lbm_verify_opts *o, const char *what, lbm_scheme s, doubl
 
 int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
 {
-    lbm_layout L = lbm_layout_make(o->nx, o->ny, o->nz, o->padding, o->fp64 ? 8 : 4, lbm_stride_skew(d));
+    lbm_layout L = lbm_layout_on(d, o->nx, o->ny, o->nz, o->padding, o->fp64);
     const double omega = 1.0 / o->tau;
     const double lid_u = o->boundary == LBM_CAVITY_BOX ? o->lid_u : 0.0;
     const lbm_tolerances tol = lbm_tolerances_for(o->fp64);
@@ -140,7 +140,7 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
 double lbm_taylor_green_error(lbp_device *d, const lbm_kernels *k, int n, int steps, double tau,
                               double u0, int padding, int plant_error)
 {
-    lbm_layout L = lbm_layout_make(n, n, 1, padding, k->fp64 ? 8 : 4, lbm_stride_skew(d));
+    lbm_layout L = lbm_layout_on(d, n, n, 1, padding, k->fp64);
     const double omega = 1.0 / tau, nu = (tau - 0.5) / 3.0, kw = 2 * M_PI / n;
     double *f = alloc_lattice(&L), *stored = alloc_lattice(&L);
     lbm_init_state(&L, f, u0, 0.0, 1u);
