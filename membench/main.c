@@ -42,10 +42,11 @@ static const char USAGE[] =
     "--threads, on a compact layout of that many cells: the thread counts of small\n"
     "to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
     "1, 2, 3, 4 and 6 blocks per SM (--quick: 2, 4), the occupancies LBM kernels\n"
-    "run at.  Each timed run is 20 launches back to back (like the steps\n"
-    "of a time loop); ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread =\n"
-    "per-launch ns / threads, and the row's timing column is 'back_to_back'\n"
-    "(every other row: 'events', one launch per timed run).  The same thread\n"
+    "run at.  Each timed run is launches back to back (like the steps of a\n"
+    "time loop): 20, or as many as fill 2 ms (up to 2000), column 'launches';\n"
+    "ms_min/ms_median/ms_max are PER LAUNCH, ns_per_thread = per-launch ns /\n"
+    "threads, and the row's timing column is 'back_to_back' (every other row:\n"
+    "'events', one launch per timed run).  The same thread\n"
     "counts run again with the collision payload (P=7: 151 arithmetic operations\n"
     "per thread), with L=10, M=10 and L=M=10: misalignment and arithmetic where\n"
     "the working set sits in the L2.\n"
@@ -239,12 +240,12 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
-                c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread);
+                c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -443,7 +444,7 @@ static void print_threads_sweep(const run *r)
             s->payload || it->cfg.blocks_per_cu_requested != p_blocks(r))
             continue;
         if (!header++)
-            printf("  threads sweep (N=19, %d launches back to back; per launch; 4 B: x aligned with\n"
+            printf("  threads sweep (N=19, runs of %d+ launches back to back; per launch; 4 B: x aligned with\n"
                    "  payload P=%d, L=10, M=10, L=M=10):\n"
                    "  %10s %9s %9s %9s %7s %7s %7s %7s\n",
                    MB_THREADS_LAUNCHES, MB_PAYLOAD_COLLISION, "threads", "4 B us", "GB/s", "8 B us", "P", "L10",
@@ -550,7 +551,7 @@ int main(int argc, char **argv)
         r.csv = lbp_csv_open(dir, "membench.csv",
                              "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops",
+                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches",
                              &d.info, o.common.force);
         if (p->stamps)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

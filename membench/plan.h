@@ -14,7 +14,7 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
 #define MB_PAYLOAD_COLLISION 7
 
 #define MB_THREADS_MIN (1LL << 12)   /* smallest thread count of the threads sweep */
-#define MB_THREADS_LAUNCHES 20       /* launches back to back per timed run there */
+#define MB_THREADS_LAUNCHES 20       /* launches back to back per timed run there, at least (probe.h) */
 
 #define MB_MAX_LIST 256
 

@@ -8,13 +8,18 @@
 #include "gen.h"
 #include "stats.h"
 
+/* A run of launches back to back lasts this long at least, */
+#define MB_THREADS_RUN_MS 2.0
+/* in up to this many launches. */
+#define MB_THREADS_MAX_LAUNCHES 2000
+
 /* A probe configuration: the kernel plus how it is launched. */
 typedef struct {
     mb_probe_spec spec;
     int block_size;
     int blocks_per_cu_requested; /* k; 0 = as many as fit */
     int64_t threads;             /* threads launched; 0 = the bench's (mb_bench.threads) */
-    int launches;                /* launches back to back per timed run (threads sweep); 0 or 1: one */
+    int launches;                /* launches back to back per timed run (threads sweep), at least; 0 or 1: one */
 } mb_config;
 
 /* A compiled kernel, kept for the whole run (configs repeat across sweeps). */
@@ -81,7 +86,9 @@ typedef struct {
     double ns_per_thread, gbs_median, gbs_max;
 } mb_result;
 
-/* Fill, time (warmup + reps runs of cfg->launches launches each; ms is per
+/* Fill, time (warmup + reps runs of cfg->launches launches each, or, where
+ * that is more than one, of as many more as fill MB_THREADS_RUN_MS, up to
+ * MB_THREADS_MAX_LAUNCHES: out->cfg.launches says how many; ms is per
  * launch), verify.  A config with its own thread count runs on a compact
  * layout of that many cells (stride mb_stride(threads)) in the same buffers.  Returns 0 ok; 1 with why when
  * an output element is wrong; 2 with why for an impossible configuration. */

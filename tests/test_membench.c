@@ -690,6 +690,8 @@ static void test_threads_probe_on_pocl(void **state)
         if (rc) fprintf(stderr, "%s\n", why);
         assert_int_equal(rc, 0);
         assert_int_equal(res.threads, 300);
+        /* a run of 20 launches of 300 threads is short: more fill it */
+        assert_true(res.cfg.launches >= MB_THREADS_LAUNCHES && res.cfg.launches <= MB_THREADS_MAX_LAUNCHES);
         assert_int_equal(res.bytes_moved, 2LL * 19 * w * 300);
         NEAR_REL(res.ns_per_thread, res.ms.median * 1e6 / 300);
         assert_true(res.ms.min <= res.ms.median && res.ms.median <= res.ms.max);
@@ -798,19 +800,21 @@ static void test_cli_threads_sweep(void **state)
     assert_non_null(strstr(line, ",timing,ops"));
     while (fgets(line, sizeof line, f)) {
         char sweep[32], timing[32];
-        int words, wb, l, m, bs, ops;
+        int words, wb, l, m, bs, ops, launches;
         long long threads, bytes;
         /* device,backend,sweep,words,word_bytes,L,M,block_size,k,blocks,occupancy,threads,bytes_moved,reps,
-         * ms_min,ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops */
+         * ms_min,ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches */
         double ms_min, ms_median, ms_max, ns;
-        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%lld,%lld,%*d,%lf,%lf,%lf,%*[^,],%*[^,],%lf,%31[^,],%d",
-                       sweep, &words, &wb, &l, &m, &bs, &threads, &bytes, &ms_min, &ms_median, &ms_max, &ns, timing, &ops);
-        assert_int_equal(n, 14);
+        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%lld,%lld,%*d,%lf,%lf,%lf,%*[^,],%*[^,],%lf,%31[^,],%d,%d",
+                       sweep, &words, &wb, &l, &m, &bs, &threads, &bytes, &ms_min, &ms_median, &ms_max, &ns, timing, &ops,
+                       &launches);
+        assert_int_equal(n, 15);
         assert_int_equal(words, 19);
         assert_int_equal(bytes, 2LL * 19 * wb * threads);
         assert_true(ms_min <= ms_median && ms_median <= ms_max);
         if (!strcmp(sweep, "payload")) {
             assert_string_equal(timing, "events");
+            assert_int_equal(launches, 1);
             assert_int_equal(ops, 151);
             assert_int_equal(l + m, 0);
             payload_rows++;
@@ -818,6 +822,8 @@ static void test_cli_threads_sweep(void **state)
         }
         assert_string_equal(sweep, "threads");
         assert_string_equal(timing, "back_to_back");
+        /* runs fill MB_THREADS_RUN_MS, in MB_THREADS_LAUNCHES launches at least */
+        assert_true(launches >= MB_THREADS_LAUNCHES && launches <= MB_THREADS_MAX_LAUNCHES);
         assert_true(fabs(ns - ms_median * 1e6 / threads) <= 1e-3 * ns + 1e-6);
         assert_true(threads == 4096 || threads == 16384);
         assert_true(ops == 0 || ops == 151);
