@@ -378,8 +378,9 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     if (launches > 1) {
         /* Back to back: a run long enough for the steady state of a time
          * loop, where the host issues launches as fast as the device takes
-         * them (20 launches and one synchronisation measured the floor of
-         * a small launch 0.5 us high with CUDA, 1.5 us with OpenCL) */
+         * them (runs of 20 launches had put the floor of a small launch
+         * 0.2 us higher on an H100 with CUDA; an H200's moved less than
+         * its noise) */
         run_once(&r);
         b->d->be->timer_start(b->d);
         run_once(&r);

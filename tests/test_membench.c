@@ -690,7 +690,7 @@ static void test_threads_probe_on_pocl(void **state)
         if (rc) fprintf(stderr, "%s\n", why);
         assert_int_equal(rc, 0);
         assert_int_equal(res.threads, 300);
-        /* a run of 20 launches of 300 threads is short: more fill it */
+        /* the launches of a run: 20 at least, as many as fill MB_THREADS_RUN_MS, at most the cap */
         assert_true(res.cfg.launches >= MB_THREADS_LAUNCHES && res.cfg.launches <= MB_THREADS_MAX_LAUNCHES);
         assert_int_equal(res.bytes_moved, 2LL * 19 * w * 300);
         NEAR_REL(res.ns_per_thread, res.ms.median * 1e6 / 300);

@@ -689,6 +689,23 @@ static void test_payload_and_variants(void **state)
     model_inputs_free(&in);
     remove_folder(dir);
 
+    /* a disturbed point (140 operations slower than 151) takes the time of
+     * the point after it: the factor at 150 is the 151 point's, not 5 %
+     * above it as between 0.598 and 0.378 */
+    extra[0] = 0;
+    row(extra, sizeof extra, "words", 0, 0, 256, 0, 1.0, 1e6, 0.19, "events", 0);
+    row(extra, sizeof extra, "payload", 0, 0, 256, 0, 1.0, 1e6, 0.60, "events", 140);
+    row(extra, sizeof extra, "payload", 0, 0, 256, 0, 1.0, 1e6, 0.38, "events", 151);
+    char disturbed[] = "/tmp/test_model_payload_XXXXXX";
+    variants_folder(disturbed, extra);
+    load(&in, disturbed, "cuda");
+    k.ops_per_cell = 150;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.compute_factor, t151 / t0);
+    assert_non_null(strstr(p.notes, "slower than at 151"));
+    model_inputs_free(&in);
+    remove_folder(disturbed);
+
     /* occupancy sweep at block 512: aligned 0.202 / 0.192 ms at occupancy
      * 0.5 / 1, 10 misaligned stores x 1.05 / x 1.15 (after the start cost),
      * 10 misaligned loads x 2 (shared memory took the L1: not read) */
