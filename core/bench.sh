@@ -49,7 +49,10 @@ device_of() { # BACKEND
     return 1
 }
 
+# geometry: membench again at the launches lbmkernels used (a GPU's waves
+# of blocks; a CPU's work-groups have none)
 stages="stream membench lbmkernels"
+[ "$(val kind)" = gpu ] && stages="$stages geometry"
 total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
 start=$(date +%s); step=0; failed=""
 for b in $backends; do
@@ -62,7 +65,9 @@ for b in $backends; do
         left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
         say "[$step/$total] $s on $name ($b), ${el} s so far$left"
         t0=$(date +%s)
-        if ! "$s/$s" --backend "$b" $devopt --out "$out" --force $quick; then
+        tool="$s/$s"; extra=""
+        [ "$s" = geometry ] && tool=membench/membench extra="--geometry-from $out/lbm.csv"
+        if ! $tool --backend "$b" $devopt --out "$out" --force $quick $extra; then
             # the first backend is the measurement; another one failing
             # loses only its own remaining stages
             [ "$b" = "$first" ] && die "$s failed on $b; partial results in $work"

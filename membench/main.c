@@ -34,7 +34,14 @@ static const char USAGE[] =
     "                      (default 0: as many as fit; CUDA only)\n"
     "  --threads N         threads per launch, one per cell (default 256^3 on a GPU,\n"
     "                      2^22 on a CPU)\n"
+    "  --thread-counts LIST  the threads sweep at exactly these thread counts (e.g.\n"
+    "                      the cells of the lattices to model) instead of 2^12..--threads\n"
     "  --reps N            timed repetitions per probe (default 10)\n"
+    "  --geometry-from LBM_CSV  the geometry sweep alone (membench-geometry.csv):\n"
+    "                      the probe at the launches of lbm.csv's kernels (block size,\n"
+    "                      blocks per SM, cells per thread, the thread counts of their\n"
+    "                      lattices up to 4 x the L2), with L, M = 0 or 10 and the\n"
+    "                      collision payload; make bench runs it after lbmkernels\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
@@ -58,7 +65,7 @@ static const char USAGE[] =
     "aligned probe, the P=7 one and the L=10 and M=10 ones.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
-       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_REPS };
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM };
 
 typedef struct {
     lbp_common common;
@@ -66,6 +73,8 @@ typedef struct {
     long long threads; /* 0: default */
     int reps;          /* 0: default */
     int blocks_per_sm_given;
+    int sweeps_given;
+    const char *geometry_from; /* lbm.csv: the geometry sweep alone */
 } options;
 
 static int parse_sweeps(const char *s)
@@ -91,7 +100,9 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
                                          {"blocks-per-sm", required_argument, 0, OPT_BLOCKS_PER_SM},
                                          {"threads", required_argument, 0, OPT_THREADS},
+                                         {"thread-counts", required_argument, 0, OPT_THREAD_COUNTS},
                                          {"reps", required_argument, 0, OPT_REPS},
+                                         {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
                                          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->common.device = -1;
@@ -102,7 +113,11 @@ static void parse_options(int argc, char **argv, options *o)
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
-        case OPT_SWEEPS: p->sweeps = parse_sweeps(optarg); break;
+        case OPT_SWEEPS:
+            p->sweeps = parse_sweeps(optarg);
+            o->sweeps_given = 1;
+            break;
+        case OPT_GEOMETRY_FROM: o->geometry_from = optarg; break;
         case OPT_WORDS: p->n_words = lbp_parse_int_list("--words", optarg, 1, MB_MAX_WORDS, p->words, MB_MAX_LIST); break;
         case OPT_MISALIGNED:
             p->n_misaligned_n =
@@ -119,6 +134,10 @@ static void parse_options(int argc, char **argv, options *o)
             o->blocks_per_sm_given = 1;
             break;
         case OPT_THREADS: o->threads = lbp_parse_int("--threads", optarg, 1, 1LL << 31); break;
+        case OPT_THREAD_COUNTS:
+            p->n_thread_counts =
+                lbp_parse_int_list("--thread-counts", optarg, 1, 1LL << 31, p->thread_counts, MB_MAX_LIST);
+            break;
         case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
         case '?': lbp_bad_option();
         default:
@@ -126,6 +145,11 @@ static void parse_options(int argc, char **argv, options *o)
         }
     }
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->geometry_from) {
+        if (o->sweeps_given || p->n_thread_counts)
+            lbp_usage_error("--geometry-from runs the geometry sweep alone: drop --sweeps and --thread-counts");
+        p->sweeps = SW_GEOMETRY;
+    }
     p->quick = o->common.quick;
 }
 
@@ -136,7 +160,12 @@ static void apply_defaults(options *o, const lbp_device *d)
     int gpu = strcmp(d->info.kind, "gpu") == 0;
     /* a CPU's last-level cache can hold hundreds of MB: 2^22 threads of
      * 19 4-byte words each way span 640 MB */
-    if (!o->threads) o->threads = gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
+    long long top = 0;
+    for (int i = 0; i < p->n_thread_counts; i++)
+        if (p->thread_counts[i] > top) top = p->thread_counts[i];
+    if (o->threads && top > o->threads)
+        lbp_usage_error("--thread-counts: %lld is over --threads %lld", top, o->threads);
+    if (!o->threads) o->threads = top ? top : gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
     p->max_threads = o->threads;
     if (!p->n_words) {
@@ -283,6 +312,30 @@ static void run_probes(run *r)
                      mb_config_name(&it->cfg, name, sizeof name), (long long)r->results[i].threads,
                      r->results[i].gbs_median);
     }
+}
+
+/* The geometry sweep: the whole plan in MB_GEOMETRY_PASSES passes (quick:
+ * one), each item's faster pass kept -- a slower device state for a few ms
+ * (clocks, a freshly loaded module) had made one variant at one thread count
+ * run 2.6x slow through all its repetitions -- then the rows. */
+#define MB_GEOMETRY_PASSES 2
+static void run_geometry(run *r)
+{
+    char why[512], name[64];
+    double t0 = lbp_now();
+    const int passes = r->o->plan.quick ? 1 : MB_GEOMETRY_PASSES, warmup = r->o->plan.quick ? 1 : 2;
+    for (int pass = 0; pass < passes; pass++)
+        for (int i = 0; i < r->plan.n; i++) {
+            mb_plan_item *it = &r->plan.items[i];
+            mb_result res;
+            int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
+            if (rc == 2) lbp_usage_error("%s", why);
+            if (rc) fail_run(r, why);
+            if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
+            lbp_progress(pass * r->plan.n + i + 1, passes * r->plan.n, lbp_now() - t0, "geometry %s x%lld: %.1f GB/s",
+                         mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads, res.gbs_median);
+        }
+    for (int i = 0; i < r->plan.n; i++) write_probe_row(r, &r->plan.items[i], &r->results[i]);
 }
 
 /* ---- fits ------------------------------------------------------------------- */
@@ -508,6 +561,43 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     print_threads_sweep(r);
 }
 
+/* The geometry sweep: per geometry and thread count, the aligned probe's
+ * per-launch time and what misalignment and the payload make of it. */
+static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
+{
+    lbp_kv kv[2];
+    kv[0].key = "geometry_from";
+    snprintf(kv[0].value, sizeof kv[0].value, "%s", r->o->geometry_from);
+    lbp_write_meta(dir, "membench-geometry", &r->d->info, argc, argv, kv, 1, r->o->common.force);
+    printf("membench geometry sweep on %s (%s), the launches of %s; results in %s/membench-geometry.csv\n"
+           "  N=19, runs of %d+ launches back to back; us per launch, aligned, then x aligned with L=10, M=10,\n"
+           "  L=M=10, and the payload P=%d (aligned)\n"
+           "  %6s %4s %3s %10s %9s %7s %7s %7s %7s\n",
+           r->d->info.name, r->d->info.backend, r->o->geometry_from, dir, MB_THREADS_LAUNCHES,
+           MB_PAYLOAD_COLLISION, "block", "k", "B", "threads", "us", "L10", "M10", "L=M=10", "P");
+    for (int i = 0; i < r->plan.n; i++) {
+        const mb_config *a = &r->plan.items[i].cfg;
+        if (a->spec.misaligned_reads || a->spec.misaligned_writes || a->spec.payload) continue;
+        printf("  %6d %4d %3d %10lld %9.2f", a->block_size, a->blocks_per_cu_requested, a->spec.word_bytes,
+               (long long)a->threads, r->results[i].ms.median * 1e3);
+        static const int variant[4][3] = {{10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, MB_PAYLOAD_COLLISION}};
+        for (int v = 0; v < 4; v++) {
+            double ratio = NAN;
+            for (int j = 0; j < r->plan.n; j++) {
+                const mb_config *c = &r->plan.items[j].cfg;
+                if (c->threads == a->threads && c->block_size == a->block_size &&
+                    c->blocks_per_cu_requested == a->blocks_per_cu_requested &&
+                    c->spec.word_bytes == a->spec.word_bytes && c->spec.misaligned_reads == variant[v][0] &&
+                    c->spec.misaligned_writes == variant[v][1] && c->spec.payload == variant[v][2])
+                    ratio = r->results[j].ms.median / r->results[i].ms.median;
+            }
+            if (isnan(ratio)) printf(" %7s", "-");
+            else printf(" %7.2f", ratio);
+        }
+        printf("\n");
+    }
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -520,20 +610,39 @@ int main(int argc, char **argv)
     apply_defaults(&o, &d);
     run r = {.o = &o, .d = &d};
     mb_plan_options *p = &o.plan;
-    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS | SW_PAYLOAD);
+    const int geometry = p->sweeps == SW_GEOMETRY;
+    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS | SW_PAYLOAD |
+                              SW_GEOMETRY);
 
     const char *dir = lbp_result_dir(o.common.out_dir, &d.info);
     const char *names[6];
     int n_names = 0;
-    if (probes) names[n_names++] = "membench.csv";
-    if (probes && p->stamps) names[n_names++] = "warps.csv";
+    if (geometry) names[n_names++] = "membench-geometry.csv";
+    else if (probes) names[n_names++] = "membench.csv";
+    if (probes && p->stamps && !geometry) names[n_names++] = "warps.csv";
     if (p->sweeps & (SW_WORDS | SW_MISALIGNED)) names[n_names++] = "membench-fit.csv";
     if (p->sweeps & SW_LAUNCH) names[n_names++] = "launch.csv";
-    names[n_names++] = "membench-meta.csv";
+    names[n_names++] = geometry ? "membench-geometry-meta.csv" : "membench-meta.csv";
     names[n_names] = NULL;
     lbp_check_fresh(dir, names, o.common.force);
 
     mb_plan_build(&r.plan, p);
+    if (geometry) {
+        static mb_geometry geoms[MB_MAX_GEOMETRIES];
+        char why[512];
+        int ng = mb_read_geometries(o.geometry_from, d.info.backend, (double)d.info.l2_bytes, geoms,
+                                    MB_MAX_GEOMETRIES, why, sizeof why);
+        if (ng < 0) lbp_fail("%s", why);
+        if (ng == 0)
+            lbp_fail("%s: no %s rows with a working set within 4 x the L2 (%.0f MB): no geometry to probe",
+                     o.geometry_from, d.info.backend, d.info.l2_bytes / 1e6);
+        long long top = 0;
+        for (int g = 0; g < ng; g++)
+            for (int i = 0; i < geoms[g].n_threads; i++)
+                if (geoms[g].threads[i] > top) top = geoms[g].threads[i];
+        o.threads = top;
+        mb_plan_geometry(&r.plan, p, geoms, ng);
+    }
     if (probes) {
         int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
         mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block);
@@ -548,17 +657,26 @@ int main(int argc, char **argv)
         preflight(&r);
         r.results = calloc((size_t)r.plan.n, sizeof *r.results);
         if (!r.results) lbp_fail("out of memory");
-        r.csv = lbp_csv_open(dir, "membench.csv",
+        r.csv = lbp_csv_open(dir, geometry ? "membench-geometry.csv" : "membench.csv",
                              "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches",
                              &d.info, o.common.force);
-        if (p->stamps)
+        if (p->stamps && !geometry)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
                                        &d.info, o.common.force);
-        run_probes(&r);
+        if (geometry) run_geometry(&r);
+        else run_probes(&r);
         lbp_csv_commit(r.csv);
         if (r.warps_csv) lbp_csv_commit(r.warps_csv);
+    }
+    if (geometry) {
+        summarise_geometry(&r, dir, argc, argv);
+        free(r.results);
+        mb_plan_free(&r.plan);
+        mb_bench_close(&r.bench);
+        lbp_close(&d);
+        return 0;
     }
     n19_costs costs = write_fits(&r, dir, &d.info);
     mb_launch_result lr[MB_LAUNCH_MODES] = {{0}};

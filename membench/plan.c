@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "table.h"
 
 #define D3Q19_WORDS 19 /* N of a D3Q19 lattice update */
 #define AA_ODD_MISALIGNED 10 /* L = M = 10 in the A-A odd step; 10 reads of pull, 10 writes of push */
@@ -118,6 +119,10 @@ static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spe
  * points at x1.5 too. */
 static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k)
 {
+    if (o->n_thread_counts) {
+        for (int i = 0; i < o->n_thread_counts; i++) add_threads(p, o, v, k, o->thread_counts[i]);
+        return;
+    }
     long long top = o->max_threads;
     if (top <= 0) return;
     long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
@@ -257,4 +262,92 @@ void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *
         if (c->spec.word_bytes > *max_word_bytes) *max_word_bytes = c->spec.word_bytes;
         if (c->block_size < *min_block_size) *min_block_size = c->block_size;
     }
+}
+
+static int add_geometry_threads(mb_geometry *g, long long t)
+{
+    for (int i = 0; i < g->n_threads; i++)
+        if (g->threads[i] == t) return 0;
+    if (g->n_threads == MB_MAX_LIST) return -1;
+    int i = g->n_threads++;
+    for (; i > 0 && g->threads[i - 1] > t; i--) g->threads[i] = g->threads[i - 1];
+    g->threads[i] = t;
+    return 0;
+}
+
+int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
+                       char *err, size_t err_len)
+{
+    static const char *const cols[] = {"backend", "precision", "cells", "block_size", "blocks_per_cu",
+                                       "lattices", "cells_per_thread", NULL};
+    lbp_table t;
+    if (lbp_table_read(&t, lbm_csv, 1, err, err_len) || lbp_table_require(&t, cols, err, err_len)) return -1;
+    int n = 0, rc = 0;
+    for (int r = 0; r < t.rows && !rc; r++) {
+        if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "backend")), backend)) continue;
+        const char *prec = lbp_table_text(&t, r, lbp_table_column(&t, "precision"));
+        double cells, bs, k, lattices, v;
+        if (lbp_table_number_by_name(&t, r, "cells", &cells, err, err_len) ||
+            lbp_table_number_by_name(&t, r, "block_size", &bs, err, err_len) ||
+            lbp_table_number_by_name(&t, r, "blocks_per_cu", &k, err, err_len) ||
+            lbp_table_number_by_name(&t, r, "lattices", &lattices, err, err_len) ||
+            lbp_table_number_by_name(&t, r, "cells_per_thread", &v, err, err_len)) {
+            rc = -1;
+            break;
+        }
+        int w = !strcmp(prec, "fp64") ? 8 : !strcmp(prec, "fp32") ? 4 : 0;
+        if (v < 1) v = 1; /* 0: not told (as the model reads it) */
+        if (!w || cells < 1 || bs < 1 || lattices < 1) {
+            snprintf(err, err_len, "%s:%d: expected precision fp32|fp64 and positive cells, block_size, lattices",
+                     t.path, t.line[r]);
+            rc = -1;
+            break;
+        }
+        double set = lattices * 19 * w * cells;
+        if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
+        int width = w * (int)v;
+        if (width != 4 && width != 8) {
+            lbp_warn("%s:%d: %d-byte accesses (%d cells per thread of %d bytes) are not probed", t.path, t.line[r],
+                     width, (int)v, w);
+            continue;
+        }
+        int kk = k > 0 ? (int)k : 0, g = 0;
+        while (g < n && !(out[g].block_size == (int)bs && out[g].blocks_per_cu == kk && out[g].word_bytes == width))
+            g++;
+        if (g == n) {
+            if (n == max) {
+                snprintf(err, err_len, "%s: more than %d launch geometries", t.path, max);
+                rc = -1;
+                break;
+            }
+            out[n++] = (mb_geometry){.block_size = (int)bs, .blocks_per_cu = kk, .word_bytes = width};
+        }
+        long long threads = (long long)(cells / v);
+        if (add_geometry_threads(&out[g], threads) || (lattices < 2 && add_geometry_threads(&out[g], threads / 2))) {
+            snprintf(err, err_len, "%s: more than %d thread counts at one launch geometry", t.path, MB_MAX_LIST);
+            rc = -1;
+        }
+    }
+    lbp_table_free(&t);
+    return rc ? -1 : n;
+}
+
+void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g[i].n_threads; j++)
+            for (int payload = 0; payload <= 1; payload++) {
+                if (payload && g[i].word_bytes == 8 && !o->fp64) continue;
+                for (int lm = 0; lm < 4; lm++) {
+                    mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = g[i].word_bytes,
+                                       .misaligned_reads = lm & 1 ? AA_ODD_MISALIGNED : 0,
+                                       .misaligned_writes = lm & 2 ? AA_ODD_MISALIGNED : 0,
+                                       .payload = payload ? MB_PAYLOAD_COLLISION : 0};
+                    add(p, o, "geometry", v.words, v.word_bytes, v.misaligned_reads, v.misaligned_writes,
+                        g[i].block_size, g[i].blocks_per_cu, 0);
+                    p->items[p->n - 1].cfg.spec.payload = v.payload;
+                    p->items[p->n - 1].cfg.threads = g[i].threads[j];
+                    p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
+                }
+            }
 }

@@ -5,7 +5,7 @@
 #include "probe.h"
 
 enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
-       SW_PAYLOAD = 64, SW_ALL = 127 };
+       SW_PAYLOAD = 64, SW_ALL = 127, SW_GEOMETRY = 128 /* --geometry-from: alone */ };
 
 /* The payload that stands in for a D3Q19 BGK collision in the threads and
  * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
@@ -31,6 +31,8 @@ typedef struct {
     int n_misaligned_n;
     int stamps;               /* the backend has a per-warp clock */
     long long max_threads;    /* threads per launch (--threads): the top of the threads sweep */
+    long long thread_counts[MB_MAX_LIST]; /* --thread-counts: the threads sweep at these counts only */
+    int n_thread_counts;
     int fp64;                 /* the device has doubles: 8-byte payloads */
 } mb_plan_options;
 
@@ -49,7 +51,8 @@ typedef struct {
  * The threads sweep: N=19 at the default block size, word sizes 4 and 8,
  * thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
  * 2^20*1.5; quick: powers of 4 only) up to max_threads, which is always a
- * point; MB_THREADS_LAUNCHES launches per timed run.  One curve aligned,
+ * point (--thread-counts: exactly those counts instead); MB_THREADS_LAUNCHES
+ * launches per timed run.  One curve aligned,
  * then the same thread counts with the collision payload, with L = 10
  * misaligned reads, M = 10 misaligned writes and both (what misalignment
  * and arithmetic cost where the working set sits in the L2).
@@ -74,6 +77,33 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *variant, int block_size,
                        int blocks_fit);
+/* One launch geometry of the LBM kernels (lbm.csv): block size, blocks per
+ * SM (0: as many as fit), access width (word bytes x cells per thread) and
+ * the thread counts of its lattices. */
+typedef struct {
+    int block_size, blocks_per_cu, word_bytes;
+    long long threads[MB_MAX_LIST];
+    int n_threads;
+} mb_geometry;
+#define MB_MAX_GEOMETRIES 64
+
+/* The geometries of the rows of `backend` in lbm_csv whose working set
+ * (lattices x 19 words x word bytes x cells) is at most 4 x l2_bytes (where
+ * the L2 shapes the time; l2_bytes 0: 2^21 cells at most): distinct block
+ * size, blocks per SM and access width, with the thread counts cells /
+ * cells_per_thread and, for a kernel that keeps one lattice, half that (the
+ * probe with that lattice's working set).  Access widths other than 4 and 8
+ * bytes are left out (a warning).  Returns the count, or -1 with a message
+ * naming the file and line. */
+int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
+                       char *err, size_t err_len);
+/* The geometry sweep (membench-geometry.csv, sweep 'geometry'): the N=19
+ * probe at each geometry and thread count, back to back like the threads
+ * sweep, with L and M each 0 or 10, without and with the collision payload
+ * (with 8-byte words only where the device has FP64): the kernels' own
+ * launches (wave count, blocks per SM) with their misalignment and
+ * arithmetic.  All variants at one thread count run one after another. */
+void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g, int n);
 /* Move the threads sweep's items to the end of the plan, by thread count
  * (stable): every curve's point at one thread count runs right after the
  * others, so a slower device state for a while shifts all of them alike

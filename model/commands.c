@@ -275,7 +275,17 @@ int model_cmd_predict(int argc, char **argv)
            pr.compute_factor, k.ops_per_cell);
     if (pr.in_place_factor != 1) printf(", in place / %.3f (no write-allocate)", pr.in_place_factor);
     printf("\n");
-    if (pr.full_path == MODEL_FULL_THREADS_SWEEP) {
+    if (pr.full_path == MODEL_FULL_GEOMETRY) {
+        printf("%-12s %12.1f  geometry path: N=19 probe back to back at the kernel's launch (%d-byte accesses, "
+               "block %d, %s) at %.0f threads: aligned %.3f us; with the kernel's L, M and payload %.2f us",
+               "3 full", pr.full_mlups, pr.b2b_word_bytes, lat.block_size,
+               lat.blocks_per_cu > 0 ? "forced blocks per SM" : "as many blocks as fit", pr.b2b_threads, pr.b2b_us,
+               pr.memory_us[0]);
+        for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
+        printf(" per step%s\n", k.phases > 1 ? " (phases averaged)" : "");
+        printf("%-12s %12.1f  (threads-sweep path, not used)\n", "", pr.threads_sweep_mlups);
+        printf("%-12s %12.1f  (size-sweep path, not used)\n", "", pr.size_sweep_mlups);
+    } else if (pr.full_path == MODEL_FULL_THREADS_SWEEP) {
         printf("%-12s %12.1f  threads-sweep path: N=19 probe back to back at %.0f threads, occupancy %.3f "
                "(%d-byte sweep, %d curve%s, %d points) %.3f us per launch x kernel factor",
                "3 full", pr.full_mlups, pr.b2b_threads, pr.b2b_occupancy, pr.b2b_word_bytes, pr.b2b_curves,
@@ -340,11 +350,11 @@ static void device_info_from_meta(const model_inputs *in, lbp_device_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", in->backend);
 }
 
-static int lbm_number(const model_table *t, int row, const char *col, double *v, double fallback)
+static int lbm_number(const lbp_table *t, int row, const char *col, double *v, double fallback)
 {
-    if (model_table_column(t, col) < 0) { *v = fallback; return 0; }
+    if (lbp_table_column(t, col) < 0) { *v = fallback; return 0; }
     char err[512];
-    if (model_table_number_by_name(t, row, col, v, err, sizeof err)) lbp_fail("%s", err);
+    if (lbp_table_number_by_name(t, row, col, v, err, sizeof err)) lbp_fail("%s", err);
     return 0;
 }
 
@@ -373,24 +383,24 @@ int model_cmd_validate(int argc, char **argv)
 
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/lbm.csv", dir);
-    model_table lbm;
-    int r = model_table_read(&lbm, path, 1, err, sizeof err);
-    if (r == MODEL_TABLE_MISSING) lbp_fail("%s: missing (expected the lbmkernels tool's measurements)", path);
+    lbp_table lbm;
+    int r = lbp_table_read(&lbm, path, 1, err, sizeof err);
+    if (r == LBP_TABLE_MISSING) lbp_fail("%s: missing (expected the lbmkernels tool's measurements)", path);
     if (r) lbp_fail("%s", err);
     static const char *const cols[] = {"device", "backend", "scheme", "precision", "boundary", "nx", "ny", "nz",
                                        "cells", "block_size", "mlups_median", NULL};
-    if (model_table_require(&lbm, cols, err, sizeof err)) lbp_fail("%s", err);
+    if (lbp_table_require(&lbm, cols, err, sizeof err)) lbp_fail("%s", err);
 
     enum { MAX_BACKENDS = 4 };
     model_inputs inputs[MAX_BACKENDS];
     int n_inputs = 0;
     validated_point *pts = calloc(lbm.rows ? lbm.rows : 1, sizeof *pts);
     int n = 0;
-    int ib = model_table_column(&lbm, "backend"), is = model_table_column(&lbm, "scheme"),
-        ip = model_table_column(&lbm, "precision"), ibd = model_table_column(&lbm, "boundary");
+    int ib = lbp_table_column(&lbm, "backend"), is = lbp_table_column(&lbm, "scheme"),
+        ip = lbp_table_column(&lbm, "precision"), ibd = lbp_table_column(&lbm, "boundary");
     for (int row = 0; row < lbm.rows; row++) {
-        const char *backend = model_table_text(&lbm, row, ib);
-        if (strcmp(model_table_text(&lbm, row, ibd), "periodic") || (only && strcmp(backend, only))) continue;
+        const char *backend = lbp_table_text(&lbm, row, ib);
+        if (strcmp(lbp_table_text(&lbm, row, ibd), "periodic") || (only && strcmp(backend, only))) continue;
         int b;
         for (b = 0; b < n_inputs && strcmp(inputs[b].backend, backend); b++) {}
         if (b == n_inputs) {
@@ -399,8 +409,8 @@ int model_cmd_validate(int argc, char **argv)
         }
         validated_point *v = &pts[n];
         snprintf(v->backend, sizeof v->backend, "%s", backend);
-        snprintf(v->scheme, sizeof v->scheme, "%s", model_table_text(&lbm, row, is));
-        snprintf(v->precision, sizeof v->precision, "%s", model_table_text(&lbm, row, ip));
+        snprintf(v->scheme, sizeof v->scheme, "%s", lbp_table_text(&lbm, row, is));
+        snprintf(v->precision, sizeof v->precision, "%s", lbp_table_text(&lbm, row, ip));
         model_kernel k;
         if (model_builtin_kernel(&k, v->scheme, v->precision))
             lbp_fail("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64, got '%s' '%s'", path,
@@ -437,8 +447,8 @@ int model_cmd_validate(int argc, char **argv)
     if (!n) lbp_fail("%s: no periodic rows%s%s to validate", path, only ? " for backend " : "", only ? only : "");
 
     /* table, bars */
-    int failed = 0, failed_small = 0, n_small = 0;
-    double worst = 0, worst_small = 0, small_abs_max = 0, small_abs_sum = 0;
+    int failed = 0, failed_small = 0, n_small = 0, n_geometry = 0;
+    double worst = 0, worst_small = 0, small_abs_max = 0, small_abs_sum = 0, geometry_abs = 0, geometry_alt = 0;
     printf("%-7s %-6s %-5s %-15s %6s %10s %10s %10s %10s %8s %s\n", "backend", "scheme", "prec", "size", "block",
            "measured", "roofline", "probe", "full", "error%", "");
     for (int i = 0; i < n; i++) {
@@ -460,20 +470,29 @@ int model_cmd_validate(int argc, char **argv)
             small_abs_max += e;
             /* the alternative: the size-sweep path beside the threads path,
              * else memory + launch interval beside the max */
-            double alt = v->pr.full_path == MODEL_FULL_THREADS_SWEEP ? v->pr.size_sweep_mlups : v->pr.full_sum_mlups;
+            double alt = v->pr.full_path == MODEL_FULL_SIZE_SWEEP ? v->pr.full_sum_mlups : v->pr.size_sweep_mlups;
             small_abs_sum += fabs(100 * (alt - v->measured) / v->measured);
+        }
+        if (v->pr.full_path == MODEL_FULL_GEOMETRY) {
+            n_geometry++;
+            geometry_abs += e;
+            geometry_alt += fabs(100 * (v->pr.threads_sweep_mlups - v->measured) / v->measured);
         }
     }
     printf("\nsizes >= 128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst, max_error, failed);
     if (n_small) {
         printf("sizes <  128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", worst_small, max_error_small, failed_small);
-        if (pts[0].pr.full_path == MODEL_FULL_THREADS_SWEEP)
+        if (pts[0].pr.full_path != MODEL_FULL_SIZE_SWEEP)
             printf("level 3 from the membench threads sweep (probe back to back at the lattice's thread count): mean |error| %.2f %% below 128^3; the size-sweep path would give %.2f %%\n",
                    small_abs_max / n_small, small_abs_sum / n_small);
         else
             printf("level 3 from the size sweep, step = max(back-to-back launch interval, memory + device gap): mean |error| %.2f %% below 128^3; memory + back-to-back interval would give %.2f %%\n",
                    small_abs_max / n_small, small_abs_sum / n_small);
     }
+    if (n_geometry)
+        printf("%d points from the geometry path (membench-geometry.csv: the probe at the kernel's own launch): mean "
+               "|error| %.2f %%; the threads-sweep path would give %.2f %% there\n",
+               n_geometry, geometry_abs / n_geometry, geometry_alt / n_geometry);
     if (!inputs[0].have_launch) printf("level 3 incomplete: no launch.csv rows\n");
 
     /* files */
@@ -491,7 +510,7 @@ int model_cmd_validate(int argc, char **argv)
                     v->pr.full_mlups, v->error_pct, v->pr.within_measured ? "yes" : "no");
     }
     lbp_csv_commit(csv);
-    lbp_kv extra[12];
+    lbp_kv extra[16];
     int ne = 0;
 #define KV(k, ...) do { extra[ne].key = k; snprintf(extra[ne].value, sizeof extra[ne].value, __VA_ARGS__); ne++; } while (0)
     KV("points", "%d", n);
@@ -500,8 +519,9 @@ int model_cmd_validate(int argc, char **argv)
     KV("worst_error_pct", "%.3f", worst);
     KV("worst_error_small_pct", "%.3f", worst_small);
     KV("points_over", "%d", failed + failed_small);
-    KV("launch_combination", "%s", pts[0].pr.full_path == MODEL_FULL_THREADS_SWEEP ? "threads sweep (back to back)" : "max(memory, launch)");
-    KV("full_path", "%s", pts[0].pr.full_path == MODEL_FULL_THREADS_SWEEP ? "threads_sweep" : "size_sweep");
+    KV("launch_combination", "%s", pts[0].pr.full_path != MODEL_FULL_SIZE_SWEEP ? "threads sweep (back to back)" : "max(memory, launch)");
+    KV("full_path", "%s", n_geometry ? "geometry+threads_sweep" : pts[0].pr.full_path == MODEL_FULL_THREADS_SWEEP ? "threads_sweep" : "size_sweep");
+    KV("geometry_points", "%d", n_geometry);
     KV("launch_us", "%.3f", inputs[0].have_launch ? inputs[0].launch_us : -1);
     KV("start_cost_us", "%.3f", inputs[0].start_cost_ms * 1e3);
     KV("result", "%s", failed + failed_small ? "fail" : "pass");
@@ -509,7 +529,7 @@ int model_cmd_validate(int argc, char **argv)
     lbp_write_meta(dir, "model", &info, model_argv ? model_argc : argc, model_argv ? model_argv : argv, extra, ne, c.force);
     printf("wrote %s/model.csv, %s/model-meta.csv\n", dir, dir);
     for (int b = 0; b < n_inputs; b++) model_inputs_free(&inputs[b]);
-    model_table_free(&lbm);
+    lbp_table_free(&lbm);
     free(pts);
     if (failed + failed_small) {
         fprintf(stderr, "model: %d point(s) over the error bar (%.1f %% from 128^3, %.1f %% below)\n",
@@ -534,18 +554,18 @@ int model_cmd_summary(int argc, char **argv)
     const char *only = backend_filter(&c);
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/model.csv", dir);
-    model_table t;
-    int r = model_table_read(&t, path, 1, err, sizeof err);
-    if (r == MODEL_TABLE_MISSING) lbp_fail("%s: missing (run model validate first)", path);
+    lbp_table t;
+    int r = lbp_table_read(&t, path, 1, err, sizeof err);
+    if (r == LBP_TABLE_MISSING) lbp_fail("%s: missing (run model validate first)", path);
     if (r) lbp_fail("%s", err);
     static const char *const cols[] = {"backend", "scheme", "precision", "cells", "measured_mlups", "roofline_mlups",
                                        "full_mlups", "error_pct", NULL};
-    if (model_table_require(&t, cols, err, sizeof err)) lbp_fail("%s", err);
+    if (lbp_table_require(&t, cols, err, sizeof err)) lbp_fail("%s", err);
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
     char backends[4][16];
     int nb = 0;
     for (int i = 0; i < t.rows; i++) {
-        const char *b = model_table_text(&t, i, model_table_column(&t, "backend"));
+        const char *b = lbp_table_text(&t, i, lbp_table_column(&t, "backend"));
         int seen = 0;
         for (int j = 0; j < nb; j++) seen |= !strcmp(backends[j], b);
         if (!seen && nb < 4 && (!only || !strcmp(only, b))) snprintf(backends[nb++], 16, "%s", b);
@@ -559,13 +579,13 @@ int model_cmd_summary(int argc, char **argv)
                 int best = -1;
                 double best_cells = -1, best_measured = -1;
                 for (int i = 0; i < t.rows; i++) {
-                    if (strcmp(model_table_text(&t, i, model_table_column(&t, "backend")), backends[b]) ||
-                        strcmp(model_table_text(&t, i, model_table_column(&t, "scheme")), schemes[s]) ||
-                        strcmp(model_table_text(&t, i, model_table_column(&t, "precision")), precisions[p]))
+                    if (strcmp(lbp_table_text(&t, i, lbp_table_column(&t, "backend")), backends[b]) ||
+                        strcmp(lbp_table_text(&t, i, lbp_table_column(&t, "scheme")), schemes[s]) ||
+                        strcmp(lbp_table_text(&t, i, lbp_table_column(&t, "precision")), precisions[p]))
                         continue;
                     double cells, measured;
-                    if (model_table_number_by_name(&t, i, "cells", &cells, err, sizeof err) ||
-                        model_table_number_by_name(&t, i, "measured_mlups", &measured, err, sizeof err))
+                    if (lbp_table_number_by_name(&t, i, "cells", &cells, err, sizeof err) ||
+                        lbp_table_number_by_name(&t, i, "measured_mlups", &measured, err, sizeof err))
                         lbp_fail("%s", err);
                     if (cells > best_cells || (cells == best_cells && measured > best_measured)) {
                         best = i;
@@ -575,16 +595,16 @@ int model_cmd_summary(int argc, char **argv)
                 }
                 if (best < 0) continue;
                 double roof, full, error;
-                if (model_table_number_by_name(&t, best, "roofline_mlups", &roof, err, sizeof err) ||
-                    model_table_number_by_name(&t, best, "full_mlups", &full, err, sizeof err) ||
-                    model_table_number_by_name(&t, best, "error_pct", &error, err, sizeof err))
+                if (lbp_table_number_by_name(&t, best, "roofline_mlups", &roof, err, sizeof err) ||
+                    lbp_table_number_by_name(&t, best, "full_mlups", &full, err, sizeof err) ||
+                    lbp_table_number_by_name(&t, best, "error_pct", &error, err, sizeof err))
                     lbp_fail("%s", err);
                 printf("%-7s %-6s %-5s %12.0f %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", backends[b], schemes[s],
                        precisions[p], best_cells, best_measured, full, roof, roof > 0 ? 100 * best_measured / roof : 0,
                        error);
                 printed++;
             }
-    model_table_free(&t);
+    lbp_table_free(&t);
     if (!printed) lbp_fail("%s: no rows%s%s", path, only ? " for backend " : "", only ? only : "");
     return 0;
 }

@@ -26,46 +26,46 @@ static void join(char *out, size_t n, const char *dir, const char *name)
 
 /* Read dir/name with its required columns. optional: a missing file is not
  * an error (returns 1). */
-static int open_table(model_table *t, const char *dir, const char *name,
+static int open_table(lbp_table *t, const char *dir, const char *name,
                       const char *const *columns, int optional, char *err, size_t err_len)
 {
     char path[600];
     join(path, sizeof path, dir, name);
-    int r = model_table_read(t, path, 1, err, err_len);
-    if (r == MODEL_TABLE_MISSING) {
+    int r = lbp_table_read(t, path, 1, err, err_len);
+    if (r == LBP_TABLE_MISSING) {
         if (optional) return 1;
         return fail(err, err_len, "%s: missing (expected the %s output of the %s tool)", path, name,
                     !strncmp(name, "stream", 6) ? "stream" : "membench");
     }
-    if (r != MODEL_TABLE_OK) return -1;
-    if (model_table_require(t, columns, err, err_len)) {
-        model_table_free(t);
+    if (r != LBP_TABLE_OK) return -1;
+    if (lbp_table_require(t, columns, err, err_len)) {
+        lbp_table_free(t);
         return -1;
     }
     return 0;
 }
 
-static int row_is_backend(const model_table *t, int row, const char *backend)
+static int row_is_backend(const lbp_table *t, int row, const char *backend)
 {
-    return !strcmp(model_table_text(t, row, model_table_column(t, "backend")), backend);
+    return !strcmp(lbp_table_text(t, row, lbp_table_column(t, "backend")), backend);
 }
 
-static const char *text(const model_table *t, int row, const char *column)
+static const char *text(const lbp_table *t, int row, const char *column)
 {
-    return model_table_text(t, row, model_table_column(t, column));
+    return lbp_table_text(t, row, lbp_table_column(t, column));
 }
 
 #define NUM(t, row, name, dst)                                                \
     do {                                                                      \
         double v_;                                                            \
-        if (model_table_number_by_name(t, row, name, &v_, err, err_len)) goto bad; \
+        if (lbp_table_number_by_name(t, row, name, &v_, err, err_len)) goto bad; \
         dst = v_;                                                             \
     } while (0)
 
 int model_backends_in(const char *dir, char names[][16], int max, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", NULL};
-    model_table t;
+    lbp_table t;
     if (open_table(&t, dir, "stream.csv", cols, 0, err, err_len)) return -1;
     int n = 0;
     for (int r = 0; r < t.rows; r++) {
@@ -75,14 +75,14 @@ int model_backends_in(const char *dir, char names[][16], int max, char *err, siz
         for (int i = 0; i < n; i++) seen |= !strcmp(names[i], b);
         if (!seen && n < max) snprintf(names[n++], 16, "%s", b);
     }
-    model_table_free(&t);
+    lbp_table_free(&t);
     return n;
 }
 
 const char *model_meta_value(const model_inputs *in, const char *key)
 {
     for (int r = 0; r < in->meta.rows; r++)
-        if (!strcmp(model_table_text(&in->meta, r, 0), key)) return model_table_text(&in->meta, r, 1);
+        if (!strcmp(lbp_table_text(&in->meta, r, 0), key)) return lbp_table_text(&in->meta, r, 1);
     return NULL;
 }
 
@@ -99,8 +99,8 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
 {
     char path[600];
     join(path, sizeof path, in->dir, "stream-meta.csv");
-    int r = model_table_read(&in->meta, path, 0, err, err_len);
-    if (r == MODEL_TABLE_MISSING)
+    int r = lbp_table_read(&in->meta, path, 0, err, err_len);
+    if (r == LBP_TABLE_MISSING)
         return fail(err, err_len, "%s: missing (expected the stream tool's key,value meta file)", path);
     if (r) return -1;
     const char *kind = model_meta_value(in, "kind");
@@ -118,7 +118,7 @@ static int load_stream(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "sweep", "kernel", "word_bytes",
                                        "array_bytes", "bytes_moved", "ms_median", "gbs_median", NULL};
-    model_table t;
+    lbp_table t;
     if (open_table(&t, in->dir, "stream.csv", cols, 0, err, err_len)) return -1;
     in->copies = calloc(t.rows ? t.rows : 1, sizeof *in->copies);
     for (int r = 0; r < t.rows; r++) {
@@ -144,10 +144,10 @@ static int load_stream(model_inputs *in, char *err, size_t err_len)
              t.path, in->backend);
         goto bad;
     }
-    model_table_free(&t);
+    lbp_table_free(&t);
     return 0;
 bad:
-    model_table_free(&t);
+    lbp_table_free(&t);
     return -1;
 }
 
@@ -188,20 +188,33 @@ double model_busy_ms(const model_inputs *in, double ms)
 static model_probe_sweep probe_sweep_of(const char *s)
 {
     static const char *const names[] = {"words", "misaligned_reads", "misaligned_writes",
-                                        "misaligned_both", "occupancy", "word_bytes", "threads", "payload"};
-    for (int i = 0; i < 8; i++)
+                                        "misaligned_both", "occupancy", "word_bytes", "threads", "payload",
+                                        "geometry"};
+    for (int i = 0; i < 9; i++)
         if (!strcmp(s, names[i])) return (model_probe_sweep)i;
     return PROBE_OTHER;
 }
 
-static int load_membench(model_inputs *in, char *err, size_t err_len)
+/* membench.csv, then (optional: geometry = 1) membench-geometry.csv, whose
+ * rows are added to the same list. */
+static int load_membench(model_inputs *in, int geometry, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "sweep", "words", "word_bytes",
                                        "misaligned_reads", "misaligned_writes", "block_size",
                                        "blocks_per_cu", "occupancy", "threads", "ms_median", NULL};
-    model_table t;
-    if (open_table(&t, in->dir, "membench.csv", cols, 0, err, err_len)) return -1;
-    in->probes = calloc(t.rows ? t.rows : 1, sizeof *in->probes);
+    lbp_table t;
+    int r0 = open_table(&t, in->dir, geometry ? "membench-geometry.csv" : "membench.csv", cols, geometry, err,
+                        err_len);
+    if (r0 == 1) return 0;
+    if (r0) return -1;
+    model_probe_row *grown = realloc(in->probes, sizeof *in->probes * (size_t)(in->n_probes + t.rows + 1));
+    if (!grown) {
+        fail(err, err_len, "%s: out of memory", t.path);
+        goto bad;
+    }
+    in->probes = grown;
+    memset(in->probes + in->n_probes, 0, sizeof *in->probes * (size_t)(t.rows + 1));
+    const int before = in->n_probes;
     for (int r = 0; r < t.rows; r++) {
         if (!row_is_backend(&t, r, in->backend)) continue;
         model_probe_row *p = &in->probes[in->n_probes];
@@ -212,18 +225,22 @@ static int load_membench(model_inputs *in, char *err, size_t err_len)
         NUM(&t, r, "misaligned_reads", p->misaligned_reads);
         NUM(&t, r, "misaligned_writes", p->misaligned_writes);
         NUM(&t, r, "block_size", p->block_size);
-        if (model_table_column(&t, "blocks_per_cu_requested") >= 0)
+        if (lbp_table_column(&t, "blocks_per_cu_requested") >= 0)
             NUM(&t, r, "blocks_per_cu_requested", p->blocks_requested);
         NUM(&t, r, "blocks_per_cu", p->blocks_per_cu);
         NUM(&t, r, "occupancy", p->occupancy);
         NUM(&t, r, "threads", p->threads);
-        if (model_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
+        if (lbp_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
         NUM(&t, r, "ms_median", ms);
         if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
             fail(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
             goto bad;
         }
-        if (p->sweep == PROBE_THREADS) {
+        if (geometry != (p->sweep == PROBE_GEOMETRY)) {
+            fail(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
+            goto bad;
+        }
+        if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY) {
             /* per launch of a back-to-back queue: nothing to remove */
             p->launch_us = ms * 1e3;
             p->ns_per_thread = ms * 1e6 / p->threads;
@@ -233,22 +250,22 @@ static int load_membench(model_inputs *in, char *err, size_t err_len)
         }
         in->n_probes++;
     }
-    if (!in->n_probes) {
+    if (!geometry && in->n_probes == before) {
         fail(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
              t.path, in->backend);
         goto bad;
     }
-    model_table_free(&t);
+    lbp_table_free(&t);
     return 0;
 bad:
-    model_table_free(&t);
+    lbp_table_free(&t);
     return -1;
 }
 
 static int load_fits(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "fit", "word_bytes", "words", "slope_ns", NULL};
-    model_table t;
+    lbp_table t;
     int r0 = open_table(&t, in->dir, "membench-fit.csv", cols, 1, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
@@ -266,10 +283,10 @@ static int load_fits(model_inputs *in, char *err, size_t err_len)
         NUM(&t, r, "slope_ns", m->slope_ns);
         in->n_fits++;
     }
-    model_table_free(&t);
+    lbp_table_free(&t);
     return 0;
 bad:
-    model_table_free(&t);
+    lbp_table_free(&t);
     return -1;
 }
 
@@ -278,7 +295,7 @@ bad:
 static int load_launch(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "mode", "launches", "us_median", NULL};
-    model_table t;
+    lbp_table t;
     int r0 = open_table(&t, in->dir, "launch.csv", cols, 1, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
@@ -301,10 +318,10 @@ static int load_launch(model_inputs *in, char *err, size_t err_len)
             in->have_gap = 1;
         }
     }
-    model_table_free(&t);
+    lbp_table_free(&t);
     return 0;
 bad:
-    model_table_free(&t);
+    lbp_table_free(&t);
     return -1;
 }
 
@@ -327,7 +344,7 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
     }
     if (load_meta(in, err, err_len) || load_stream(in, err, err_len)) goto bad;
     measure_start_cost(in);
-    if (load_membench(in, err, err_len) || load_fits(in, err, err_len) ||
+    if (load_membench(in, 0, err, err_len) || load_membench(in, 1, err, err_len) || load_fits(in, err, err_len) ||
         load_launch(in, err, err_len))
         goto bad;
     return 0;
@@ -338,7 +355,7 @@ bad:
 
 void model_inputs_free(model_inputs *in)
 {
-    model_table_free(&in->meta);
+    lbp_table_free(&in->meta);
     free(in->copies);
     free(in->probes);
     free(in->fits);

@@ -5,6 +5,9 @@
  *   membench.csv     N-word probes (Obrecht Art. B); the `threads` sweep
  *                    (timing back_to_back: ms per launch of launches queued
  *                    back to back, no start cost to remove)
+ *   membench-geometry.csv  the N=19 probe back to back at the LBM kernels' own
+ *                    launches (block size, blocks per SM, thread count),
+ *                    sweep `geometry` (optional)
  *   membench-fit.csv extra time per misaligned word (optional)
  *   launch.csv       back-to-back launch interval (optional) */
 #ifndef MODEL_INPUTS_H
@@ -16,7 +19,9 @@
 
 typedef enum {
     PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
-    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD, PROBE_OTHER
+    PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD,
+    PROBE_GEOMETRY, /* membench-geometry.csv: back to back at the kernels' launches */
+    PROBE_OTHER
 } model_probe_sweep;
 
 typedef struct {
@@ -33,7 +38,7 @@ typedef struct {
     int ops;                /* payload arithmetic per thread (column ops; 0 none or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
-    double launch_us;       /* threads sweep: time per launch, back to back, µs */
+    double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */
 } model_probe_row;
 
 typedef struct {
@@ -55,7 +60,7 @@ typedef struct {
     char dir[512];
     char backend[16];
     char device[96];        /* slug from the rows' device column */
-    model_table meta;       /* stream-meta.csv, key,value */
+    lbp_table meta;       /* stream-meta.csv, key,value */
     int is_cpu;             /* meta kind=cpu */
     int write_allocate;     /* 1 yes, 0 no, -1 unknown (meta write_allocate) */
     double l2_bytes;        /* 0 unknown */

@@ -83,7 +83,7 @@ static row_set pick_rows(const model_inputs *in, model_probe_sweep s, int any, i
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
         if ((!any && p->sweep != s) || p->word_bytes != word_bytes || p->ops) continue; /* payloads: compute_factor */
-        if (any && p->sweep == PROBE_THREADS) continue; /* other thread counts: not the base probe */
+        if (any && (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY)) continue; /* not the base probe */
         if (aligned_only && (p->misaligned_reads || p->misaligned_writes)) continue;
         r.rows[r.n++] = p;
     }
@@ -954,10 +954,12 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     /* One wave (all blocks resident at once, or blocks per SM unknown): the
      * thread count of an even launch with the load of the kernel's busiest
      * SM.  More waves: the kernel's own thread count (so its own working
-     * set: L2 or DRAM), the time times the busiest SM's share of blocks
-     * over an even one, as SMs that finish take the next block (a 48^3 FP64
-     * lattice in 144 blocks of 768, one per SM, took 11 us; the probe at
-     * 2 x 132 x 768 threads takes 22, its working set past the L2). */
+     * set: L2 or DRAM), the part above the launch interval times the
+     * busiest SM's share of blocks over an even one, as SMs that finish
+     * take the next block (a 48^3 FP64 lattice in 144 blocks of 768, one per
+     * SM, took 11 us; the probe at 2 x 132 x 768 threads takes 22, its
+     * working set past the L2).  Where membench-geometry.csv measured the
+     * kernel's own launch, geometry_path answers instead. */
     double threads = lat->cells / v, imbalance = 1;
     if (lat->blocks_per_cu > 0 && lat->block_size > 0 &&
         ceil(threads / lat->block_size) > lat->blocks_per_cu * in->compute_units)
@@ -973,7 +975,11 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     int sweep_block = -1, two_d = 0;
     for (int i = 0; i < in->n_probes && sweep_block < 0; i++)
         if (in->probes[i].sweep == PROBE_THREADS && in->probes[i].word_bytes == w) sweep_block = in->probes[i].block_size;
-    double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d) * imbalance;
+    double per_launch_us = curves_launch_us(in, cs, nc, lat, threads, same_set, w, out, &two_d);
+    if (imbalance > 1) {
+        double fl = in->have_launch ? fmin(in->launch_us, per_launch_us) : 0;
+        per_launch_us = fl + (per_launch_us - fl) * imbalance;
+    }
     model_lattice base_lat = {.block_size = lat->block_size};
     double block_factor = 1;
     if (two_d) {
@@ -1028,6 +1034,101 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     out->full_mlups = lat->cells / step_us;
     free_curves(cs, nc);
     return 0;
+}
+
+/* ---- level 3, geometry path ---------------------------------------------- */
+
+/* The geometry sweep's curve of one variant (L, M, payload) at the kernel's
+ * launch (access width w, block size, blocks per SM k; 0: as many as fit),
+ * log(per-launch µs) over log(threads); empty when not measured.  *ops:
+ * the payload's operations per thread. */
+static curve geometry_curve(const model_inputs *in, int w, int block, int k, int L, int M, int payload, int *ops)
+{
+    curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
+    for (int i = 0; i < in->n_probes; i++) {
+        const model_probe_row *p = &in->probes[i];
+        if (p->sweep == PROBE_GEOMETRY && p->word_bytes == w && p->block_size == block && p->blocks_requested == k &&
+            p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->words == D3Q19_Q &&
+            p->launch_us > 0) {
+            c.p[c.n++] = (model_point){log(p->threads), log(p->launch_us)};
+            if (ops) *ops = p->ops;
+        }
+    }
+    c.n = model_points_prepare(c.p, c.n);
+    return c;
+}
+
+/* µs at `threads` on a geometry curve, -1 outside its thread counts (the
+ * path does not apply: the threads-sweep path answers). */
+static double geometry_us(const curve *c, double threads)
+{
+    if (!c->n) return -1;
+    int clamped = 0;
+    double y = model_interp(c->p, c->n, log(threads), &clamped);
+    return clamped ? -1 : exp(y);
+}
+
+/* Where membench-geometry.csv holds the kernel's launch (same access width,
+ * block size and blocks per SM; thread counts around cells / v): per phase,
+ * the probe with the phase's L and M at the lattice's thread count, plus
+ * the collision payload's excess over it scaled by the kernel's operations
+ * per cell over the payload's per thread.  The wave count, the blocks per SM
+ * and what misalignment and arithmetic cost at that working set are then
+ * measured, not modelled.  A kernel keeping one lattice (A-A): where the
+ * probe at the thread count of that lattice's working set was measured, the
+ * shorter of the two, the part above the launch interval scaled to the
+ * kernel's thread count.  Returns 1 when it answered, 0 when it does not
+ * apply (N != 19, other L or M, not measured there). */
+static int geometry_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                         model_prediction *out)
+{
+    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
+    const int blocks = lat->blocks_per_cu > 0 ? (int)lat->blocks_per_cu : 0;
+    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0) return 0;
+    const double threads = lat->cells / v;
+    /* one lattice that fits in the L2 (a larger one thrashes it like two) */
+    const double set = k->lattices * D3Q19_Q * k->word_bytes * lat->cells;
+    const double same_set = k->lattices < 2 && in->l2_bytes > 0 && set <= in->l2_bytes ? threads * k->lattices / 2 : 0;
+    double phase_us[MODEL_MAX_PHASES], aligned_us = -1;
+    for (int p = 0; p < k->phases; p++) {
+        int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
+        if ((L != 0 && L != 10) || (M != 0 && M != 10)) return 0;
+        curve plain = geometry_curve(in, w, lat->block_size, blocks, L, M, 0, NULL);
+        curve pay = geometry_curve(in, w, lat->block_size, blocks, L, M, 1, &ops);
+        double t = geometry_us(&plain, threads), tp = geometry_us(&pay, threads);
+        if (t > 0 && same_set > 0) {
+            /* the one lattice's working set: above the launch interval, in
+             * proportion to the threads */
+            double s = geometry_us(&plain, same_set), sp = geometry_us(&pay, same_set);
+            double fl = in->have_launch ? in->launch_us : 0;
+            if (s > 0 && s > fl && fl + (s - fl) * threads / same_set < t) {
+                t = fl + (s - fl) * threads / same_set;
+                tp = sp > 0 ? fl + (sp - fl) * threads / same_set : -1;
+            }
+        }
+        free(plain.p);
+        free(pay.p);
+        if (t <= 0) return 0;
+        if (L == 0 && M == 0) aligned_us = t;
+        double excess = 0;
+        if (k->ops_per_cell > 0) {
+            if (tp <= 0 || ops <= 0) return 0;
+            excess = fmax(tp - t, 0) * k->ops_per_cell / ops;
+        }
+        phase_us[p] = t + excess;
+    }
+    out->full_path = MODEL_FULL_GEOMETRY;
+    out->b2b_threads = threads;
+    out->b2b_word_bytes = w;
+    out->b2b_us = aligned_us;
+    out->threads_sweep_mlups = out->full_mlups;
+    double step_us = 0;
+    for (int p = 0; p < k->phases; p++) {
+        out->memory_us[p] = k->launches_per_step * phase_us[p];
+        step_us += out->memory_us[p] / k->phases;
+    }
+    out->full_mlups = lat->cells / step_us;
+    return 1;
 }
 
 /* ---- all levels --------------------------------------------------------- */
@@ -1093,5 +1194,7 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     out->bandwidth_ratio = fallback.bandwidth_ratio;
     out->launch_us = fallback.launch_us;
     out->gap_us = fallback.gap_us;
-    return threads_sweep_path(in, k, lat, out, err, err_len);
+    if (threads_sweep_path(in, k, lat, out, err, err_len)) return -1;
+    geometry_path(in, k, lat, out);
+    return 0;
 }

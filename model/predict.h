@@ -22,14 +22,15 @@
  *    occupancy (occupancy sweep with the collision payload, its excess
  *    scaled by ops / the payload's ops), else from the payload sweep
  *    interpolated at the kernel's ops (compute_factor).
- * 3. full       two paths.
+ * 3. full       three paths.
  *    a. threads sweep (membench.csv sweep `threads`, the default): the
  *    measured per-launch time of the aligned N=19 probe launched back to
  *    back at the lattice's thread count (updated cells; on a GPU, where all
  *    blocks are resident at once, the count of an even launch with the
  *    load of the kernel's busiest SM, blocks going to the SMs in turn;
- *    where they take more waves, the time at the kernel's own count times
- *    the busiest SM's blocks over an even share), interpolated in
+ *    where they take more waves, the time at the kernel's own count, its
+ *    part above the launch interval times the busiest SM's blocks over an
+ *    even share), interpolated in
  *    log(threads); the part of
  *    it above the back-to-back launch interval times the kernel's factor
  *    from level 2 (its probe time per thread over the base probe's at
@@ -44,6 +45,18 @@
  *    curve's largest (DRAM) count (l2_factor; a ratio under 1 is noise and
  *    taken as 1).  Without a threads sweep of the kernel's word size, the other
  *    word size's, scaled by bytes (within_measured = no).
+ *    c. geometry (membench-geometry.csv, written by make bench after
+ *    lbmkernels on a GPU): where the N=19 probe was measured at the
+ *    kernel's own launch -- access width, block size, blocks per SM, the
+ *    lattice's thread count -- per phase the probe with the phase's L and
+ *    M there, plus the collision payload's excess scaled by the kernel's
+ *    operations; K launches per step.  Waves of blocks (144 blocks of 768
+ *    on 132 SMs take two), blocks per SM and what misalignment and
+ *    arithmetic cost at that working set are measured, not modelled.  A
+ *    kernel keeping one lattice that fits in the L2: the probe at the
+ *    thread count of that working set, above the launch interval scaled
+ *    to the kernel's threads, where shorter.  Answers only there (N = 19,
+ *    L and M of 0 or 10); elsewhere path a.
  *    b. fallback (no threads sweep): the probe time scaled by the bandwidth
  *    this lattice's working set gets relative to the probe's own working
  *    set (stream.csv size sweep: small lattices live in L2), per step
@@ -101,7 +114,7 @@ typedef struct {
     double gap_us;                /* K x device-side gap per step, 0 when unknown */
     int launch_bound;             /* some phase shorter than the launch interval */
     int full_complete;            /* 0 when launch.csv or the size sweep is missing */
-    int full_path;                /* MODEL_FULL_THREADS_SWEEP or MODEL_FULL_SIZE_SWEEP */
+    int full_path;                /* MODEL_FULL_GEOMETRY, _THREADS_SWEEP or _SIZE_SWEEP */
     /* level 3, threads-sweep path */
     double b2b_threads;           /* thread count looked up (stored cells) */
     double b2b_us;                /* per-launch µs of the N=19 probe there (scaled
@@ -118,11 +131,13 @@ typedef struct {
     double kernel_factor[MODEL_MAX_PHASES]; /* probe_ns_per_cell / base19_ns x l2_factor */
     double size_sweep_mlups;      /* the fallback path's answer (diagnostic; 0
                                      when the threads path was not used) */
+    double threads_sweep_mlups;   /* the threads path's answer where the
+                                     geometry path answered (diagnostic) */
     int within_measured;          /* 1 when nothing was clamped */
     char notes[1200];             /* what was clamped or assumed, "; "-separated */
 } model_prediction;
 
-enum { MODEL_FULL_SIZE_SWEEP = 0, MODEL_FULL_THREADS_SWEEP = 1 };
+enum { MODEL_FULL_SIZE_SWEEP = 0, MODEL_FULL_THREADS_SWEEP = 1, MODEL_FULL_GEOMETRY = 2 };
 
 /* All three levels.  Returns 0, or -1 with err when the inputs cannot
  * answer at all (no probe of any word size, say). */

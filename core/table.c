@@ -88,14 +88,14 @@ static int is_blank(const char *s)
     return 1;
 }
 
-int model_table_read(model_table *t, const char *path, int has_header, char *err, size_t err_len)
+int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, size_t err_len)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
     FILE *f = fopen(path, "r");
     if (!f) {
         set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return MODEL_TABLE_MISSING;
+        return LBP_TABLE_MISSING;
     }
     int cap = 64, line_no = 0;
     char *line;
@@ -108,8 +108,8 @@ int model_table_read(model_table *t, const char *path, int has_header, char *err
         if (n < 0) {
             set_error(err, err_len, "%s:%d: unterminated quoted field", path, line_no);
             fclose(f);
-            model_table_free(t);
-            return MODEL_TABLE_MALFORMED;
+            lbp_table_free(t);
+            return LBP_TABLE_MALFORMED;
         }
         if (!t->header) {
             int header_row = has_header || (n == 2 && !strcmp(fields[0], "key") &&
@@ -128,8 +128,8 @@ int model_table_read(model_table *t, const char *path, int has_header, char *err
                             set_error(err, err_len, "%s:%d: column '%s' appears twice in the header",
                                       path, line_no, fields[i]);
                             fclose(f);
-                            model_table_free(t);
-                            return MODEL_TABLE_MALFORMED;
+                            lbp_table_free(t);
+                            return LBP_TABLE_MALFORMED;
                         }
             }
             t->fields = malloc(sizeof *t->fields * (size_t)cap * t->columns);
@@ -144,8 +144,8 @@ int model_table_read(model_table *t, const char *path, int has_header, char *err
                       path, line_no, t->columns, n);
             free_fields(fields, n);
             fclose(f);
-            model_table_free(t);
-            return MODEL_TABLE_MALFORMED;
+            lbp_table_free(t);
+            return LBP_TABLE_MALFORMED;
         }
         if (t->rows == cap) {
             cap *= 2;
@@ -159,13 +159,13 @@ int model_table_read(model_table *t, const char *path, int has_header, char *err
     fclose(f);
     if (!t->header) {
         set_error(err, err_len, "%s:1: expected a header row, the file is empty", path);
-        model_table_free(t);
-        return MODEL_TABLE_MALFORMED;
+        lbp_table_free(t);
+        return LBP_TABLE_MALFORMED;
     }
-    return MODEL_TABLE_OK;
+    return LBP_TABLE_OK;
 }
 
-void model_table_free(model_table *t)
+void lbp_table_free(lbp_table *t)
 {
     if (t->header) free_fields(t->header, t->columns);
     if (t->fields) {
@@ -179,32 +179,32 @@ void model_table_free(model_table *t)
     t->rows = t->columns = 0;
 }
 
-int model_table_column(const model_table *t, const char *name)
+int lbp_table_column(const lbp_table *t, const char *name)
 {
     for (int i = 0; i < t->columns; i++)
         if (!strcmp(t->header[i], name)) return i;
     return -1;
 }
 
-int model_table_require(const model_table *t, const char *const *names, char *err, size_t err_len)
+int lbp_table_require(const lbp_table *t, const char *const *names, char *err, size_t err_len)
 {
     for (; *names; names++)
-        if (model_table_column(t, *names) < 0) {
+        if (lbp_table_column(t, *names) < 0) {
             set_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, *names);
             return -1;
         }
     return 0;
 }
 
-const char *model_table_text(const model_table *t, int row, int column)
+const char *lbp_table_text(const lbp_table *t, int row, int column)
 {
     return t->fields[(size_t)row * t->columns + column];
 }
 
-int model_table_number(const model_table *t, int row, int column, double *out, char *err,
+int lbp_table_number(const lbp_table *t, int row, int column, double *out, char *err,
                        size_t err_len)
 {
-    const char *s = model_table_text(t, row, column);
+    const char *s = lbp_table_text(t, row, column);
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -218,13 +218,13 @@ int model_table_number(const model_table *t, int row, int column, double *out, c
     return 0;
 }
 
-int model_table_number_by_name(const model_table *t, int row, const char *name, double *out,
+int lbp_table_number_by_name(const lbp_table *t, int row, const char *name, double *out,
                                char *err, size_t err_len)
 {
-    int c = model_table_column(t, name);
+    int c = lbp_table_column(t, name);
     if (c < 0) {
         set_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, name);
         return -1;
     }
-    return model_table_number(t, row, c, out, err, err_len);
+    return lbp_table_number(t, row, c, out, err, err_len);
 }
