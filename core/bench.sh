@@ -50,10 +50,11 @@ device_of() { # BACKEND
 }
 
 # geometry: membench again at the launches lbmkernels used (a GPU's waves
-# of blocks; a CPU's work-groups have none)
+# of blocks; a CPU's work-groups have none), where blocks per SM can be
+# forced and are reported (CUDA; OpenCL hides the kernel's occupancy)
 stages="stream membench lbmkernels"
 [ "$(val kind)" = gpu ] && stages="$stages geometry"
-total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
+total=0; for b in $backends; do for s in $stages; do [ "$s" = geometry ] && [ "$b" != cuda ] && continue; total=$((total + 1)); done; done
 start=$(date +%s); step=0; failed=""
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
@@ -65,6 +66,7 @@ for b in $backends; do
         left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
         say "[$step/$total] $s on $name ($b), ${el} s so far$left"
         t0=$(date +%s)
+        [ "$s" = geometry ] && [ "$b" != cuda ] && continue
         tool="$s/$s"; extra=""
         [ "$s" = geometry ] && tool=membench/membench extra="--geometry-from $out/lbm.csv"
         if ! $tool --backend "$b" $devopt --out "$out" --force $quick $extra; then

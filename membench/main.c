@@ -41,7 +41,8 @@ static const char USAGE[] =
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
     "                      lattices up to 4 x the L2), with L, M = 0 or 10 and the\n"
-    "                      collision payload; make bench runs it after lbmkernels\n"
+    "                      collision payload; rows that give blocks per SM (CUDA);\n"
+    "                      make bench runs it after lbmkernels\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
@@ -634,8 +635,8 @@ int main(int argc, char **argv)
                                     MB_MAX_GEOMETRIES, why, sizeof why);
         if (ng < 0) lbp_fail("%s", why);
         if (ng == 0)
-            lbp_fail("%s: no %s rows with a working set within 4 x the L2 (%.0f MB): no geometry to probe",
-                     o.geometry_from, d.info.backend, d.info.l2_bytes / 1e6);
+            lbp_fail("%s: no %s rows with blocks per SM and a working set within 4 x the L2 (%.0f MB): no geometry "
+                     "to probe", o.geometry_from, d.info.backend, d.info.l2_bytes / 1e6);
         long long top = 0;
         for (int g = 0; g < ng; g++)
             for (int i = 0; i < geoms[g].n_threads; i++)

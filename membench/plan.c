@@ -311,7 +311,8 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
                      width, (int)v, w);
             continue;
         }
-        int kk = k > 0 ? (int)k : 0, g = 0;
+        if (k < 1) continue; /* blocks per SM not known (OpenCL): the probe's would not be the kernel's */
+        int kk = (int)k, g = 0;
         while (g < n && !(out[g].block_size == (int)bs && out[g].blocks_per_cu == kk && out[g].word_bytes == width))
             g++;
         if (g == n) {

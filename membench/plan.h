@@ -78,19 +78,21 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *variant, int block_size,
                        int blocks_fit);
 /* One launch geometry of the LBM kernels (lbm.csv): block size, blocks per
- * SM (0: as many as fit), access width (word bytes x cells per thread) and
+ * SM, access width (word bytes x cells per thread) and
  * the thread counts of its lattices. */
 typedef struct {
-    int block_size, blocks_per_cu, word_bytes;
+    int block_size, blocks_per_cu, word_bytes; /* blocks_per_cu >= 1, forced */
     long long threads[MB_MAX_LIST];
     int n_threads;
 } mb_geometry;
 #define MB_MAX_GEOMETRIES 64
 
-/* The geometries of the rows of `backend` in lbm_csv whose working set
- * (lattices x 19 words x word bytes x cells) is at most 4 x l2_bytes (where
- * the L2 shapes the time; l2_bytes 0: 2^21 cells at most): distinct block
- * size, blocks per SM and access width, with the thread counts cells /
+/* The geometries of the rows of `backend` in lbm_csv that say their blocks
+ * per SM (CUDA; an OpenCL kernel's occupancy is unknown, so a probe forced
+ * to it could not be the kernel's launch) and whose working set (lattices
+ * x 19 words x word bytes x cells) is at most 4 x l2_bytes (where the L2
+ * shapes the time; l2_bytes 0: 2^21 cells at most): distinct block size,
+ * blocks per SM and access width, with the thread counts cells /
  * cells_per_thread and, for a kernel that keeps one lattice, half that (the
  * probe with that lattice's working set).  Access widths other than 4 and 8
  * bytes are left out (a warning).  Returns the count, or -1 with a message

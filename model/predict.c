@@ -1039,7 +1039,7 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
 /* ---- level 3, geometry path ---------------------------------------------- */
 
 /* The geometry sweep's curve of one variant (L, M, payload) at the kernel's
- * launch (access width w, block size, blocks per SM k; 0: as many as fit),
+ * launch (access width w, block size, blocks per SM k),
  * log(per-launch µs) over log(threads); empty when not measured.  *ops:
  * the payload's operations per thread. */
 static curve geometry_curve(const model_inputs *in, int w, int block, int k, int L, int M, int payload, int *ops)
@@ -1069,10 +1069,14 @@ static double geometry_us(const curve *c, double threads)
 }
 
 /* Where membench-geometry.csv holds the kernel's launch (same access width,
- * block size and blocks per SM; thread counts around cells / v): per phase,
+ * block size and blocks per SM -- known, so CUDA; thread counts around
+ * cells / v): per phase,
  * the probe with the phase's L and M at the lattice's thread count, plus
  * the collision payload's excess over it scaled by the kernel's operations
- * per cell over the payload's per thread.  The wave count, the blocks per SM
+ * per thread (per cell x v: a thread of v cells computes v collisions) over
+ * the payload's per thread (counted, not weighed: the 8-byte probe of a
+ * float kernel with v = 2 computes in double; at these sizes the
+ * arithmetic's latency, one operation after another, is what shows).  The wave count, the blocks per SM
  * and what misalignment and arithmetic cost at that working set are then
  * measured, not modelled.  A kernel keeping one lattice (A-A): where the
  * probe at the thread count of that lattice's working set was measured, the
@@ -1083,8 +1087,8 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
                          model_prediction *out)
 {
     const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
-    const int blocks = lat->blocks_per_cu > 0 ? (int)lat->blocks_per_cu : 0;
-    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0) return 0;
+    const int blocks = (int)lat->blocks_per_cu;
+    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || blocks < 1) return 0;
     const double threads = lat->cells / v;
     /* one lattice that fits in the L2 (a larger one thrashes it like two) */
     const double set = k->lattices * D3Q19_Q * k->word_bytes * lat->cells;
@@ -1113,7 +1117,7 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         double excess = 0;
         if (k->ops_per_cell > 0) {
             if (tp <= 0 || ops <= 0) return 0;
-            excess = fmax(tp - t, 0) * k->ops_per_cell / ops;
+            excess = fmax(tp - t, 0) * k->ops_per_cell * v / ops;
         }
         phase_us[p] = t + excess;
     }
