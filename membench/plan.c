@@ -296,13 +296,13 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
             break;
         }
         int w = !strcmp(prec, "fp64") ? 8 : !strcmp(prec, "fp32") ? 4 : 0;
-        if (v < 1) v = 1; /* 0: not told (as the model reads it) */
         if (!w || cells < 1 || bs < 1 || lattices < 1) {
             snprintf(err, err_len, "%s:%d: expected precision fp32|fp64 and positive cells, block_size, lattices",
                      t.path, t.line[r]);
             rc = -1;
             break;
         }
+        if (v < 1) continue; /* 0: a whole row per thread (the CPU's shape), not a launch of cells */
         double set = lattices * 19 * w * cells;
         if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
         int width = w * (int)v;

@@ -1093,7 +1093,7 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
     /* one lattice that fits in the L2 (a larger one thrashes it like two) */
     const double set = k->lattices * D3Q19_Q * k->word_bytes * lat->cells;
     const double same_set = k->lattices < 2 && in->l2_bytes > 0 && set <= in->l2_bytes ? threads * k->lattices / 2 : 0;
-    double phase_us[MODEL_MAX_PHASES], aligned_us = -1;
+    double phase_us[MODEL_MAX_PHASES], aligned_us;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
         if ((L != 0 && L != 10) || (M != 0 && M != 10)) return 0;
@@ -1113,7 +1113,6 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         free(plain.p);
         free(pay.p);
         if (t <= 0) return 0;
-        if (L == 0 && M == 0) aligned_us = t;
         double excess = 0;
         if (k->ops_per_cell > 0) {
             if (tp <= 0 || ops <= 0) return 0;
@@ -1121,6 +1120,9 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         }
         phase_us[p] = t + excess;
     }
+    curve aligned = geometry_curve(in, w, lat->block_size, blocks, 0, 0, 0, NULL);
+    aligned_us = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
+    free(aligned.p);
     out->full_path = MODEL_FULL_GEOMETRY;
     out->b2b_threads = threads;
     out->b2b_word_bytes = w;

@@ -1,5 +1,6 @@
 /* membench tests: generator (NVRTC for sm_90), probes on PoCL, the verifier,
- * misaligned accesses, byte records, occupancy search, stamp summaries, CLI.
+ * misaligned accesses, byte records, occupancy search, stamp summaries, plans
+ * (the geometry sweep from tests/membench-data/), CLI.
  * Run from the repository root (the CLI tests start ./membench/membench). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -674,6 +675,250 @@ static void test_plan_threads(void **state)
     mb_plan_free(&p);
 }
 
+/* --thread-counts: the threads sweep at exactly those counts, in the order
+ * given, for every variant and the fewer-blocks curves; --threads is no
+ * longer a point. */
+static void test_plan_thread_counts(void **state)
+{
+    (void)state;
+    static const long long counts[] = {5000, 1000, 300000};
+    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .fp64 = 1,
+                         .max_threads = 1LL << 24, .n_thread_counts = 3, .thread_counts = {5000, 1000, 300000}};
+    for (int fp64 = 0; fp64 <= 1; fp64++) {
+        o.fp64 = fp64;
+        mb_plan p;
+        mb_plan_build(&p, &o);
+        /* 5 variants x 2 word sizes (no 8-byte payload without doubles) x 3 counts */
+        assert_int_equal(p.n, (fp64 ? 10 : 9) * 3);
+        for (int i = 0; i < p.n; i++) {
+            const mb_config *c = &p.items[i].cfg;
+            assert_string_equal(p.items[i].sweep, "threads");
+            assert_int_equal(c->threads, counts[i % 3]);
+            assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+            assert_int_equal(c->block_size, 256);
+            assert_int_equal(c->spec.words, 19);
+            /* the three counts of one curve are one variant */
+            if (i % 3) {
+                const mb_config *first = &p.items[i - i % 3].cfg;
+                assert_int_equal(c->spec.word_bytes, first->spec.word_bytes);
+                assert_int_equal(c->spec.misaligned_reads, first->spec.misaligned_reads);
+                assert_int_equal(c->spec.misaligned_writes, first->spec.misaligned_writes);
+                assert_int_equal(c->spec.payload, first->spec.payload);
+            }
+        }
+        mb_plan_free(&p);
+    }
+    /* quick changes nothing: the counts are the counts */
+    o.quick = 1;
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 30);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, counts[i % 3]);
+    mb_plan_free(&p);
+    o.quick = 0;
+    /* the fewer-blocks curves take the same counts: 1, 2, 3, 4, 6 below 8 */
+    memset(&p, 0, sizeof p);
+    mb_plan_threads_occupancy(&p, &o, 8, 8);
+    assert_int_equal(p.n, 5 * 3);
+    static const int ks[] = {1, 2, 3, 4, 6};
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.items[i].cfg.threads, counts[i % 3]);
+        assert_int_equal(p.items[i].cfg.blocks_per_cu_requested, ks[i / 3]);
+        assert_int_equal(p.items[i].cfg.spec.word_bytes, 8);
+    }
+    /* grouped by thread count: 1000, then 5000, then 300000 */
+    mb_plan_group_threads(&p);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, i < 5 ? 1000 : i < 10 ? 5000 : 300000);
+    mb_plan_free(&p);
+    /* one count */
+    o.n_thread_counts = 1;
+    o.thread_counts[0] = 77;
+    o.fp64 = 0;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 9);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, 77);
+    mb_plan_free(&p);
+}
+
+/* ---- the geometry sweep ------------------------------------------------------- */
+
+#define MB_DATA "tests/membench-data/"
+
+/* tests/membench-data/lbm.csv at an L2 of 19 x 2^18 B: 4 x the L2 is the
+ * working set of 131072 cells of two fp32 lattices (2 x 19 x 4 B each). */
+#define FIXTURE_L2 (19.0 * (1 << 18))
+
+static void assert_threads(const mb_geometry *g, const long long *want, int n)
+{
+    assert_int_equal(g->n_threads, n);
+    for (int i = 0; i < n; i++) assert_int_equal(g->threads[i], want[i]);
+}
+
+static void test_read_geometries(void **state)
+{
+    (void)state;
+    static mb_geometry g[MB_MAX_GEOMETRIES];
+    char err[512] = "";
+    /* merged by (block size, blocks per SM, access width), first seen first;
+     * the 131073-cell, 2^21-cell and larger rows are over 4 x the L2; the
+     * OpenCL row, the one without blocks per SM, the fp64 x 2 cells per
+     * thread (16-byte) row and the one of 0 cells per thread (a whole row
+     * per thread: the CPU's shape, 12288 cells) are left out */
+    int n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    if (n < 0) fprintf(stderr, "%s\n", err);
+    assert_int_equal(n, 3);
+    /* 4096 twice, 131072 (exactly 4 x the L2), then 8192: sorted, distinct */
+    assert_int_equal(g[0].block_size, 128);
+    assert_int_equal(g[0].blocks_per_cu, 4);
+    assert_int_equal(g[0].word_bytes, 4);
+    assert_threads(&g[0], (const long long[]){4096, 8192, 131072}, 3);
+    /* fp32 at 2 cells per thread: 8-byte accesses, 16384 cells in 8192
+     * threads; fp64 at 1 cell per thread is the same access width */
+    assert_int_equal(g[1].block_size, 256);
+    assert_int_equal(g[1].blocks_per_cu, 2);
+    assert_int_equal(g[1].word_bytes, 8);
+    assert_threads(&g[1], (const long long[]){2048, 8192}, 2);
+    /* one lattice of 8000 cells: its own thread count and half of it */
+    assert_int_equal(g[2].block_size, 64);
+    assert_int_equal(g[2].blocks_per_cu, 8);
+    assert_int_equal(g[2].word_bytes, 4);
+    assert_threads(&g[2], (const long long[]){4000, 8000}, 2);
+
+    /* no L2 size: up to 2^21 cells, whatever the working set */
+    memset(g, 0, sizeof g);
+    n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    assert_int_equal(n, 3);
+    assert_int_equal(g[0].block_size, 128);
+    assert_threads(&g[0], (const long long[]){4096, 8192, 131072, 131073, 2097152}, 5);
+    assert_threads(&g[1], (const long long[]){2048, 8192}, 2);
+    assert_threads(&g[2], (const long long[]){4000, 8000}, 2);
+    /* a smaller L2: the 131072-cell row is out too */
+    n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2 - 1, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    assert_int_equal(n, 3);
+    assert_threads(&g[0], (const long long[]){4096, 8192}, 2);
+
+    /* the other backend: only its own row */
+    n = mb_read_geometries(MB_DATA "lbm.csv", "opencl", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    assert_int_equal(n, 1);
+    assert_int_equal(g[0].block_size, 512);
+    assert_int_equal(g[0].blocks_per_cu, 1);
+    assert_int_equal(g[0].word_bytes, 4);
+    assert_threads(&g[0], (const long long[]){4096}, 1);
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "hip", 0, g, MB_MAX_GEOMETRIES, err, sizeof err), 0);
+
+    /* more geometries than room for */
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2, g, 2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "lbm.csv"));
+    assert_non_null(strstr(err, "more than 2 launch geometries"));
+
+    /* malformed: the file and the line */
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-number.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
+                                        sizeof err), -1);
+    assert_non_null(strstr(err, MB_DATA "lbm-bad-number.csv:3:"));
+    assert_non_null(strstr(err, "'cells'"));
+    assert_non_null(strstr(err, "'4k'"));
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-missing-column.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
+                                        err, sizeof err), -1);
+    assert_non_null(strstr(err, MB_DATA "lbm-missing-column.csv:1:"));
+    assert_non_null(strstr(err, "cells_per_thread"));
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
+                                        err, sizeof err), -1);
+    assert_non_null(strstr(err, MB_DATA "lbm-bad-precision.csv:4:"));
+    assert_non_null(strstr(err, "fp32|fp64"));
+    /* ... but only rows of the backend read count: the OpenCL row has no
+     * blocks per SM, nothing to probe and nothing wrong */
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "opencl", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
+                                        err, sizeof err), 0);
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "no-such-lbm.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
+                                        sizeof err), -1);
+    assert_non_null(strstr(err, MB_DATA "no-such-lbm.csv"));
+}
+
+/* The items of one thread count of a geometry: L, M = 0/10 (L fastest),
+ * without then with the collision payload (w8 without doubles: no payload). */
+static void assert_geometry_items(const mb_plan_item *it, const mb_geometry *g, long long threads, int with_payload)
+{
+    for (int v = 0; v < (with_payload ? 8 : 4); v++) {
+        const mb_config *c = &it[v].cfg;
+        assert_string_equal(it[v].sweep, "geometry");
+        assert_int_equal(it[v].stamps, 0);
+        assert_int_equal(c->spec.words, 19);
+        assert_int_equal(c->spec.word_bytes, g->word_bytes);
+        assert_int_equal(c->spec.misaligned_reads, v & 1 ? 10 : 0);
+        assert_int_equal(c->spec.misaligned_writes, v & 2 ? 10 : 0);
+        assert_int_equal(c->spec.payload, v & 4 ? MB_PAYLOAD_COLLISION : 0);
+        assert_int_equal(c->spec.stamps, 0);
+        assert_int_equal(c->block_size, g->block_size);
+        assert_int_equal(c->blocks_per_cu_requested, g->blocks_per_cu);
+        assert_int_equal(c->threads, threads);
+        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+    }
+}
+
+static void test_plan_geometry(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_GEOMETRY, .word_bytes = 4, .block_size = 256, .stamps = 1, .fp64 = 1,
+                         .max_threads = 1LL << 24};
+    mb_plan p;
+    /* the geometry sweep is alone: nothing from mb_plan_build */
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 0);
+    mb_geometry g[2] = {{.block_size = 128, .blocks_per_cu = 3, .word_bytes = 4, .threads = {4096, 65536},
+                         .n_threads = 2},
+                        {.block_size = 64, .blocks_per_cu = 7, .word_bytes = 8, .threads = {1000, 2000},
+                         .n_threads = 2}};
+    mb_plan_geometry(&p, &o, g, 1);
+    assert_int_equal(p.n, 2 * 8);
+    assert_geometry_items(&p.items[0], &g[0], 4096, 1);
+    assert_geometry_items(&p.items[8], &g[0], 65536, 1);
+    mb_plan_free(&p);
+    /* 4-byte words: the payload whether or not the device has doubles */
+    o.fp64 = 0;
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, g, 1);
+    assert_int_equal(p.n, 16);
+    mb_plan_free(&p);
+    /* 8-byte words without doubles: the 4 payload-free variants per count */
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, &g[1], 1);
+    assert_int_equal(p.n, 2 * 4);
+    assert_geometry_items(&p.items[0], &g[1], 1000, 0);
+    assert_geometry_items(&p.items[4], &g[1], 2000, 0);
+    mb_plan_free(&p);
+    /* both, with doubles: geometry by geometry, appended to the plan */
+    o.fp64 = 1;
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, g, 2);
+    assert_int_equal(p.n, 4 * 8);
+    assert_geometry_items(&p.items[0], &g[0], 4096, 1);
+    assert_geometry_items(&p.items[8], &g[0], 65536, 1);
+    assert_geometry_items(&p.items[16], &g[1], 1000, 1);
+    assert_geometry_items(&p.items[24], &g[1], 2000, 1);
+    /* grouping the threads sweep leaves the geometry items where they are */
+    mb_plan_group_threads(&p);
+    assert_geometry_items(&p.items[0], &g[0], 4096, 1);
+    assert_geometry_items(&p.items[24], &g[1], 2000, 1);
+    int max_words = 0, max_wb = 0, min_bs = 256;
+    mb_plan_limits(&p, &max_words, &max_wb, &min_bs);
+    assert_int_equal(max_words, 19);
+    assert_int_equal(max_wb, 8);
+    assert_int_equal(min_bs, 64);
+    char name[64];
+    assert_string_equal(mb_config_name(&p.items[31].cfg, name, sizeof name), "N19-L10-M10-w8-b64-k7-p7");
+    mb_plan_free(&p);
+    /* no geometries, no items */
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, g, 0);
+    assert_int_equal(p.n, 0);
+    mb_plan_free(&p);
+}
+
 static void test_threads_probe_on_pocl(void **state)
 {
     (void)state;
@@ -854,6 +1099,193 @@ static void test_cli_threads_sweep(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *s = malloc(cap);
+    size_t got;
+    while ((got = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) s = realloc(s, cap *= 2);
+    }
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static void out_path(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "/tmp/test_membench_out.%d/%s", (int)getpid(), name);
+}
+
+static void remove_out(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
+    assert_int_equal(system(cmd), 0);
+}
+
+/* --thread-counts on PoCL: the threads sweep's rows at exactly those
+ * counts; a count over --threads is a usage error. */
+static void test_cli_thread_counts(void **state)
+{
+    (void)state;
+    char err[8192], path[256];
+    assert_int_equal(run_cli("--thread-counts 0", err, sizeof err), 2);
+    assert_int_equal(count_lines(err), 1);
+    assert_int_equal(run_cli("--thread-counts 100,x", err, sizeof err), 2);
+    assert_int_equal(count_lines(err), 1);
+    if (!have_pocl) skip();
+    remove_out();
+    int rc = run_cli("--backend opencl --sweeps threads --thread-counts 5000,4096 --threads 4096", err, sizeof err);
+    assert_int_equal(rc, 2);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, "5000"));
+    rc = run_cli("--backend opencl --sweeps threads --quick --thread-counts 3000,5000 --reps 2", err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    out_path(path, sizeof path, "membench.csv");
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    int rows = 0, at[2] = {0, 0};
+    assert_non_null(fgets(line, sizeof line, f));
+    while (fgets(line, sizeof line, f)) {
+        char sweep[32];
+        long long threads;
+        int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%*d,%*d,%*d,%*d,%*d,%*[^,],%*[^,],%*[^,],%lld", sweep, &threads);
+        assert_int_equal(n, 2);
+        assert_string_equal(sweep, "threads");
+        assert_true(threads == 3000 || threads == 5000);
+        at[threads == 5000]++;
+        rows++;
+    }
+    fclose(f);
+    /* 5 variants x 2 word sizes (no 8-byte payload without doubles) per count */
+    assert_true(rows == 2 * 9 || rows == 2 * 10);
+    assert_int_equal(at[0], at[1]);
+    remove_out();
+}
+
+/* membench --geometry-from on PoCL.  OpenCL cannot force blocks per SM: a
+ * row that names them runs unconstrained (blocks_per_cu -1), one that
+ * does not is no geometry at all. */
+static void test_cli_geometry_sweep(void **state)
+{
+    (void)state;
+    char err[16384], path[256], meta[256];
+    /* alone: with --sweeps or --thread-counts a usage error, before any device */
+    static const char *const bad[] = {"--geometry-from " MB_DATA "opencl-lbm.csv --sweeps threads",
+                                      "--sweeps words --geometry-from " MB_DATA "opencl-lbm.csv",
+                                      "--geometry-from " MB_DATA "opencl-lbm.csv --thread-counts 4096"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = run_cli(bad[i], err, sizeof err);
+        if (rc != 2 || count_lines(err) != 1) fprintf(stderr, "'%s' -> %d:\n%s", bad[i], rc, err);
+        assert_int_equal(rc, 2);
+        assert_int_equal(count_lines(err), 1);
+        assert_non_null(strstr(err, "--geometry-from"));
+    }
+    if (!have_pocl) skip();
+    remove_out();
+    out_path(path, sizeof path, "membench-geometry.csv");
+    out_path(meta, sizeof meta, "membench-geometry-meta.csv");
+    /* a missing file: named, nothing written */
+    int rc = run_cli("--backend opencl --geometry-from " MB_DATA "no-such-lbm.csv --reps 2", err, sizeof err);
+    if (rc != 1 || count_lines(err) != 1) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 1);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, MB_DATA "no-such-lbm.csv"));
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_not_equal(access(meta, F_OK), 0);
+    /* only rows without blocks per SM (and a CUDA row): no geometry, one line */
+    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-no-blocks-lbm.csv --reps 2", err, sizeof err);
+    if (rc != 1 || count_lines(err) != 1) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 1);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, MB_DATA "opencl-no-blocks-lbm.csv"));
+    assert_non_null(strstr(err, "no geometry"));
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_not_equal(access(meta, F_OK), 0);
+    /* a malformed file: file and line */
+    rc = run_cli("--backend opencl --geometry-from " MB_DATA "lbm-missing-column.csv --reps 2", err, sizeof err);
+    assert_int_equal(rc, 1);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, MB_DATA "lbm-missing-column.csv:1:"));
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    /* two OpenCL rows at block size 64, 1 block per SM: 4096 and 8192 threads */
+    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    out_path(err, sizeof err, "membench.csv"); /* the geometry sweep writes its own files only */
+    assert_int_not_equal(access(err, F_OK), 0);
+    out_path(err, sizeof err, "membench-meta.csv");
+    assert_int_not_equal(access(err, F_OK), 0);
+    char *before = read_whole(path);
+    assert_non_null(before);
+    char *m = read_whole(meta);
+    assert_non_null(m);
+    assert_non_null(strstr(m, "tool,membench-geometry\n"));
+    assert_non_null(strstr(m, "geometry_from," MB_DATA "opencl-lbm.csv"));
+    free(m);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
+                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
+                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches\n");
+    int rows = 0, seen[2][8] = {{0}};
+    long long prev_threads = 0;
+    while (fgets(line, sizeof line, f)) {
+        char backend[32], sweep[32], timing[32];
+        int words, wb, l, m, bs, k_req, k, reps, ops, launches;
+        long long threads, bytes;
+        double ms_min, ms_median, ms_max;
+        int n = sscanf(line, "%*[^,],%31[^,],%31[^,],%d,%d,%d,%d,%d,%d,%d,%*[^,],%lld,%lld,%d,%lf,%lf,%lf,%*[^,],"
+                             "%*[^,],%*[^,],%31[^,],%d,%d",
+                       backend, sweep, &words, &wb, &l, &m, &bs, &k_req, &k, &threads, &bytes, &reps, &ms_min,
+                       &ms_median, &ms_max, timing, &ops, &launches);
+        assert_int_equal(n, 18);
+        assert_string_equal(backend, "opencl");
+        assert_string_equal(sweep, "geometry");
+        assert_int_equal(words, 19);
+        assert_int_equal(wb, 4);
+        assert_int_equal(bs, 64);
+        assert_int_equal(k_req, 1);
+        assert_int_equal(k, -1); /* OpenCL: unconstrained, cannot tell */
+        assert_true(threads == 4096 || threads == 8192);
+        assert_true(threads >= prev_threads); /* every variant of one count together */
+        prev_threads = threads;
+        assert_int_equal(bytes, 2LL * 19 * 4 * threads);
+        assert_int_equal(reps, 2);
+        assert_true(ms_min > 0 && ms_min <= ms_median && ms_median <= ms_max);
+        assert_string_equal(timing, "back_to_back");
+        assert_true(launches >= MB_THREADS_LAUNCHES && launches <= MB_THREADS_MAX_LAUNCHES);
+        assert_true((l == 0 || l == 10) && (m == 0 || m == 10));
+        assert_true(ops == 0 || ops == 151);
+        seen[threads == 8192][(l ? 1 : 0) | (m ? 2 : 0) | (ops ? 4 : 0)]++;
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 2 * 8);
+    for (int t = 0; t < 2; t++)
+        for (int v = 0; v < 8; v++) assert_int_equal(seen[t][v], 1);
+    /* again without --force: refused, the file kept as it was */
+    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(err, "membench-geometry"));
+    assert_non_null(strstr(err, "--force"));
+    char *after = read_whole(path);
+    assert_non_null(after);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    remove_out();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -868,9 +1300,14 @@ int main(void)
         cmocka_unit_test(test_plan_sweeps),
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_threads),
+        cmocka_unit_test(test_plan_thread_counts),
+        cmocka_unit_test(test_read_geometries),
+        cmocka_unit_test(test_plan_geometry),
         cmocka_unit_test(test_threads_probe_on_pocl),
         cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
         cmocka_unit_test(test_cli_threads_sweep),
+        cmocka_unit_test(test_cli_thread_counts),
+        cmocka_unit_test(test_cli_geometry_sweep),
     };
     return cmocka_run_group_tests(tests, open_pocl, close_pocl);
 }

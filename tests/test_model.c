@@ -744,6 +744,367 @@ static void test_payload_and_variants(void **state)
     remove_folder(dir2);
 }
 
+/* ---- level 3 from the geometry sweep ----------------------------------- */
+
+/* threads_folder plus model-data/geometry/membench-geometry.csv: the N=19
+ * probe back to back at block 768, 1 block per SM forced, per-launch µs
+ * (ms_median x 1e3; ms_min and ms_max differ, so that reading another
+ * column would show):
+ *
+ *   4-byte words      2048   4096  32768 threads
+ *   L=0  M=0            3.5    6     20
+ *   L=0  M=0  ops 151   4.5    8     26
+ *   L=10 M=0            4.5    7     24
+ *   L=10 M=0  ops 151   6     10     33
+ *   L=0  M=10           5      8     30
+ *   L=0  M=10 ops 151   6.5   10.5   38
+ *   L=10 M=10           6      9     34
+ *   L=10 M=10 ops 151   7     12     44
+ *   8-byte words      2048   4096
+ *   L=0  M=0            5      8
+ *   L=0  M=0  ops 151   9     14
+ *   L=10 M=0            6      9.5
+ *   L=10 M=0  ops 151  11     16
+ *
+ * and rows the path must never read, 50 us (60 with the payload) at all
+ * three 4-byte thread counts: L=5 M=0 (it answers only L and M of 0 or 10)
+ * and L=10 M=0 with blocks per SM not forced (blocks_per_cu_requested 0);
+ * and an opencl row (L=10 M=0, 4096 threads, 500 us) that a cuda load must
+ * not read.  The launch interval is threads_folder's 2 us, the L2 the gpu
+ * folder's 1e6 B; the built-in kernels do 150 operations per cell. */
+#define OPS_SHARE (150.0 / 151)
+static void geometry_folder(char *dir)
+{
+    char cmd[600];
+    threads_folder(dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* cube(n) launched in blocks of `block`, `blocks_per_cu` resident per SM */
+static model_lattice launched(long long n, int block, double blocks_per_cu)
+{
+    model_lattice lat = cube(n);
+    lat.block_size = block;
+    lat.blocks_per_cu = blocks_per_cu;
+    return lat;
+}
+
+/* The threads path answers, as it does without membench-geometry.csv. */
+static void threads_path_answers(const model_inputs *geo, const model_inputs *plain, const model_kernel *k,
+                                 model_lattice lat)
+{
+    model_prediction p, q;
+    assert_int_equal(model_predict(geo, k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(model_predict(plain, k, &lat, &q, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
+    assert_int_equal(q.full_path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.full_mlups, q.full_mlups);
+    NEAR(p.threads_sweep_mlups, 0); /* only set where the geometry path answered */
+}
+
+static void test_full_geometry(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    geometry_folder(dir);
+    threads_folder(plain_dir);
+    model_inputs in, plain;
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    int geometry_rows = 0;
+    for (int i = 0; i < in.n_probes; i++)
+        if (in.probes[i].sweep == PROBE_GEOMETRY) {
+            geometry_rows++;
+            assert_int_equal(in.probes[i].words, 19);
+        }
+    assert_int_equal(geometry_rows, 44); /* 24 + 8 + 12 never read, not the opencl row */
+
+    /* at a point: pull fp32 at 16^3 = 4096 threads, L=10 M=0: 7 us, plus
+     * the payload's excess 10 - 7 = 3 us x 150 / 151 */
+    model_prediction p = predict(&in, "pull", "fp32", launched(16, 768, 1));
+    model_prediction q = predict(&plain, "pull", "fp32", launched(16, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 7 + 3 * OPS_SHARE);
+    NEAR(p.full_mlups, 4096 / (7 + 3 * OPS_SHARE));
+    NEAR(p.b2b_us, 6); /* printed: the plain (0/0) probe at 4096 threads */
+    NEAR(p.b2b_threads, 4096);
+    assert_int_equal(p.b2b_word_bytes, 4);
+    /* the threads path's answer kept beside it: the same as without the file */
+    assert_int_equal(q.full_path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.threads_sweep_mlups, q.full_mlups);
+    assert_true(fabs(p.full_mlups - q.full_mlups) > 1e-3 * q.full_mlups);
+    NEAR(p.probe_mlups, q.probe_mlups); /* levels 1 and 2 untouched */
+    NEAR(p.roofline_mlups, q.roofline_mlups);
+    /* push (L=0 M=10): 8 us + (10.5 - 8) x 150 / 151; the aligned probe
+     * there is 6 us */
+    p = predict(&in, "push", "fp32", launched(16, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full_mlups, 4096 / (8 + 2.5 * OPS_SHARE));
+    /* between the thread counts, each curve log-log: 24^3 = 13824 threads
+     * is log(3.375) / log(8) = log(1.5) / log(2) of the way from 4096 to
+     * 32768: 7 x (24 / 7)^f and 10 x (33 / 10)^f */
+    const double f = log(1.5) / log(2), t = 7 * pow(24.0 / 7, f), tp = 10 * pow(33.0 / 10, f);
+    p = predict(&in, "pull", "fp32", launched(24, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.b2b_threads, 13824);
+    NEAR(p.memory_us[0], t + (tp - t) * OPS_SHARE);
+    NEAR(p.full_mlups, 13824 / (t + (tp - t) * OPS_SHARE));
+    NEAR(p.threads_sweep_mlups, predict(&plain, "pull", "fp32", launched(24, 768, 1)).full_mlups);
+    /* a kernel without arithmetic: the probe alone (7 us at 4096) */
+    model_kernel k = described(19, 10, 0, 2);
+    model_lattice lat = launched(16, 768, 1);
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full_mlups, 4096 / 7.0);
+    /* K launches per step: K x the launch */
+    k.launches_per_step = 3;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, 4096 / 21.0);
+    /* the CLI names the path */
+    char cmd[1024];
+    if (!access("model/model", X_OK)) {
+        snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
+                 "--size 16 --block-size 768 --blocks-per-sm 1", dir);
+        assert_int_equal(run(cmd), 0);
+        assert_true(file_has("/tmp/test_model.out", "geometry path"));
+        assert_true(file_has("/tmp/test_model.out", "4096 threads"));
+        assert_true(file_has("/tmp/test_model.out", "(threads-sweep path, not used)"));
+    }
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(plain_dir);
+    /* validate counts the points the geometry path answered: one lbm.csv
+     * row at 16^3 in blocks of 768, one per SM (measured 410 MLUPS) */
+    snprintf(cmd, sizeof cmd, "echo test-gpu,cuda,pull,fp32,periodic,16,16,16,16,4096,768,10,5,0.0999,0.0999,0.0999,"
+             "410,410,0,-1,1,0.375,2,152 >> %s/lbm.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    if (!access("model/model", X_OK)) {
+        snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000",
+                 dir);
+        assert_int_equal(run(cmd), 0);
+        assert_true(file_has("/tmp/test_model.out", "1 points from the geometry path"));
+        snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
+        assert_true(file_has(cmd, "geometry_points,1"));
+        assert_true(file_has(cmd, "full_path,geometry+threads_sweep"));
+        snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
+        char full[64];
+        snprintf(full, sizeof full, ",%.3f,", 4096 / (7 + 3 * OPS_SHARE));
+        assert_true(file_has(cmd, full));
+    }
+    remove_folder(dir);
+}
+
+/* Where the geometry sweep did not measure the kernel's launch, the threads
+ * path answers, exactly as without the file. */
+static void test_geometry_fallbacks(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    geometry_folder(dir);
+    threads_folder(plain_dir);
+    model_inputs in, plain;
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    /* the control: measured there */
+    model_prediction p;
+    model_lattice lat = launched(16, 768, 1);
+    assert_int_equal(model_predict(&in, &pull, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    /* blocks per SM unknown (as many as fit: OpenCL, or not given), even
+     * where the sweep has rows of as many as fit (requested 0) */
+    threads_path_answers(&in, &plain, &pull, launched(16, 768, 0));
+    threads_path_answers(&in, &plain, &pull, launched(16, 768, -1));
+    /* a blocks-per-SM count or block size the sweep did not force */
+    threads_path_answers(&in, &plain, &pull, launched(16, 768, 2));
+    threads_path_answers(&in, &plain, &pull, launched(16, 512, 1));
+    threads_path_answers(&in, &plain, &pull, launched(16, 0, 1));
+    /* thread counts outside the sweep's 2048 .. 32768: 64^3 and 8^3 */
+    threads_path_answers(&in, &plain, &pull, launched(64, 768, 1));
+    threads_path_answers(&in, &plain, &pull, launched(8, 768, 1));
+    /* L or M not 0 or 10: 5 misaligned reads, even with L=5 rows there
+     * (10 answers, the control) */
+    model_kernel k = described(19, 10, 0, 2);
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    k = described(19, 5, 0, 2);
+    threads_path_answers(&in, &plain, &k, lat);
+    k = described(19, 0, 19, 2);
+    threads_path_answers(&in, &plain, &k, lat);
+    /* N != 19, read or written */
+    k = described(10, 10, 0, 2);
+    threads_path_answers(&in, &plain, &k, lat);
+    k = described(19, 10, 0, 2);
+    k.words_written = 18;
+    threads_path_answers(&in, &plain, &k, lat);
+    /* A-A with one phase not measured: the whole kernel falls back */
+    k = described(19, 0, 0, 1);
+    k.phases = 2;
+    k.misaligned_reads[1] = 10;
+    k.misaligned_writes[1] = 5;
+    threads_path_answers(&in, &plain, &k, lat);
+    /* the 8-byte rows stop at 4096 threads: fp64 at 24^3 (13824) falls back */
+    model_kernel pull64;
+    assert_int_equal(model_builtin_kernel(&pull64, "pull", "fp64"), 0);
+    threads_path_answers(&in, &plain, &pull64, launched(24, 768, 1));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
+/* A-A keeps one lattice: where its working set (19 x 4 B x cells) fits in
+ * the L2 and the sweep measured half the kernel's threads (the probe's two
+ * arrays, one lattice's bytes), the phase takes the shorter of T(t) and
+ * ℓ + (T(t/2) - ℓ) x 2 (ℓ = 2 us), its payload likewise; the step is the
+ * mean of the two phases. */
+static void test_geometry_aa(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX";
+    geometry_folder(dir);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    NEAR(in.launch_us, 2);
+    NEAR(in.l2_bytes, 1e6);
+    /* 16^3: 311296 B in a 1e6 B L2.  Even phase (0/0): T(4096) = 6 against
+     * 2 + (3.5 - 2) x 2 = 5: 5; its payload 2 + (4.5 - 2) x 2 = 7, excess
+     * 2.  Odd phase (10/10): T(4096) = 9 against 2 + (6 - 2) x 2 = 10: 9;
+     * payload 12, excess 3. */
+    model_lattice lat = launched(16, 768, 1);
+    model_prediction p = predict(&in, "aa", "fp32", lat);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 5 + 2 * OPS_SHARE);
+    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
+    NEAR(p.b2b_us, 6); /* the plain probe at the kernel's thread count, as printed */
+    NEAR(p.full_mlups, 4096 / ((5 + 2 * OPS_SHARE + 9 + 3 * OPS_SHARE) / 2));
+    /* exactly filling the L2 still fits; a byte less and it is over: T(t) */
+    in.l2_bytes = 19 * 4 * 4096;
+    NEAR(predict(&in, "aa", "fp32", lat).memory_us[0], 5 + 2 * OPS_SHARE);
+    in.l2_bytes = 19 * 4 * 4096 - 1;
+    p = predict(&in, "aa", "fp32", lat);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
+    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
+    NEAR(p.full_mlups, 4096 / ((6 + 2 * OPS_SHARE + 9 + 3 * OPS_SHARE) / 2));
+    in.l2_bytes = 0; /* unknown: T(t) */
+    NEAR(predict(&in, "aa", "fp32", lat).memory_us[0], 6 + 2 * OPS_SHARE);
+    in.l2_bytes = 1e6;
+    /* two lattices (pull-like A-A kernel, same phases): never the half */
+    model_kernel two = described(19, 0, 0, 2);
+    two.phases = 2;
+    two.misaligned_reads[1] = two.misaligned_writes[1] = 10;
+    two.ops_per_cell = D3Q19_BGK_OPS;
+    assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
+    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
+    /* half the threads not measured: 2048 cells (half: 1024), T(2048):
+     * 3.5 + 1 x 150/151 and 6 + 1 x 150/151 */
+    lat = (model_lattice){.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
+                          .block_size = 768};
+    p = predict(&in, "aa", "fp32", lat);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 3.5 + OPS_SHARE);
+    NEAR(p.memory_us[1], 6 + OPS_SHARE);
+    NEAR(p.full_mlups, 2048 / ((9.5 + 2 * OPS_SHARE) / 2));
+    model_inputs_free(&in);
+    remove_folder(dir);
+}
+
+/* Two cells per thread: half the threads, 8-byte accesses (the 8-byte
+ * rows), the payload's excess x 150 x 2 / 151 (a thread computes two
+ * collisions). */
+static void test_geometry_two_cells(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    geometry_folder(dir);
+    threads_folder(plain_dir);
+    model_inputs in, plain;
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    k.cells_per_thread = 2;
+    /* 16^3: 2048 threads, L=10: 6 us + (11 - 6) x 300 / 151 (the 4-byte
+     * rows would say 4.5 + 1.5 x ...) */
+    model_lattice lat = launched(16, 768, 1);
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.b2b_threads, 2048);
+    assert_int_equal(p.b2b_word_bytes, 8);
+    NEAR(p.memory_us[0], 6 + 5 * 300.0 / 151);
+    NEAR(p.full_mlups, 4096 / (6 + 5 * 300.0 / 151));
+    /* 20^3 = 8000 cells, 4000 threads: log-log between 2048 and 4096 */
+    const double f = log(4000.0 / 2048) / log(2), t = 6 * pow(9.5 / 6, f), tp = 11 * pow(16.0 / 11, f);
+    lat = launched(20, 768, 1);
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full_mlups, 8000 / (t + (tp - t) * 300.0 / 151));
+    /* 32^3: 16384 threads, past the 8-byte rows: the threads path */
+    threads_path_answers(&in, &plain, &k, launched(32, 768, 1));
+    /* fp64, one cell per thread: the same 8-byte rows at 4096 threads, the
+     * excess x 150 / 151: 9.5 + 6.5 x 150 / 151 */
+    p = predict(&in, "pull", "fp64", launched(16, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.b2b_word_bytes, 8);
+    NEAR(p.full_mlups, 4096 / (9.5 + 6.5 * OPS_SHARE));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
+/* A malformed membench-geometry.csv fails the load, naming file and line;
+ * so does a geometry row in membench.csv. */
+static void test_geometry_malformed(void **state)
+{
+    (void)state;
+    static const struct { const char *fixture, *where, *what; } cases[] = {
+        {"wrong-sweep", "membench-geometry.csv:3:", "sweep 'threads'"},
+        {"not-a-number", "membench-geometry.csv:4:", "'fast'"},
+    };
+    char cmd[1024];
+    model_inputs in;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[] = "/tmp/test_model_geometry_XXXXXX";
+        threads_folder(dir);
+        snprintf(cmd, sizeof cmd, "cp " DATA "bad-geometry/%s/membench-geometry.csv %s/", cases[i].fixture, dir);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), -1);
+        assert_non_null(strstr(err, cases[i].where));
+        assert_non_null(strstr(err, cases[i].what));
+        if (!access("model/model", X_OK)) {
+            snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
+                     "--size 16", dir);
+            assert_int_equal(run(cmd), 1);
+            assert_true(file_has("/tmp/test_model.err", cases[i].where));
+        }
+        remove_folder(dir);
+    }
+    /* the other way round: a geometry row among membench.csv's */
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", path[600];
+    threads_folder(dir);
+    snprintf(path, sizeof path, "%s/membench.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int lines = 0, c;
+    while ((c = fgetc(f)) != EOF) lines += c == '\n';
+    fclose(f);
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("test-gpu,cuda,geometry,19,4,0,0,768,1,1,0.375,4096,622592,10,0.006,0.006,0.006,100,100,1.5,back_to_back\n", f);
+    fclose(f);
+    assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), -1);
+    char where[64];
+    snprintf(where, sizeof where, "membench.csv:%d:", lines + 1);
+    assert_non_null(strstr(err, where));
+    assert_non_null(strstr(err, "sweep 'geometry'"));
+    remove_folder(dir);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -818,6 +1179,11 @@ int main(void)
         cmocka_unit_test(test_full_threads_sweep),
         cmocka_unit_test(test_full_threads_occupancy),
         cmocka_unit_test(test_payload_and_variants),
+        cmocka_unit_test(test_full_geometry),
+        cmocka_unit_test(test_geometry_fallbacks),
+        cmocka_unit_test(test_geometry_aa),
+        cmocka_unit_test(test_geometry_two_cells),
+        cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
