@@ -1096,7 +1096,7 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
     double phase_us[MODEL_MAX_PHASES], aligned_us;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
-        if ((L != 0 && L != 10) || (M != 0 && M != 10)) return 0;
+        if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return 0; /* what the sweep measured */
         curve plain = geometry_curve(in, w, lat->block_size, blocks, L, M, 0, NULL);
         curve pay = geometry_curve(in, w, lat->block_size, blocks, L, M, 1, &ops);
         double t = geometry_us(&plain, threads), tp = geometry_us(&pay, threads);

@@ -781,6 +781,16 @@ static void geometry_folder(char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The geometry folder and the same without membench-geometry.csv (the
+ * threads path's answer), loaded for cuda. */
+static void geometry_and_plain(char *dir, char *plain_dir, model_inputs *in, model_inputs *plain)
+{
+    geometry_folder(dir);
+    threads_folder(plain_dir);
+    load(in, dir, "cuda");
+    load(plain, plain_dir, "cuda");
+}
+
 /* cube(n) launched in blocks of `block`, `blocks_per_cu` resident per SM */
 static model_lattice launched(long long n, int block, double blocks_per_cu)
 {
@@ -807,11 +817,8 @@ static void test_full_geometry(void **state)
 {
     (void)state;
     char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
-    geometry_folder(dir);
-    threads_folder(plain_dir);
     model_inputs in, plain;
-    load(&in, dir, "cuda");
-    load(&plain, plain_dir, "cuda");
+    geometry_and_plain(dir, plain_dir, &in, &plain);
     int geometry_rows = 0;
     for (int i = 0; i < in.n_probes; i++)
         if (in.probes[i].sweep == PROBE_GEOMETRY) {
@@ -901,11 +908,8 @@ static void test_geometry_fallbacks(void **state)
 {
     (void)state;
     char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
-    geometry_folder(dir);
-    threads_folder(plain_dir);
     model_inputs in, plain;
-    load(&in, dir, "cuda");
-    load(&plain, plain_dir, "cuda");
+    geometry_and_plain(dir, plain_dir, &in, &plain);
     model_kernel pull;
     assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
     /* the control: measured there */
@@ -1019,11 +1023,8 @@ static void test_geometry_two_cells(void **state)
 {
     (void)state;
     char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
-    geometry_folder(dir);
-    threads_folder(plain_dir);
     model_inputs in, plain;
-    load(&in, dir, "cuda");
-    load(&plain, plain_dir, "cuda");
+    geometry_and_plain(dir, plain_dir, &in, &plain);
     model_kernel k;
     assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
     k.cells_per_thread = 2;
