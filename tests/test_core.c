@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -51,6 +52,31 @@ static void test_opencl_runs_dialect_kernel(void **state)
     assert_true(ms >= 0.0);
     lbp_read(&d, by, y, sizeof y);
     for (int i = 0; i < N; i++) assert_float_equal(y[i], 2.0f * i + 1.0f, 1e-6);
+
+    /* a timed span of many launches ends at the last one (the first keeps
+     * an event, a marker ends the span): 20 launches of 2^20 elements take
+     * well over 5 single ones */
+    {
+        const int64_t big = 1 << 20;
+        lbp_buf *gx = lbp_alloc(&d, big * sizeof(float)), *gy = lbp_alloc(&d, big * sizeof(float));
+        assert_non_null(gx);
+        assert_non_null(gy);
+        lbp_launch_cfg cb = lbp_cfg_1d((unsigned)(big / 256), 256);
+        lbp_arg ab[] = {LBP_BUF(gy), LBP_BUF(gx), LBP_F32(1.0f), LBP_I64(big)};
+        double one = 1e30;
+        for (int r = 0; r < 3; r++) {
+            d.be->timer_start(&d);
+            lbp_launch(&d, k, &cb, 4, ab);
+            one = fmin(one, d.be->timer_stop_ms(&d));
+        }
+        d.be->timer_start(&d);
+        for (int r = 0; r < 20; r++) lbp_launch(&d, k, &cb, 4, ab);
+        double twenty = d.be->timer_stop_ms(&d);
+        assert_true(one > 0);
+        assert_true(twenty > 5 * one);
+        lbp_release(&d, gx);
+        lbp_release(&d, gy);
+    }
 
     /* dynamic shared memory parameter */
     lbp_kernel *kd = lbp_compile(&d, saxpy_src, "dyn", "");
