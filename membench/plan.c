@@ -303,7 +303,7 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
             break;
         }
         if (v < 1) continue; /* 0: a whole row per thread (the CPU's shape), not a launch of cells */
-        double set = lattices * 19 * w * cells;
+        double set = lattices * D3Q19_WORDS * w * cells;
         if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
         int width = w * (int)v;
         if (width != 4 && width != 8) {
