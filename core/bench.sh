@@ -54,19 +54,20 @@ device_of() { # BACKEND
 # forced and are reported (CUDA; OpenCL hides the kernel's occupancy)
 stages="stream membench lbmkernels"
 [ "$(val kind)" = gpu ] && stages="$stages geometry"
-total=0; for b in $backends; do for s in $stages; do [ "$s" = geometry ] && [ "$b" != cuda ] && continue; total=$((total + 1)); done; done
+runs() { [ "$1" != geometry ] || [ "$2" = cuda ]; } # STAGE BACKEND
+total=0; for b in $backends; do for s in $stages; do runs "$s" "$b" && total=$((total + 1)); done; done
 start=$(date +%s); step=0; failed=""
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
     idx=$(device_of "$b") || die "$b has no device named $name (stream/stream --list shows what it has)"
     devopt=""; [ -n "$idx" ] && devopt="--device $idx"
     for s in $stages; do
+        runs "$s" "$b" || continue
         step=$((step + 1))
         now=$(date +%s); el=$((now - start))
         left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
         say "[$step/$total] $s on $name ($b), ${el} s so far$left"
         t0=$(date +%s)
-        [ "$s" = geometry ] && [ "$b" != cuda ] && continue
         tool="$s/$s"; extra=""
         [ "$s" = geometry ] && tool=membench/membench extra="--geometry-from $out/lbm.csv"
         if ! $tool --backend "$b" $devopt --out "$out" --force $quick $extra; then

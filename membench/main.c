@@ -297,44 +297,28 @@ static void run_stamps(run *r, const mb_plan_item *it)
         r->timer_resolution_ns = w.resolution_ns;
 }
 
-static void run_probes(run *r)
+/* The plan in `passes` passes, each item keeping its faster one (the
+ * geometry sweep takes MB_GEOMETRY_PASSES: a slower device state for a few
+ * ms -- clocks, a freshly loaded module -- had made one variant at one
+ * thread count run 2.6x slow through all its repetitions), then the rows. */
+#define MB_GEOMETRY_PASSES 2
+static void run_probes(run *r, int passes)
 {
     char why[512], name[64];
     double t0 = lbp_now();
     int warmup = r->o->plan.quick ? 1 : 2;
-    for (int i = 0; i < r->plan.n; i++) {
-        mb_plan_item *it = &r->plan.items[i];
-        int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &r->results[i], why, sizeof why);
-        if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
-        if (rc) fail_run(r, why);
-        write_probe_row(r, it, &r->results[i]);
-        if (it->stamps) run_stamps(r, it);
-        lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "%s %s x%lld: %.1f GB/s", it->sweep,
-                     mb_config_name(&it->cfg, name, sizeof name), (long long)r->results[i].threads,
-                     r->results[i].gbs_median);
-    }
-}
-
-/* The geometry sweep: the whole plan in MB_GEOMETRY_PASSES passes (quick:
- * one), each item's faster pass kept -- a slower device state for a few ms
- * (clocks, a freshly loaded module) had made one variant at one thread count
- * run 2.6x slow through all its repetitions -- then the rows. */
-#define MB_GEOMETRY_PASSES 2
-static void run_geometry(run *r)
-{
-    char why[512], name[64];
-    double t0 = lbp_now();
-    const int passes = r->o->plan.quick ? 1 : MB_GEOMETRY_PASSES, warmup = r->o->plan.quick ? 1 : 2;
     for (int pass = 0; pass < passes; pass++)
         for (int i = 0; i < r->plan.n; i++) {
             mb_plan_item *it = &r->plan.items[i];
             mb_result res;
             int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
-            if (rc == 2) lbp_usage_error("%s", why);
+            if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
             if (rc) fail_run(r, why);
             if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
-            lbp_progress(pass * r->plan.n + i + 1, passes * r->plan.n, lbp_now() - t0, "geometry %s x%lld: %.1f GB/s",
-                         mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads, res.gbs_median);
+            if (!pass && it->stamps) run_stamps(r, it);
+            lbp_progress(pass * r->plan.n + i + 1, passes * r->plan.n, lbp_now() - t0, "%s %s x%lld: %.1f GB/s",
+                         it->sweep, mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads,
+                         res.gbs_median);
         }
     for (int i = 0; i < r->plan.n; i++) write_probe_row(r, &r->plan.items[i], &r->results[i]);
 }
@@ -473,14 +457,16 @@ static void print_cost(const char *what, double ns, double aligned_ns)
  * fewer-blocks curves). */
 static int p_blocks(const run *r) { return r->o->plan.blocks_per_cu; }
 
-/* The threads-sweep row of one variant at a thread count (NULL: none). */
-static const mb_result *threads_row(const run *r, int w, int l, int m, int payload, long long threads)
+/* The row of `sweep` at a's launch (block size, blocks per SM, thread
+ * count) with w-byte words, L = l, M = m and the payload (NULL: none). */
+static const mb_result *variant_row(const run *r, const char *sweep, const mb_config *a, int w, int l, int m,
+                                    int payload)
 {
     for (int j = 0; j < r->plan.n; j++) {
         const mb_config *c = &r->plan.items[j].cfg;
-        if (!strcmp(r->plan.items[j].sweep, "threads") && c->spec.word_bytes == w && c->threads == threads &&
+        if (!strcmp(r->plan.items[j].sweep, sweep) && c->spec.word_bytes == w && c->threads == a->threads &&
             c->spec.misaligned_reads == l && c->spec.misaligned_writes == m && c->spec.payload == payload &&
-            c->blocks_per_cu_requested == p_blocks(r))
+            c->block_size == a->block_size && c->blocks_per_cu_requested == a->blocks_per_cu_requested)
             return &r->results[j];
     }
     return NULL;
@@ -503,13 +489,13 @@ static void print_threads_sweep(const run *r)
                    "  %10s %9s %9s %9s %7s %7s %7s %7s\n",
                    MB_THREADS_LAUNCHES, MB_PAYLOAD_COLLISION, "threads", "4 B us", "GB/s", "8 B us", "P", "L10",
                    "M10", "L=M=10");
-        const mb_result *a = &r->results[i], *b = threads_row(r, 8, 0, 0, 0, it->cfg.threads);
+        const mb_result *a = &r->results[i], *b = variant_row(r, "threads", &it->cfg, 8, 0, 0, 0);
         printf("  %10lld %9.2f %9.1f", (long long)a->threads, a->ms.median * 1e3, a->gbs_median);
         if (b) printf(" %9.2f", b->ms.median * 1e3);
         else printf(" %9s", "-");
         static const int variant[4][3] = {{0, 0, MB_PAYLOAD_COLLISION}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}};
         for (int v = 0; v < 4; v++) {
-            const mb_result *x = threads_row(r, 4, variant[v][0], variant[v][1], variant[v][2], it->cfg.threads);
+            const mb_result *x = variant_row(r, "threads", &it->cfg, 4, variant[v][0], variant[v][1], variant[v][2]);
             if (x && a->ms.median > 0) printf(" %7.2f", x->ms.median / a->ms.median);
             else printf(" %7s", "-");
         }
@@ -583,17 +569,10 @@ static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
                (long long)a->threads, r->results[i].ms.median * 1e3);
         static const int variant[4][3] = {{10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, MB_PAYLOAD_COLLISION}};
         for (int v = 0; v < 4; v++) {
-            double ratio = NAN;
-            for (int j = 0; j < r->plan.n; j++) {
-                const mb_config *c = &r->plan.items[j].cfg;
-                if (c->threads == a->threads && c->block_size == a->block_size &&
-                    c->blocks_per_cu_requested == a->blocks_per_cu_requested &&
-                    c->spec.word_bytes == a->spec.word_bytes && c->spec.misaligned_reads == variant[v][0] &&
-                    c->spec.misaligned_writes == variant[v][1] && c->spec.payload == variant[v][2])
-                    ratio = r->results[j].ms.median / r->results[i].ms.median;
-            }
-            if (isnan(ratio)) printf(" %7s", "-");
-            else printf(" %7.2f", ratio);
+            const mb_result *x =
+                variant_row(r, "geometry", a, a->spec.word_bytes, variant[v][0], variant[v][1], variant[v][2]);
+            if (x) printf(" %7.2f", x->ms.median / r->results[i].ms.median);
+            else printf(" %7s", "-");
         }
         printf("\n");
     }
@@ -666,8 +645,7 @@ int main(int argc, char **argv)
         if (p->stamps && !geometry)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
                                        &d.info, o.common.force);
-        if (geometry) run_geometry(&r);
-        else run_probes(&r);
+        run_probes(&r, geometry && !p->quick ? MB_GEOMETRY_PASSES : 1);
         lbp_csv_commit(r.csv);
         if (r.warps_csv) lbp_csv_commit(r.warps_csv);
     }

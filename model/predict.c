@@ -785,21 +785,34 @@ static double launch_us_for(const model_inputs *in, const curve *c, double threa
     return t;
 }
 
-/* A variant of the threads sweep (L, M, with or without payload) at the
- * default launch (blocks per SM as the aligned default curve, block size
- * `block`), log-log; empty when not measured.  *ops: the payload's. */
-static curve variant_threads_curve(const model_inputs *in, int w, int block, int L, int M, int payload, int *ops)
+/* One variant (L, M, with or without payload) of a back-to-back sweep
+ * (threads or geometry) at one launch (access width w, block size, blocks
+ * per SM k; 0: as many as fit), log(per-launch µs) over log(threads) -- the
+ * threads sweep's at the busiest SM's load (busiest_sm_threads) -- empty
+ * when not measured.  *ops: the payload's operations per thread. */
+static curve launch_curve(const model_inputs *in, model_probe_sweep s, int w, int block, int k, int L, int M,
+                          int payload, int *ops)
 {
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
-        if (p->sweep == PROBE_THREADS && p->word_bytes == w && p->block_size == block && p->blocks_requested == 0 &&
-            p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->launch_us > 0) {
-            c.p[c.n++] = (model_point){log(busiest_sm_threads(in, p->threads, p->block_size)), log(p->launch_us)};
+        if (p->sweep == s && p->word_bytes == w && p->block_size == block && p->blocks_requested == k &&
+            p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->words == D3Q19_Q &&
+            p->launch_us > 0) {
+            double t = s == PROBE_THREADS ? busiest_sm_threads(in, p->threads, p->block_size) : p->threads;
+            c.p[c.n++] = (model_point){log(t), log(p->launch_us)};
             if (ops) *ops = p->ops;
         }
     }
     c.n = model_points_prepare(c.p, c.n);
+    return c;
+}
+
+/* A variant of the threads sweep at the default launch (as many blocks as
+ * fit, block size `block`); empty with fewer than two points. */
+static curve variant_threads_curve(const model_inputs *in, int w, int block, int L, int M, int payload, int *ops)
+{
+    curve c = launch_curve(in, PROBE_THREADS, w, block, 0, L, M, payload, ops);
     if (c.n < 2) c.n = 0;
     return c;
 }
@@ -1038,26 +1051,6 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
 
 /* ---- level 3, geometry path ---------------------------------------------- */
 
-/* The geometry sweep's curve of one variant (L, M, payload) at the kernel's
- * launch (access width w, block size, blocks per SM k),
- * log(per-launch µs) over log(threads); empty when not measured.  *ops:
- * the payload's operations per thread. */
-static curve geometry_curve(const model_inputs *in, int w, int block, int k, int L, int M, int payload, int *ops)
-{
-    curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
-    for (int i = 0; i < in->n_probes; i++) {
-        const model_probe_row *p = &in->probes[i];
-        if (p->sweep == PROBE_GEOMETRY && p->word_bytes == w && p->block_size == block && p->blocks_requested == k &&
-            p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->words == D3Q19_Q &&
-            p->launch_us > 0) {
-            c.p[c.n++] = (model_point){log(p->threads), log(p->launch_us)};
-            if (ops) *ops = p->ops;
-        }
-    }
-    c.n = model_points_prepare(c.p, c.n);
-    return c;
-}
-
 /* µs at `threads` on a geometry curve, -1 outside its thread counts (the
  * path does not apply: the threads-sweep path answers). */
 static double geometry_us(const curve *c, double threads)
@@ -1097,8 +1090,8 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
         if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return 0; /* what the sweep measured */
-        curve plain = geometry_curve(in, w, lat->block_size, blocks, L, M, 0, NULL);
-        curve pay = geometry_curve(in, w, lat->block_size, blocks, L, M, 1, &ops);
+        curve plain = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 0, NULL);
+        curve pay = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 1, &ops);
         double t = geometry_us(&plain, threads), tp = geometry_us(&pay, threads);
         if (t > 0 && same_set > 0) {
             /* the one lattice's working set: above the launch interval, in
@@ -1120,7 +1113,7 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         }
         phase_us[p] = t + excess;
     }
-    curve aligned = geometry_curve(in, w, lat->block_size, blocks, 0, 0, 0, NULL);
+    curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, NULL);
     aligned_us = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
     free(aligned.p);
     out->full_path = MODEL_FULL_GEOMETRY;
