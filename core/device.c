@@ -164,6 +164,47 @@ lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size)
     return (lbp_launch_cfg){.grid = {blocks, 1, 1}, .block = {block_size, 1, 1}, .shared_bytes = 0};
 }
 
+/* ---- NVIDIA occupancy ------------------------------------------------- */
+static const struct nv_limits {
+    int major, minor, threads, blocks, shared_kb, reserved_kb;
+} nv_table[] = {
+    {7, 0, 2048, 32, 96, 0},  {7, 2, 2048, 32, 96, 0},  {7, 5, 1024, 16, 64, 0},
+    {8, 0, 2048, 32, 164, 1}, {8, 6, 1536, 16, 100, 1}, {8, 7, 2048, 16, 164, 1},
+    {8, 9, 1536, 24, 100, 1}, {9, 0, 2048, 32, 228, 1}, {10, 0, 2048, 32, 228, 1},
+};
+
+static const struct nv_limits *nv_limits_of(int major, int minor)
+{
+    for (size_t i = 0; i < sizeof nv_table / sizeof *nv_table; i++)
+        if (nv_table[i].major == major && nv_table[i].minor == minor) return &nv_table[i];
+    return NULL;
+}
+
+int lbp_nv_max_threads_per_sm(int cc_major, int cc_minor)
+{
+    const struct nv_limits *l = nv_limits_of(cc_major, cc_minor);
+    return l ? l->threads : -1;
+}
+
+int lbp_nv_blocks_per_sm(int cc_major, int cc_minor, int registers, int block_size, int64_t shared_bytes)
+{
+    const struct nv_limits *l = nv_limits_of(cc_major, cc_minor);
+    if (!l || registers < 0 || registers > 255 || block_size < 1 || shared_bytes < 0) return -1;
+    const int warps = (block_size + 31) / 32, max_warps = l->threads / 32;
+    if (block_size > 1024 || warps > max_warps) return 0;
+    int blocks = l->blocks;
+    if (max_warps / warps < blocks) blocks = max_warps / warps;
+    if (registers > 0) {
+        const int per_warp = (registers * 32 + 255) / 256 * 256;
+        const int by_regs = 4 * (16384 / per_warp) / warps;
+        if (by_regs < blocks) blocks = by_regs;
+    }
+    const int64_t per_block = shared_bytes + (int64_t)l->reserved_kb * 1024;
+    if (per_block > 0 && (int64_t)l->shared_kb * 1024 / per_block < blocks)
+        blocks = (int)((int64_t)l->shared_kb * 1024 / per_block);
+    return blocks;
+}
+
 /* ---- slug -------------------------------------------------------------- */
 /* Lower-case [a-z0-9-] from a device name, dropping "(R)" and "(TM)". */
 void lbp_make_slug(char *slug, size_t len, const char *name)
@@ -212,6 +253,10 @@ const char lbp_prelude[] =
     "INLINE u64 lbp_globaltimer(void) { u64 t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
     "INLINE u32 lbp_smid(void) { u32 r; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(r)); return r; }\n"
     "INLINE u32 lbp_lane(void) { u32 r; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r)); return r; }\n"
+    "#define lbp_as_f32(u) __uint_as_float(u)\n"
+    "#define lbp_as_u32(f) __float_as_uint(f)\n"
+    "#define lbp_as_f64(u) __longlong_as_double((long long)(u))\n"
+    "#define lbp_as_u64(d) ((u64)__double_as_longlong(d))\n"
     "#elif defined(LBP_OPENCL)\n"
     "#if defined(LBP_FP64) && defined(cl_khr_fp64)\n"
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -234,6 +279,10 @@ const char lbp_prelude[] =
     "#define lbp_globaltimer() ((u64)0)\n"
     "#define lbp_smid() ((u32)0)\n"
     "#define lbp_lane() ((u32)0)\n"
+    "#define lbp_as_f32(u) as_float(u)\n"
+    "#define lbp_as_u32(f) as_uint(f)\n"
+    "#define lbp_as_f64(u) as_double(u)\n"
+    "#define lbp_as_u64(d) as_ulong(d)\n"
     "#else\n"
     "#error \"compile with -DLBP_CUDA=1 or -DLBP_OPENCL=1\"\n"
     "#endif\n"

@@ -153,6 +153,8 @@ lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size);
  *   i32 u32 i64 u64 types; global_id(d) local_id(d) group_id(d)
  *   local_size(d) num_groups(d) (d = 0, 1, 2; 64-bit for global_id)
  *   LBP_HAS_CLOCK, lbp_globaltimer() (ns), lbp_smid(), lbp_lane()
+ *   lbp_as_f32/lbp_as_u32, lbp_as_f64/lbp_as_u64: the bits of a word as
+ *   a float or double and back (no conversion)
  *   LBP_FP64 enables double precision (cl_khr_fp64) on OpenCL when defined. */
 extern const char lbp_prelude[];
 
@@ -171,6 +173,19 @@ char *lbp_nvrtc_ptx(const char *source, const char *options, const char *arch, c
 /* Print a compiler log and, for each "line N" it names, that source line. */
 void lbp_print_compile_log(const char *backend, const char *entry, const char *log,
                            const char *full_source);
+
+/* NVIDIA GPUs: resident blocks per SM of a kernel from its registers per
+ * thread and shared memory per block, by the per-compute-capability limits
+ * of the CUDA programming guide (threads, warps and blocks per SM, shared
+ * memory per SM and the 1 KB each block reserves from 8.0 on); registers
+ * go to warps in units of 256, within each of the SM's four partitions of
+ * 16384 (the rule cuOccupancyMaxActiveBlocksPerMultiprocessor follows: it
+ * matched all 55 register and block-size pairs of the H100 and H200
+ * kernels).  For NVIDIA's OpenCL, which does not say.  -1 for a compute
+ * capability not in the table or an unknown register count. */
+int lbp_nv_blocks_per_sm(int cc_major, int cc_minor, int registers, int block_size, int64_t shared_bytes);
+/* Threads per SM of a compute capability, -1 when not in the table. */
+int lbp_nv_max_threads_per_sm(int cc_major, int cc_minor);
 
 /* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (drops (R), (TM)). */
 void lbp_make_slug(char *slug, size_t len, const char *name);

@@ -80,6 +80,10 @@ static int all_devices(cl_platform_id *plat, cl_device_id *dev, char *why, size_
 {
     cl_platform_id ps[16];
     cl_uint np = 0;
+    /* NVIDIA's OpenCL reads a kernel built before from its JIT cache, with
+     * an empty build log: the log is where its register count comes from
+     * (registers_from_log), so build afresh unless the user said otherwise */
+    setenv("CUDA_CACHE_DISABLE", "1", 0);
     cl_int r = clGetPlatformIDs(16, ps, &np);
     if (r != CL_SUCCESS || np == 0) {
         snprintf(why, len, "no OpenCL platform (ICD loader found none: install an OpenCL driver, e.g. pocl-opencl-icd)");
@@ -178,6 +182,8 @@ static void ocl_open(lbp_device *d, int index)
         i->warp_size = (int)dev_uint(o->dev, CL_DEVICE_WARP_SIZE_NV);
         i->cc_major = (int)dev_uint(o->dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
         i->cc_minor = (int)dev_uint(o->dev, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
+        const int t = lbp_nv_max_threads_per_sm(i->cc_major, i->cc_minor);
+        if (t > 0) i->max_threads_per_cu = t;
     }
     size_t res = 0;
     clGetDeviceInfo(o->dev, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof res, &res, NULL);
@@ -400,10 +406,18 @@ static void ocl_kernel_info(lbp_device *d, lbp_kernel *k, lbp_kernel_info *out)
     out->static_shared_bytes = (int64_t)local;
 }
 
+/* NVIDIA: from the registers ptxas reported and the local memory, by the
+ * compute capability's limits; elsewhere unknown. */
 static int ocl_occupancy(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes)
 {
-    (void)d; (void)k; (void)block_size; (void)shared_bytes;
-    return -1;
+    ocl_impl *o = d->impl;
+    if (!o->nvidia || k->registers < 0) return -1;
+    cl_ulong local = 0;
+    if (clGetKernelWorkGroupInfo(k->kernel, o->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL) !=
+        CL_SUCCESS)
+        return -1;
+    return lbp_nv_blocks_per_sm(d->info.cc_major, d->info.cc_minor, k->registers, block_size,
+                                (int64_t)local + (int64_t)shared_bytes);
 }
 
 static void ocl_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args)

@@ -381,15 +381,17 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                                      .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = LBM_PERIODIC,
                                      .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
                                      .plant_error = o->plant_error};
+                char cpt[16];
+                lbm_cpt_text(cpts[ci], cpt, sizeof cpt);
                 if (lbm_verify_schemes(d, &v) != 0) {
                     lbp_csv_abort(csv);
-                    lbp_fail("the %s %s kernel (%d cells per thread) failed verification; nothing written",
-                             lbm_scheme_names[s], lbm_precision_names[fp64], cpts[ci]);
+                    lbp_fail("the %s %s kernel (cells per thread %s) failed verification; nothing written",
+                             lbm_scheme_names[s], lbm_precision_names[fp64], cpt);
                 }
                 if (lbm_kernels_build(&k[ci], d, s, fp64, LBM_PERIODIC, cpts[ci]) != 0) {
                     lbp_csv_abort(csv);
-                    lbp_fail("the %s %s kernel (%d cells per thread) does not compile", lbm_scheme_names[s],
-                             lbm_precision_names[fp64], cpts[ci]);
+                    lbp_fail("the %s %s kernel (cells per thread %s) does not compile", lbm_scheme_names[s],
+                             lbm_precision_names[fp64], cpt);
                 }
                 lbm_step_limits(d, &k[ci], 0, NULL, &max_block[ci], NULL);
             }

@@ -188,13 +188,16 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
         const char *real = s->word_bytes == 4 ? "float" : "double";
         text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask, b_ = (%s)1 + (%s)mask;\n", real, real, real, real, real);
         for (int k = 0; k < s->words; k++) {
-            text_printf(t, "    %s x%d = (%s)(w%d & 0xffff);\n", real, k, real, k);
+            if (s->word_bytes == 4)
+                text_printf(t, "    %s x%d = lbp_as_f32((w%d & 0x007fffffu) | 0x3f800000u);\n", real, k, k);
+            else
+                text_printf(t, "    %s x%d = lbp_as_f64((w%d & (u64)0x000fffffffffffffL) | (u64)0x3ff0000000000000L);\n", real, k, k);
             for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + b_;\n", k, k);
         }
         text_printf(t, "    const %s sum_ = x0", real);
         for (int k = 1; k < s->words; k++) text_printf(t, " + x%d", k);
         text_put(t, ";\n");
-        text_printf(t, "    const %s mixed_ = all ^ (%s)(i64)sum_;\n", word, word);
+        text_printf(t, "    const %s mixed_ = all ^ lbp_as_u%d(sum_);\n", word, 8 * s->word_bytes);
         mix = "mixed_";
     }
     if (s->word_bytes == 4)

@@ -208,6 +208,12 @@ static _Noreturn void fail_run(run *r, const char *why)
     lbp_fail("%s", why);
 }
 
+/* The sweeps force blocks per SM with shared memory under a carveout the
+ * backend sets, confirmed by counting resident blocks (CUDA).  NVIDIA's
+ * OpenCL tells a kernel's occupancy but chooses the carveout itself: its
+ * sweeps run as many blocks as fit. */
+static int can_force(const lbp_device *d) { return d->be->set_carveout != NULL; }
+
 /* Occupancy sweep needs the N=19 kernel's limit; everything is compiled and
  * checked here, before anything is measured or written. */
 static void preflight(run *r)
@@ -223,7 +229,7 @@ static void preflight(run *r)
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
             mb_shape sh;
             if (mb_resolve_shape(&r->bench, k, &c, &sh, why, sizeof why)) lbp_usage_error("%s", why);
-            if (v == 0 && r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) < 0)
+            if (v == 0 && !can_force(r->d))
                 lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only",
                          r->d->info.backend);
             lbp_kernel_info ki;
@@ -234,14 +240,15 @@ static void preflight(run *r)
             for (size_t b = 0; b < sizeof block_sizes / sizeof *block_sizes; b++)
                 if (block_sizes[b] <= limit)
                     mb_plan_occupancy(&r->plan, p, &variants[v], block_sizes[b],
-                                      r->d->be->occupancy(r->d, k->kernel, block_sizes[b], 0));
+                                      can_force(r->d) ? r->d->be->occupancy(r->d, k->kernel, block_sizes[b], 0) : 0);
         }
     }
     if (p->sweeps & SW_THREADS)
         for (int w = 4; w <= 8; w += 4) {
             mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-            mb_plan_threads_occupancy(&r->plan, p, w, r->d->be->occupancy(r->d, k->kernel, p->block_size, 0));
+            mb_plan_threads_occupancy(&r->plan, p, w,
+                                      can_force(r->d) ? r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) : 0);
         }
     mb_plan_group_threads(&r->plan);
     double t0 = lbp_now();

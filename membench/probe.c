@@ -219,7 +219,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
     }
     if (d->be->set_carveout) d->be->set_carveout(d, c->kernel, -1);
     int fit = d->be->occupancy(d, c->kernel, cfg->block_size, 0);
-    if (fit < 0) return 0; /* the API cannot tell (OpenCL): run unconstrained */
+    if (fit < 0) return 0; /* the API cannot tell (OpenCL, but NVIDIA's): run unconstrained */
     int want = cfg->blocks_per_cu_requested;
     if (fit == 0 || want > fit) {
         snprintf(why, why_len, "%d blocks of %d threads per compute unit cannot fit (at most %d for this kernel)",

@@ -271,8 +271,9 @@ int model_cmd_predict(int argc, char **argv)
     printf("%-12s %12.1f  probe", "2 probe", pr.probe_mlups);
     for (int p = 0; p < k.phases; p++)
         printf("%s %.4f ns/cell (L=%d M=%d)", p ? "," : "", pr.probe_ns_per_cell[p], k.misaligned_reads[p], k.misaligned_writes[p]);
-    printf(", occupancy factor %.3f, arithmetic factor %.3f (%g operations per cell)", pr.occupancy_factor,
-           pr.compute_factor, k.ops_per_cell);
+    printf(", occupancy factor %.3f", pr.occupancy_factor);
+    if (strcmp(in.occupancy_from, in.backend)) printf(" (%s's occupancy sweep)", in.occupancy_from);
+    printf(", arithmetic factor %.3f (%g operations per cell)", pr.compute_factor, k.ops_per_cell);
     if (pr.in_place_factor != 1) printf(", in place / %.3f (no write-allocate)", pr.in_place_factor);
     printf("\n");
     if (pr.full_path == MODEL_FULL_GEOMETRY) {
@@ -493,6 +494,14 @@ int model_cmd_validate(int argc, char **argv)
         printf("%d points from the geometry path (membench-geometry.csv: the probe at the kernel's own launch): mean "
                "|error| %.2f %%; the threads-sweep path would give %.2f %% there\n",
                n_geometry, geometry_abs / n_geometry, geometry_alt / n_geometry);
+    char borrowed[128] = "";
+    for (int b = 0; b < n_inputs; b++)
+        if (strcmp(inputs[b].occupancy_from, inputs[b].backend)) {
+            printf("%s forced no blocks per SM: its kernels' occupancy is read on %s's occupancy sweep (ratios)\n",
+                   inputs[b].backend, inputs[b].occupancy_from);
+            snprintf(borrowed + strlen(borrowed), sizeof borrowed - strlen(borrowed), "%s%s:%s", *borrowed ? " " : "",
+                     inputs[b].backend, inputs[b].occupancy_from);
+        }
     if (!inputs[0].have_launch) printf("level 3 incomplete: no launch.csv rows\n");
 
     /* files */
@@ -522,6 +531,7 @@ int model_cmd_validate(int argc, char **argv)
     KV("launch_combination", "%s", pts[0].pr.full_path != MODEL_FULL_SIZE_SWEEP ? "threads sweep (back to back)" : "max(memory, launch)");
     KV("full_path", "%s", n_geometry ? "geometry+threads_sweep" : pts[0].pr.full_path == MODEL_FULL_THREADS_SWEEP ? "threads_sweep" : "size_sweep");
     KV("geometry_points", "%d", n_geometry);
+    KV("occupancy_from", "%s", *borrowed ? borrowed : "own");
     KV("launch_us", "%.3f", inputs[0].have_launch ? inputs[0].launch_us : -1);
     KV("start_cost_us", "%.3f", inputs[0].start_cost_ms * 1e3);
     KV("result", "%s", failed + failed_small ? "fail" : "pass");

@@ -215,8 +215,27 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
     in->probes = grown;
     memset(in->probes + in->n_probes, 0, sizeof *in->probes * (size_t)(t.rows + 1));
     const int before = in->n_probes;
+    /* A backend that forced no blocks per SM (OpenCL) has no occupancy
+     * curve: another backend's of the same device serves.  How bandwidth
+     * follows the resident blocks is the memory system's, not the launch
+     * path's, and the model reads the curve as ratios only. */
+    if (!geometry) {
+        const int req = lbp_table_column(&t, "blocks_per_cu_requested");
+        snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", in->backend);
+        int own = 0;
+        const char *other = NULL;
+        for (int r = 0; r < t.rows && req >= 0; r++) {
+            double q = 0;
+            if (strcmp(text(&t, r, "sweep"), "occupancy") || lbp_table_number(&t, r, req, &q, NULL, 0) || q <= 0)
+                continue;
+            if (row_is_backend(&t, r, in->backend)) own = 1;
+            else if (!other) other = text(&t, r, "backend");
+        }
+        if (!own && other) snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", other);
+    }
     for (int r = 0; r < t.rows; r++) {
-        if (!row_is_backend(&t, r, in->backend)) continue;
+        const int occupancy_row = !geometry && !strcmp(text(&t, r, "sweep"), "occupancy");
+        if (!row_is_backend(&t, r, occupancy_row ? in->occupancy_from : in->backend)) continue;
         model_probe_row *p = &in->probes[in->n_probes];
         double ms;
         p->sweep = probe_sweep_of(text(&t, r, "sweep"));

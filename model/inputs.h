@@ -59,6 +59,8 @@ typedef struct {
 typedef struct {
     char dir[512];
     char backend[16];
+    char occupancy_from[16]; /* the backend whose occupancy sweep was read
+                                (another one where this one forced none) */
     char device[96];        /* slug from the rows' device column */
     lbp_table meta;       /* stream-meta.csv, key,value */
     int is_cpu;             /* meta kind=cpu */

@@ -204,6 +204,37 @@ static void test_slug(void **state)
     assert_string_equal(s, "pthread-skylake-avx512-intel-xeon-processor");
 }
 
+/* NVIDIA occupancy from registers (NVIDIA's OpenCL), against what
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor gave for the H100's and H200's
+ * kernels (lbm.csv: registers, block size, blocks per SM). */
+static void test_nv_blocks_per_sm(void **state)
+{
+    (void)state;
+    static const int cases[][3] = {{54, 768, 1}, {128, 64, 8}, {68, 64, 14}, {72, 512, 1}, {120, 384, 1},
+                                   /* the four partitions: 48 registers leave 40 warps, not 42 */
+                                   {48, 64, 20}, {48, 192, 6}, {86, 64, 10}, {54, 192, 6}, {32, 256, 8},
+                                   {32, 64, 32}, {0, 32, 32}, {64, 1024, 1}, {255, 64, 4}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int got = lbp_nv_blocks_per_sm(9, 0, cases[i][0], cases[i][1], 0);
+        if (got != cases[i][2]) fprintf(stderr, "%d registers, block %d: %d\n", cases[i][0], cases[i][1], got);
+        assert_int_equal(got, cases[i][2]);
+    }
+    /* shared memory: 228 KB per SM, 1 KB reserved per block */
+    assert_int_equal(lbp_nv_blocks_per_sm(9, 0, 32, 256, 100 * 1024), 2);
+    assert_int_equal(lbp_nv_blocks_per_sm(9, 0, 32, 256, 227 * 1024), 1);
+    assert_int_equal(lbp_nv_blocks_per_sm(9, 0, 32, 256, 228 * 1024), 0);
+    /* another generation: 1536 threads and 16 blocks per SM */
+    assert_int_equal(lbp_nv_blocks_per_sm(8, 6, 32, 64, 0), 16);
+    assert_int_equal(lbp_nv_blocks_per_sm(8, 6, 32, 512, 0), 3);
+    assert_int_equal(lbp_nv_max_threads_per_sm(8, 6), 1536);
+    assert_int_equal(lbp_nv_max_threads_per_sm(9, 0), 2048);
+    /* unknown: compute capability, registers, block size */
+    assert_int_equal(lbp_nv_blocks_per_sm(6, 1, 32, 256, 0), -1);
+    assert_int_equal(lbp_nv_max_threads_per_sm(6, 1), -1);
+    assert_int_equal(lbp_nv_blocks_per_sm(9, 0, -1, 256, 0), -1);
+    assert_int_equal(lbp_nv_blocks_per_sm(9, 0, 32, 2048, 0), 0);
+}
+
 static void test_int_list_and_bytes(void **state)
 {
     (void)state;
@@ -292,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),
+        cmocka_unit_test(test_nv_blocks_per_sm),
         cmocka_unit_test(test_int_list_and_bytes),
         cmocka_unit_test(test_bad_input_exits_2),
         cmocka_unit_test(test_csv_tmp_rename_and_no_overwrite),

@@ -311,6 +311,40 @@ static void test_probe_occupancy(void **state)
     model_inputs_free(&in);
 }
 
+/* A backend that forced no blocks per SM (OpenCL) reads its kernels'
+ * occupancy on another backend's forced sweep of the same device: the gpu
+ * folder seen by both, CUDA's occupancy rows forced, OpenCL's one row not. */
+static void test_probe_occupancy_borrowed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-borrow-XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cp " DATA "gpu/* %s && cd %s && for f in stream.csv launch.csv membench-fit.csv; do "
+             "sed -n '2,$s/^test-gpu,cuda,/test-gpu,opencl,/p' $f > t && cat t >> $f; done && "
+             "awk -F, -v OFS=, 'NR > 1 && $3 == \"occupancy\" { $9 = $10 } { print }' membench.csv > m && "
+             "sed -En '2,$s/^test-gpu,cuda,(word|misaligned)/test-gpu,opencl,\\1/p' membench.csv >> m && "
+             "echo 'test-gpu,opencl,occupancy,19,4,0,0,256,0,8,1.0,1000000,152000000,10,0.5,0.5,0.5,1,1,0.5,events' >> m && "
+             "mv m membench.csv",
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs cu, cl;
+    load(&cu, dir, "cuda");
+    load(&cl, dir, "opencl");
+    assert_string_equal(cu.occupancy_from, "cuda");
+    assert_string_equal(cl.occupancy_from, "cuda");
+    model_lattice lat = cube(256);
+    lat.occupancy = 0.5; /* CUDA's curve: 0.228 / 0.19 = 1.2, as test_probe_occupancy */
+    NEAR(predict(&cl, "push", "fp32", lat).occupancy_factor, 1.2);
+    NEAR(predict(&cu, "push", "fp32", lat).occupancy_factor, 1.2);
+    /* OpenCL's own unforced row is not a curve point */
+    for (int i = 0; i < cl.n_probes; i++) assert_false(cl.probes[i].sweep == PROBE_OCCUPANCY && cl.probes[i].ns_per_thread > 0.4);
+    model_inputs_free(&cu);
+    model_inputs_free(&cl);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- level 3 ------------------------------------------------------------ */
 
 static void test_full_levels(void **state)
@@ -1175,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_probe_schemes),
         cmocka_unit_test(test_probe_interpolation_edges),
         cmocka_unit_test(test_probe_occupancy),
+        cmocka_unit_test(test_probe_occupancy_borrowed),
         cmocka_unit_test(test_full_levels),
         cmocka_unit_test(test_device_gap),
         cmocka_unit_test(test_full_threads_sweep),
