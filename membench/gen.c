@@ -194,12 +194,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
                 text_printf(t, "    %s x%d = lbp_as_f64((w%d & (u64)0x000fffffffffffffL) | (u64)0x3ff0000000000000L);\n", real, k, k);
             for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + b_;\n", k, k);
         }
-        /* summed as a tree (depth log2 N), as a collision sums its moments:
-         * a chain of N - 1 additions would make the payload's critical path
-         * twice a collision's, which shows where few warps hide latency */
-        for (int step = 1; step < s->words; step *= 2)
-            for (int k = 0; k + step < s->words; k += 2 * step) text_printf(t, "    x%d += x%d;\n", k, k + step);
-        text_printf(t, "    const %s sum_ = x0;\n", real);
+        text_printf(t, "    const %s sum_ = x0", real);
+        for (int k = 1; k < s->words; k++) text_printf(t, " + x%d", k);
+        text_put(t, ";\n");
         text_printf(t, "    const %s mixed_ = all ^ lbp_as_u%d(sum_);\n", word, 8 * s->word_bytes);
         mix = "mixed_";
     }

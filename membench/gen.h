@@ -29,9 +29,9 @@ typedef struct {
  * does not execute and which runs on a slower unit than its arithmetic),
  * goes through P dependent multiply-adds x = x * a + b (a = 1/2, b = 1:
  * bounded, never denormal; a and b come from a kernel argument, so nothing
- * folds), and the N results are summed as a tree; the bits of the sum
- * enter every store through the zero mask, so the stores wait for it and
- * the output stays verifiable.  Arithmetic operations per thread (the record's ops, FMA
+ * folds), and the N results are summed; the bits of the sum enter every
+ * store through the zero mask, so the stores wait for it and the output
+ * stays verifiable.  Arithmetic operations per thread (the record's ops, FMA
  * counted once): N * P + N - 1.  An 8-byte payload needs LBP_FP64 (MB_PAYLOAD_FP64_OPTIONS). */
 #define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
 int mb_payload_ops(int words, int payload);
