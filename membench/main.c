@@ -214,6 +214,13 @@ static _Noreturn void fail_run(run *r, const char *why)
  * sweeps run as many blocks as fit. */
 static int can_force(const lbp_device *d) { return d->be->set_carveout != NULL; }
 
+/* The blocks per SM a sweep may force up to: as many as fit, 0 where none
+ * can be forced. */
+static int blocks_to_force(lbp_device *d, lbp_kernel *k, int block_size)
+{
+    return can_force(d) ? d->be->occupancy(d, k, block_size, 0) : 0;
+}
+
 /* Occupancy sweep needs the N=19 kernel's limit; everything is compiled and
  * checked here, before anything is measured or written. */
 static void preflight(run *r)
@@ -240,15 +247,14 @@ static void preflight(run *r)
             for (size_t b = 0; b < sizeof block_sizes / sizeof *block_sizes; b++)
                 if (block_sizes[b] <= limit)
                     mb_plan_occupancy(&r->plan, p, &variants[v], block_sizes[b],
-                                      can_force(r->d) ? r->d->be->occupancy(r->d, k->kernel, block_sizes[b], 0) : 0);
+                                      blocks_to_force(r->d, k->kernel, block_sizes[b]));
         }
     }
     if (p->sweeps & SW_THREADS)
         for (int w = 4; w <= 8; w += 4) {
             mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
-            mb_plan_threads_occupancy(&r->plan, p, w,
-                                      can_force(r->d) ? r->d->be->occupancy(r->d, k->kernel, p->block_size, 0) : 0);
+            mb_plan_threads_occupancy(&r->plan, p, w, blocks_to_force(r->d, k->kernel, p->block_size));
         }
     mb_plan_group_threads(&r->plan);
     double t0 = lbp_now();

@@ -226,7 +226,8 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         const char *other = NULL;
         for (int r = 0; r < t.rows && req >= 0; r++) {
             double q = 0;
-            if (strcmp(text(&t, r, "sweep"), "occupancy") || lbp_table_number(&t, r, req, &q, NULL, 0) || q <= 0)
+            if (probe_sweep_of(text(&t, r, "sweep")) != PROBE_OCCUPANCY || lbp_table_number(&t, r, req, &q, NULL, 0) ||
+                q <= 0)
                 continue;
             if (row_is_backend(&t, r, in->backend)) own = 1;
             else if (!other) other = text(&t, r, "backend");
@@ -234,7 +235,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         if (!own && other) snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", other);
     }
     for (int r = 0; r < t.rows; r++) {
-        const int occupancy_row = !geometry && !strcmp(text(&t, r, "sweep"), "occupancy");
+        const int occupancy_row = !geometry && probe_sweep_of(text(&t, r, "sweep")) == PROBE_OCCUPANCY;
         if (!row_is_backend(&t, r, occupancy_row ? in->occupancy_from : in->backend)) continue;
         model_probe_row *p = &in->probes[in->n_probes];
         double ms;
