@@ -18,8 +18,8 @@
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp >= nxp*ny*nz
  * the stride between arrays (lbm.h: skewed against 4 KiB pages).
  * One thread per CELLS_PER_THREAD adjacent cells (1, 2 or 4, default 1) of a
- * row of the padded lattice (1-D blocks along x; see lbm_step); cells in the
- * padding columns store 0 into their slots and nothing else.  With more than one
+ * row of the padded lattice (1-D blocks along x; see lbm_step); threads whose
+ * cells all lie in the padding columns return at once.  With more than one
  * cell per thread, every access of the periodic box that keeps its x position
  * moves the thread's cells as one vector (8 or 16 bytes per thread).
  *
@@ -277,22 +277,9 @@ typedef float acc_t;
 #error "LBM_ROW updates one cell at a time"
 #endif
 
-/* A cell in the padding columns (x >= nx) is not updated, but its slots
- * are written all the same, with the 0 that lbm_init leaves there (no cell
- * reads them: x neighbours wrap inside the row).  A step then writes every
- * 32-byte sector of the padded rows whole.  On Hopper a sector left partly
- * unwritten costs a read of it from DRAM before it is written back (H100,
- * fp32 push: 100^3, rows of 100 cells padded to 104, ran 30 % slower than
- * 104^3 did; 814^3, padded to 816, 6-9 % slower than 768^3). */
-#define ZERO(k, i) DST[AT(i, n_a + (k))] = R(0);
-#define ZERO0(i, cx, cy, cz, o) ZERO(0, i)
-#define ZERO1(i, cx, cy, cz, o) ZERO(1, i)
-#define ZERO2(i, cx, cy, cz, o) ZERO(2, i)
-#define ZERO3(i, cx, cy, cz, o) ZERO(3, i)
-
 /* Population i of every cell of the thread (LBM_D3Q19's five arguments):
  * declared, loaded one word per cell, stored one word per cell (cells past
- * the row's end store the padding's 0). */
+ * the row's end are not stored). */
 #if CELLS_PER_THREAD == 1
 #define DECL(i, cx, cy, cz, o) real f##i##_a;
 #define LOADS(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o)
@@ -301,15 +288,14 @@ typedef float acc_t;
 #define DECL(i, cx, cy, cz, o) real f##i##_a, f##i##_b;
 #define LOADS(i, cx, cy, cz, o) LOAD(_a, i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o)
 #define STORES(i, cx, cy, cz, o) \
-    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) } else { ZERO(1, i) }
+    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) }
 #else
 #define DECL(i, cx, cy, cz, o) real f##i##_a, f##i##_b, f##i##_c, f##i##_d;
 #define LOADS(i, cx, cy, cz, o) \
     LOAD(_a, i, cx, cy, cz, o) LOAD(_b, i, cx, cy, cz, o) LOAD(_c, i, cx, cy, cz, o) LOAD(_d, i, cx, cy, cz, o)
 #define STORES(i, cx, cy, cz, o)                                                                \
-    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) } else { ZERO(1, i) } \
-    if (inside_c) { STORE(_c, i, cx, cy, cz, o) } else { ZERO(2, i) }                           \
-    if (inside_d) { STORE(_d, i, cx, cy, cz, o) } else { ZERO(3, i) }
+    STORE(_a, i, cx, cy, cz, o) if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                   \
+    if (inside_c) { STORE(_c, i, cx, cy, cz, o) } if (inside_d) { STORE(_d, i, cx, cy, cz, o) }
 #endif
 
 /* The periodic box with several cells per thread: an access that keeps its
@@ -438,8 +424,8 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
  * tpr * ny * nz threads (nxp * ny * nz with one cell per thread).  Thread j
  * of a row updates the cells x = j CELLS_PER_THREAD + k, k < CELLS_PER_THREAD, that
  * lie inside the row (x < nx).  All loads are issued before any collision,
- * all stores after.  Threads whose first cell lies in the padding store its
- * 0s and return. */
+ * all stores after.  Threads whose first cell lies in the padding return at
+ * once. */
 KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
                                      const i32 nxp, const i64 cp, const real omega, const real lid_u)
 {
@@ -450,17 +436,7 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     const i32 row = (i32)((u32)t / (u32)tpr); /* y + ny*z */
     const i32 x_a = (t - row * tpr) * CELLS_PER_THREAD;
     const i32 n_a = row * nxp + x_a;
-    if (x_a >= nx) { /* padding column */
-        LBM_D3Q19(ZERO0)
-#if CELLS_PER_THREAD > 1
-        LBM_D3Q19(ZERO1)
-#endif
-#if CELLS_PER_THREAD > 2
-        LBM_D3Q19(ZERO2)
-        LBM_D3Q19(ZERO3)
-#endif
-        return;
-    }
+    if (x_a >= nx) return; /* padding column */
     (void)cp;
     const i32 z = (i32)((u32)row / (u32)ny);
     const i32 y = row - z * ny;
