@@ -37,7 +37,8 @@
     "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64; on a CPU row)\n" \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
-    "  --padding N         pad rows (nx) to a multiple of N words (default: 32 bytes; 1 = none)\n"  \
+    "  --padding N         pad rows (nx) to a multiple of N words (default: a GPU none beyond the\n" \
+    "                      cells per thread, a CPU 32 bytes; 1 = none)\n"                         \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
@@ -206,12 +207,23 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
         lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
 }
 
-/* Padding in words: 32 bytes (a sector) unless asked.  Habich §6 pads rows
- * to 128 bytes, the coalescing unit of older GPUs; on an H200 (CUDA) that
- * made a 200^3 fp32 lattice (rows of 224 words, 12 % idle threads) 6 %
- * slower than rows padded to 32 bytes (200 words), and fp64 2 % slower,
- * while 192^3 (no padding either way) ran the same. */
-static int padding_words(const options *o, int fp64) { return o->padding ? o->padding : fp64 ? 4 : 8; }
+/* Row padding in words, for a kernel of cpt cells per thread, unless asked.
+ * A CPU: 32 bytes (a sector), where the row kernel's vectors start.  A GPU:
+ * none beyond what the kernel's vectors need (a multiple of cpt).  Habich §6
+ * pads rows to 128 bytes, the coalescing unit of older GPUs; on an H200
+ * (CUDA) that made a 200^3 fp32 lattice (rows of 224 words, 12 % idle
+ * threads) 6 % slower than rows of 200 words.  Padding to 32 bytes costs as
+ * much where it adds columns: on an H100, fp32 at 100^3 with rows padded to
+ * 104 words ran push 11,506 and pull 14,169 MLUPS, unpadded 15,150 and
+ * 17,274 (98^3 and 102^3 alike; 404^3 padded to 408: 4.5 %), while 104^3
+ * ran 16,441 and 17,334 either way: the idle columns cost, not where a row
+ * starts (the L1 and L2 serve a shifted row as any misaligned access). */
+static int padding_words(const options *o, const lbp_device *d, int fp64, int cpt)
+{
+    if (o->padding) return o->padding;
+    if (!strcmp(d->info.kind, "cpu")) return fp64 ? 4 : 8;
+    return cpt > 1 ? cpt : 1;
+}
 
 static void print_no_fp64(const lbp_device *d)
 {
@@ -238,7 +250,7 @@ static int run_verify(lbp_device *d, const options *o)
         for (int ci = 0; ci < ncpt; ci++)
             for (int b = 0; b < LBM_BOUNDARIES; b++) {
                 if (o->boundary >= 0 && b != o->boundary) continue;
-                lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, fp64),
+                lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, d, fp64, cpts[ci]),
                                      .steps = steps, .block_size = o->block_size ? o->block_size : 64,
                                      .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = (lbm_boundary)b,
                                      .schemes = schemes, .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05,
@@ -322,7 +334,8 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             for (int s = 0; s < o->nschemes; s++)
                 for (int i = 0; i < o->nsizes; i++) {
                     lbm_layout L = lbm_layout_on(d, o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
-                                                 padding_words(o, precisions[p]), precisions[p]);
+                                                 padding_words(o, d, precisions[p], 4 /* the most */),
+                                                 precisions[p]);
                     if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], precisions[p], why, sizeof why) != 0)
                         lbp_usage_error("%s", why);
                 }
@@ -347,7 +360,6 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
 
     for (int p = 0; p < nprec; p++) {
         const int fp64 = precisions[p];
-        const int pad = padding_words(o, fp64);
         int cpts[MAX_CPT];
         if (nextra < 64) { /* the cells per thread swept for this precision */
             static char keys[2][48];
@@ -377,7 +389,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                  * kernel.  nx = 29 leaves a partial last chunk of each row
                  * for 2 and 4 cells per thread. */
                 lbm_scheme one[1] = {s};
-                lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = pad, .steps = 10, .block_size = 64,
+                lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = padding_words(o, d, fp64, cpts[ci]), .steps = 10, .block_size = 64,
                                      .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = LBM_PERIODIC,
                                      .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
                                      .plant_error = o->plant_error};
@@ -402,15 +414,18 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             int block = o->block_size, best_ci = 0;
             lbm_result sweep_best = {0};
             int have_sweep = 0;
-            int largest = lbm_largest_cube(d, s, fp64, pad);
+            int pad_most = 1;
+            for (int ci = 0; ci < ncpt; ci++)
+                if (padding_words(o, d, fp64, cpts[ci]) > pad_most) pad_most = padding_words(o, d, fp64, cpts[ci]);
+            int largest = lbm_largest_cube(d, s, fp64, pad_most);
             int sweep_n = c->quick ? (is_gpu ? 128 : 32) : 256;
             if (sweep_n > largest) sweep_n = largest;
             if (!block || ncpt > 1) {
                 const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
                 int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : c->quick ? 4 : 8;
-                lbm_layout L = lbm_layout_on(d, sweep_n, sweep_n, sweep_n, pad, fp64);
                 for (int ci = 0; ci < ncpt; ci++)
                     for (int b = 0; b < nb; b++) {
+                        lbm_layout L = lbm_layout_on(d, sweep_n, sweep_n, sweep_n, padding_words(o, d, fp64, cpts[ci]), fp64);
                         if (bl[b] > max_block[ci]) {
                             printf("%s: block %d skipped for %s %s, %d cells per thread: the kernel launches at most "
                                    "%d threads per block\n", lbp_prog, bl[b], lbm_scheme_names[s],
@@ -454,7 +469,8 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             lbm_result best = sweep_best;
             int have_best = have_sweep;
             for (int i = 0; i < nsizes; i++) {
-                lbm_layout L = lbm_layout_on(d, sizes[i].nx, sizes[i].ny, sizes[i].nz, pad, fp64);
+                lbm_layout L = lbm_layout_on(d, sizes[i].nx, sizes[i].ny, sizes[i].nz,
+                                             padding_words(o, d, fp64, cpts[best_ci]), fp64);
                 row w = {.scheme = s, .fp64 = fp64};
                 if (have_sweep && L.nx == sweep_n && L.ny == sweep_n && L.nz == sweep_n) continue; /* measured */
                 int r = lbm_measure(d, &k[best_ci], &L, block, &topt, &w.r, why, sizeof why);
