@@ -414,10 +414,10 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
             int block = o->block_size, best_ci = 0;
             lbm_result sweep_best = {0};
             int have_sweep = 0;
-            int pad_most = 1;
+            int cpt_most = 1; /* the most padding: that of the most cells per thread */
             for (int ci = 0; ci < ncpt; ci++)
-                if (padding_words(o, d, fp64, cpts[ci]) > pad_most) pad_most = padding_words(o, d, fp64, cpts[ci]);
-            int largest = lbm_largest_cube(d, s, fp64, pad_most);
+                if (cpts[ci] > cpt_most) cpt_most = cpts[ci];
+            int largest = lbm_largest_cube(d, s, fp64, padding_words(o, d, fp64, cpt_most));
             int sweep_n = c->quick ? (is_gpu ? 128 : 32) : 256;
             if (sweep_n > largest) sweep_n = largest;
             if (!block || ncpt > 1) {
