@@ -212,12 +212,13 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
  * none beyond what the kernel's vectors need (a multiple of cpt).  Habich §6
  * pads rows to 128 bytes, the coalescing unit of older GPUs; on an H200
  * (CUDA) that made a 200^3 fp32 lattice (rows of 224 words, 12 % idle
- * threads) 6 % slower than rows of 200 words.  Padding to 32 bytes costs as
- * much where it adds columns: on an H100, fp32 at 100^3 with rows padded to
- * 104 words ran push 11,506 and pull 14,169 MLUPS, unpadded 15,150 and
- * 17,274 (98^3 and 102^3 alike; 404^3 padded to 408: 4.5 %), while 104^3
- * ran 16,441 and 17,334 either way: the idle columns cost, not where a row
- * starts (the L1 and L2 serve a shifted row as any misaligned access). */
+ * threads) 6 % slower than rows of 200 words.  Padding that shares a
+ * 32-byte sector with cells costs far more than its bytes: on an H100, fp32
+ * at 100^3 with rows padded to 104 words ran push 11,486 and pull 14,137
+ * MLUPS, unpadded 15,111 and 17,205 (98 + 2, 196 + 4, 228 + 4 words alike),
+ * while 104x100x100, the same layout with cells in columns 100-103, ran
+ * 16,084 and 17,070, and 200 + 8 words (a whole sector) cost 2-3 %.  Not
+ * where rows start, nor partly written sectors (README). */
 static int padding_words(const options *o, const lbp_device *d, int fp64, int cpt)
 {
     if (o->padding) return o->padding;
