@@ -38,7 +38,9 @@
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
     "  --padding N         pad rows (nx) to a multiple of N words (default: a GPU none beyond the\n" \
-    "                      cells per thread, a CPU 32 bytes; 1 = none)\n"                         \
+    "                      cells per thread, a CPU 32 bytes; 1 = none).  Padding that shares\n"   \
+    "                      a 32-byte sector with cells costs far more than its bytes (an odd\n"   \
+    "                      nx at 2 cells per thread: 16-17 % at nx = 99 on an H100; README)\n"   \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
