@@ -640,8 +640,13 @@ int main(int argc, char **argv)
         int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
         mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block);
         if (p->sweeps & SW_OCCUPANCY) {
-            if (max_words < 19) max_words = 19;
-            if (max_word_bytes < p->word_bytes) max_word_bytes = p->word_bytes;
+            /* planned once the probes compile (their occupancy); sized now
+             * for every variant, the 8-byte payload included */
+            mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
+            for (int i = 0, n = mb_occupancy_variants(p, v); i < n; i++) {
+                if (max_words < v[i].words) max_words = v[i].words;
+                if (max_word_bytes < v[i].word_bytes) max_word_bytes = v[i].word_bytes;
+            }
             if (min_block > 64) min_block = 64;
         }
         char why[512];

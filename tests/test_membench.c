@@ -1094,6 +1094,27 @@ static void test_cli_threads_sweep(void **state)
     while (fgets(line, sizeof line, f)) payload_rows += strstr(line, ",payload,19,") != NULL;
     fclose(f);
     assert_int_equal(payload_rows, 1 + fp64);
+    /* the occupancy sweep alone: its buffers hold the 8-byte payload variant
+     * (they were once sized for the default word alone: "internal: buffers
+     * sized for 19 words of 4 B") */
+    rc = run_cli("--backend opencl --sweeps occupancy --threads 4096 --reps 2 --force", err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    int at_256 = 0, eight_byte_payload = 0; /* OpenCL: every block size, as many blocks as fit */
+    while (fgets(line, sizeof line, f)) {
+        const char *sweep = strstr(line, ",occupancy,19,");
+        int w, l, m, bs;
+        assert_non_null(sweep);
+        assert_int_equal(sscanf(sweep, ",occupancy,19,%d,%d,%d,%d,", &w, &l, &m, &bs), 4);
+        at_256 += bs == 256;
+        eight_byte_payload += bs == 256 && w == 8;
+    }
+    fclose(f);
+    assert_int_equal(at_256, 4 + fp64); /* aligned, payload (4 and 8 B), L = 10, M = 10 */
+    assert_int_equal(eight_byte_payload, fp64);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
     assert_int_equal(system(cmd), 0);
