@@ -196,6 +196,14 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
     out[n++].misaligned_reads = AA_ODD_MISALIGNED;
     out[n] = base;
     out[n++].misaligned_writes = AA_ODD_MISALIGNED;
+    if (o->fp64 && base.word_bytes == 4) {
+        /* 8-byte words aligned and with M = 10: what a store in flight
+         * costs depends on the bytes it moves (fp64 kernels) */
+        out[n] = base;
+        out[n++].word_bytes = 8;
+        out[n] = out[n - 1];
+        out[n++].misaligned_writes = AA_ODD_MISALIGNED;
+    }
     return n;
 }
 
@@ -210,7 +218,7 @@ static void add_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_s
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int block_size,
                        int blocks_fit)
 {
-    const int plain = !v->payload && !v->misaligned_reads && !v->misaligned_writes;
+    const int plain = !v->payload && !v->misaligned_reads && !v->misaligned_writes && v->word_bytes == o->word_bytes;
     /* Without a way to force blocks per SM (OpenCL): as many as fit. */
     if (blocks_fit <= 0) {
         add_occupancy(p, o, v, block_size, 0, 0);

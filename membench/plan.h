@@ -69,9 +69,10 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_by
 #define MB_OCCUPANCY_BLOCK_SIZES {64, 128, 192, 256, 384, 512, 768, 1024}
 /* The variants of the occupancy sweep, N=19 each: aligned at the default
  * word size, then with the collision payload (4 and, with fp64, 8 bytes),
- * with L = 10 and with M = 10 (default word size).  Fills up to
+ * with L = 10 and with M = 10 (default word size), and with fp64 and a
+ * 4-byte default, 8-byte words aligned and with M = 10.  Fills up to
  * MB_OCCUPANCY_VARIANTS specs, returns the count. */
-#define MB_OCCUPANCY_VARIANTS 5
+#define MB_OCCUPANCY_VARIANTS 7
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
 /* Occupancy sweep of one variant at one block size: blocks per SM
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */

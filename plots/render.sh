@@ -139,16 +139,16 @@ if [ -f "$data/membench.csv" ]; then
     done
     [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
     op=""
-    aligned="misaligned_reads=0,misaligned_writes=0$plain"
+    aligned="word_bytes=4,misaligned_reads=0,misaligned_writes=0$plain"
     for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
         csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs,$aligned" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
         [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title 'block $bs'"
     done
     if [ -z "$op" ]; then # OpenCL cannot force blocks per SM: by block size
         csvsel "$mb" "backend=$b0,sweep=occupancy,$aligned" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
-        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
+        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
     fi
-    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0)'.\"\\n\".'$title_suffix'; plot $op"
+    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $op"
     # one curve per backend and word size at as many blocks as fit, and the
     # 4-byte curves at fewer blocks per SM (forced, where measured) thin
     tp=""

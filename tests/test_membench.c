@@ -569,10 +569,29 @@ static void test_plan_payload(void **state)
     mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
     assert_int_equal(mb_occupancy_variants(&o, v), 4); /* aligned, payload w4, L=10, M=10 */
     o.fp64 = 1;
-    assert_int_equal(mb_occupancy_variants(&o, v), 5);
+    assert_int_equal(mb_occupancy_variants(&o, v), 7);
     assert_int_equal(v[2].payload, MB_PAYLOAD_COLLISION);
     assert_int_equal(v[2].word_bytes, 8);
     assert_int_equal(v[4].misaligned_writes, 10);
+    assert_int_equal(v[4].word_bytes, 4);
+    /* 8-byte words aligned and with M = 10 (fp64 kernels) */
+    assert_int_equal(v[5].word_bytes, 8);
+    assert_int_equal(v[5].misaligned_writes + v[5].misaligned_reads + v[5].payload, 0);
+    assert_int_equal(v[6].word_bytes, 8);
+    assert_int_equal(v[6].misaligned_writes, 10);
+    assert_int_equal(v[6].misaligned_reads + v[6].payload, 0);
+    /* only the default word size's plain variant is stamped */
+    o.stamps = 1;
+    memset(&p, 0, sizeof p);
+    mb_plan_occupancy(&p, &o, &v[5], 256, 2);
+    assert_int_equal(p.n, 2);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].stamps, 0);
+    mb_plan_free(&p);
+    o.stamps = 0;
+    o.word_bytes = 8; /* an 8-byte default: nothing added */
+    assert_int_equal(mb_occupancy_variants(&o, v), 5);
+    o.word_bytes = 4;
+    assert_int_equal(mb_occupancy_variants(&o, v), 7);
     /* a variant's occupancy rows carry it; only the plain one is stamped */
     o.stamps = 1;
     o.quick = 0;
@@ -1110,10 +1129,11 @@ static void test_cli_threads_sweep(void **state)
         assert_non_null(sweep);
         assert_int_equal(sscanf(sweep, ",occupancy,19,%d,%d,%d,%d,", &w, &l, &m, &bs), 4);
         at_256 += bs == 256;
-        eight_byte_payload += bs == 256 && w == 8;
+        eight_byte_payload += bs == 256 && w == 8 && strstr(line, ",events,0,") == NULL;
     }
     fclose(f);
-    assert_int_equal(at_256, 4 + fp64); /* aligned, payload (4 and 8 B), L = 10, M = 10 */
+    /* aligned, payload (4 and 8 B), L = 10, M = 10, 8 B aligned and M = 10 */
+    assert_int_equal(at_256, 4 + 3 * fp64);
     assert_int_equal(eight_byte_payload, fp64);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
