@@ -182,29 +182,29 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t, "    const %s all = w0", word);
     for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
     text_put(t, ";\n");
-    const char *mix = "all";
     if (s->payload) {
-        /* see gen.h: P dependent multiply-adds per word, then their sum */
+        /* see gen.h: the sum of the words (a collision's moments), then P
+         * dependent multiply-adds per word on it (its relaxation), each
+         * word's chain feeding that word's store alone */
         const char *real = s->word_bytes == 4 ? "float" : "double";
-        text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask, b_ = (%s)1 + (%s)mask;\n", real, real, real, real, real);
+        text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask;\n", real, real, real);
         for (int k = 0; k < s->words; k++) {
             if (s->word_bytes == 4)
                 text_printf(t, "    %s x%d = lbp_as_f32((w%d & 0x007fffffu) | 0x3f800000u);\n", real, k, k);
             else
                 text_printf(t, "    %s x%d = lbp_as_f64((w%d & (u64)0x000fffffffffffffL) | (u64)0x3ff0000000000000L);\n", real, k, k);
-            for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + b_;\n", k, k);
         }
         text_printf(t, "    const %s sum_ = x0", real);
         for (int k = 1; k < s->words; k++) text_printf(t, " + x%d", k);
         text_put(t, ";\n");
-        text_printf(t, "    const %s mixed_ = all ^ lbp_as_u%d(sum_);\n", word, 8 * s->word_bytes);
-        mix = "mixed_";
+        for (int k = 0; k < s->words; k++)
+            for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
     }
     if (s->word_bytes == 4)
-        text_printf(t, "    const u32 s = seed ^ (%s & mask); /* mask is 0 */\n", mix);
+        text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
     else
-        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (%s & (u64)mask); /* mask is 0 */\n",
-                    MB_SEED_HI_SALT, mix);
+        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (all & (u64)mask); /* mask is 0 */\n",
+                    MB_SEED_HI_SALT);
     if (s->stamps)
         text_printf(t,
                     "#if LBP_HAS_CLOCK\n"
@@ -216,8 +216,11 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
 
 static void probe_writes(text *t, const mb_probe_spec *s)
 {
-    for (int k = 0; k < s->words; k++)
-        text_printf(t, "    out[%d * stride + i%s] = w%d ^ s;\n", k, k < s->misaligned_writes ? " + 1" : "", k);
+    for (int k = 0; k < s->words; k++) {
+        char extra[64] = "";
+        if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
+        text_printf(t, "    out[%d * stride + i%s] = w%d ^ s%s;\n", k, k < s->misaligned_writes ? " + 1" : "", k, extra);
+    }
     if (s->stamps)
         text_printf(t, "#if LBP_HAS_CLOCK\n"
                        "    __threadfence(); /* the stores have completed before the last stamp */\n"

@@ -23,16 +23,19 @@ typedef struct {
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
 } mb_probe_spec;
 
-/* The payload stands in for a collision: every word k becomes a float
- * (4-byte words) or double (8-byte) in [1, 2) by its bits (its low bits the
- * mantissa, the exponent set: no conversion instruction, which a collision
- * does not execute and which runs on a slower unit than its arithmetic),
- * goes through P dependent multiply-adds x = x * a + b (a = 1/2, b = 1:
- * bounded, never denormal; a and b come from a kernel argument, so nothing
- * folds), and the N results are summed; the bits of the sum enter every
- * store through the zero mask, so the stores wait for it and the output
- * stays verifiable.  Arithmetic operations per thread (the record's ops, FMA
- * counted once): N * P + N - 1.  An 8-byte payload needs LBP_FP64 (MB_PAYLOAD_FP64_OPTIONS). */
+/* The payload stands in for a collision, and is shaped like one: every
+ * word k becomes a float (4-byte words) or double (8-byte) x_k in [1, 2) by
+ * its bits (its low bits the mantissa, the exponent set: no conversion
+ * instruction, which a collision does not execute and which runs on a
+ * slower unit than its arithmetic); the N of them are summed (the moments:
+ * every store waits for every load); then each x_k goes through P dependent
+ * multiply-adds x_k = x_k * a + sum (a = 1/2 from a kernel argument, so
+ * nothing folds; bounded, never denormal: the relaxation) and its bits
+ * enter word k's store alone, through the zero mask, so the output stays
+ * verifiable.  As in a collision, the first stores can issue while later
+ * words are still computed.  Arithmetic operations per thread (the record's
+ * ops, FMA counted once): N * P + N - 1.  An 8-byte payload needs LBP_FP64
+ * (MB_PAYLOAD_FP64_OPTIONS). */
 #define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
 int mb_payload_ops(int words, int payload);
 

@@ -61,9 +61,11 @@ static const char USAGE[] =
     "\n"
     "The payload sweep (sweep 'payload') runs the aligned N=19 probe with P = 1,\n"
     "2, 4, 7, 10, 14 dependent multiply-adds per word in float (4-byte words) or\n"
-    "double (8-byte): what arithmetic costs next to the memory traffic; column\n"
-    "ops = N*P + N-1 operations per thread.  The occupancy sweep runs the\n"
-    "aligned probe, the P=7 one and the L=10 and M=10 ones.\n" LBP_COMMON_HELP;
+    "double (8-byte), shaped like a collision: the sum of the N words, then each\n"
+    "word's chain on it feeding that word's store: what arithmetic costs next to\n"
+    "the memory traffic; column ops = N*P + N-1 operations per thread.  The\n"
+    "occupancy sweep runs the aligned probe, the P=7 one and the L=10 and M=10\n"
+    "ones, and with FP64 the aligned and M=10 ones with 8-byte words.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM };

@@ -182,8 +182,15 @@ static void test_record_counts_bytes(void **state)
     assert_int_equal(r.bytes_read_per_thread, 76);
     assert_null(strstr(src, "for ("));
     int fmas = 0;
-    for (const char *q = src; (q = strstr(q, " * a_ + b_;")); q++) fmas++;
+    for (const char *q = src; (q = strstr(q, " * a_ + sum_;")); q++) fmas++;
     assert_int_equal(fmas, 19 * 7);
+    /* shaped like a collision: each word's chain feeds its own store, and
+     * the sum of all words is done before the first chain */
+    const char *sum = strstr(src, "const float sum_ = x0 + x1"), *chain = strstr(src, "x0 = x0 * a_ + sum_;");
+    assert_non_null(sum);
+    assert_non_null(chain);
+    assert_true(sum < chain);
+    assert_non_null(strstr(src, "out[18 * stride + i] = w18 ^ s ^ (lbp_as_u32(x18) & mask);"));
     free(src);
     char name[64];
     assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-p7");
