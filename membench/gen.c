@@ -187,18 +187,23 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
          * dependent multiply-adds per word on it (its relaxation), each
          * word's chain feeding that word's store alone */
         const char *real = s->word_bytes == 4 ? "float" : "double";
+        /* the sum reads each word as a number in [1, 2), its chain as one
+         * in [0.5, 1): two expressions, so no compiler keeps the N numbers
+         * live from the sum to the chains (the words themselves are live
+         * until their stores, as in a collision) */
+        const char *mant = s->word_bytes == 4 ? "0x007fffffu" : "(u64)0x000fffffffffffffL";
+        const char *one = s->word_bytes == 4 ? "0x3f800000u" : "(u64)0x3ff0000000000000L";
+        const char *half = s->word_bytes == 4 ? "0x3f000000u" : "(u64)0x3fe0000000000000L";
+        const char *as = s->word_bytes == 4 ? "lbp_as_f32" : "lbp_as_f64";
         text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask;\n", real, real, real);
-        for (int k = 0; k < s->words; k++) {
-            if (s->word_bytes == 4)
-                text_printf(t, "    %s x%d = lbp_as_f32((w%d & 0x007fffffu) | 0x3f800000u);\n", real, k, k);
-            else
-                text_printf(t, "    %s x%d = lbp_as_f64((w%d & (u64)0x000fffffffffffffL) | (u64)0x3ff0000000000000L);\n", real, k, k);
-        }
-        text_printf(t, "    const %s sum_ = x0", real);
-        for (int k = 1; k < s->words; k++) text_printf(t, " + x%d", k);
-        text_put(t, ";\n");
+        text_printf(t, "    const %s sum_ =", real);
         for (int k = 0; k < s->words; k++)
+            text_printf(t, "%s%s((w%d & %s) | %s)", k ? "\n        + " : " ", as, k, mant, one);
+        text_put(t, ";\n");
+        for (int k = 0; k < s->words; k++) {
+            text_printf(t, "    %s x%d = %s((w%d & %s) | %s);\n", real, k, as, k, mant, half);
             for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
+        }
     }
     if (s->word_bytes == 4)
         text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");

@@ -28,7 +28,9 @@ typedef struct {
  * its bits (its low bits the mantissa, the exponent set: no conversion
  * instruction, which a collision does not execute and which runs on a
  * slower unit than its arithmetic); the N of them are summed (the moments:
- * every store waits for every load); then each x_k goes through P dependent
+ * every store waits for every load); then each word, read again as a
+ * number in [0.5, 1) (another expression: the N numbers are not kept live
+ * in registers from the sum on, the words are), goes through P dependent
  * multiply-adds x_k = x_k * a + sum (a = 1/2 from a kernel argument, so
  * nothing folds; bounded, never denormal: the relaxation) and its bits
  * enter word k's store alone, through the zero mask, so the output stays
