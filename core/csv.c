@@ -156,6 +156,7 @@ void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *i,
     kv(f, "vendor", "%s", i->vendor);
     kv(f, "platform", "%s", i->platform);
     kv(f, "driver", "%s", i->driver);
+    kv(f, "uuid", "%s", i->uuid[0] ? i->uuid : "unknown");
     kv(f, "compute_units", "%d", i->compute_units);
     kv(f, "clock_mhz", "%d", i->clock_mhz);
     kv(f, "mem_clock_mhz", "%d", i->mem_clock_mhz);

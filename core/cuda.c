@@ -17,7 +17,7 @@
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define CU_FUNCS(X)                                                                   \
-    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) \
+    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetUuid) \
     X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)          \
     X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) \
     X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)       \
@@ -186,6 +186,9 @@ static void cuda_open(lbp_device *d, int index)
     CU(cuDriverGetVersion(&ver));
     snprintf(i->driver, sizeof i->driver, "CUDA %d.%d", ver / 1000, (ver % 1000) / 10);
     snprintf(i->kind, sizeof i->kind, "gpu");
+    CUuuid uuid;
+    if (p_cuDeviceGetUuid(&uuid, c->dev) == CUDA_SUCCESS)
+        lbp_format_uuid(i->uuid, sizeof i->uuid, (const unsigned char *)uuid.bytes);
     i->compute_units = attr(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     i->clock_mhz = attr(c->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
     i->mem_clock_mhz = attr(c->dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;

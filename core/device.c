@@ -120,12 +120,12 @@ void lbp_close(lbp_device *d)
 static void describe(const lbp_device_info *i, int index)
 {
     printf("backend,%s\nindex,%d\nname,%s\nslug,%s\nkind,%s\nvendor,%s\nplatform,%s\n"
-           "driver,%s\ncompute_units,%d\nclock_mhz,%d\nmem_clock_mhz,%d\nbus_width_bits,%d\n"
+           "driver,%s\nuuid,%s\ncompute_units,%d\nclock_mhz,%d\nmem_clock_mhz,%d\nbus_width_bits,%d\n"
            "theoretical_gbs,%.1f\nl2_bytes,%lld\nglobal_mem_bytes,%lld\nmax_alloc_bytes,%lld\n"
            "ecc,%d\nfp64,%d\nmax_block_size,%d\nwarp_size,%d\nmax_threads_per_cu,%d\n"
            "compute_capability,%d.%d\n",
            i->backend, index, i->name, i->slug, i->kind, i->vendor, i->platform, i->driver,
-           i->compute_units, i->clock_mhz, i->mem_clock_mhz, i->bus_width_bits, i->theoretical_gbs,
+           i->uuid[0] ? i->uuid : "unknown", i->compute_units, i->clock_mhz, i->mem_clock_mhz, i->bus_width_bits, i->theoretical_gbs,
            (long long)i->l2_bytes, (long long)i->global_mem_bytes, (long long)i->max_alloc_bytes,
            i->ecc, i->fp64, i->max_block_size, i->warp_size, i->max_threads_per_cu, i->cc_major,
            i->cc_minor);
@@ -205,7 +205,13 @@ int lbp_nv_blocks_per_sm(int cc_major, int cc_minor, int registers, int block_si
     return blocks;
 }
 
-/* ---- slug -------------------------------------------------------------- */
+/* ---- uuid, slug ------------------------------------------------------------ */
+void lbp_format_uuid(char *out, size_t len, const unsigned char b[16])
+{
+    snprintf(out, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
+             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 /* Lower-case [a-z0-9-] from a device name, dropping "(R)" and "(TM)". */
 void lbp_make_slug(char *slug, size_t len, const char *name)
 {

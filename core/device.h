@@ -23,6 +23,8 @@ typedef struct {
     char vendor[64];
     char platform[96];       /* OpenCL platform name, or "CUDA" */
     char driver[64];         /* driver version */
+    char uuid[40];           /* the board's UUID (8-4-4-4-12 hex), "" unknown:
+                                tells two runs on one board from runs on two */
     char kind[8];            /* "gpu", "cpu" or "other" */
     int compute_units;       /* SMs, or CPU cores */
     int clock_mhz;           /* max core clock */
@@ -186,6 +188,9 @@ void lbp_print_compile_log(const char *backend, const char *entry, const char *l
 int lbp_nv_blocks_per_sm(int cc_major, int cc_minor, int registers, int block_size, int64_t shared_bytes);
 /* Threads per SM of a compute capability, -1 when not in the table. */
 int lbp_nv_max_threads_per_sm(int cc_major, int cc_minor);
+
+/* 16 bytes -> "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (out: 37 bytes at least). */
+void lbp_format_uuid(char *out, size_t len, const unsigned char bytes[16]);
 
 /* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (drops (R), (TM)). */
 void lbp_make_slug(char *slug, size_t len, const char *name);

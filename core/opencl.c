@@ -7,6 +7,7 @@
 
 #if defined(LBP_HAVE_OPENCL)
 #include <CL/cl.h>
+#include <CL/cl_ext.h> /* CL_DEVICE_UUID_KHR */
 
 #ifndef CL_DEVICE_WARP_SIZE_NV
 #define CL_DEVICE_WARP_SIZE_NV 0x4003
@@ -177,6 +178,10 @@ static void ocl_open(lbp_device *d, int index)
     char ext[8192];
     dev_str(o->dev, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
     o->nvidia = strstr(ext, "cl_nv_device_attribute_query") != NULL;
+    unsigned char uuid[CL_UUID_SIZE_KHR];
+    if (strstr(ext, "cl_khr_device_uuid") &&
+        clGetDeviceInfo(o->dev, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS)
+        lbp_format_uuid(i->uuid, sizeof i->uuid, uuid);
     i->warp_size = 1;
     if (o->nvidia) {
         i->warp_size = (int)dev_uint(o->dev, CL_DEVICE_WARP_SIZE_NV);

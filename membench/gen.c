@@ -92,11 +92,15 @@ int64_t mb_stride(int64_t threads)
     return (threads + 1 + 31) / 32 * 32;
 }
 
-uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int array,
-                     int64_t j)
+uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int64_t launches,
+                     int array, int64_t j)
 {
     int64_t read_shift = array < s->misaligned_reads, write_shift = array < s->misaligned_writes;
-    if (j < write_shift || j >= threads + write_shift) return mb_poison(s->word_bytes);
+    int written = j >= write_shift && j < threads + write_shift;
+    if (s->in_place) /* L = M: word j of array k is read and written by one thread, once per launch */
+        return mb_pattern((uint64_t)(array * stride + j), s->word_bytes) ^
+               (written && launches % 2 ? mb_seed_word(seed, s->word_bytes) : 0);
+    if (!written) return mb_poison(s->word_bytes);
     return mb_pattern((uint64_t)(array * stride + j - write_shift + read_shift), s->word_bytes) ^
            mb_seed_word(seed, s->word_bytes);
 }
@@ -113,6 +117,9 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "misaligned writes M=%d is outside 0..N=%d", s->misaligned_writes, s->words);
     else if (s->payload < 0 || s->payload > MB_MAX_PAYLOAD)
         snprintf(why, why_len, "payload P=%d is outside 0..%d", s->payload, MB_MAX_PAYLOAD);
+    else if (s->in_place && s->misaligned_reads != s->misaligned_writes)
+        snprintf(why, why_len, "an in-place probe reads and writes the same words: L=%d and M=%d differ",
+                 s->misaligned_reads, s->misaligned_writes);
     else
         return 0;
     return 1;
@@ -122,6 +129,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
 {
     snprintf(buf, len, "N%d-L%d-M%d-w%d", s->words, s->misaligned_reads, s->misaligned_writes, s->word_bytes);
     if (s->payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", s->payload);
+    if (s->in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     return buf;
 }
 
@@ -152,19 +160,20 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t,
                 "/* membench probe %s (generated): each thread i reads %d words of %d B, word k\n"
                 " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
-                " * word k ^ seed to out[k*stride + i], the first %d at i+1, after %d\n"
+                " * word k ^ seed to %s[k*stride + i], the first %d at i+1, after %d\n"
                 " * multiply-adds per word.  Straight-line code, no loop over the words\n"
                 " * (Obrecht Art. B §3). */\n",
                 mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
+                s->in_place ? "in (in place: where it was read; out is not touched)" : "out",
                 s->misaligned_writes, s->payload);
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
-                "KERNEL void " MB_PROBE_ENTRY "(GLOBAL const %s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
+                "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
                 "    i64 stride, i64 threads, u32 seed, u32 mask, GLOBAL u64 *RESTRICT stamps DYN_SHARED_PARAM)\n"
                 "{\n"
                 "    const i64 i = global_id(0);\n"
                 "    if (i >= threads) return;\n",
-                word, word);
+                s->in_place ? "" : "const ", word, word);
     if (s->stamps)
         text_put(t, "#if LBP_HAS_CLOCK\n"
                     "    u64 t_start;\n"
@@ -224,7 +233,8 @@ static void probe_writes(text *t, const mb_probe_spec *s)
     for (int k = 0; k < s->words; k++) {
         char extra[64] = "";
         if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
-        text_printf(t, "    out[%d * stride + i%s] = w%d ^ s%s;\n", k, k < s->misaligned_writes ? " + 1" : "", k, extra);
+        text_printf(t, "    %s[%d * stride + i%s] = w%d ^ s%s;\n", s->in_place ? "in" : "out", k,
+                    k < s->misaligned_writes ? " + 1" : "", k, extra);
     }
     if (s->stamps)
         text_printf(t, "#if LBP_HAS_CLOCK\n"
@@ -259,6 +269,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .word_bytes = s->word_bytes,
             .misaligned_reads = s->misaligned_reads,
             .misaligned_writes = s->misaligned_writes,
+            .in_place = s->in_place,
             .ops_per_thread = mb_payload_ops(s->words, s->payload),
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes,
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes,
@@ -302,22 +313,26 @@ char *mb_generate_support(int word_bytes)
                 word, word, word);
     text_printf(&t,
                 "KERNEL void " MB_VERIFY_ENTRY "(GLOBAL const %s *RESTRICT out, i64 stride, i64 threads,\n"
-                "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, GLOBAL u32 *RESTRICT result)\n"
+                "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, i32 in_place,\n"
+                "    GLOBAL u32 *RESTRICT result)\n"
                 "{\n"
                 "    const i64 j = global_id(0);\n"
                 "    const i32 k = (i32)global_id(1);\n"
                 "    if (j >= stride) return;\n"
                 "    const i64 read_shift = k < misaligned_reads ? 1 : 0;\n"
                 "    const i64 write_shift = k < misaligned_writes ? 1 : 0;\n"
+                "    const int written = j >= write_shift && j < threads + write_shift;\n"
                 "    %s expect = MB_POISON;\n"
-                "    if (j >= write_shift && j < threads + write_shift)\n"
+                "    if (in_place) /* L = M: the pattern, the seed in once more per launch */\n"
+                "        expect = (%s)mb_mix((u64)((i64)k * stride + j)) ^ (written && in_place == 2 ? MB_SEED_WORD(seed) : (%s)0);\n"
+                "    else if (written)\n"
                 "        expect = (%s)mb_mix((u64)((i64)k * stride + j - write_shift + read_shift)) ^ MB_SEED_WORD(seed);\n"
                 "    if (out[(i64)k * stride + j] != expect) {\n"
                 "        MB_ATOMIC_ADD(&result[2 * k], 1u);\n"
                 "        MB_ATOMIC_MIN(&result[2 * k + 1], (u32)j);\n"
                 "    }\n"
                 "}\n",
-                word, word, word);
+                word, word, word, word, word);
     text_printf(&t,
                 "KERNEL void " MB_RESIDENCY_ENTRY "(GLOBAL u32 *RESTRICT counts, i64 hold_ns DYN_SHARED_PARAM)\n"
                 "{\n"

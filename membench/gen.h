@@ -13,13 +13,17 @@
 
 /* What a probe does, per thread i (one "cell"):
  *   reads word k from in[k*stride + i (+1 for k < misaligned_reads)],
- *   writes it ^ seed to out[k*stride + i (+1 for k < misaligned_writes)]. */
+ *   writes it ^ seed to out[k*stride + i (+1 for k < misaligned_writes)];
+ * in place (L = M): writes it ^ seed back where it read it, in[...], and
+ * leaves out alone: the traffic of a kernel that keeps one lattice (A-A),
+ * whose stores go to the lines its loads have just brought in. */
 typedef struct {
     int words;             /* N */
     int word_bytes;        /* 4 or 8 (u32 / u64 moved as bits) */
     int misaligned_reads;  /* L: arrays 0..L-1 read at index+1 */
     int misaligned_writes; /* M: arrays 0..M-1 written at index+1 */
     int payload;           /* P: arithmetic between the loads and the stores, 0 none */
+    int in_place;          /* 1: stores go back to the words read (needs L = M) */
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
 } mb_probe_spec;
 
@@ -44,6 +48,7 @@ int mb_payload_ops(int words, int payload);
 /* What one thread of the probe moves: the only source of byte counts. */
 typedef struct {
     int words, word_bytes, misaligned_reads, misaligned_writes;
+    int in_place;                     /* 1: the N written words are the N read */
     int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
     int64_t bytes_read_per_thread;    /* N * word_bytes */
     int64_t bytes_written_per_thread; /* N * word_bytes */
@@ -54,7 +59,7 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len);
 
 /* Kernel text for the spec (entry MB_PROBE_ENTRY), caller frees; fills rec.
  * NULL for a spec mb_spec_check rejects.  Arguments, in order:
- *   GLOBAL const WORD *in, GLOBAL WORD *out, i64 stride, i64 threads,
+ *   GLOBAL (const) WORD *in, GLOBAL WORD *out, i64 stride, i64 threads,
  *   u32 seed, u32 mask (always 0: makes every store depend on every load),
  *   GLOBAL u64 *stamps (4 per warp: smid, t_start, t_reads, t_writes),
  *   then the dynamic shared memory that fixes the occupancy. */
@@ -69,8 +74,11 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec);
  *     in[x] = mb_pattern(x), out[x] = poison
  *   verify(GLOBAL const WORD *out, i64 stride, i64 threads,
  *          i32 misaligned_reads, i32 misaligned_writes, u32 seed,
- *          GLOBAL u32 *result): grid (stride, words); per array k,
- *     result[2k] = elements wrong, result[2k+1] = first wrong index.
+ *          i32 in_place, GLOBAL u32 *result): grid (stride, words); per
+ *     array k, result[2k] = elements wrong, result[2k+1] = first wrong
+ *     index.  in_place 0: out is a probe's output; 1 or 2: out is the input
+ *     of an in-place probe after an even (1) or odd (2) count of launches
+ *     (each one xors the seed in again).
  *   residency(GLOBAL u32 *counts, i64 hold_ns): each block counts itself
  *     in counts[SM] while its first thread holds it hold_ns, and
  *     counts[MB_RESIDENCY_SMS + SM] keeps the most counted at once (blocks
@@ -89,15 +97,17 @@ extern const char mb_empty_source[];
 uint64_t mb_pattern(uint64_t element, int word_bytes); /* input word at element */
 uint64_t mb_seed_word(uint32_t seed, int word_bytes);  /* what a probe xors in */
 uint64_t mb_poison(int word_bytes);                    /* unwritten output */
-/* Expected out[k*stride + j] after a probe of spec s over `threads`. */
-uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int array,
-                     int64_t j);
+/* Expected out[k*stride + j] after `launches` (>= 1) launches of a probe of
+ * spec s over `threads` (in place: in[k*stride + j]). */
+uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int64_t launches,
+                     int array, int64_t j);
 
 /* Elements per array: threads+1 (a misaligned access touches index+1),
  * rounded up to 32 elements. */
 int64_t mb_stride(int64_t threads);
 
-/* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload). */
+/* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,
+ * "N19-L10-M10-w4-ip" in place). */
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
 
 #endif

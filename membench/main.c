@@ -41,7 +41,9 @@ static const char USAGE[] =
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
     "                      lattices up to 4 x the L2), with L, M = 0 or 10 and the\n"
-    "                      collision payload; rows that give blocks per SM (CUDA);\n"
+    "                      collision payload, and in place (stores where it read,\n"
+    "                      L = M) where a kernel keeps one lattice (A-A); rows that\n"
+    "                      give blocks per SM (CUDA);\n"
     "                      make bench runs it after lbmkernels\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
@@ -285,12 +287,13 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
-                c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1);
+                c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
+                res->record.in_place);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -660,7 +663,7 @@ int main(int argc, char **argv)
         r.csv = lbp_csv_open(dir, geometry ? "membench-geometry.csv" : "membench.csv",
                              "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches",
+                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place",
                              &d.info, o.common.force);
         if (p->stamps && !geometry)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

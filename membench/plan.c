@@ -16,6 +16,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     snprintf(buf, len, "N%d-L%d-M%d-w%d-b%d-k%d", c->spec.words, c->spec.misaligned_reads,
              c->spec.misaligned_writes, c->spec.word_bytes, c->block_size, c->blocks_per_cu_requested);
     if (c->spec.payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", c->spec.payload);
+    if (c->spec.in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     return buf;
 }
 
@@ -24,7 +25,7 @@ static int same_config(const mb_config *a, const mb_config *b)
     return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes && a->threads == b->threads &&
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
-           a->block_size == b->block_size &&
+           a->spec.in_place == b->spec.in_place && a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
 
@@ -272,15 +273,17 @@ void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *
     }
 }
 
+/* Index of thread count t in g (added, in order, where new); -1: no room. */
 static int add_geometry_threads(mb_geometry *g, long long t)
 {
     for (int i = 0; i < g->n_threads; i++)
-        if (g->threads[i] == t) return 0;
+        if (g->threads[i] == t) return i;
     if (g->n_threads == MB_MAX_LIST) return -1;
     int i = g->n_threads++;
-    for (; i > 0 && g->threads[i - 1] > t; i--) g->threads[i] = g->threads[i - 1];
+    for (; i > 0 && g->threads[i - 1] > t; i--) g->threads[i] = g->threads[i - 1], g->in_place[i] = g->in_place[i - 1];
     g->threads[i] = t;
-    return 0;
+    g->in_place[i] = 0;
+    return i;
 }
 
 int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
@@ -331,10 +334,12 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
             }
             out[n++] = (mb_geometry){.block_size = (int)bs, .blocks_per_cu = kk, .word_bytes = width};
         }
-        long long threads = (long long)(cells / v);
-        if (add_geometry_threads(&out[g], threads) || (lattices < 2 && add_geometry_threads(&out[g], threads / 2))) {
+        int j = add_geometry_threads(&out[g], (long long)(cells / v));
+        if (j < 0) {
             snprintf(err, err_len, "%s: more than %d thread counts at one launch geometry", t.path, MB_MAX_LIST);
             rc = -1;
+        } else if (lattices < 2) {
+            out[g].in_place[j] = 1;
         }
     }
     lbp_table_free(&t);
@@ -347,16 +352,17 @@ void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g
         for (int j = 0; j < g[i].n_threads; j++)
             for (int payload = 0; payload <= 1; payload++) {
                 if (payload && g[i].word_bytes == 8 && !o->fp64) continue;
-                for (int lm = 0; lm < 4; lm++) {
-                    mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = g[i].word_bytes,
-                                       .misaligned_reads = lm & 1 ? AA_ODD_MISALIGNED : 0,
-                                       .misaligned_writes = lm & 2 ? AA_ODD_MISALIGNED : 0,
-                                       .payload = payload ? MB_PAYLOAD_COLLISION : 0};
-                    add(p, o, "geometry", v.words, v.word_bytes, v.misaligned_reads, v.misaligned_writes,
-                        g[i].block_size, g[i].blocks_per_cu, 0);
-                    p->items[p->n - 1].cfg.spec.payload = v.payload;
-                    p->items[p->n - 1].cfg.threads = g[i].threads[j];
-                    p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
+                /* L, M = 0/0, 10/0, 0/10, 10/10; then, where a kernel keeps
+                 * one lattice, in place at 0/0 and 10/10 (the A-A steps) */
+                for (int x = 0; x < (g[i].in_place[j] ? 6 : 4); x++) {
+                    int lm = x < 4 ? x : x == 4 ? 0 : 3;
+                    add(p, o, "geometry", D3Q19_WORDS, g[i].word_bytes, lm & 1 ? AA_ODD_MISALIGNED : 0,
+                        lm & 2 ? AA_ODD_MISALIGNED : 0, g[i].block_size, g[i].blocks_per_cu, 0);
+                    mb_config *c = &p->items[p->n - 1].cfg;
+                    c->spec.payload = payload ? MB_PAYLOAD_COLLISION : 0;
+                    c->spec.in_place = x >= 4;
+                    c->threads = g[i].threads[j];
+                    c->launches = MB_THREADS_LAUNCHES;
                 }
             }
 }

@@ -90,7 +90,8 @@ void mb_bench_close(mb_bench *b)
 static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
 {
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
-           a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->stamps == !b->stamps;
+           a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
+           !a->stamps == !b->stamps;
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
@@ -301,7 +302,7 @@ void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, co
     lbp_launch(b->d, c->kernel, &lc, MB_PROBE_NARGS, args);
 }
 
-int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, char *why, size_t why_len)
+int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launches, char *why, size_t why_len)
 {
     uint32_t result[2 * MB_MAX_WORDS];
     for (int k = 0; k < s->words; k++) result[2 * k] = 0, result[2 * k + 1] = UINT32_MAX;
@@ -309,11 +310,14 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, char *why, siz
     unsigned bs = support_block(b);
     lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)((b->stride + bs - 1) / bs), bs);
     cfg.grid[1] = (unsigned)s->words;
-    lbp_arg args[] = {LBP_BUF(b->out),     LBP_I64(b->stride),
+    /* in place: the input, after an even (1) or odd (2) count of launches */
+    lbp_buf *data = s->in_place ? b->in : b->out;
+    int32_t in_place = s->in_place ? 1 + (int32_t)(launches % 2) : 0;
+    lbp_arg args[] = {LBP_BUF(data),       LBP_I64(b->stride),
                       LBP_I64(b->threads), LBP_I32(s->misaligned_reads),
                       LBP_I32(s->misaligned_writes), LBP_I32((int32_t)seed),
-                      LBP_BUF(b->result)};
-    lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 7, args);
+                      LBP_I32(in_place),   LBP_BUF(b->result)};
+    lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 8, args);
     lbp_sync(b->d);
     lbp_read(b->d, b->result, result, sizeof(uint32_t) * 2 * (size_t)s->words);
     for (int k = 0; k < s->words; k++) {
@@ -321,12 +325,13 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, char *why, siz
         int64_t j = result[2 * k + 1];
         uint64_t got = 0;
         size_t wb = (size_t)s->word_bytes;
-        b->d->be->read(b->d, b->out, ((size_t)k * (size_t)b->stride + (size_t)j) * wb, &got, wb);
+        b->d->be->read(b->d, data, ((size_t)k * (size_t)b->stride + (size_t)j) * wb, &got, wb);
         char name[64];
         snprintf(why, why_len,
-                 "probe %s: output array %d element %lld: expected 0x%llx, got 0x%llx (%u wrong elements in this array)",
-                 mb_spec_name(s, name, sizeof name), k, (long long)j,
-                 (unsigned long long)mb_expected(s, b->stride, b->threads, seed, k, j), (unsigned long long)got,
+                 "probe %s: %s array %d element %lld: expected 0x%llx, got 0x%llx (%u wrong elements in this array)",
+                 mb_spec_name(s, name, sizeof name), s->in_place ? "in-place" : "output", k, (long long)j,
+                 (unsigned long long)mb_expected(s, b->stride, b->threads, seed, launches, k, j),
+                 (unsigned long long)got,
                  result[2 * k]);
         return 1;
     }
@@ -342,15 +347,18 @@ typedef struct {
     const mb_shape *sh;
     uint32_t seed;
     int launches;
+    int64_t issued; /* launches since the fill */
 } run_ctx;
 
 /* One timed run: `launches` launches back to back (the regime of an LBM time
  * loop); every launch rewrites the same output with the same seed, so the
- * output after the runs is verified as for one launch. */
+ * output after the runs is verified as for one launch (in place: as for an
+ * even or odd count of launches, each xoring the seed in again). */
 static void run_once(void *p)
 {
     run_ctx *r = p;
     for (int i = 0; i < r->launches; i++) mb_launch_probe(r->b, r->c, r->cfg, r->sh, r->seed);
+    r->issued += r->launches;
 }
 
 int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
@@ -374,7 +382,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     if (cfg->threads > 0) b->threads = cfg->threads, b->stride = mb_stride(cfg->threads);
     int launches = cfg->launches > 1 ? cfg->launches : 1;
     mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
-    run_ctx r = {b, c, cfg, &sh, mb_next_seed(b), launches};
+    run_ctx r = {b, c, cfg, &sh, mb_next_seed(b), launches, 0};
     if (launches > 1) {
         /* Back to back: a run long enough for the steady state of a time
          * loop, where the host issues launches as fast as the device takes
@@ -391,7 +399,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     char name[64];
     mb_spec_name(&cfg->spec, name, sizeof name);
     lbp_stats per_run = lbp_time_runs(b->d, run_once, &r, &(lbp_timing){warmup, reps, 0.05, name, 2});
-    int bad = mb_verify(b, &cfg->spec, r.seed, why, why_len);
+    int bad = mb_verify(b, &cfg->spec, r.seed, r.issued, why, why_len);
     int64_t threads = b->threads;
     b->threads = bench_threads, b->stride = bench_stride;
     if (bad) return 1;

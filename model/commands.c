@@ -58,7 +58,12 @@ enum {
     "              / copy bandwidth (the write-allocate's share of a copy).\n"               \
     "              Outside the measured range the value is clamped and the point marked\n"  \
     "              within_measured=no.\n"                                                   \
-    "  3 full      with a `threads` sweep (membench): the aligned N=19 probe's time per\n"  \
+    "  3 full      where membench-geometry.csv measured the kernel's own launch (CUDA:\n"  \
+    "              access width, block size, blocks per SM, thread count): per launch the\n" \
+    "              N=19 probe there with the launch's L and M (in place for a kernel of\n"  \
+    "              one lattice: its stores go to the lines it read), plus the collision\n"  \
+    "              payload's excess x the kernel's operations / the payload's.  Else,\n"   \
+    "              with a `threads` sweep (membench): the aligned N=19 probe's time per\n"  \
     "              launch, back to back, at the lattice's thread count (cells / cells\n"   \
     "              per thread), between the curves either side of the kernel's occupancy\n" \
     "              (linear in 1/occupancy), times the kernel factor (level 2 over its\n"   \
@@ -278,10 +283,10 @@ int model_cmd_predict(int argc, char **argv)
     printf("\n");
     if (pr.full_path == MODEL_FULL_GEOMETRY) {
         printf("%-12s %12.1f  geometry path: N=19 probe back to back at the kernel's launch (%d-byte accesses, "
-               "block %d, %s) at %.0f threads: aligned %.3f us (-1: not measured there); with the kernel's L, M and payload %.2f us",
+               "block %d, %s) at %.0f threads: aligned %.3f us (-1: not measured there); with the kernel's L, M%s and payload %.2f us",
                "3 full", pr.full_mlups, pr.b2b_word_bytes, lat.block_size,
                lat.blocks_per_cu > 0 ? "forced blocks per SM" : "as many blocks as fit", pr.b2b_threads, pr.b2b_us,
-               pr.memory_us[0]);
+               k.lattices < 2 ? ", in place (one lattice)," : "", pr.memory_us[0]);
         for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
         printf(" per step%s\n", k.phases > 1 ? " (phases averaged)" : "");
         printf("%-12s %12.1f  (threads-sweep path, not used)\n", "", pr.threads_sweep_mlups);

@@ -238,6 +238,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         const int occupancy_row = !geometry && probe_sweep_of(text(&t, r, "sweep")) == PROBE_OCCUPANCY;
         if (!row_is_backend(&t, r, occupancy_row ? in->occupancy_from : in->backend)) continue;
         model_probe_row *p = &in->probes[in->n_probes];
+        memset(p, 0, sizeof *p);
         double ms;
         p->sweep = probe_sweep_of(text(&t, r, "sweep"));
         NUM(&t, r, "words", p->words);
@@ -251,11 +252,19 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         NUM(&t, r, "occupancy", p->occupancy);
         NUM(&t, r, "threads", p->threads);
         if (lbp_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
+        if (lbp_table_column(&t, "in_place") >= 0) NUM(&t, r, "in_place", p->in_place);
         NUM(&t, r, "ms_median", ms);
         if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
             fail(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
             goto bad;
         }
+        if (p->in_place != 0 && (p->in_place != 1 || p->misaligned_reads != p->misaligned_writes)) {
+            fail(err, err_len, "%s:%d: expected in_place 0, or 1 with misaligned_reads = misaligned_writes", t.path,
+                 t.line[r]);
+            goto bad;
+        }
+        /* the model reads in-place probes at the kernels' own launches only */
+        if (p->in_place && p->sweep != PROBE_GEOMETRY) continue;
         if (geometry != (p->sweep == PROBE_GEOMETRY)) {
             fail(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
             goto bad;

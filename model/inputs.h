@@ -36,6 +36,7 @@ typedef struct {
     double occupancy;       /* -1 unknown */
     double threads;
     int ops;                /* payload arithmetic per thread (column ops; 0 none or absent) */
+    int in_place;           /* 1: stores back where it read (geometry sweep only; 0 absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

@@ -785,20 +785,21 @@ static double launch_us_for(const model_inputs *in, const curve *c, double threa
     return t;
 }
 
-/* One variant (L, M, with or without payload) of a back-to-back sweep
- * (threads or geometry) at one launch (access width w, block size, blocks
- * per SM k; 0: as many as fit), log(per-launch µs) over log(threads) -- the
- * threads sweep's at the busiest SM's load (busiest_sm_threads) -- empty
- * when not measured.  *ops: the payload's operations per thread. */
+/* One variant (L, M, with or without payload, in place or not) of a
+ * back-to-back sweep (threads or geometry) at one launch (access width w,
+ * block size, blocks per SM k; 0: as many as fit), log(per-launch µs) over
+ * log(threads) -- the threads sweep's at the busiest SM's load
+ * (busiest_sm_threads) -- empty when not measured.  *ops: the payload's
+ * operations per thread. */
 static curve launch_curve(const model_inputs *in, model_probe_sweep s, int w, int block, int k, int L, int M,
-                          int payload, int *ops)
+                          int payload, int in_place, int *ops)
 {
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
         if (p->sweep == s && p->word_bytes == w && p->block_size == block && p->blocks_requested == k &&
             p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->words == D3Q19_Q &&
-            p->launch_us > 0) {
+            p->in_place == in_place && p->launch_us > 0) {
             double t = s == PROBE_THREADS ? busiest_sm_threads(in, p->threads, p->block_size) : p->threads;
             c.p[c.n++] = (model_point){log(t), log(p->launch_us)};
             if (ops) *ops = p->ops;
@@ -812,7 +813,7 @@ static curve launch_curve(const model_inputs *in, model_probe_sweep s, int w, in
  * fit, block size `block`); empty with fewer than two points. */
 static curve variant_threads_curve(const model_inputs *in, int w, int block, int L, int M, int payload, int *ops)
 {
-    curve c = launch_curve(in, PROBE_THREADS, w, block, 0, L, M, payload, ops);
+    curve c = launch_curve(in, PROBE_THREADS, w, block, 0, L, M, payload, 0, ops);
     if (c.n < 2) c.n = 0;
     return c;
 }
@@ -1071,38 +1072,26 @@ static double geometry_us(const curve *c, double threads)
  * float kernel with v = 2 computes in double; at these sizes the
  * arithmetic's latency, one operation after another, is what shows).  The wave count, the blocks per SM
  * and what misalignment and arithmetic cost at that working set are then
- * measured, not modelled.  A kernel keeping one lattice (A-A): where the
- * probe at the thread count of that lattice's working set was measured, the
- * shorter of the two, the part above the launch interval scaled to the
- * kernel's thread count.  Returns 1 when it answered, 0 when it does not
- * apply (N != 19, other L or M, not measured there). */
+ * measured, not modelled.  A kernel keeping one lattice (A-A): the in-place
+ * probe (its phases have L = M), whose working set is that lattice's and
+ * whose stores go to the lines its loads brought in, as the kernel's do.
+ * Returns 1 when it answered, 0 when it does not apply (N != 19, other L
+ * or M, not measured there). */
 static int geometry_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                          model_prediction *out)
 {
     const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
-    const int blocks = (int)lat->blocks_per_cu;
+    const int blocks = (int)lat->blocks_per_cu, in_place = k->lattices < 2;
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || blocks < 1) return 0;
     const double threads = lat->cells / v;
-    /* one lattice that fits in the L2 (a larger one thrashes it like two) */
-    const double set = k->lattices * D3Q19_Q * k->word_bytes * lat->cells;
-    const double same_set = k->lattices < 2 && in->l2_bytes > 0 && set <= in->l2_bytes ? threads * k->lattices / 2 : 0;
     double phase_us[MODEL_MAX_PHASES], aligned_us;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
         if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return 0; /* what the sweep measured */
-        curve plain = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 0, NULL);
-        curve pay = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 1, &ops);
+        if (in_place && L != M) return 0;
+        curve plain = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 0, in_place, NULL);
+        curve pay = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 1, in_place, &ops);
         double t = geometry_us(&plain, threads), tp = geometry_us(&pay, threads);
-        if (t > 0 && same_set > 0) {
-            /* the one lattice's working set: above the launch interval, in
-             * proportion to the threads */
-            double s = geometry_us(&plain, same_set), sp = geometry_us(&pay, same_set);
-            double fl = in->have_launch ? in->launch_us : 0;
-            if (s > 0 && s > fl && fl + (s - fl) * threads / same_set < t) {
-                t = fl + (s - fl) * threads / same_set;
-                tp = sp > 0 ? fl + (sp - fl) * threads / same_set : -1;
-            }
-        }
         free(plain.p);
         free(pay.p);
         if (t <= 0) return 0;
@@ -1113,7 +1102,7 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         }
         phase_us[p] = t + excess;
     }
-    curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, NULL);
+    curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, 0, NULL);
     aligned_us = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
     free(aligned.p);
     out->full_path = MODEL_FULL_GEOMETRY;

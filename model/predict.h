@@ -53,10 +53,11 @@
  *    operations; K launches per step.  Waves of blocks (144 blocks of 768
  *    on 132 SMs take two), blocks per SM and what misalignment and
  *    arithmetic cost at that working set are measured, not modelled.  A
- *    kernel keeping one lattice that fits in the L2: the probe at the
- *    thread count of that working set, above the launch interval scaled
- *    to the kernel's threads, where shorter.  Answers only there (N = 19,
- *    L and M of 0 or 10); elsewhere path a.
+ *    kernel keeping one lattice (A-A): the in-place probe (in_place 1, its
+ *    phases' L = M), which moves that lattice's working set and stores
+ *    into the lines it has just read, as the kernel does.  Answers only
+ *    there (N = 19, L and M of 0 or 10, in place for one lattice);
+ *    elsewhere path a.
  *    b. fallback (no threads sweep): the probe time scaled by the bandwidth
  *    this lattice's working set gets relative to the probe's own working
  *    set (stream.csv size sweep: small lattices live in L2), per step

@@ -202,6 +202,9 @@ static void test_slug(void **state)
     assert_string_equal(s, "nvidia-h100-80gb-hbm3");
     lbp_make_slug(s, sizeof s, "pthread-skylake-avx512-Intel(R) Xeon(R) Processor");
     assert_string_equal(s, "pthread-skylake-avx512-intel-xeon-processor");
+    const unsigned char u[16] = {0xde, 0xad, 0xbe, 0xef, 0, 1, 0x02, 0x03, 0xa0, 0xb1, 0xc2, 0xd3, 0xe4, 0xf5, 0x06, 0xff};
+    lbp_format_uuid(s, sizeof s, u);
+    assert_string_equal(s, "deadbeef-0001-0203-a0b1-c2d3e4f506ff");
 }
 
 /* NVIDIA occupancy from registers (NVIDIA's OpenCL), against what

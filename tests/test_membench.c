@@ -115,6 +115,14 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     char *src = mb_generate_probe(&s, NULL), why[256];
     assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
     free(src);
+    /* in place, with and without the payload */
+    for (int w = 4; w <= 8; w += 4) {
+        s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_reads = 10, .misaligned_writes = 10,
+                            .payload = w == 8 ? 7 : 0, .in_place = 1};
+        src = mb_generate_probe(&s, NULL);
+        assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
+        free(src);
+    }
     /* payloads, float and double, with and without stamps */
     for (int w = 4; w <= 8; w += 4)
         for (int p = 1; p <= MB_MAX_PAYLOAD; p *= 4) {
@@ -151,11 +159,49 @@ static void test_generator_is_straight_line_and_rejects_bad_specs(void **state)
                            {.words = 4, .word_bytes = 4, .misaligned_reads = 5},
                            {.words = 4, .word_bytes = 4, .misaligned_writes = -1},
                            {.words = 4, .word_bytes = 4, .payload = -1},
-                           {.words = 4, .word_bytes = 4, .payload = MB_MAX_PAYLOAD + 1}};
+                           {.words = 4, .word_bytes = 4, .payload = MB_MAX_PAYLOAD + 1},
+                           {.words = 4, .word_bytes = 4, .misaligned_reads = 1, .in_place = 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
         assert_null(mb_generate_probe(&bad[i], NULL));
     }
+    assert_non_null(strstr(why, "L=1 and M=0 differ"));
+}
+
+/* In place: the words go back where they were read, into `in`; `out` is
+ * not touched. */
+static void test_generator_in_place(void **state)
+{
+    (void)state;
+    mb_probe_spec s = {.words = 4, .word_bytes = 8, .misaligned_reads = 2, .misaligned_writes = 2, .in_place = 1};
+    mb_probe_record r;
+    char *src = mb_generate_probe(&s, &r);
+    assert_non_null(src);
+    assert_non_null(strstr(src, "(GLOBAL u64 *RESTRICT in, GLOBAL u64 *RESTRICT out,"));
+    assert_non_null(strstr(src, "const u64 w1 = in[1 * stride + i + 1];"));
+    assert_non_null(strstr(src, "in[1 * stride + i + 1] = w1 ^ s;"));
+    assert_non_null(strstr(src, "in[3 * stride + i] = w3 ^ s;"));
+    assert_null(strstr(src, "out["));
+    free(src);
+    assert_int_equal(r.in_place, 1);
+    assert_int_equal(r.bytes_read_per_thread, 32);
+    assert_int_equal(r.bytes_written_per_thread, 32);
+    char name[64];
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N4-L2-M2-w8-ip");
+    /* the host mirror: the pattern, the seed xored in by each launch */
+    int64_t stride = mb_stride(100);
+    uint64_t p1 = mb_pattern((uint64_t)(stride + 1), 8), sw = mb_seed_word(9, 8);
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 1) == (p1 ^ sw));
+    assert_true(mb_expected(&s, stride, 100, 9, 2, 1, 1) == p1);
+    assert_true(mb_expected(&s, stride, 100, 9, 3, 1, 1) == (p1 ^ sw));
+    /* array 1 is shifted: element 0 not written, element 100 written */
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 0) == mb_pattern((uint64_t)stride, 8));
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 100) == (mb_pattern((uint64_t)(stride + 100), 8) ^ sw));
+    /* array 3 is aligned: element 100 not written */
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 3, 100) == mb_pattern((uint64_t)(3 * stride + 100), 8));
+    s.in_place = 0;
+    free(mb_generate_probe(&s, &r));
+    assert_int_equal(r.in_place, 0);
 }
 
 static void test_record_counts_bytes(void **state)
@@ -229,10 +275,10 @@ static int close_pocl(void **state)
 #define NEAR_REL(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)))
 #define TEST_THREADS 1000 /* not a multiple of the block size: the last block is partial */
 
-static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
+static void read_buffer_array(mb_bench *b, lbp_buf *buf, int k, uint64_t *out, int wb)
 {
     unsigned char *raw = malloc((size_t)b->stride * (size_t)wb);
-    pocl.be->read(&pocl, b->out, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
+    pocl.be->read(&pocl, buf, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
     for (int64_t j = 0; j < b->stride; j++) {
         if (wb == 4) {
             uint32_t v;
@@ -243,6 +289,11 @@ static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
         }
     }
     free(raw);
+}
+
+static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
+{
+    read_buffer_array(b, b->out, k, out, wb);
 }
 
 /* Open a bench on PoCL for up to `words` words of `word_bytes`. */
@@ -302,7 +353,7 @@ static void test_probes_run_correctly_on_pocl(void **state)
             uint32_t s = (uint32_t)(cfg.spec.word_bytes == 4 ? sw : sw >> 32);
             assert_true(mb_seed_word(s, cfg.spec.word_bytes) == sw);
             for (int64_t j = 0; j < b.stride; j++)
-                if (got[j] != mb_expected(&cfg.spec, b.stride, b.threads, s, k, j)) {
+                if (got[j] != mb_expected(&cfg.spec, b.stride, b.threads, s, 1, k, j)) {
                     fprintf(stderr, "case %zu array %d element %lld: 0x%llx\n", c, k, (long long)j,
                             (unsigned long long)got[j]);
                     fail();
@@ -340,7 +391,7 @@ static void test_misaligned_probe_touches_index_plus_one(void **state)
     assert_true(a[0] == (mb_pattern((uint64_t)(2 * stride), 4) ^ sw));
     assert_true(a[n - 1] == (mb_pattern((uint64_t)(2 * stride + n - 1), 4) ^ sw));
     assert_true(a[n] == poison);                                /* aligned: nothing past threads-1 */
-    assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+    assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
     free(a);
     mb_bench_close(&b);
 }
@@ -361,32 +412,99 @@ static void test_verifier_catches_planted_errors(void **state)
         mb_config cfg = {.spec = {.words = 5, .word_bytes = wb, .misaligned_reads = 2, .misaligned_writes = 2},
                          .block_size = 256};
         uint32_t seed = launch_once(&b, &cfg);
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
         /* a wrong seed is caught everywhere */
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed + 1, why, sizeof why), 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed + 1, 1, why, sizeof why), 1);
         /* one wrong element in an aligned array */
-        uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 3, 500);
+        uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 1, 3, 500);
         plant(&b, 3, 500, wb, good ^ 4);
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
         assert_non_null(strstr(why, "array 3 element 500"));
         assert_non_null(strstr(why, "1 wrong"));
         plant(&b, 3, 500, wb, good);
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 0);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
         /* element 0 of a misaligned-write array must stay poisoned */
-        plant(&b, 1, 0, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 2, 0));
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        plant(&b, 1, 0, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 1, 2, 0));
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
         assert_non_null(strstr(why, "array 1 element 0"));
         plant(&b, 1, 0, wb, mb_poison(wb));
         /* element `threads` of a misaligned-write array must be written */
         plant(&b, 0, TEST_THREADS, wb, mb_poison(wb));
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
         assert_non_null(strstr(why, "array 0 element 1000"));
         /* padding past the last written element must stay poisoned */
-        plant(&b, 0, TEST_THREADS, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 0, TEST_THREADS));
+        plant(&b, 0, TEST_THREADS, wb, mb_expected(&cfg.spec, b.stride, b.threads, seed, 1, 0, TEST_THREADS));
         plant(&b, 4, TEST_THREADS + 3, wb, 0);
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, why, sizeof why), 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
         assert_non_null(strstr(why, "array 4 element 1003"));
     }
+    mb_bench_close(&b);
+}
+
+static void plant_in(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
+{
+    pocl.be->write(&pocl, b->in, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
+}
+
+/* An in-place probe on PoCL: the input array after an odd and an even count
+ * of launches, against the host mirror and the verify kernel; the output
+ * arrays stay poisoned; a wrong element is caught; a timed run (back to
+ * back too) verifies itself. */
+static void test_in_place_probe_on_pocl(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 19, 8);
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    for (int wb = 4; wb <= 8; wb += 4) {
+        mb_config cfg = {.spec = {.words = 19, .word_bytes = wb, .misaligned_reads = 10, .misaligned_writes = 10,
+                                  .in_place = 1},
+                         .block_size = 128};
+        const mb_compiled *c = mb_kernel_for(&b, &cfg.spec);
+        mb_shape sh;
+        assert_int_equal(mb_resolve_shape(&b, c, &cfg, &sh, why, sizeof why), 0);
+        mb_prepare(&b, wb, 19);
+        uint32_t seed = mb_next_seed(&b);
+        for (int launches = 1; launches <= 2; launches++) {
+            mb_launch_probe(&b, c, &cfg, &sh, seed); /* one more */
+            lbp_sync(&pocl);
+            for (int k = 0; k < 19; k++) {
+                read_buffer_array(&b, b.in, k, got, wb);
+                for (int64_t j = 0; j < b.stride; j++)
+                    if (got[j] != mb_expected(&cfg.spec, b.stride, b.threads, seed, launches, k, j)) {
+                        fprintf(stderr, "w%d after %d launches: array %d element %lld: 0x%llx\n", wb, launches, k,
+                                (long long)j, (unsigned long long)got[j]);
+                        fail();
+                    }
+                read_array(&b, k, got, wb);
+                assert_true(got[0] == mb_poison(wb) && got[TEST_THREADS] == mb_poison(wb));
+            }
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, launches, why, sizeof why), 0);
+            /* the other parity is wrong on every written element */
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, launches + 1, why, sizeof why), 1);
+        }
+        /* after 2 launches element 5 of array 12 is the pattern again; a
+         * flipped bit is caught, and named as the in-place array */
+        uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 2, 12, 5);
+        plant_in(&b, 12, 5, wb, good ^ 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 2, why, sizeof why), 1);
+        assert_non_null(strstr(why, "in-place array 12 element 5"));
+        /* timed runs count their launches: one launch each, and back to back */
+        for (int b2b = 0; b2b <= 1; b2b++) {
+            cfg.launches = b2b ? MB_THREADS_LAUNCHES : 0;
+            cfg.spec.misaligned_reads = cfg.spec.misaligned_writes = b2b ? 0 : 10;
+            cfg.spec.payload = b2b ? 7 : 0;
+            mb_result res;
+            int rc = mb_run_probe(&b, &cfg, 1, 3, &res, why, sizeof why);
+            if (rc) fprintf(stderr, "%s\n", why);
+            assert_int_equal(rc, 0);
+            assert_int_equal(res.record.in_place, 1);
+            assert_int_equal(res.bytes_moved, 2LL * 19 * wb * TEST_THREADS);
+        }
+    }
+    free(got);
     mb_bench_close(&b);
 }
 
@@ -776,10 +894,19 @@ static void test_plan_thread_counts(void **state)
  * working set of 131072 cells of two fp32 lattices (2 x 19 x 4 B each). */
 #define FIXTURE_L2 (19.0 * (1 << 18))
 
-static void assert_threads(const mb_geometry *g, const long long *want, int n)
+/* the thread counts, none marked in place unless one_lattice is one of them */
+static void assert_threads_in_place(const mb_geometry *g, const long long *want, int n, long long one_lattice)
 {
     assert_int_equal(g->n_threads, n);
-    for (int i = 0; i < n; i++) assert_int_equal(g->threads[i], want[i]);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(g->threads[i], want[i]);
+        assert_int_equal(g->in_place[i], want[i] == one_lattice);
+    }
+}
+
+static void assert_threads(const mb_geometry *g, const long long *want, int n)
+{
+    assert_threads_in_place(g, want, n, -1);
 }
 
 static void test_read_geometries(void **state)
@@ -799,31 +926,31 @@ static void test_read_geometries(void **state)
     assert_int_equal(g[0].block_size, 128);
     assert_int_equal(g[0].blocks_per_cu, 4);
     assert_int_equal(g[0].word_bytes, 4);
-    assert_threads(&g[0], (const long long[]){4096, 8192, 131072}, 3);
+    assert_threads_in_place(&g[0], (const long long[]){4096, 8192, 131072}, 3, 8192); /* one A-A row at 8192 */
     /* fp32 at 2 cells per thread: 8-byte accesses, 16384 cells in 8192
      * threads; fp64 at 1 cell per thread is the same access width */
     assert_int_equal(g[1].block_size, 256);
     assert_int_equal(g[1].blocks_per_cu, 2);
     assert_int_equal(g[1].word_bytes, 8);
     assert_threads(&g[1], (const long long[]){2048, 8192}, 2);
-    /* one lattice of 8000 cells: its own thread count and half of it */
+    /* one lattice of 8000 cells: its thread count, marked in place */
     assert_int_equal(g[2].block_size, 64);
     assert_int_equal(g[2].blocks_per_cu, 8);
     assert_int_equal(g[2].word_bytes, 4);
-    assert_threads(&g[2], (const long long[]){4000, 8000}, 2);
+    assert_threads_in_place(&g[2], (const long long[]){8000}, 1, 8000);
 
     /* no L2 size: up to 2^21 cells, whatever the working set */
     memset(g, 0, sizeof g);
     n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
     assert_int_equal(n, 3);
     assert_int_equal(g[0].block_size, 128);
-    assert_threads(&g[0], (const long long[]){4096, 8192, 131072, 131073, 2097152}, 5);
+    assert_threads_in_place(&g[0], (const long long[]){4096, 8192, 131072, 131073, 2097152}, 5, 8192);
     assert_threads(&g[1], (const long long[]){2048, 8192}, 2);
-    assert_threads(&g[2], (const long long[]){4000, 8000}, 2);
+    assert_threads_in_place(&g[2], (const long long[]){8000}, 1, 8000);
     /* a smaller L2: the 131072-cell row is out too */
     n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2 - 1, g, MB_MAX_GEOMETRIES, err, sizeof err);
     assert_int_equal(n, 3);
-    assert_threads(&g[0], (const long long[]){4096, 8192}, 2);
+    assert_threads_in_place(&g[0], (const long long[]){4096, 8192}, 2, 8192);
 
     /* the other backend: only its own row */
     n = mb_read_geometries(MB_DATA "lbm.csv", "opencl", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
@@ -940,6 +1067,35 @@ static void test_plan_geometry(void **state)
     char name[64];
     assert_string_equal(mb_config_name(&p.items[31].cfg, name, sizeof name), "N19-L10-M10-w8-b64-k7-p7");
     mb_plan_free(&p);
+    /* a thread count marked in place: per payload the 4 variants, then in
+     * place at L = M = 0 and 10 */
+    mb_geometry aa = {.block_size = 128, .blocks_per_cu = 4, .word_bytes = 8, .threads = {1000, 2000},
+                      .in_place = {0, 1}, .n_threads = 2};
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, &aa, 1);
+    assert_int_equal(p.n, 8 + 12);
+    assert_geometry_items(&p.items[0], &aa, 1000, 1);
+    for (int i = 0; i < 8; i++) assert_int_equal(p.items[i].cfg.spec.in_place, 0);
+    for (int pay = 0; pay <= 1; pay++) {
+        const mb_plan_item *it = &p.items[8 + 6 * pay];
+        for (int v = 0; v < 6; v++) {
+            const mb_config *c = &it[v].cfg;
+            int lm = v < 4 ? v : v == 4 ? 0 : 3;
+            assert_string_equal(it[v].sweep, "geometry");
+            assert_int_equal(c->spec.in_place, v >= 4);
+            assert_int_equal(c->spec.misaligned_reads, lm & 1 ? 10 : 0);
+            assert_int_equal(c->spec.misaligned_writes, lm & 2 ? 10 : 0);
+            assert_int_equal(c->spec.payload, pay ? MB_PAYLOAD_COLLISION : 0);
+            assert_int_equal(c->threads, 2000);
+            assert_int_equal(c->block_size, 128);
+            assert_int_equal(c->blocks_per_cu_requested, 4);
+            assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+            char why[128];
+            assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+        }
+    }
+    assert_string_equal(mb_config_name(&p.items[19].cfg, name, sizeof name), "N19-L10-M10-w8-b128-k4-p7-ip");
+    mb_plan_free(&p);
     /* no geometries, no items */
     memset(&p, 0, sizeof p);
     mb_plan_geometry(&p, &o, g, 0);
@@ -980,7 +1136,7 @@ static void test_threads_probe_on_pocl(void **state)
             uint64_t sw = got[1] ^ mb_pattern((uint64_t)(k * stride + 1), w);
             uint32_t seed = (uint32_t)(w == 4 ? sw : sw >> 32);
             for (int64_t j = 0; j < stride; j++)
-                if (got[j] != mb_expected(&cfg.spec, stride, 300, seed, k, j)) {
+                if (got[j] != mb_expected(&cfg.spec, stride, 300, seed, 1, k, j)) {
                     fprintf(stderr, "w%d array %d element %lld: 0x%llx\n", w, k, (long long)j,
                             (unsigned long long)got[j]);
                     fail();
@@ -1286,19 +1442,19 @@ static void test_cli_geometry_sweep(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches\n");
-    int rows = 0, seen[2][8] = {{0}};
+                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place\n");
+    int rows = 0, seen[2][16] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
         char backend[32], sweep[32], timing[32];
-        int words, wb, l, m, bs, k_req, k, reps, ops, launches;
+        int words, wb, l, m, bs, k_req, k, reps, ops, launches, ip;
         long long threads, bytes;
         double ms_min, ms_median, ms_max;
         int n = sscanf(line, "%*[^,],%31[^,],%31[^,],%d,%d,%d,%d,%d,%d,%d,%*[^,],%lld,%lld,%d,%lf,%lf,%lf,%*[^,],"
-                             "%*[^,],%*[^,],%31[^,],%d,%d",
+                             "%*[^,],%*[^,],%31[^,],%d,%d,%d",
                        backend, sweep, &words, &wb, &l, &m, &bs, &k_req, &k, &threads, &bytes, &reps, &ms_min,
-                       &ms_median, &ms_max, timing, &ops, &launches);
-        assert_int_equal(n, 18);
+                       &ms_median, &ms_max, timing, &ops, &launches, &ip);
+        assert_int_equal(n, 19);
         assert_string_equal(backend, "opencl");
         assert_string_equal(sweep, "geometry");
         assert_int_equal(words, 19);
@@ -1316,13 +1472,15 @@ static void test_cli_geometry_sweep(void **state)
         assert_true(launches >= MB_THREADS_LAUNCHES && launches <= MB_THREADS_MAX_LAUNCHES);
         assert_true((l == 0 || l == 10) && (m == 0 || m == 10));
         assert_true(ops == 0 || ops == 151);
-        seen[threads == 8192][(l ? 1 : 0) | (m ? 2 : 0) | (ops ? 4 : 0)]++;
+        assert_true(ip == 0 || (ip == 1 && l == m && threads == 8192)); /* the A-A row's count */
+        seen[threads == 8192][(l ? 1 : 0) | (m ? 2 : 0) | (ops ? 4 : 0) | (ip ? 8 : 0)]++;
         rows++;
     }
     fclose(f);
-    assert_int_equal(rows, 2 * 8);
+    assert_int_equal(rows, 8 + 12);
     for (int t = 0; t < 2; t++)
-        for (int v = 0; v < 8; v++) assert_int_equal(seen[t][v], 1);
+        for (int v = 0; v < 16; v++)
+            assert_int_equal(seen[t][v], v < 8 || (t == 1 && ((v & 3) == 0 || (v & 3) == 3)));
     /* again without --force: refused, the file kept as it was */
     rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
     assert_int_not_equal(rc, 0);
@@ -1341,10 +1499,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generator_is_straight_line_and_rejects_bad_specs),
         cmocka_unit_test(test_record_counts_bytes),
+        cmocka_unit_test(test_generator_in_place),
         cmocka_unit_test(test_nvrtc_compiles_generated_kernels),
         cmocka_unit_test(test_probes_run_correctly_on_pocl),
         cmocka_unit_test(test_misaligned_probe_touches_index_plus_one),
         cmocka_unit_test(test_verifier_catches_planted_errors),
+        cmocka_unit_test(test_in_place_probe_on_pocl),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),

@@ -800,9 +800,16 @@ static void test_payload_and_variants(void **state)
  *   L=10 M=0            6      9.5
  *   L=10 M=0  ops 151  11     16
  *
+ * in place (column in_place 1), 4-byte words   2048   4096
+ *   L=0  M=0                                     3      4
+ *   L=0  M=0  ops 151                            4      5.5
+ *   L=10 M=10                                    5      7
+ *   L=10 M=10 ops 151                            6      9
+ *
  * and rows the path must never read, 50 us (60 with the payload) at all
  * three 4-byte thread counts: L=5 M=0 (it answers only L and M of 0 or 10)
- * and L=10 M=0 with blocks per SM not forced (blocks_per_cu_requested 0);
+ * and L=10 M=0 with blocks per SM not forced (blocks_per_cu_requested 0),
+ * and 500 us in place at L=M=10, 4096 threads, not forced;
  * and an opencl row (L=10 M=0, 4096 threads, 500 us) that a cuda load must
  * not read.  The launch interval is threads_folder's 2 us, the L2 the gpu
  * folder's 1e6 B; the built-in kernels do 150 operations per cell. */
@@ -859,7 +866,7 @@ static void test_full_geometry(void **state)
             geometry_rows++;
             assert_int_equal(in.probes[i].words, 19);
         }
-    assert_int_equal(geometry_rows, 44); /* 24 + 8 + 12 never read, not the opencl row */
+    assert_int_equal(geometry_rows, 53); /* 24 + 8 + 8 in place + 13 never read, not the opencl row */
 
     /* at a point: pull fp32 at 16^3 = 4096 threads, L=10 M=0: 7 us, plus
      * the payload's excess 10 - 7 = 3 us x 150 / 151 */
@@ -993,61 +1000,66 @@ static void test_geometry_fallbacks(void **state)
     remove_folder(plain_dir);
 }
 
-/* A-A keeps one lattice: where its working set (19 x 4 B x cells) fits in
- * the L2 and the sweep measured half the kernel's threads (the probe's two
- * arrays, one lattice's bytes), the phase takes the shorter of T(t) and
- * ℓ + (T(t/2) - ℓ) x 2 (ℓ = 2 us), its payload likewise; the step is the
- * mean of the two phases. */
+/* A-A keeps one lattice: each phase reads the in-place rows (its L = M),
+ * the step is the mean of the two phases. */
 static void test_geometry_aa(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/test_model_geometry_XXXXXX";
-    geometry_folder(dir);
-    model_inputs in;
-    load(&in, dir, "cuda");
-    NEAR(in.launch_us, 2);
-    NEAR(in.l2_bytes, 1e6);
-    /* 16^3: 311296 B in a 1e6 B L2.  Even phase (0/0): T(4096) = 6 against
-     * 2 + (3.5 - 2) x 2 = 5: 5; its payload 2 + (4.5 - 2) x 2 = 7, excess
-     * 2.  Odd phase (10/10): T(4096) = 9 against 2 + (6 - 2) x 2 = 10: 9;
-     * payload 12, excess 3. */
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    model_inputs in, plain;
+    geometry_and_plain(dir, plain_dir, &in, &plain);
+    /* 16^3 = 4096 threads: even phase 4 + (5.5 - 4) x 150/151, odd phase
+     * 7 + (9 - 7) x 150/151 */
     model_lattice lat = launched(16, 768, 1);
     model_prediction p = predict(&in, "aa", "fp32", lat);
     assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 5 + 2 * OPS_SHARE);
-    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
-    NEAR(p.b2b_us, 6); /* the plain probe at the kernel's thread count, as printed */
-    NEAR(p.full_mlups, 4096 / ((5 + 2 * OPS_SHARE + 9 + 3 * OPS_SHARE) / 2));
-    /* exactly filling the L2 still fits; a byte less and it is over: T(t) */
-    in.l2_bytes = 19 * 4 * 4096;
-    NEAR(predict(&in, "aa", "fp32", lat).memory_us[0], 5 + 2 * OPS_SHARE);
-    in.l2_bytes = 19 * 4 * 4096 - 1;
-    p = predict(&in, "aa", "fp32", lat);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
-    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
-    NEAR(p.full_mlups, 4096 / ((6 + 2 * OPS_SHARE + 9 + 3 * OPS_SHARE) / 2));
-    in.l2_bytes = 0; /* unknown: T(t) */
-    NEAR(predict(&in, "aa", "fp32", lat).memory_us[0], 6 + 2 * OPS_SHARE);
-    in.l2_bytes = 1e6;
-    /* two lattices (pull-like A-A kernel, same phases): never the half */
-    model_kernel two = described(19, 0, 0, 2);
-    two.phases = 2;
-    two.misaligned_reads[1] = two.misaligned_writes[1] = 10;
-    two.ops_per_cell = D3Q19_BGK_OPS;
-    assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
-    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
-    /* half the threads not measured: 2048 cells (half: 1024), T(2048):
-     * 3.5 + 1 x 150/151 and 6 + 1 x 150/151 */
+    NEAR(p.memory_us[0], 4 + 1.5 * OPS_SHARE);
+    NEAR(p.memory_us[1], 7 + 2 * OPS_SHARE);
+    NEAR(p.b2b_us, 6); /* printed: the plain probe of separate arrays at the kernel's thread count */
+    NEAR(p.full_mlups, 4096 / ((4 + 1.5 * OPS_SHARE + 7 + 2 * OPS_SHARE) / 2));
+    /* 2048 cells: 3 + 1 x 150/151 and 5 + 1 x 150/151 */
     lat = (model_lattice){.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
                           .block_size = 768};
     p = predict(&in, "aa", "fp32", lat);
     assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 3.5 + OPS_SHARE);
-    NEAR(p.memory_us[1], 6 + OPS_SHARE);
-    NEAR(p.full_mlups, 2048 / ((9.5 + 2 * OPS_SHARE) / 2));
+    NEAR(p.memory_us[0], 3 + OPS_SHARE);
+    NEAR(p.memory_us[1], 5 + OPS_SHARE);
+    /* two lattices (a pull-like kernel with A-A's phases): the separate
+     * arrays, 6 + 2 x 150/151 and 9 + 3 x 150/151 */
+    model_kernel two = described(19, 0, 0, 2);
+    two.phases = 2;
+    two.misaligned_reads[1] = two.misaligned_writes[1] = 10;
+    two.ops_per_cell = D3Q19_BGK_OPS;
+    lat = launched(16, 768, 1);
+    assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
+    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
+    /* where the in-place rows stop (32768 threads), or for one lattice
+     * with L != M (no in-place probe of that), the threads path answers */
+    model_kernel aa;
+    assert_int_equal(model_builtin_kernel(&aa, "aa", "fp32"), 0);
+    threads_path_answers(&in, &plain, &aa, launched(32, 768, 1));
+    model_kernel one = described(19, 10, 0, 1);
+    threads_path_answers(&in, &plain, &one, launched(16, 768, 1));
+    /* blocks per SM not forced: never the 500 us row */
+    threads_path_answers(&in, &plain, &aa, launched(16, 768, 0));
     model_inputs_free(&in);
+    model_inputs_free(&plain);
+    /* a file without in-place rows (written before membench had them): A-A
+     * falls back to the threads path, the others keep the geometry path */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "grep -v ',1$' %s/membench-geometry.csv > %s/g.csv && mv %s/g.csv %s/membench-geometry.csv",
+             dir, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    threads_path_answers(&in, &plain, &aa, launched(16, 768, 1));
+    assert_int_equal(predict(&in, "pull", "fp32", launched(16, 768, 1)).full_path, MODEL_FULL_GEOMETRY);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
     remove_folder(dir);
+    remove_folder(plain_dir);
 }
 
 /* Two cells per thread: half the threads, 8-byte accesses (the 8-byte
@@ -1100,6 +1112,8 @@ static void test_geometry_malformed(void **state)
     static const struct { const char *fixture, *where, *what; } cases[] = {
         {"wrong-sweep", "membench-geometry.csv:3:", "sweep 'threads'"},
         {"not-a-number", "membench-geometry.csv:4:", "'fast'"},
+        {"in-place-misaligned", "membench-geometry.csv:4:", "in_place 0, or 1 with misaligned_reads = misaligned_writes"},
+        {"in-place-two", "membench-geometry.csv:2:", "in_place 0, or 1"},
     };
     char cmd[1024];
     model_inputs in;

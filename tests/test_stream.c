@@ -345,14 +345,20 @@ static void test_cli_quick_run_writes_results(void **state)
     snprintf(path, sizeof path, "%s/stream-meta.csv", dir);
     f = fopen(path, "r");
     assert_non_null(f);
-    int best = 0, dtod = 0;
+    int best = 0, dtod = 0, uuid = 0;
     while (fgets(line, sizeof line, f)) {
         best += strncmp(line, "best_copy_gbs,", 14) == 0;
         dtod += strncmp(line, "dtod_gbs,", 9) == 0;
+        /* the board's, or unknown (PoCL does not say) */
+        if (!strncmp(line, "uuid,", 5)) {
+            uuid++;
+            assert_true(!strcmp(line, "uuid,unknown\n") || strlen(line) == 5 + 36 + 1);
+        }
     }
     fclose(f);
     assert_int_equal(best, 1);
     assert_int_equal(dtod, 1);
+    assert_int_equal(uuid, 1);
     /* A second run refuses to overwrite without --force. */
     assert_int_not_equal(run_tool(args, NULL), 0);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
