@@ -338,9 +338,19 @@ static double occupancy_fraction_factor(const model_inputs *in, int word_bytes, 
 
 /* Occupancy-sweep rows of one variant (L, M, with or without payload) at
  * one block size as a curve of ns/thread over occupancy (fewer than 2
- * points: empty); *ops: the payload's operations. */
+ * points: empty, unless the one point is at `only_at`, an occupancy > 0:
+ * where a variant fits one block per SM, that point is the kernel's
+ * launch); *ops: the payload's operations. */
+static curve variant_occupancy_points(const model_inputs *in, int word_bytes, int block_size, int L, int M,
+                                      int payload, double only_at, int *ops);
 static curve variant_occupancy_curve(const model_inputs *in, int word_bytes, int block_size, int L, int M,
                                      int payload, int *ops)
+{
+    return variant_occupancy_points(in, word_bytes, block_size, L, M, payload, -1, ops);
+}
+
+static curve variant_occupancy_points(const model_inputs *in, int word_bytes, int block_size, int L, int M,
+                                      int payload, double only_at, int *ops)
 {
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
@@ -352,7 +362,7 @@ static curve variant_occupancy_curve(const model_inputs *in, int word_bytes, int
         }
     }
     c.n = model_points_prepare(c.p, c.n);
-    if (c.n < 2) c.n = 0;
+    if (c.n < 2 && !(c.n == 1 && only_at > 0 && fabs(c.p[0].x - only_at) < 1e-3)) c.n = 0;
     return c;
 }
 
@@ -363,8 +373,10 @@ static curve occupancy_curve(const model_inputs *in, int word_bytes, int block_s
 
 /* A variant's occupancy curve over the aligned one at the kernel's
  * occupancy and block size -- where that block size was not swept, at the
- * sweep's most common one (either word size: a ratio has no unit); -1 when
- * not measured. */
+ * sweep's most common one (either word size: a ratio has no unit); the
+ * kernel's word size first, where its one row at the kernel's block size is
+ * at the kernel's occupancy (a variant of which one block fits per SM);
+ * -1 when not measured. */
 static double variant_occupancy_ratio(const model_inputs *in, int word_bytes, const model_lattice *lat, int L,
                                       int M, int payload, int *ops)
 {
@@ -379,14 +391,15 @@ static double variant_occupancy_ratio(const model_inputs *in, int word_bytes, co
     for (int attempt = 0; attempt < 4; attempt++) {
         int w = attempt % 2 ? other_word(word_bytes) : word_bytes, block = attempt < 2 ? lat->block_size : common;
         if (attempt >= 2 && (common < 0 || common == lat->block_size)) break;
-        curve v = variant_occupancy_curve(in, w, block, L, M, payload, ops);
+        const double at = block == lat->block_size ? lat->occupancy : -1;
+        curve v = variant_occupancy_points(in, w, block, L, M, payload, at, ops);
         /* the aligned curve: same word size, else the other one scaled by
          * the base probes' ratio (the occupancy sweep runs aligned at 4 bytes) */
         double scale = 1;
-        curve a = occupancy_curve(in, w, block);
+        curve a = variant_occupancy_points(in, w, block, 0, 0, 0, at, NULL);
         if (!a.n) {
             free(a.p);
-            a = occupancy_curve(in, other_word(w), block);
+            a = variant_occupancy_points(in, other_word(w), block, 0, 0, 0, at, NULL);
             double t_w = -1, t_o = -1;
             for (int i = 0; i < in->n_probes; i++) {
                 const model_probe_row *p = &in->probes[i];

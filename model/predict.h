@@ -21,7 +21,10 @@
  *    time over the aligned probe's: at the kernel's block size and
  *    occupancy (occupancy sweep with the collision payload, its excess
  *    scaled by ops / the payload's ops), else from the payload sweep
- *    interpolated at the kernel's ops (compute_factor).
+ *    interpolated at the kernel's ops (compute_factor).  A variant of
+ *    which one block fits per SM at the kernel's block size has one row
+ *    there: read where that row is the kernel's occupancy (its own word
+ *    size first).
  * 3. full       three paths.
  *    a. threads sweep (membench.csv sweep `threads`, the default): the
  *    measured per-launch time of the aligned N=19 probe launched back to

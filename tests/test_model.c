@@ -751,6 +751,12 @@ static void test_payload_and_variants(void **state)
     row(extra, sizeof extra, "occupancy", 0, 10, 512, 8, 1.0, 1e6, 0.002 + 0.19 * 1.15, "events", 0);
     row(extra, sizeof extra, "occupancy", 10, 0, 512, 4, 0.5, 1e6, 0.402, "events", 0);
     row(extra, sizeof extra, "occupancy", 10, 0, 512, 8, 1.0, 1e6, 0.382, "events", 0);
+    /* block 1024, of which one block fits per SM (occupancy 0.5): one row
+     * per variant, aligned 0.202 ms, the payload x 1.08, 10 misaligned
+     * stores x 1.06 */
+    row(extra, sizeof extra, "occupancy", 0, 0, 1024, 1, 0.5, 1e6, 0.202, "events", 0);
+    row(extra, sizeof extra, "occupancy", 0, 0, 1024, 1, 0.5, 1e6, 0.002 + 0.2 * 1.08, "events", 151);
+    row(extra, sizeof extra, "occupancy", 0, 10, 1024, 1, 0.5, 1e6, 0.002 + 0.2 * 1.06, "events", 0);
     /* threads curves at k = 0: 10 misaligned stores x 1.5 at 4096 threads,
      * x 1.1 at the top; the payload x 1.3 at 4096, x 1 at the top */
     static const double t[][2] = {{4096, 0.005}, {16777216, 16777216 * 0.19e-6}};
@@ -768,6 +774,19 @@ static void test_payload_and_variants(void **state)
     assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
     p = predict(&in, "pull", "fp32", lat);
     assert_null(strstr(p.notes, "at the kernel's block size and occupancy: x"));
+    /* one row per variant at block 1024: read where it is the kernel's
+     * launch (occupancy 0.5), not elsewhere */
+    lat.block_size = 1024;
+    p = predict(&in, "push", "fp32", lat);
+    NEAR(p.compute_factor, 1 + 0.08 * 150 / 151);
+    assert_non_null(strstr(p.notes, "payload probe at the kernel's block size and occupancy"));
+    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.060"));
+    lat.occupancy = 0.25;
+    p = predict(&in, "push", "fp32", lat);
+    NEAR(p.compute_factor, 1); /* no payload probe of that launch, no payload sweep */
+    assert_null(strstr(p.notes, "payload probe at the kernel's block size and occupancy"));
+    /* the stores: at the sweep's most common block size (512), its lowest occupancy */
+    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
     /* 16^3 = 4096 threads: push's kernel factor x (1.5 / 1.1) x (1 + 0.3 x 150 / 151) */
     lat = cube(16);
     p = predict(&in, "push", "fp32", lat);
