@@ -396,9 +396,15 @@ static void test_misaligned_probe_touches_index_plus_one(void **state)
     mb_bench_close(&b);
 }
 
+/* value into element j of array k of buf (the bench's out or in) */
+static void plant_in_buffer(mb_bench *b, lbp_buf *buf, int k, int64_t j, int wb, uint64_t value)
+{
+    pocl.be->write(&pocl, buf, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
+}
+
 static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
 {
-    pocl.be->write(&pocl, b->out, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
+    plant_in_buffer(b, b->out, k, j, wb, value);
 }
 
 static void test_verifier_catches_planted_errors(void **state)
@@ -439,11 +445,6 @@ static void test_verifier_catches_planted_errors(void **state)
         assert_non_null(strstr(why, "array 4 element 1003"));
     }
     mb_bench_close(&b);
-}
-
-static void plant_in(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
-{
-    pocl.be->write(&pocl, b->in, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
 }
 
 /* An in-place probe on PoCL: the input array after an odd and an even count
@@ -488,7 +489,7 @@ static void test_in_place_probe_on_pocl(void **state)
         /* after 2 launches element 5 of array 12 is the pattern again; a
          * flipped bit is caught, and named as the in-place array */
         uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 2, 12, 5);
-        plant_in(&b, 12, 5, wb, good ^ 1);
+        plant_in_buffer(&b, b.in, 12, 5, wb, good ^ 1);
         assert_int_equal(mb_verify(&b, &cfg.spec, seed, 2, why, sizeof why), 1);
         assert_non_null(strstr(why, "in-place array 12 element 5"));
         /* timed runs count their launches: one launch each, and back to back */
