@@ -11,7 +11,13 @@
 
 const char *lbp_prog = "lbmprobe";
 
-void lbp_cli_init(const char *prog) { lbp_prog = prog; }
+/* stdout line-buffered: where stdout and stderr go to one file (make bench's
+ * log), a warning lands between two lines of a table, never inside one */
+void lbp_cli_init(const char *prog)
+{
+    lbp_prog = prog;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+}
 
 static void vsay(const char *fmt, va_list ap)
 {

@@ -159,6 +159,18 @@ void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nar
     d->be->launch(d, k, cfg, nargs, args);
 }
 void lbp_sync(lbp_device *d) { d->be->sync(d); }
+int64_t lbp_memory_budget(const lbp_device *d)
+{
+    int64_t mem = d->info.global_mem_bytes;
+    /* OpenCL promises no more than its largest buffer in all: NVIDIA's
+     * OpenCL (driver 580, H200) reports 143 GB but refused 40 GB, slowly. */
+    if (!strcmp(d->info.backend, "opencl") && d->info.max_alloc_bytes > 0 && d->info.max_alloc_bytes < mem)
+        mem = d->info.max_alloc_bytes;
+    const int64_t least = (int64_t)256 << 20; /* 256 MiB */
+    int64_t headroom = mem / 32 > least ? mem / 32 : least;
+    return mem > headroom ? mem - headroom : 0;
+}
+
 lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size)
 {
     return (lbp_launch_cfg){.grid = {blocks, 1, 1}, .block = {block_size, 1, 1}, .shared_bytes = 0};

@@ -146,6 +146,9 @@ void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nar
 void lbp_sync(lbp_device *d);
 /* A 1-D launch configuration: blocks x block_size. */
 lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size);
+/* Device memory a run may use in all: what the device has (OpenCL: at most
+ * its largest buffer), less some headroom. */
+int64_t lbp_memory_budget(const lbp_device *d);
 
 /* ---- the portable kernel dialect ---------------------------------------
  * Every kernel text is compiled with this prelude in front, and with

@@ -15,24 +15,13 @@
  * not tried again (a refusal can take the driver a minute). */
 static int64_t refused_bytes;
 
-int64_t lbm_memory_budget(const lbp_device *d)
-{
-    int64_t mem = d->info.global_mem_bytes;
-    /* OpenCL promises no more than its largest buffer in all: NVIDIA's
-     * OpenCL (driver 580, H200) reports 143 GB but refused 40 GB, slowly. */
-    if (!strcmp(d->info.backend, "opencl") && d->info.max_alloc_bytes > 0 && d->info.max_alloc_bytes < mem)
-        mem = d->info.max_alloc_bytes;
-    int64_t headroom = mem / 32 > 256 * MIB ? mem / 32 : 256 * MIB;
-    return mem > headroom ? mem - headroom : 0;
-}
-
 static int fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64)
 {
     int64_t one = lbm_words(L) * (fp64 ? 8 : 4);
     if (L->cells_padded > INT32_MAX - 4096) return 0; /* 32-bit cell indices in the kernel */
     if (d->info.max_alloc_bytes > 0 && one > d->info.max_alloc_bytes) return 0;
     if (refused_bytes > 0 && lbm_bytes_needed(L, s, fp64) >= refused_bytes) return 0;
-    return lbm_bytes_needed(L, s, fp64) <= lbm_memory_budget(d);
+    return lbm_bytes_needed(L, s, fp64) <= lbp_memory_budget(d);
 }
 
 int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, char *why, size_t why_len)
@@ -41,7 +30,7 @@ int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, c
     const double gb = 1e9;
     int64_t one = lbm_words(L) * (fp64 ? 8 : 4);
     /* Cells the one-lattice A-A scheme fits: budget / (19 words). */
-    int64_t aa_cells = lbm_memory_budget(d) / (LBM_Q * (fp64 ? 8 : 4));
+    int64_t aa_cells = lbp_memory_budget(d) / (LBM_Q * (fp64 ? 8 : 4));
     if (d->info.max_alloc_bytes > 0 && aa_cells > d->info.max_alloc_bytes / (LBM_Q * (fp64 ? 8 : 4)))
         aa_cells = d->info.max_alloc_bytes / (LBM_Q * (fp64 ? 8 : 4));
     if (aa_cells > INT32_MAX - 4096) aa_cells = INT32_MAX - 4096;
@@ -71,7 +60,7 @@ int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, c
 
 int lbm_largest_cube(const lbp_device *d, lbm_scheme s, int fp64, int padding)
 {
-    int64_t cells = lbm_memory_budget(d) / ((int64_t)lbm_lattices(s) * LBM_Q * (fp64 ? 8 : 4));
+    int64_t cells = lbp_memory_budget(d) / ((int64_t)lbm_lattices(s) * LBM_Q * (fp64 ? 8 : 4));
     int n = (int)floor(cbrt((double)cells)) + 1;
     while (n > 0) {
         lbm_layout L = lbm_layout_on(d, n, n, n, padding, fp64);

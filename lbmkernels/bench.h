@@ -29,8 +29,6 @@ typedef struct {
 int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int block_size,
                 const lbm_timing_opts *t, lbm_result *r, char *why, size_t why_len);
 
-/* Device memory a run may use: what the device has, less some headroom. */
-int64_t lbm_memory_budget(const lbp_device *d);
 /* Does this lattice fit?  0 yes; -1 no, with the one-line reason (size, bytes
  * needed, device memory, and how many cells the A-A scheme would fit). */
 int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, char *why, size_t why_len);

@@ -49,8 +49,9 @@ static const char USAGE[] =
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
     "doubling (with x1.5 points from 2^13 to 2^20*1.5; --quick: x4 steps) up to\n"
-    "--threads, on a compact layout of that many cells: the thread counts of small\n"
-    "to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
+    "--threads (on a CPU without --threads, --thread-counts or --quick: on to the\n"
+    "largest lattice lbmkernels runs with that word size), on a compact layout of\n"
+    "that many cells: the thread counts of small to large lattices; where the backend can force blocks per SM (CUDA), again at\n"
     "1, 2, 3, 4 and 6 blocks per SM (--quick: 2, 4), the occupancies LBM kernels\n"
     "run at.  Each timed run is launches back to back (like the steps of a\n"
     "time loop): 20, or as many as fill 2 ms (up to 2000), column 'launches';\n"
@@ -170,6 +171,13 @@ static void apply_defaults(options *o, const lbp_device *d)
         if (p->thread_counts[i] > top) top = p->thread_counts[i];
     if (o->threads && top > o->threads)
         lbp_usage_error("--thread-counts: %lld is over --threads %lld", top, o->threads);
+    /* on a CPU the threads sweep goes on to the largest lattice lbmkernels
+     * runs with each word size (two lattices of 19 words in the memory
+     * budget), as its curve still climbs at 2^22: PoCL on a 2-core Xeon
+     * took 11.3 ns per thread with 8-byte words there, 12.1-12.4 at the
+     * 6.1M cells of 183^3 */
+    if (!gpu && !p->quick && !o->threads && !top)
+        for (int i = 0; i < 2; i++) p->threads_top[i] = lbp_memory_budget(d) / (2LL * 19 * (4 << i));
     if (!o->threads) o->threads = top ? top : gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
     p->max_threads = o->threads;
@@ -643,7 +651,8 @@ int main(int argc, char **argv)
     }
     if (probes) {
         int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
-        mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block);
+        int64_t array_bytes = 0;
+        mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block, &array_bytes);
         if (p->sweeps & SW_OCCUPANCY) {
             /* planned once the probes compile (their occupancy); sized now
              * for every variant, the 8-byte payload included */
@@ -655,7 +664,7 @@ int main(int argc, char **argv)
             if (min_block > 64) min_block = 64;
         }
         char why[512];
-        if (mb_bench_open(&r.bench, &d, o.threads, max_words, max_word_bytes, min_block, why, sizeof why))
+        if (mb_bench_open(&r.bench, &d, o.threads, max_words, max_word_bytes, array_bytes, min_block, why, sizeof why))
             lbp_usage_error("%s", why);
         preflight(&r);
         r.results = calloc((size_t)r.plan.n, sizeof *r.results);

@@ -124,7 +124,8 @@ static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_pr
         for (int i = 0; i < o->n_thread_counts; i++) add_threads(p, o, v, k, o->thread_counts[i]);
         return;
     }
-    long long top = o->max_threads;
+    long long top = o->max_threads, beyond = o->threads_top[v->word_bytes == 8];
+    if (beyond > top && top > 0) top = beyond;
     if (top <= 0) return;
     long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
     while (t < top) {
@@ -263,10 +264,13 @@ void mb_plan_free(mb_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size)
+void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size,
+                    int64_t *array_bytes)
 {
     for (int i = 0; i < p->n; i++) {
         const mb_config *c = &p->items[i].cfg;
+        int64_t bytes = (int64_t)c->spec.words * c->spec.word_bytes * mb_stride(c->threads);
+        if (c->threads > 0 && bytes > *array_bytes) *array_bytes = bytes;
         if (c->spec.words > *max_words) *max_words = c->spec.words;
         if (c->spec.word_bytes > *max_word_bytes) *max_word_bytes = c->spec.word_bytes;
         if (c->block_size < *min_block_size) *min_block_size = c->block_size;

@@ -31,6 +31,8 @@ typedef struct {
     int n_misaligned_n;
     int stamps;               /* the backend has a per-warp clock */
     long long max_threads;    /* threads per launch (--threads): the top of the threads sweep */
+    long long threads_top[2]; /* [0] 4-byte, [1] 8-byte words: the threads sweep's top where above
+                               * max_threads (a CPU: the largest lattice; 0 none) */
     long long thread_counts[MB_MAX_LIST]; /* --thread-counts: the threads sweep at these counts only */
     int n_thread_counts;
     int fp64;                 /* the device has doubles: 8-byte payloads */
@@ -119,8 +121,10 @@ void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g
  * floor when run one after another). */
 void mb_plan_group_threads(mb_plan *p);
 void mb_plan_free(mb_plan *p);
-/* Largest N and word size, smallest block size in the plan. */
-void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size);
+/* Largest N and word size, smallest block size in the plan; array_bytes:
+ * the most bytes per buffer of a config with its own thread count. */
+void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *min_block_size,
+                    int64_t *array_bytes);
 /* "N19-L0-M0-w4-b256-k0" (warps.csv config). */
 const char *mb_config_name(const mb_config *c, char *buf, size_t len);
 

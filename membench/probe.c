@@ -21,10 +21,17 @@ static int64_t stamp_warps_bound(int64_t threads, int block_size_min)
     return (threads + 31) / 32 + (threads + block_size_min - 1) / block_size_min;
 }
 
-int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int block_size_min)
+static int64_t array_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes)
 {
-    int64_t arrays = 2 * (int64_t)max_words * mb_stride(threads) * max_word_bytes;
-    return arrays + stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
+    int64_t bytes = (int64_t)max_words * mb_stride(threads) * max_word_bytes;
+    return bytes > min_array_bytes ? bytes : min_array_bytes;
+}
+
+int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes,
+                       int block_size_min)
+{
+    return 2 * array_bytes(threads, max_words, max_word_bytes, min_array_bytes) +
+           stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
 }
 
 static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, char *why, size_t why_len)
@@ -42,7 +49,7 @@ static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, cha
 }
 
 int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, int max_word_bytes,
-                  int block_size_min, char *why, size_t why_len)
+                  int64_t min_array_bytes, int block_size_min, char *why, size_t why_len)
 {
     memset(b, 0, sizeof *b);
     b->d = d;
@@ -50,17 +57,17 @@ int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, in
     b->stride = mb_stride(threads);
     b->max_words = max_words;
     b->max_word_bytes = max_word_bytes;
-    int64_t need = mb_bench_bytes(threads, max_words, max_word_bytes, block_size_min);
+    b->array_bytes = array_bytes(threads, max_words, max_word_bytes, min_array_bytes);
+    int64_t need = mb_bench_bytes(threads, max_words, max_word_bytes, min_array_bytes, block_size_min);
     if (need > d->info.global_mem_bytes) {
         snprintf(why, why_len,
                  "memory too small: %lld threads x %d words of %d B need %.3g GB, the device has %.3g GB",
                  (long long)threads, max_words, max_word_bytes, need / 1e9, d->info.global_mem_bytes / 1e9);
         return 1;
     }
-    int64_t array_bytes = (int64_t)max_words * b->stride * max_word_bytes;
     b->stamp_warps = stamps_supported(d) ? stamp_warps_bound(threads, block_size_min) : 1;
-    if (!(b->in = alloc_or_why(d, array_bytes, "input", why, why_len)) ||
-        !(b->out = alloc_or_why(d, array_bytes, "output", why, why_len)) ||
+    if (!(b->in = alloc_or_why(d, b->array_bytes, "input", why, why_len)) ||
+        !(b->out = alloc_or_why(d, b->array_bytes, "output", why, why_len)) ||
         !(b->stamps = alloc_or_why(d, b->stamp_warps * MB_STAMPS_PER_WARP * 8, "stamps", why, why_len)) ||
         !(b->result = alloc_or_why(d, 2 * MB_MAX_WORDS * sizeof(uint32_t), "result", why, why_len))) {
         mb_bench_close(b);
@@ -274,7 +281,7 @@ void mb_prepare(mb_bench *b, int word_bytes, int words)
      * so that an element a probe does not write is seen */
     int64_t elements = b->in_word_bytes == word_bytes
                            ? (int64_t)words * b->stride
-                           : (int64_t)b->max_words * b->stride * b->max_word_bytes / word_bytes;
+                           : b->array_bytes / word_bytes;
     unsigned bs = support_block(b);
     lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)((elements + bs - 1) / bs), bs);
     lbp_arg args[] = {LBP_BUF(b->in), LBP_BUF(b->out), LBP_I64(elements)};
@@ -369,15 +376,19 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
         snprintf(why, why_len, "internal: buffers sized for %d words of %d B", b->max_words, b->max_word_bytes);
         return 2;
     }
-    if (cfg->threads < 0 || cfg->threads > b->threads) {
-        snprintf(why, why_len, "internal: %lld threads asked, buffers sized for %lld", (long long)cfg->threads,
-                 (long long)b->threads);
+    /* a config's own thread count: a layout of that many cells in the same
+     * buffers (with per-warp stamps no more threads than they were sized for) */
+    if (cfg->threads < 0 ||
+        (cfg->threads > 0 && (int64_t)cfg->spec.words * cfg->spec.word_bytes * mb_stride(cfg->threads) > b->array_bytes) ||
+        (cfg->spec.stamps && cfg->threads > b->threads)) {
+        snprintf(why, why_len, "internal: %lld threads of %d %d-byte words asked, buffers sized for %lld B",
+                 (long long)cfg->threads, cfg->spec.words, cfg->spec.word_bytes, (long long)b->array_bytes);
         return 2;
     }
     const mb_compiled *c = mb_kernel_for(b, &cfg->spec);
     mb_shape sh;
     if (mb_resolve_shape(b, c, cfg, &sh, why, why_len)) return 2;
-    /* a smaller lattice: compact layout in the same buffers, restored after */
+    /* its own lattice: compact layout in the same buffers, restored after */
     int64_t bench_threads = b->threads, bench_stride = b->stride;
     if (cfg->threads > 0) b->threads = cfg->threads, b->stride = mb_stride(cfg->threads);
     int launches = cfg->launches > 1 ? cfg->launches : 1;

@@ -35,6 +35,7 @@ typedef struct {
     int64_t stride;       /* elements per array (mb_stride) */
     int max_words;        /* arrays the buffers hold */
     int max_word_bytes;
+    int64_t array_bytes;  /* bytes of the input buffer, and of the output one */
     lbp_buf *in, *out, *stamps, *result;
     int64_t stamp_warps;  /* warps the stamps buffer holds */
     int in_word_bytes;    /* word size the input currently holds (0: none) */
@@ -49,10 +50,14 @@ typedef struct {
 } mb_bench;
 
 /* Bytes the buffers need for these limits. */
-int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int block_size_min);
-/* Allocate.  Returns 0, or 1 with why (memory too small: the caller exits 2). */
+int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes,
+                       int block_size_min);
+/* Allocate for max_words arrays of max_word_bytes words at `threads`, and
+ * at least min_array_bytes per buffer (configs with more threads of fewer
+ * or smaller words: mb_plan_limits).  Returns 0, or 1 with why (memory too
+ * small: the caller exits 2). */
 int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, int max_word_bytes,
-                  int block_size_min, char *why, size_t why_len);
+                  int64_t min_array_bytes, int block_size_min, char *why, size_t why_len);
 void mb_bench_close(mb_bench *b);
 
 /* The compiled probe for a spec (compiled once; exits 1 on a compile error). */

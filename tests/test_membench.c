@@ -300,7 +300,7 @@ static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
 static void open_bench(mb_bench *b, int words, int word_bytes)
 {
     char why[512];
-    int rc = mb_bench_open(b, &pocl, TEST_THREADS, words, word_bytes, 64, why, sizeof why);
+    int rc = mb_bench_open(b, &pocl, TEST_THREADS, words, word_bytes, 0, 64, why, sizeof why);
     if (rc) fprintf(stderr, "%s\n", why);
     assert_int_equal(rc, 0);
 }
@@ -622,7 +622,8 @@ static void test_plan_sweeps(void **state)
     assert_int_equal(aa_odd, 1);
     assert_true(stamped > 0);
     int max_words = 0, max_wb = 0, min_bs = 1 << 30;
-    mb_plan_limits(&p, &max_words, &max_wb, &min_bs);
+    int64_t array_bytes = 0;
+    mb_plan_limits(&p, &max_words, &max_wb, &min_bs, &array_bytes);
     assert_int_equal(max_words, 27);
     mb_plan_free(&p);
 }
@@ -635,7 +636,10 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
     int variants[5] = {0};
     mb_plan_options o = *base;
     o.quick = quick;
-    o.max_threads = top;
+    if (top) o.max_threads = top; /* 0: base's, and its threads_top */
+    top = o.max_threads;
+    for (int i = 0; i < 2; i++)
+        if (o.threads_top[i] > top) top = o.threads_top[i];
     mb_plan p;
     mb_plan_build(&p, &o);
     int n = 0;
@@ -820,6 +824,39 @@ static void test_plan_threads(void **state)
     mb_plan_build(&p, &o);
     for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, 0);
     mb_plan_free(&p);
+}
+
+/* A CPU's threads sweep: past max_threads, doubling, to each word size's
+ * own top; the buffers sized for its largest config. */
+static void test_plan_threads_top(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .fp64 = 1,
+                         .max_threads = 1LL << 22, .threads_top = {12360000, 6180000}};
+    long long first, last;
+    int n4 = threads_points(&o, 0, 0, 4, &first, &last);
+    assert_int_equal(last, 12360000);
+    int n8 = threads_points(&o, 0, 0, 8, &first, &last);
+    assert_int_equal(last, 6180000);
+    /* 2^22 and 2^23 are points of the 4-byte curve, 2^22 the 8-byte one's last but one */
+    assert_int_equal(n4, n8 + 1);
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    int max_words = 0, max_wb = 0, min_bs = 256, at_2_22 = 0, at_2_23 = 0;
+    for (int i = 0; i < p.n; i++) {
+        at_2_22 += p.items[i].cfg.threads == 1LL << 22;
+        at_2_23 += p.items[i].cfg.threads == 1LL << 23;
+    }
+    assert_int_equal(at_2_22, 10); /* 5 variants x 2 word sizes */
+    assert_int_equal(at_2_23, 5);
+    int64_t array_bytes = 0;
+    mb_plan_limits(&p, &max_words, &max_wb, &min_bs, &array_bytes);
+    assert_int_equal(array_bytes, 19LL * 8 * mb_stride(6180000)); /* just over 19 x 4 x 12360000 */
+    mb_plan_free(&p);
+    /* a top under max_threads changes nothing */
+    o.threads_top[0] = o.threads_top[1] = 1000;
+    assert_int_equal(threads_points(&o, 0, 0, 4, &first, &last), n4 - 2);
+    assert_int_equal(last, 1LL << 22);
 }
 
 /* --thread-counts: the threads sweep at exactly those counts, in the order
@@ -1061,7 +1098,8 @@ static void test_plan_geometry(void **state)
     assert_geometry_items(&p.items[0], &g[0], 4096, 1);
     assert_geometry_items(&p.items[24], &g[1], 2000, 1);
     int max_words = 0, max_wb = 0, min_bs = 256;
-    mb_plan_limits(&p, &max_words, &max_wb, &min_bs);
+    int64_t array_bytes = 0;
+    mb_plan_limits(&p, &max_words, &max_wb, &min_bs, &array_bytes);
     assert_int_equal(max_words, 19);
     assert_int_equal(max_wb, 8);
     assert_int_equal(min_bs, 64);
@@ -1146,11 +1184,35 @@ static void test_threads_probe_on_pocl(void **state)
         free(got);
         b.stride = bench_stride;
     }
-    /* more threads than the buffers hold: refused */
-    mb_config big = {.spec = {.words = 19, .word_bytes = 4}, .block_size = 256, .threads = TEST_THREADS + 1,
-                     .launches = 2};
+    /* more threads than the bench's, in the bytes its buffers hold (19
+     * 8-byte words at 1000 threads: 19 4-byte words at 2000): run and
+     * verified on their own layout; past those bytes, or with per-warp
+     * stamps (sized for the bench's threads), refused */
+    assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(TEST_THREADS));
+    mb_config more = {.spec = {.words = 19, .word_bytes = 4}, .block_size = 256, .threads = 2 * TEST_THREADS,
+                      .launches = 2};
     mb_result res;
+    int rc = mb_run_probe(&b, &more, 1, 1, &res, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+    assert_int_equal(res.threads, 2 * TEST_THREADS);
+    assert_int_equal(b.threads, TEST_THREADS);
+    mb_config big = more;
+    big.threads = 2 * TEST_THREADS + 100;
     assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
+    assert_non_null(strstr(why, "buffers sized for"));
+    big = (mb_config){.spec = {.words = 19, .word_bytes = 8}, .block_size = 256, .threads = TEST_THREADS + 100};
+    assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
+    big = more;
+    big.spec.stamps = 1;
+    assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
+    mb_bench_close(&b);
+    /* a bench opened for more bytes than its own threads' (mb_plan_limits) */
+    char why2[512];
+    assert_int_equal(mb_bench_open(&b, &pocl, TEST_THREADS, 19, 4, 19 * 8 * mb_stride(3000), 64, why2, sizeof why2), 0);
+    assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(3000));
+    more.threads = 6000;
+    assert_int_equal(mb_run_probe(&b, &more, 1, 1, &res, why, sizeof why), 0);
     mb_bench_close(&b);
 }
 
@@ -1512,6 +1574,7 @@ int main(void)
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_thread_counts),
+        cmocka_unit_test(test_plan_threads_top),
         cmocka_unit_test(test_read_geometries),
         cmocka_unit_test(test_plan_geometry),
         cmocka_unit_test(test_threads_probe_on_pocl),
