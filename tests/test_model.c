@@ -208,6 +208,55 @@ static void test_roofline_cpu_write_allocate(void **state)
     model_inputs_free(&in);
 }
 
+/* A row per thread on a CPU: work-groups of block_size rows go to the cores
+ * in turn; a launch lasts as long as the busiest core's rows. */
+static void test_cpu_row_imbalance(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in, DATA "cpu", NULL);
+    in.compute_units = 2;
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp32"), 0);
+    k.cells_per_thread = 0; /* lbmkernels' CPU shape */
+    model_prediction even, p;
+    model_lattice lat = cube(32); /* 1024 rows */
+    lat.block_size = 256;         /* 4 groups: 2 per core */
+    assert_int_equal(model_predict(&in, &k, &lat, &even, err, sizeof err), 0);
+    assert_null(strstr(even.notes, "busiest core"));
+    /* 768 + 256 rows: one core takes 768 of the 1024, not 512 (no launch
+     * interval in this folder: the whole step stretches) */
+    lat.block_size = 768;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups / 1.5);
+    NEAR(p.probe_mlups, even.probe_mlups); /* level 2 is per cell */
+    assert_non_null(strstr(p.notes, "work-groups of 768 rows on 2 cores: the busiest core's share x 1.500"));
+    /* 384 + 384 + 256: the first core takes the first and the last, 640 */
+    lat.block_size = 384;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups / 1.25);
+    /* three cores: a group each, 384 against 1024 / 3 */
+    in.compute_units = 3;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups / (384 / (1024 / 3.0)));
+    /* one group on two cores: one of them idles */
+    in.compute_units = 2;
+    lat.block_size = 1024;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups / 2);
+    /* a cell per thread (vectorised across work-items): no rows, no change */
+    k.cells_per_thread = 1;
+    lat.block_size = 768;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups);
+    /* core count unknown: no change */
+    k.cells_per_thread = 0;
+    in.compute_units = 0;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.full_mlups, even.full_mlups);
+    model_inputs_free(&in);
+}
+
 /* ---- level 2 ------------------------------------------------------------ */
 
 static void test_probe_schemes(void **state)
@@ -1239,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_interp),
         cmocka_unit_test(test_roofline_gpu),
         cmocka_unit_test(test_roofline_cpu_write_allocate),
+        cmocka_unit_test(test_cpu_row_imbalance),
         cmocka_unit_test(test_probe_schemes),
         cmocka_unit_test(test_probe_interpolation_edges),
         cmocka_unit_test(test_probe_occupancy),
