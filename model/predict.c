@@ -641,9 +641,9 @@ static double compute_factor(const model_inputs *in, double ops, int word_bytes,
  * CPU shape): its work-groups of block_size rows go to the cores in turn as
  * they free up, so a launch of few groups lasts as long as the busiest
  * core's rows take.  Returns that share over an even one; 1 elsewhere.
- * Measured with PoCL on 2 cores: FP64 push and pull at 32^3 in groups of
- * 768 rows (768 + 256 of 1,024) ran 96-97 MLUPS, 1.5 x under the probe's
- * 153; split, in groups of 256, 148. */
+ * Measured with PoCL on 2 cores (7684a0bee9e7): FP64 push and pull at 32^3
+ * in groups of 768 rows (768 + 256 of 1,024) ran 96-97 MLUPS, 1.5 x under
+ * the probe's 153; split, in groups of 256, 148. */
 static double cpu_row_imbalance(const model_inputs *in, const model_kernel *k, const model_lattice *lat)
 {
     const double rows = (double)lat->ny * (double)lat->nz, cores = in->compute_units, bs = lat->block_size;
