@@ -21,18 +21,6 @@ static int64_t stamp_warps_bound(int64_t threads, int block_size_min)
     return (threads + 31) / 32 + (threads + block_size_min - 1) / block_size_min;
 }
 
-static int64_t array_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes)
-{
-    int64_t bytes = (int64_t)max_words * mb_stride(threads) * max_word_bytes;
-    return bytes > min_array_bytes ? bytes : min_array_bytes;
-}
-
-int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes,
-                       int block_size_min)
-{
-    return 2 * array_bytes(threads, max_words, max_word_bytes, min_array_bytes) +
-           stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
-}
 
 static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, char *why, size_t why_len)
 {
@@ -57,8 +45,9 @@ int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, in
     b->stride = mb_stride(threads);
     b->max_words = max_words;
     b->max_word_bytes = max_word_bytes;
-    b->array_bytes = array_bytes(threads, max_words, max_word_bytes, min_array_bytes);
-    int64_t need = mb_bench_bytes(threads, max_words, max_word_bytes, min_array_bytes, block_size_min);
+    b->array_bytes = (int64_t)max_words * b->stride * max_word_bytes;
+    if (b->array_bytes < min_array_bytes) b->array_bytes = min_array_bytes;
+    int64_t need = 2 * b->array_bytes + stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
     if (need > d->info.global_mem_bytes) {
         snprintf(why, why_len,
                  "memory too small: %lld threads x %d words of %d B need %.3g GB, the device has %.3g GB",

@@ -49,9 +49,6 @@ typedef struct {
     uint32_t seed_counter;
 } mb_bench;
 
-/* Bytes the buffers need for these limits. */
-int64_t mb_bench_bytes(int64_t threads, int max_words, int max_word_bytes, int64_t min_array_bytes,
-                       int block_size_min);
 /* Allocate for max_words arrays of max_word_bytes words at `threads`, and
  * at least min_array_bytes per buffer (configs with more threads of fewer
  * or smaller words: mb_plan_limits).  Returns 0, or 1 with why (memory too
