@@ -149,10 +149,23 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     r->steps = steps;
     r->reps = reps;
     r->ms = s;
+    r->ms_median_slowest = s.median;
     const double updates = (double)L->cells * steps;
     r->mlups_median = updates / (s.median * 1e-3) / 1e6;
     r->mlups_max = updates / (s.min * 1e-3) / 1e6;
     r->gbs_median = 2.0 * LBM_Q * (k->fp64 ? 8 : 4) * updates / (s.median * 1e-3) / 1e9;
     r->mass_drift = drift;
     return 0;
+}
+
+void lbm_keep_faster(lbm_result *kept, const lbm_result *r)
+{
+    const double slowest = fmax(kept->ms_median_slowest, r->ms_median_slowest);
+    if (r->ms.median < kept->ms.median) *kept = *r;
+    kept->ms_median_slowest = slowest;
+}
+
+double lbm_pass_spread_pct(const lbm_result *r)
+{
+    return r->ms.median > 0 ? 100.0 * (r->ms_median_slowest / r->ms.median - 1) : 0;
 }

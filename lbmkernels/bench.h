@@ -17,6 +17,7 @@ typedef struct {
     int block_size, steps, reps;
     int cells_per_thread; /* of the step kernel */
     lbp_stats ms;
+    double ms_median_slowest; /* the slowest pass's median (lbm_keep_faster) */
     double mlups_median, mlups_max, gbs_median;
     int registers, blocks_per_cu;
     double occupancy;
@@ -28,6 +29,13 @@ typedef struct {
  * tolerance). */
 int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int block_size,
                 const lbm_timing_opts *t, lbm_result *r, char *why, size_t why_len);
+
+/* Of two measurements of one configuration (two passes), keep in `kept` the
+ * one of the lower median, and the slower pass's median in
+ * ms_median_slowest. */
+void lbm_keep_faster(lbm_result *kept, const lbm_result *r);
+/* How much slower the slowest pass ran than the kept one, in percent. */
+double lbm_pass_spread_pct(const lbm_result *r);
 
 /* Does this lattice fit?  0 yes; -1 no, with the one-line reason (size, bytes
  * needed, device memory, and how many cells the A-A scheme would fit). */

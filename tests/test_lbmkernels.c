@@ -14,6 +14,8 @@
 
 #include "cli.h"
 #include "device.h"
+#include "table.h"
+#include "../lbmkernels/bench.h"
 #include "../lbmkernels/lbm.h"
 #include "../lbmkernels/verify.h"
 #include "../model/kernel.h"
@@ -334,7 +336,7 @@ static void test_cli_errors(void **state)
                                       "--schemes push,foo", "--precisions fp16", "--boundary wall",
                                       "--steps 3", "--block-size 0", "extra", "--padding 0",
                                       "--boundary cavity", "--cells-per-thread 3", "--cells-per-thread 0",
-                                      "--cells-per-thread 1,x"};
+                                      "--cells-per-thread 1,x", "--passes 0", "--passes 11"};
     char err[1024];
     int lines;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -359,6 +361,49 @@ static void test_cli_errors(void **state)
                               "--cells-per-thread 2 --plant-error", &lines, err, sizeof err), 1);
 }
 
+/* Two passes keep each configuration's faster one and say how far apart
+ * they were; one pass writes 0. */
+static void test_passes_keep_the_faster(void **state)
+{
+    (void)state;
+    lbm_result kept = {.block_size = 64, .ms = {.min = 9, .median = 10, .max = 11}, .ms_median_slowest = 10},
+               faster = {.block_size = 64, .ms = {.min = 7.5, .median = 8, .max = 9}, .ms_median_slowest = 8},
+               slower = {.block_size = 64, .ms = {.min = 11, .median = 12, .max = 13}, .ms_median_slowest = 12};
+    assert_float_equal(lbm_pass_spread_pct(&kept), 0, 1e-12);
+    lbm_keep_faster(&kept, &faster);
+    assert_float_equal(kept.ms.median, 8, 1e-12);
+    assert_float_equal(kept.ms.min, 7.5, 1e-12);
+    assert_float_equal(lbm_pass_spread_pct(&kept), 25, 1e-9); /* 10 / 8 */
+    lbm_keep_faster(&kept, &slower);
+    assert_float_equal(kept.ms.median, 8, 1e-12);
+    assert_float_equal(lbm_pass_spread_pct(&kept), 50, 1e-9); /* 12 / 8 */
+
+    /* the tool on PoCL: one row per configuration whatever the passes, each
+     * with its spread (>= 0; 0 with one pass) */
+    char err[1024];
+    int lines;
+    for (int passes = 1; passes <= 2; passes++) {
+        char args[256];
+        snprintf(args, sizeof args, "--quick --passes %d --schemes pull --precisions fp32 --block-sizes 64 --sizes 16 "
+                 "--out /tmp/test_lbmk_passes --force", passes);
+        assert_int_equal(run_tool(args, &lines, err, sizeof err), 0);
+        lbp_table t;
+        char why[256];
+        char path[] = "/tmp/test_lbmk_passes/lbm.csv";
+        assert_int_equal(lbp_table_read(&t, path, 1, why, sizeof why), 0);
+        assert_int_equal(t.rows, 2); /* the block sweep's 32^3, then 16^3 */
+        int col = lbp_table_column(&t, "pass_spread_pct");
+        assert_true(col >= 0);
+        for (int r = 0; r < t.rows; r++) {
+            double v;
+            assert_int_equal(lbp_table_number(&t, r, col, &v, why, sizeof why), 0);
+            if (passes == 1) assert_float_equal(v, 0, 1e-12);
+            else assert_true(v >= 0);
+        }
+        lbp_table_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
         cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
+        cmocka_unit_test(test_passes_keep_the_faster),
     };
     return cmocka_run_group_tests(tests, setup_device, teardown_device);
 }
