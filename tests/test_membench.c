@@ -305,17 +305,24 @@ static void open_bench(mb_bench *b, int words, int word_bytes)
     assert_int_equal(rc, 0);
 }
 
-/* One probe launch without timing or verification; returns its seed. */
-static uint32_t launch_once(mb_bench *b, const mb_config *cfg)
+/* One more probe launch with `seed` on what the buffers hold, untimed. */
+static void launch_again(mb_bench *b, const mb_config *cfg, uint32_t seed)
 {
     char why[512];
     const mb_compiled *c = mb_kernel_for(b, &cfg->spec);
     mb_shape sh;
     assert_int_equal(mb_resolve_shape(b, c, cfg, &sh, why, sizeof why), 0);
-    mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
-    uint32_t seed = mb_next_seed(b);
     mb_launch_probe(b, c, cfg, &sh, seed);
     lbp_sync(&pocl);
+}
+
+/* One probe launch on fresh buffers without timing or verification;
+ * returns its seed. */
+static uint32_t launch_once(mb_bench *b, const mb_config *cfg)
+{
+    mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
+    uint32_t seed = mb_next_seed(b);
+    launch_again(b, cfg, seed);
     return seed;
 }
 
@@ -463,14 +470,9 @@ static void test_in_place_probe_on_pocl(void **state)
         mb_config cfg = {.spec = {.words = 19, .word_bytes = wb, .misaligned_reads = 10, .misaligned_writes = 10,
                                   .in_place = 1},
                          .block_size = 128};
-        const mb_compiled *c = mb_kernel_for(&b, &cfg.spec);
-        mb_shape sh;
-        assert_int_equal(mb_resolve_shape(&b, c, &cfg, &sh, why, sizeof why), 0);
-        mb_prepare(&b, wb, 19);
-        uint32_t seed = mb_next_seed(&b);
+        uint32_t seed = launch_once(&b, &cfg);
         for (int launches = 1; launches <= 2; launches++) {
-            mb_launch_probe(&b, c, &cfg, &sh, seed); /* one more */
-            lbp_sync(&pocl);
+            if (launches > 1) launch_again(&b, &cfg, seed);
             for (int k = 0; k < 19; k++) {
                 read_buffer_array(&b, b.in, k, got, wb);
                 for (int64_t j = 0; j < b.stride; j++)
