@@ -97,6 +97,12 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
 {
     int64_t read_shift = array < s->misaligned_reads, write_shift = array < s->misaligned_writes;
     int written = j >= write_shift && j < threads + write_shift;
+    if (s->swapped) { /* the last launch wrote in after an even count, out after an odd one */
+        const int odd = launches % 2;
+        if (j >= threads) return odd ? mb_poison(s->word_bytes) : mb_pattern((uint64_t)(array * stride + j), s->word_bytes);
+        int64_t d = read_shift - write_shift, x = (j + (launches % threads) * d % threads + threads) % threads;
+        return mb_pattern((uint64_t)(array * stride + x), s->word_bytes) ^ (odd ? mb_seed_word(seed, s->word_bytes) : 0);
+    }
     if (s->in_place) /* L = M: word j of array k is read and written by one thread, once per launch */
         return mb_pattern((uint64_t)(array * stride + j), s->word_bytes) ^
                (written && launches % 2 ? mb_seed_word(seed, s->word_bytes) : 0);
@@ -120,6 +126,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
     else if (s->in_place && s->misaligned_reads != s->misaligned_writes)
         snprintf(why, why_len, "an in-place probe reads and writes the same words: L=%d and M=%d differ",
                  s->misaligned_reads, s->misaligned_writes);
+    else if (s->in_place && s->swapped)
+        snprintf(why, why_len, "an in-place probe has one array: it cannot swap two");
     else
         return 0;
     return 1;
@@ -130,6 +138,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     snprintf(buf, len, "N%d-L%d-M%d-w%d", s->words, s->misaligned_reads, s->misaligned_writes, s->word_bytes);
     if (s->payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", s->payload);
     if (s->in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
+    if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     return buf;
 }
 
@@ -162,10 +171,12 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
                 " * word k ^ seed to %s[k*stride + i], the first %d at i+1, after %d\n"
                 " * multiply-adds per word.  Straight-line code, no loop over the words\n"
-                " * (Obrecht Art. B §3). */\n",
+                " * (Obrecht Art. B §3).%s */\n",
                 mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
                 s->in_place ? "in (in place: where it was read; out is not touched)" : "out",
-                s->misaligned_writes, s->payload);
+                s->misaligned_writes, s->payload,
+                s->swapped ? "  Swapped: the host passes in and out the other way\n"
+                             " * round at every other launch; i+1 wraps to 0 at the last thread" : "");
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
@@ -174,6 +185,8 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 "    const i64 i = global_id(0);\n"
                 "    if (i >= threads) return;\n",
                 s->in_place ? "" : "const ", word, word);
+    if (s->swapped && (s->misaligned_reads || s->misaligned_writes))
+        text_put(t, "    const i64 i1 = i + 1 < threads ? i + 1 : 0;\n");
     if (s->stamps)
         text_put(t, "#if LBP_HAS_CLOCK\n"
                     "    u64 t_start;\n"
@@ -181,11 +194,16 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                     "#endif\n");
 }
 
+/* The index of thread i's word: i, or one further (wrapping when swapped) */
+static const char *misaligned_index(const mb_probe_spec *s, int misaligned)
+{
+    return !misaligned ? "i" : s->swapped ? "i1" : "i + 1";
+}
+
 static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
 {
     for (int k = 0; k < s->words; k++)
-        text_printf(t, "    const %s w%d = in[%d * stride + i%s];\n", word, k, k,
-                    k < s->misaligned_reads ? " + 1" : "");
+        text_printf(t, "    const %s w%d = in[%d * stride + %s];\n", word, k, k, misaligned_index(s, k < s->misaligned_reads));
     /* Every store depends on every load (as in a collision), so the compiler
      * can neither drop a load nor start storing before all loads are in. */
     text_printf(t, "    const %s all = w0", word);
@@ -233,8 +251,8 @@ static void probe_writes(text *t, const mb_probe_spec *s)
     for (int k = 0; k < s->words; k++) {
         char extra[64] = "";
         if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
-        text_printf(t, "    %s[%d * stride + i%s] = w%d ^ s%s;\n", s->in_place ? "in" : "out", k,
-                    k < s->misaligned_writes ? " + 1" : "", k, extra);
+        text_printf(t, "    %s[%d * stride + %s] = w%d ^ s%s;\n", s->in_place ? "in" : "out", k,
+                    misaligned_index(s, k < s->misaligned_writes), k, extra);
     }
     if (s->stamps)
         text_printf(t, "#if LBP_HAS_CLOCK\n"
@@ -270,6 +288,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .misaligned_reads = s->misaligned_reads,
             .misaligned_writes = s->misaligned_writes,
             .in_place = s->in_place,
+            .swapped = s->swapped,
             .ops_per_thread = mb_payload_ops(s->words, s->payload),
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes,
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes,
@@ -313,7 +332,7 @@ char *mb_generate_support(int word_bytes)
                 word, word, word);
     text_printf(&t,
                 "KERNEL void " MB_VERIFY_ENTRY "(GLOBAL const %s *RESTRICT out, i64 stride, i64 threads,\n"
-                "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, i32 in_place,\n"
+                "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, i32 mode, i64 launches_mod,\n"
                 "    GLOBAL u32 *RESTRICT result)\n"
                 "{\n"
                 "    const i64 j = global_id(0);\n"
@@ -323,8 +342,15 @@ char *mb_generate_support(int word_bytes)
                 "    const i64 write_shift = k < misaligned_writes ? 1 : 0;\n"
                 "    const int written = j >= write_shift && j < threads + write_shift;\n"
                 "    %s expect = MB_POISON;\n"
-                "    if (in_place) /* L = M: the pattern, the seed in once more per launch */\n"
-                "        expect = (%s)mb_mix((u64)((i64)k * stride + j)) ^ (written && in_place == 2 ? MB_SEED_WORD(seed) : (%s)0);\n"
+                "    if (mode == %d || mode == %d) { /* swapped: the input moved by n (read - write shift) */\n"
+                "        const int odd = mode == %d;\n"
+                "        const i64 d = read_shift - write_shift;\n"
+                "        i64 x = j + (d > 0 ? launches_mod : d < 0 ? threads - launches_mod : 0);\n"
+                "        if (x >= threads) x -= threads;\n"
+                "        if (j >= threads) expect = odd ? MB_POISON : (%s)mb_mix((u64)((i64)k * stride + j));\n"
+                "        else expect = (%s)mb_mix((u64)((i64)k * stride + x)) ^ (odd ? MB_SEED_WORD(seed) : (%s)0);\n"
+                "    } else if (mode) /* in place, L = M: the pattern, the seed in once more per launch */\n"
+                "        expect = (%s)mb_mix((u64)((i64)k * stride + j)) ^ (written && mode == %d ? MB_SEED_WORD(seed) : (%s)0);\n"
                 "    else if (written)\n"
                 "        expect = (%s)mb_mix((u64)((i64)k * stride + j - write_shift + read_shift)) ^ MB_SEED_WORD(seed);\n"
                 "    if (out[(i64)k * stride + j] != expect) {\n"
@@ -332,7 +358,8 @@ char *mb_generate_support(int word_bytes)
                 "        MB_ATOMIC_MIN(&result[2 * k + 1], (u32)j);\n"
                 "    }\n"
                 "}\n",
-                word, word, word, word, word);
+                word, word, MB_VERIFY_SWAPPED_EVEN, MB_VERIFY_SWAPPED_ODD, MB_VERIFY_SWAPPED_ODD, word, word, word,
+                word, MB_VERIFY_IN_PLACE_ODD, word, word);
     text_printf(&t,
                 "KERNEL void " MB_RESIDENCY_ENTRY "(GLOBAL u32 *RESTRICT counts, i64 hold_ns DYN_SHARED_PARAM)\n"
                 "{\n"

@@ -16,7 +16,12 @@
  *   writes it ^ seed to out[k*stride + i (+1 for k < misaligned_writes)];
  * in place (L = M): writes it ^ seed back where it read it, in[...], and
  * leaves out alone: the traffic of a kernel that keeps one lattice (A-A),
- * whose stores go to the lines its loads have just brought in. */
+ * whose stores go to the lines its loads have just brought in;
+ * swapped: launches alternate the two arrays (odd launches read out and
+ * write in), as a time loop swaps its two lattices: each launch reads what
+ * the one before wrote, where the L2 may still hold it dirty.  Its
+ * misaligned index wraps, i + 1 at i = threads - 1 being 0, so that a run
+ * of launches keeps every word of the arrays (a periodic lattice). */
 typedef struct {
     int words;             /* N */
     int word_bytes;        /* 4 or 8 (u32 / u64 moved as bits) */
@@ -24,6 +29,7 @@ typedef struct {
     int misaligned_writes; /* M: arrays 0..M-1 written at index+1 */
     int payload;           /* P: arithmetic between the loads and the stores, 0 none */
     int in_place;          /* 1: stores go back to the words read (needs L = M) */
+    int swapped;           /* 1: launches alternate in and out (not in place) */
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
 } mb_probe_spec;
 
@@ -49,6 +55,7 @@ int mb_payload_ops(int words, int payload);
 typedef struct {
     int words, word_bytes, misaligned_reads, misaligned_writes;
     int in_place;                     /* 1: the N written words are the N read */
+    int swapped;                      /* 1: each launch reads what the one before wrote */
     int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
     int64_t bytes_read_per_thread;    /* N * word_bytes */
     int64_t bytes_written_per_thread; /* N * word_bytes */
@@ -74,15 +81,21 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec);
  *     in[x] = mb_pattern(x), out[x] = poison
  *   verify(GLOBAL const WORD *out, i64 stride, i64 threads,
  *          i32 misaligned_reads, i32 misaligned_writes, u32 seed,
- *          i32 in_place, GLOBAL u32 *result): grid (stride, words); per
- *     array k, result[2k] = elements wrong, result[2k+1] = first wrong
- *     index.  in_place 0: out is a probe's output; 1 or 2: out is the input
- *     of an in-place probe after an even (1) or odd (2) count of launches
- *     (each one xors the seed in again).
+ *          i32 mode, i64 launches_mod, GLOBAL u32 *result): grid (stride,
+ *     words); per array k, result[2k] = elements wrong, result[2k+1] =
+ *     first wrong index.  mode (MB_VERIFY_*): out is a probe's output; or
+ *     the input of an in-place probe after an even or odd count of
+ *     launches (each one xors the seed in again); or the array a swapped
+ *     probe wrote last after an even count (the input) or an odd one (the
+ *     output): word j < threads holds the input's word (j + n d) mod
+ *     threads, d = read shift - write shift of its array, n the launches
+ *     (launches_mod = n mod threads), xored with the seed n times.
  *   residency(GLOBAL u32 *counts, i64 hold_ns): each block counts itself
  *     in counts[SM] while its first thread holds it hold_ns, and
  *     counts[MB_RESIDENCY_SMS + SM] keeps the most counted at once (blocks
  *     resident together; the launch's dynamic shared memory decides). */
+enum { MB_VERIFY_OUTPUT = 0, MB_VERIFY_IN_PLACE_EVEN, MB_VERIFY_IN_PLACE_ODD, MB_VERIFY_SWAPPED_EVEN,
+       MB_VERIFY_SWAPPED_ODD };
 #define MB_FILL_ENTRY "membench_fill"
 #define MB_VERIFY_ENTRY "membench_verify"
 #define MB_RESIDENCY_ENTRY "membench_residency"
@@ -98,7 +111,7 @@ uint64_t mb_pattern(uint64_t element, int word_bytes); /* input word at element 
 uint64_t mb_seed_word(uint32_t seed, int word_bytes);  /* what a probe xors in */
 uint64_t mb_poison(int word_bytes);                    /* unwritten output */
 /* Expected out[k*stride + j] after `launches` (>= 1) launches of a probe of
- * spec s over `threads` (in place: in[k*stride + j]). */
+ * spec s over `threads` (in place, or swapped after an even count: in[k*stride + j]). */
 uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int64_t launches,
                      int array, int64_t j);
 
@@ -107,7 +120,7 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
 int64_t mb_stride(int64_t threads);
 
 /* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,
- * "N19-L10-M10-w4-ip" in place). */
+ * "N19-L10-M10-w4-ip" in place, "N19-L10-M0-w4-sw" swapped). */
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
 
 #endif

@@ -296,13 +296,13 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
-                res->record.in_place);
+                res->record.in_place, res->record.swapped);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -485,18 +485,27 @@ static void print_cost(const char *what, double ns, double aligned_ns)
 static int p_blocks(const run *r) { return r->o->plan.blocks_per_cu; }
 
 /* The row of `sweep` at a's launch (block size, blocks per SM, thread
- * count) with w-byte words, L = l, M = m and the payload (NULL: none). */
-static const mb_result *variant_row(const run *r, const char *sweep, const mb_config *a, int w, int l, int m,
-                                    int payload)
+ * count) with w-byte words, L = l, M = m, the payload, in place or swapped
+ * (NULL: none). */
+static const mb_result *layout_row(const run *r, const char *sweep, const mb_config *a, int w, int l, int m,
+                                   int payload, int in_place, int swapped)
 {
     for (int j = 0; j < r->plan.n; j++) {
         const mb_config *c = &r->plan.items[j].cfg;
         if (!strcmp(r->plan.items[j].sweep, sweep) && c->spec.word_bytes == w && c->threads == a->threads &&
             c->spec.misaligned_reads == l && c->spec.misaligned_writes == m && c->spec.payload == payload &&
+            !c->spec.in_place == !in_place && !c->spec.swapped == !swapped &&
             c->block_size == a->block_size && c->blocks_per_cu_requested == a->blocks_per_cu_requested)
             return &r->results[j];
     }
     return NULL;
+}
+
+/* The same, neither in place nor swapped */
+static const mb_result *variant_row(const run *r, const char *sweep, const mb_config *a, int w, int l, int m,
+                                    int payload)
+{
+    return layout_row(r, sweep, a, w, l, m, payload, 0, 0);
 }
 
 /* The threads sweep as a table: per-launch time of 4- and 8-byte words,
@@ -585,19 +594,22 @@ static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
     lbp_write_meta(dir, "membench-geometry", &r->d->info, argc, argv, kv, 1, r->o->common.force);
     printf("membench geometry sweep on %s (%s), the launches of %s; results in %s/membench-geometry.csv\n"
            "  N=19, runs of %d+ launches back to back; us per launch, aligned, then x aligned with L=10, M=10,\n"
-           "  L=M=10, and the payload P=%d (aligned)\n"
-           "  %6s %4s %3s %10s %9s %7s %7s %7s %7s\n",
+           "  L=M=10, the payload P=%d, the arrays swapped at every launch, and in place (all aligned)\n"
+           "  %6s %4s %3s %10s %9s %7s %7s %7s %7s %7s %7s\n",
            r->d->info.name, r->d->info.backend, r->o->geometry_from, dir, MB_THREADS_LAUNCHES,
-           MB_PAYLOAD_COLLISION, "block", "k", "B", "threads", "us", "L10", "M10", "L=M=10", "P");
+           MB_PAYLOAD_COLLISION, "block", "k", "B", "threads", "us", "L10", "M10", "L=M=10", "P", "swap", "inplace");
     for (int i = 0; i < r->plan.n; i++) {
         const mb_config *a = &r->plan.items[i].cfg;
-        if (a->spec.misaligned_reads || a->spec.misaligned_writes || a->spec.payload) continue;
+        if (a->spec.misaligned_reads || a->spec.misaligned_writes || a->spec.payload || a->spec.in_place ||
+            a->spec.swapped)
+            continue;
         printf("  %6d %4d %3d %10lld %9.2f", a->block_size, a->blocks_per_cu_requested, a->spec.word_bytes,
                (long long)a->threads, r->results[i].ms.median * 1e3);
-        static const int variant[4][3] = {{10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, MB_PAYLOAD_COLLISION}};
-        for (int v = 0; v < 4; v++) {
-            const mb_result *x =
-                variant_row(r, "geometry", a, a->spec.word_bytes, variant[v][0], variant[v][1], variant[v][2]);
+        static const int variant[6][5] = {{10, 0, 0, 0, 0}, {0, 10, 0, 0, 0}, {10, 10, 0, 0, 0},
+                                          {0, 0, MB_PAYLOAD_COLLISION, 0, 0}, {0, 0, 0, 0, 1}, {0, 0, 0, 1, 0}};
+        for (int v = 0; v < 6; v++) {
+            const mb_result *x = layout_row(r, "geometry", a, a->spec.word_bytes, variant[v][0], variant[v][1],
+                                            variant[v][2], variant[v][3], variant[v][4]);
             if (x) printf(" %7.2f", x->ms.median / r->results[i].ms.median);
             else printf(" %7s", "-");
         }
@@ -673,7 +685,7 @@ int main(int argc, char **argv)
         r.csv = lbp_csv_open(dir, geometry ? "membench-geometry.csv" : "membench.csv",
                              "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                              "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place",
+                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped",
                              &d.info, o.common.force);
         if (p->stamps && !geometry)
             r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

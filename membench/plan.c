@@ -17,6 +17,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
              c->spec.misaligned_writes, c->spec.word_bytes, c->block_size, c->blocks_per_cu_requested);
     if (c->spec.payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", c->spec.payload);
     if (c->spec.in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
+    if (c->spec.swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     return buf;
 }
 
@@ -25,7 +26,8 @@ static int same_config(const mb_config *a, const mb_config *b)
     return a->spec.words == b->spec.words && a->spec.word_bytes == b->spec.word_bytes && a->threads == b->threads &&
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
-           a->spec.in_place == b->spec.in_place && a->block_size == b->block_size &&
+           a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
+           a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
 
@@ -284,9 +286,10 @@ static int add_geometry_threads(mb_geometry *g, long long t)
         if (g->threads[i] == t) return i;
     if (g->n_threads == MB_MAX_LIST) return -1;
     int i = g->n_threads++;
-    for (; i > 0 && g->threads[i - 1] > t; i--) g->threads[i] = g->threads[i - 1], g->in_place[i] = g->in_place[i - 1];
+    for (; i > 0 && g->threads[i - 1] > t; i--)
+        g->threads[i] = g->threads[i - 1], g->in_place[i] = g->in_place[i - 1], g->swapped[i] = g->swapped[i - 1];
     g->threads[i] = t;
-    g->in_place[i] = 0;
+    g->in_place[i] = g->swapped[i] = 0;
     return i;
 }
 
@@ -344,6 +347,8 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
             rc = -1;
         } else if (lattices < 2) {
             out[g].in_place[j] = 1;
+        } else {
+            out[g].swapped[j] = 1;
         }
     }
     lbp_table_free(&t);
@@ -357,14 +362,17 @@ void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g
             for (int payload = 0; payload <= 1; payload++) {
                 if (payload && g[i].word_bytes == 8 && !o->fp64) continue;
                 /* L, M = 0/0, 10/0, 0/10, 10/10; then, where a kernel keeps
-                 * one lattice, in place at 0/0 and 10/10 (the A-A steps) */
-                for (int x = 0; x < (g[i].in_place[j] ? 6 : 4); x++) {
-                    int lm = x < 4 ? x : x == 4 ? 0 : 3;
+                 * two lattices, the four swapped; where one keeps one, in
+                 * place at 0/0 and 10/10 (the A-A steps) */
+                for (int x = 0; x < 10; x++) {
+                    if ((x >= 4 && x < 8 && !g[i].swapped[j]) || (x >= 8 && !g[i].in_place[j])) continue;
+                    int lm = x < 8 ? x % 4 : x == 8 ? 0 : 3;
                     add(p, o, "geometry", D3Q19_WORDS, g[i].word_bytes, lm & 1 ? AA_ODD_MISALIGNED : 0,
                         lm & 2 ? AA_ODD_MISALIGNED : 0, g[i].block_size, g[i].blocks_per_cu, 0);
                     mb_config *c = &p->items[p->n - 1].cfg;
                     c->spec.payload = payload ? MB_PAYLOAD_COLLISION : 0;
-                    c->spec.in_place = x >= 4;
+                    c->spec.swapped = x >= 4 && x < 8;
+                    c->spec.in_place = x >= 8;
                     c->threads = g[i].threads[j];
                     c->launches = MB_THREADS_LAUNCHES;
                 }

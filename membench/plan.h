@@ -83,11 +83,12 @@ void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec
 /* One launch geometry of the LBM kernels (lbm.csv): block size, blocks per
  * SM, access width (word bytes x cells per thread) and
  * the thread counts of its lattices, each marked where a kernel of one
- * lattice (A-A) runs it. */
+ * lattice (A-A) runs it and where one of two (push, pull, split) does. */
 typedef struct {
     int block_size, blocks_per_cu, word_bytes; /* blocks_per_cu >= 1, forced */
     long long threads[MB_MAX_LIST];             /* ascending */
     unsigned char in_place[MB_MAX_LIST];        /* 1: probe in place there too */
+    unsigned char swapped[MB_MAX_LIST];         /* 1: probe swapped there too */
     int n_threads;
 } mb_geometry;
 #define MB_MAX_GEOMETRIES 64
@@ -99,7 +100,7 @@ typedef struct {
  * shapes the time; l2_bytes 0: 2^21 cells at most): distinct block size,
  * blocks per SM and access width, with the thread counts cells /
  * cells_per_thread, marked in_place where a kernel that keeps one lattice
- * runs them.  Access widths other than 4 and 8
+ * runs them, swapped where one that keeps two does.  Access widths other than 4 and 8
  * bytes are left out (a warning).  Returns the count, or -1 with a message
  * naming the file and line. */
 int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
@@ -109,10 +110,12 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
  * sweep, with L and M each 0 or 10, without and with the collision payload
  * (with 8-byte words only where the device has FP64): the kernels' own
  * launches (wave count, blocks per SM) with their misalignment and
- * arithmetic; at a thread count marked in_place also the in-place probe at
- * L = M = 0 and 10 (an A-A kernel's two steps: one lattice's working set,
- * stores into the lines just read).  All variants at one thread count run
- * one after another. */
+ * arithmetic; at a thread count marked swapped the same four L, M again
+ * with the arrays swapped at every launch (a time loop's two lattices:
+ * each launch reads what the last one wrote); at one marked in_place the
+ * in-place probe at L = M = 0 and 10 (an A-A kernel's two steps: one
+ * lattice's working set, stores into the lines just read).  All variants
+ * at one thread count run one after another. */
 void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g, int n);
 /* Move the threads sweep's items to the end of the plan, by thread count
  * (stable): every curve's point at one thread count runs right after the

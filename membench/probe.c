@@ -87,7 +87,7 @@ static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
 {
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
            a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
-           !a->stamps == !b->stamps;
+           !a->swapped == !b->swapped && !a->stamps == !b->stamps;
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
@@ -277,6 +277,7 @@ void mb_prepare(mb_bench *b, int word_bytes, int words)
     lbp_launch(b->d, support_kernel(b, word_bytes, 0), &cfg, 3, args);
     lbp_sync(b->d);
     b->in_word_bytes = word_bytes;
+    b->launched = 0;
 }
 
 uint32_t mb_next_seed(mb_bench *b)
@@ -292,7 +293,10 @@ void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, co
     unsigned bs = (unsigned)cfg->block_size;
     lbp_launch_cfg lc = lbp_cfg_1d((unsigned)((b->threads + bs - 1) / bs), bs);
     lc.shared_bytes = sh->shared_bytes;
-    lbp_arg args[MB_PROBE_NARGS] = {LBP_BUF(b->in),     LBP_BUF(b->out),       LBP_I64(b->stride),
+    /* swapped: every other launch reads out and writes in */
+    const int flip = c->spec.swapped && b->launched % 2;
+    b->launched++;
+    lbp_arg args[MB_PROBE_NARGS] = {LBP_BUF(flip ? b->out : b->in), LBP_BUF(flip ? b->in : b->out), LBP_I64(b->stride),
                                     LBP_I64(b->threads), LBP_I32((int32_t)seed), LBP_I32(0),
                                     LBP_BUF(b->stamps)};
     lbp_launch(b->d, c->kernel, &lc, MB_PROBE_NARGS, args);
@@ -306,14 +310,19 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launch
     unsigned bs = support_block(b);
     lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)((b->stride + bs - 1) / bs), bs);
     cfg.grid[1] = (unsigned)s->words;
-    /* in place: the input, after an even (1) or odd (2) count of launches */
-    lbp_buf *data = s->in_place ? b->in : b->out;
-    int32_t in_place = s->in_place ? 1 + (int32_t)(launches % 2) : 0;
+    /* in place: the input; swapped: the array written last (the input
+     * after an even count of launches) */
+    const int odd = launches % 2;
+    lbp_buf *data = s->in_place || (s->swapped && !odd) ? b->in : b->out;
+    int32_t mode = s->in_place  ? (odd ? MB_VERIFY_IN_PLACE_ODD : MB_VERIFY_IN_PLACE_EVEN)
+                   : s->swapped ? (odd ? MB_VERIFY_SWAPPED_ODD : MB_VERIFY_SWAPPED_EVEN)
+                                : MB_VERIFY_OUTPUT;
     lbp_arg args[] = {LBP_BUF(data),       LBP_I64(b->stride),
                       LBP_I64(b->threads), LBP_I32(s->misaligned_reads),
                       LBP_I32(s->misaligned_writes), LBP_I32((int32_t)seed),
-                      LBP_I32(in_place),   LBP_BUF(b->result)};
-    lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 8, args);
+                      LBP_I32(mode),       LBP_I64(launches % b->threads),
+                      LBP_BUF(b->result)};
+    lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 9, args);
     lbp_sync(b->d);
     lbp_read(b->d, b->result, result, sizeof(uint32_t) * 2 * (size_t)s->words);
     for (int k = 0; k < s->words; k++) {
@@ -325,7 +334,7 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launch
         char name[64];
         snprintf(why, why_len,
                  "probe %s: %s array %d element %lld: expected 0x%llx, got 0x%llx (%u wrong elements in this array)",
-                 mb_spec_name(s, name, sizeof name), s->in_place ? "in-place" : "output", k, (long long)j,
+                 mb_spec_name(s, name, sizeof name), data == b->in ? "input" : "output", k, (long long)j,
                  (unsigned long long)mb_expected(s, b->stride, b->threads, seed, launches, k, j),
                  (unsigned long long)got,
                  result[2 * k]);
@@ -349,7 +358,9 @@ typedef struct {
 /* One timed run: `launches` launches back to back (the regime of an LBM time
  * loop); every launch rewrites the same output with the same seed, so the
  * output after the runs is verified as for one launch (in place: as for an
- * even or odd count of launches, each xoring the seed in again). */
+ * even or odd count of launches, each xoring the seed in again; swapped:
+ * each launch moving the words on by the read shift less the write shift,
+ * mb_expected). */
 static void run_once(void *p)
 {
     run_ctx *r = p;

@@ -47,6 +47,7 @@ typedef struct {
     mb_compiled *cache;
     int n_cache, cap_cache;
     uint32_t seed_counter;
+    int64_t launched;     /* probe launches since mb_prepare (a swapped probe alternates) */
 } mb_bench;
 
 /* Allocate for max_words arrays of max_word_bytes words at `threads`, and
@@ -102,8 +103,9 @@ void mb_prepare(mb_bench *b, int word_bytes, int words);          /* input patte
 uint32_t mb_next_seed(mb_bench *b);
 void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, const mb_shape *sh,
                      uint32_t seed);
-/* Check every element of every output array (in place: input array)
- * against mb_expected after `launches` launches since mb_prepare.  0 ok;
+/* Check every element of every output array (in place, or swapped after an
+ * even count: input array) against mb_expected after `launches` launches
+ * since mb_prepare.  0 ok;
  * 1 with "array k element j: expected X, got Y (n wrong in this array)". */
 int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launches, char *why, size_t why_len);
 

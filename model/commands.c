@@ -283,10 +283,14 @@ int model_cmd_predict(int argc, char **argv)
     printf("\n");
     if (pr.full_path == MODEL_FULL_GEOMETRY) {
         printf("%-12s %12.1f  geometry path: N=19 probe back to back at the kernel's launch (%d-byte accesses, "
-               "block %d, %s) at %.0f threads: aligned %.3f us (-1: not measured there); with the kernel's L, M%s and payload %.2f us",
+               "block %d, %s) at %.0f threads: aligned %.3f us (-1: not measured there); with the kernel's L, M%s and "
+               "payload %.2f us",
                "3 full", pr.full_mlups, pr.b2b_word_bytes, lat.block_size,
                lat.blocks_per_cu > 0 ? "forced blocks per SM" : "as many blocks as fit", pr.b2b_threads, pr.b2b_us,
-               k.lattices < 2 ? ", in place (one lattice)," : "", pr.memory_us[0]);
+               pr.geometry_layout == PROBE_LAYOUT_IN_PLACE  ? ", in place (one lattice),"
+               : pr.geometry_layout == PROBE_LAYOUT_SWAPPED ? ", arrays swapped at every launch (two lattices),"
+                                                            : "",
+               pr.memory_us[0]);
         for (int p = 1; p < k.phases; p++) printf(" / %.2f us", pr.memory_us[p]);
         printf(" per step%s\n", k.phases > 1 ? " (phases averaged)" : "");
         printf("%-12s %12.1f  (threads-sweep path, not used)\n", "", pr.threads_sweep_mlups);

@@ -253,6 +253,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         NUM(&t, r, "threads", p->threads);
         if (lbp_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
         if (lbp_table_column(&t, "in_place") >= 0) NUM(&t, r, "in_place", p->in_place);
+        if (lbp_table_column(&t, "swapped") >= 0) NUM(&t, r, "swapped", p->swapped);
         NUM(&t, r, "ms_median", ms);
         if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
             fail(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
@@ -263,8 +264,12 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
                  t.line[r]);
             goto bad;
         }
-        /* the model reads in-place probes at the kernels' own launches only */
-        if (p->in_place && p->sweep != PROBE_GEOMETRY) continue;
+        if ((p->swapped != 0 && p->swapped != 1) || (p->swapped && p->in_place)) {
+            fail(err, err_len, "%s:%d: expected swapped 0, or 1 with in_place 0", t.path, t.line[r]);
+            goto bad;
+        }
+        /* the model reads in-place and swapped probes at the kernels' own launches only */
+        if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY) continue;
         if (geometry != (p->sweep == PROBE_GEOMETRY)) {
             fail(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
             goto bad;

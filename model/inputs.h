@@ -24,6 +24,11 @@ typedef enum {
     PROBE_OTHER
 } model_probe_sweep;
 
+/* Where a probe's launches store: into the other arrays, the same ones at
+ * every launch; back where they read (in place); into the other arrays,
+ * swapped at every launch (a time loop's two lattices) */
+enum { PROBE_LAYOUT_SAME, PROBE_LAYOUT_IN_PLACE, PROBE_LAYOUT_SWAPPED };
+
 typedef struct {
     model_probe_sweep sweep;
     int words;              /* N */
@@ -37,6 +42,7 @@ typedef struct {
     double threads;
     int ops;                /* payload arithmetic per thread (column ops; 0 none or absent) */
     int in_place;           /* 1: stores back where it read (geometry sweep only; 0 absent) */
+    int swapped;            /* 1: launches alternate the arrays (geometry sweep only; 0 absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

@@ -823,21 +823,23 @@ static double launch_us_for(const model_inputs *in, const curve *c, double threa
     return t;
 }
 
-/* One variant (L, M, with or without payload, in place or not) of a
+/* One variant (L, M, with or without payload; same arrays at every
+ * launch, in place or swapped: PROBE_LAYOUT_*) of a
  * back-to-back sweep (threads or geometry) at one launch (access width w,
  * block size, blocks per SM k; 0: as many as fit), log(per-launch µs) over
  * log(threads) -- the threads sweep's at the busiest SM's load
  * (busiest_sm_threads) -- empty when not measured.  *ops: the payload's
  * operations per thread. */
 static curve launch_curve(const model_inputs *in, model_probe_sweep s, int w, int block, int k, int L, int M,
-                          int payload, int in_place, int *ops)
+                          int payload, int layout, int *ops)
 {
     curve c = {malloc(sizeof *c.p * (in->n_probes + 1)), 0};
     for (int i = 0; i < in->n_probes; i++) {
         const model_probe_row *p = &in->probes[i];
         if (p->sweep == s && p->word_bytes == w && p->block_size == block && p->blocks_requested == k &&
             p->misaligned_reads == L && p->misaligned_writes == M && (p->ops > 0) == payload && p->words == D3Q19_Q &&
-            p->in_place == in_place && p->launch_us > 0) {
+            p->in_place == (layout == PROBE_LAYOUT_IN_PLACE) && p->swapped == (layout == PROBE_LAYOUT_SWAPPED) &&
+            p->launch_us > 0) {
             double t = s == PROBE_THREADS ? busiest_sm_threads(in, p->threads, p->block_size) : p->threads;
             c.p[c.n++] = (model_point){log(t), log(p->launch_us)};
             if (ops) *ops = p->ops;
@@ -851,7 +853,7 @@ static curve launch_curve(const model_inputs *in, model_probe_sweep s, int w, in
  * fit, block size `block`); empty with fewer than two points. */
 static curve variant_threads_curve(const model_inputs *in, int w, int block, int L, int M, int payload, int *ops)
 {
-    curve c = launch_curve(in, PROBE_THREADS, w, block, 0, L, M, payload, 0, ops);
+    curve c = launch_curve(in, PROBE_THREADS, w, block, 0, L, M, payload, PROBE_LAYOUT_SAME, ops);
     if (c.n < 2) c.n = 0;
     return c;
 }
@@ -1119,6 +1121,11 @@ static double geometry_us(const curve *c, double threads)
  * measured, not modelled.  A kernel keeping one lattice (A-A): the in-place
  * probe (its phases have L = M), whose working set is that lattice's and
  * whose stores go to the lines its loads brought in, as the kernel's do.
+ * Two lattices: the swapped probe where membench measured it at this
+ * launch, which like a time loop reads at each launch what the one before
+ * wrote (at the L2's edge the lines it reads may still be there, dirty);
+ * else (older data) the probe that reads and writes the same arrays at
+ * every launch.
  * Returns 1 when it answered, 0 when it does not apply (N != 19, other L
  * or M, not measured there). */
 static int geometry_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
@@ -1126,6 +1133,13 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
 {
     const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
     const int blocks = (int)lat->blocks_per_cu, in_place = k->lattices < 2;
+    int layout = in_place ? PROBE_LAYOUT_IN_PLACE : PROBE_LAYOUT_SAME;
+    for (int i = 0; i < in->n_probes && layout == PROBE_LAYOUT_SAME; i++) {
+        const model_probe_row *p = &in->probes[i];
+        if (p->sweep == PROBE_GEOMETRY && p->swapped && p->word_bytes == w && p->block_size == lat->block_size &&
+            p->blocks_requested == blocks)
+            layout = PROBE_LAYOUT_SWAPPED;
+    }
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || blocks < 1) return 0;
     const double threads = lat->cells / v;
     double phase_us[MODEL_MAX_PHASES], aligned_us;
@@ -1133,8 +1147,8 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
         if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return 0; /* what the sweep measured */
         if (in_place && L != M) return 0;
-        curve plain = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 0, in_place, NULL);
-        curve pay = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 1, in_place, &ops);
+        curve plain = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 0, layout, NULL);
+        curve pay = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, L, M, 1, layout, &ops);
         double t = geometry_us(&plain, threads), tp = geometry_us(&pay, threads);
         free(plain.p);
         free(pay.p);
@@ -1146,10 +1160,11 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         }
         phase_us[p] = t + excess;
     }
-    curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, 0, NULL);
+    curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, layout, NULL);
     aligned_us = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
     free(aligned.p);
     out->full_path = MODEL_FULL_GEOMETRY;
+    out->geometry_layout = layout;
     out->b2b_threads = threads;
     out->b2b_word_bytes = w;
     out->b2b_us = aligned_us;

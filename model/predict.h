@@ -119,10 +119,12 @@ typedef struct {
     int launch_bound;             /* some phase shorter than the launch interval */
     int full_complete;            /* 0 when launch.csv or the size sweep is missing */
     int full_path;                /* MODEL_FULL_GEOMETRY, _THREADS_SWEEP or _SIZE_SWEEP */
+    int geometry_layout;          /* geometry path: the probes read (PROBE_LAYOUT_*) */
     /* level 3, threads-sweep path */
     double b2b_threads;           /* thread count looked up (stored cells) */
     double b2b_us;                /* per-launch µs of the N=19 probe there (scaled
-                                     by bytes when from the other word size) */
+                                     by bytes when from the other word size;
+                                     geometry path: aligned, in the layout read) */
     int b2b_word_bytes;           /* word size of the sweep read */
     int b2b_points;               /* points of that sweep */
     int b2b_curves;               /* occupancy curves of that sweep */

@@ -115,14 +115,15 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     char *src = mb_generate_probe(&s, NULL), why[256];
     assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
     free(src);
-    /* in place, with and without the payload */
-    for (int w = 4; w <= 8; w += 4) {
-        s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_reads = 10, .misaligned_writes = 10,
-                            .payload = w == 8 ? 7 : 0, .in_place = 1};
-        src = mb_generate_probe(&s, NULL);
-        assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
-        free(src);
-    }
+    /* in place, and swapped, with and without the payload */
+    for (int w = 4; w <= 8; w += 4)
+        for (int sw = 0; sw <= 1; sw++) {
+            s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_reads = 10, .misaligned_writes = sw ? 0 : 10,
+                                .payload = w == 8 ? 7 : 0, .in_place = !sw, .swapped = sw};
+            src = mb_generate_probe(&s, NULL);
+            assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
+            free(src);
+        }
     /* payloads, float and double, with and without stamps */
     for (int w = 4; w <= 8; w += 4)
         for (int p = 1; p <= MB_MAX_PAYLOAD; p *= 4) {
@@ -202,6 +203,58 @@ static void test_generator_in_place(void **state)
     s.in_place = 0;
     free(mb_generate_probe(&s, &r));
     assert_int_equal(r.in_place, 0);
+}
+
+/* Swapped: a misaligned index wraps at the last thread; the host mirror
+ * moves each array's words on by its read shift less its write shift per
+ * launch, xors the seed in once per launch, and leaves the padding as the
+ * array written last had it. */
+static void test_generator_swapped(void **state)
+{
+    (void)state;
+    mb_probe_spec s = {.words = 3, .word_bytes = 4, .misaligned_reads = 1, .misaligned_writes = 2, .swapped = 1};
+    mb_probe_record r;
+    char *src = mb_generate_probe(&s, &r);
+    assert_non_null(src);
+    assert_non_null(strstr(src, "const i64 i1 = i + 1 < threads ? i + 1 : 0;"));
+    assert_non_null(strstr(src, "const u32 w0 = in[0 * stride + i1];"));
+    assert_non_null(strstr(src, "const u32 w1 = in[1 * stride + i];"));
+    assert_non_null(strstr(src, "out[1 * stride + i1] = w1 ^ s;"));
+    assert_non_null(strstr(src, "out[2 * stride + i] = w2 ^ s;"));
+    assert_null(strstr(src, "i + 1]"));
+    free(src);
+    assert_int_equal(r.swapped, 1);
+    assert_int_equal(r.in_place, 0);
+    char name[64], why[128];
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N3-L1-M2-w4-sw");
+    /* aligned: no wrapped index */
+    mb_probe_spec aligned = {.words = 2, .word_bytes = 8, .swapped = 1};
+    src = mb_generate_probe(&aligned, NULL);
+    assert_null(strstr(src, "i1"));
+    free(src);
+    mb_probe_spec both = {.words = 2, .word_bytes = 8, .in_place = 1, .swapped = 1};
+    assert_int_equal(mb_spec_check(&both, why, sizeof why), 1);
+    assert_non_null(strstr(why, "cannot swap"));
+    const int64_t t = 100, stride = mb_stride(t);
+    uint64_t sw = mb_seed_word(9, 4);
+#define P(x) mb_pattern((uint64_t)(x), 4)
+    /* array 0 read and written at i+1, array 2 aligned: the words stay put */
+    assert_true(mb_expected(&s, stride, t, 9, 1, 0, 7) == (P(7) ^ sw));
+    assert_true(mb_expected(&s, stride, t, 9, 2, 2, 7) == P(2 * stride + 7));
+    /* array 1 written at i+1: out[j] = in[j - 1], wrapping */
+    assert_true(mb_expected(&s, stride, t, 9, 1, 1, 5) == (P(stride + 4) ^ sw));
+    assert_true(mb_expected(&s, stride, t, 9, 1, 1, 0) == (P(stride + 99) ^ sw));
+    assert_true(mb_expected(&s, stride, t, 9, 2, 1, 5) == P(stride + 3));
+    assert_true(mb_expected(&s, stride, t, 9, 2, 1, 1) == P(stride + 99));
+    assert_true(mb_expected(&s, stride, t, 9, 205, 1, 5) == (P(stride + 0) ^ sw));
+    /* read at i+1: out[j] = in[j + 1], wrapping */
+    mb_probe_spec reads = {.words = 1, .word_bytes = 4, .misaligned_reads = 1, .swapped = 1};
+    assert_true(mb_expected(&reads, stride, t, 9, 1, 0, 99) == (P(0) ^ sw));
+    assert_true(mb_expected(&reads, stride, t, 9, 3, 0, 98) == (P(1) ^ sw));
+    /* padding: poisoned output after an odd count, untouched input after an even one */
+    assert_true(mb_expected(&s, stride, t, 9, 1, 1, t) == mb_poison(4));
+    assert_true(mb_expected(&s, stride, t, 9, 2, 1, t) == P(stride + t));
+#undef P
 }
 
 static void test_record_counts_bytes(void **state)
@@ -493,7 +546,7 @@ static void test_in_place_probe_on_pocl(void **state)
         uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 2, 12, 5);
         plant_in_buffer(&b, b.in, 12, 5, wb, good ^ 1);
         assert_int_equal(mb_verify(&b, &cfg.spec, seed, 2, why, sizeof why), 1);
-        assert_non_null(strstr(why, "in-place array 12 element 5"));
+        assert_non_null(strstr(why, "input array 12 element 5"));
         /* timed runs count their launches: one launch each, and back to back */
         for (int b2b = 0; b2b <= 1; b2b++) {
             cfg.launches = b2b ? MB_THREADS_LAUNCHES : 0;
@@ -508,6 +561,82 @@ static void test_in_place_probe_on_pocl(void **state)
         }
     }
     free(got);
+    mb_bench_close(&b);
+}
+
+/* A swapped probe on PoCL: after 1, 2 and 3 launches the array written last
+ * against a host simulation of the launches (independent of mb_expected:
+ * each launch writes dst[(j + m) mod T] = src[(j + l) mod T] ^ seed, then
+ * the arrays trade places), against mb_expected and the verify kernel; a
+ * wrong launch count or element is caught; timed runs verify themselves. */
+static void test_swapped_probe_on_pocl(void **state)
+{
+    (void)state;
+    if (!have_pocl) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 19, 8);
+    const int64_t t = TEST_THREADS, n = b.stride;
+    uint64_t *got = malloc(sizeof *got * (size_t)n), *sim[2], *next = malloc(sizeof *next * (size_t)n);
+    sim[0] = malloc(sizeof *sim[0] * (size_t)n);
+    sim[1] = malloc(sizeof *sim[1] * (size_t)n);
+    static const int lm[][2] = {{10, 0}, {0, 10}, {10, 10}, {0, 0}};
+    for (int c = 0; c < 4; c++) {
+        const int wb = c % 2 ? 8 : 4;
+        mb_config cfg = {.spec = {.words = 19, .word_bytes = wb, .misaligned_reads = lm[c][0],
+                                  .misaligned_writes = lm[c][1], .swapped = 1},
+                         .block_size = 128};
+        uint32_t seed = launch_once(&b, &cfg);
+        for (int launches = 1; launches <= 3; launches++) {
+            if (launches > 1) launch_again(&b, &cfg, seed);
+            for (int k = 0; k < 19; k++) {
+                const int64_t l = k < lm[c][0], m = k < lm[c][1];
+                for (int64_t j = 0; j < n; j++)
+                    sim[0][j] = mb_pattern((uint64_t)(k * n + j), wb), sim[1][j] = mb_poison(wb);
+                for (int x = 0; x < launches; x++) {
+                    uint64_t *src = sim[x % 2], *dst = sim[1 - x % 2];
+                    memcpy(next, dst, sizeof *next * (size_t)n);
+                    for (int64_t j = 0; j < t; j++)
+                        next[(j + m) % t] = src[(j + l) % t] ^ mb_seed_word(seed, wb);
+                    memcpy(dst, next, sizeof *next * (size_t)n);
+                }
+                read_buffer_array(&b, launches % 2 ? b.out : b.in, k, got, wb);
+                for (int64_t j = 0; j < n; j++)
+                    if (got[j] != sim[launches % 2][j] ||
+                        got[j] != mb_expected(&cfg.spec, n, t, seed, launches, k, j)) {
+                        fprintf(stderr, "L%d M%d after %d launches: array %d element %lld: 0x%llx\n", lm[c][0],
+                                lm[c][1], launches, k, (long long)j, (unsigned long long)got[j]);
+                        fail();
+                    }
+            }
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, launches, why, sizeof why), 0);
+            if (lm[c][0] == lm[c][1]) continue; /* the words stay put: the other array holds launches - 1 = + 1 */
+            /* the other parity reads the other array, one launch behind */
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, launches + 1, why, sizeof why), 1);
+            /* two launches fewer: the misaligned arrays have moved on since */
+            if (launches > 2) assert_int_equal(mb_verify(&b, &cfg.spec, seed, launches - 2, why, sizeof why), 1);
+        }
+        /* a flipped bit in the array written last (the output after 3) */
+        uint64_t good = mb_expected(&cfg.spec, n, t, seed, 3, 12, 5);
+        plant(&b, 12, 5, wb, good ^ 1);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 3, why, sizeof why), 1);
+        assert_non_null(strstr(why, "output array 12 element 5"));
+        /* timed runs, one launch each and back to back */
+        for (int b2b = 0; b2b <= 1; b2b++) {
+            cfg.launches = b2b ? MB_THREADS_LAUNCHES : 0;
+            cfg.spec.payload = b2b ? 7 : 0;
+            mb_result res;
+            int rc = mb_run_probe(&b, &cfg, 1, 3, &res, why, sizeof why);
+            if (rc) fprintf(stderr, "%s\n", why);
+            assert_int_equal(rc, 0);
+            assert_int_equal(res.record.swapped, 1);
+            assert_int_equal(res.bytes_moved, 2LL * 19 * wb * t);
+        }
+    }
+    free(got);
+    free(next);
+    free(sim[0]);
+    free(sim[1]);
     mb_bench_close(&b);
 }
 
@@ -934,13 +1063,15 @@ static void test_plan_thread_counts(void **state)
  * working set of 131072 cells of two fp32 lattices (2 x 19 x 4 B each). */
 #define FIXTURE_L2 (19.0 * (1 << 18))
 
-/* the thread counts, none marked in place unless one_lattice is one of them */
+/* the thread counts, none marked in place unless one_lattice is one of
+ * them; all marked swapped (a kernel of two lattices runs them) but 8000 */
 static void assert_threads_in_place(const mb_geometry *g, const long long *want, int n, long long one_lattice)
 {
     assert_int_equal(g->n_threads, n);
     for (int i = 0; i < n; i++) {
         assert_int_equal(g->threads[i], want[i]);
         assert_int_equal(g->in_place[i], want[i] == one_lattice);
+        assert_int_equal(g->swapped[i], want[i] != 8000);
     }
 }
 
@@ -1107,6 +1238,29 @@ static void test_plan_geometry(void **state)
     assert_int_equal(min_bs, 64);
     char name[64];
     assert_string_equal(mb_config_name(&p.items[31].cfg, name, sizeof name), "N19-L10-M10-w8-b64-k7-p7");
+    mb_plan_free(&p);
+    /* a count marked swapped: per payload the 4 variants, then the same 4
+     * swapped; one marked in place: the 4, then in place at L = M = 0 and 10 */
+    mb_geometry both = {.block_size = 128, .blocks_per_cu = 4, .word_bytes = 4, .threads = {1000, 2000},
+                        .in_place = {0, 1}, .swapped = {1, 1}, .n_threads = 2};
+    memset(&p, 0, sizeof p);
+    mb_plan_geometry(&p, &o, &both, 1);
+    assert_int_equal(p.n, 16 + 20);
+    for (int i = 0; i < p.n; i++) {
+        const mb_config *c = &p.items[i].cfg;
+        int t = i >= 16, v = (t ? i - 16 : i) % (t ? 10 : 8); /* variant within its payload */
+        char why[128];
+        assert_int_equal(c->threads, t ? 2000 : 1000);
+        assert_int_equal(c->spec.payload, (t ? i - 16 : i) >= (t ? 10 : 8) ? MB_PAYLOAD_COLLISION : 0);
+        assert_int_equal(c->spec.swapped, v >= 4 && v < 8);
+        assert_int_equal(c->spec.in_place, v >= 8);
+        if (v < 8) {
+            assert_int_equal(c->spec.misaligned_reads, v & 1 ? 10 : 0);
+            assert_int_equal(c->spec.misaligned_writes, v & 2 ? 10 : 0);
+        }
+        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+    }
+    assert_string_equal(mb_config_name(&p.items[7].cfg, name, sizeof name), "N19-L10-M10-w4-b128-k4-sw");
     mb_plan_free(&p);
     /* a thread count marked in place: per payload the 4 variants, then in
      * place at L = M = 0 and 10 */
@@ -1507,19 +1661,19 @@ static void test_cli_geometry_sweep(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place\n");
-    int rows = 0, seen[2][16] = {{0}};
+                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped\n");
+    int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
         char backend[32], sweep[32], timing[32];
-        int words, wb, l, m, bs, k_req, k, reps, ops, launches, ip;
+        int words, wb, l, m, bs, k_req, k, reps, ops, launches, ip, sw;
         long long threads, bytes;
         double ms_min, ms_median, ms_max;
         int n = sscanf(line, "%*[^,],%31[^,],%31[^,],%d,%d,%d,%d,%d,%d,%d,%*[^,],%lld,%lld,%d,%lf,%lf,%lf,%*[^,],"
-                             "%*[^,],%*[^,],%31[^,],%d,%d,%d",
+                             "%*[^,],%*[^,],%31[^,],%d,%d,%d,%d",
                        backend, sweep, &words, &wb, &l, &m, &bs, &k_req, &k, &threads, &bytes, &reps, &ms_min,
-                       &ms_median, &ms_max, timing, &ops, &launches, &ip);
-        assert_int_equal(n, 19);
+                       &ms_median, &ms_max, timing, &ops, &launches, &ip, &sw);
+        assert_int_equal(n, 20);
         assert_string_equal(backend, "opencl");
         assert_string_equal(sweep, "geometry");
         assert_int_equal(words, 19);
@@ -1538,14 +1692,16 @@ static void test_cli_geometry_sweep(void **state)
         assert_true((l == 0 || l == 10) && (m == 0 || m == 10));
         assert_true(ops == 0 || ops == 151);
         assert_true(ip == 0 || (ip == 1 && l == m && threads == 8192)); /* the A-A row's count */
-        seen[threads == 8192][(l ? 1 : 0) | (m ? 2 : 0) | (ops ? 4 : 0) | (ip ? 8 : 0)]++;
+        assert_true(sw == 0 || (sw == 1 && !ip));                        /* both counts have a push row */
+        seen[threads == 8192][(l ? 1 : 0) | (m ? 2 : 0) | (ops ? 4 : 0) | (ip ? 8 : 0) | (sw ? 16 : 0)]++;
         rows++;
     }
     fclose(f);
-    assert_int_equal(rows, 8 + 12);
+    assert_int_equal(rows, 16 + 20);
     for (int t = 0; t < 2; t++)
-        for (int v = 0; v < 16; v++)
-            assert_int_equal(seen[t][v], v < 8 || (t == 1 && ((v & 3) == 0 || (v & 3) == 3)));
+        for (int v = 0; v < 32; v++)
+            assert_int_equal(seen[t][v], v < 8 || (v >= 16 && v < 24) ||
+                                             (t == 1 && v >= 8 && v < 16 && ((v & 3) == 0 || (v & 3) == 3)));
     /* again without --force: refused, the file kept as it was */
     rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
     assert_int_not_equal(rc, 0);
@@ -1565,11 +1721,13 @@ int main(void)
         cmocka_unit_test(test_generator_is_straight_line_and_rejects_bad_specs),
         cmocka_unit_test(test_record_counts_bytes),
         cmocka_unit_test(test_generator_in_place),
+        cmocka_unit_test(test_generator_swapped),
         cmocka_unit_test(test_nvrtc_compiles_generated_kernels),
         cmocka_unit_test(test_probes_run_correctly_on_pocl),
         cmocka_unit_test(test_misaligned_probe_touches_index_plus_one),
         cmocka_unit_test(test_verifier_catches_planted_errors),
         cmocka_unit_test(test_in_place_probe_on_pocl),
+        cmocka_unit_test(test_swapped_probe_on_pocl),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),

@@ -1083,7 +1083,8 @@ static void test_geometry_aa(void **state)
     assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
     NEAR(p.memory_us[0], 4 + 1.5 * OPS_SHARE);
     NEAR(p.memory_us[1], 7 + 2 * OPS_SHARE);
-    NEAR(p.b2b_us, 6); /* printed: the plain probe of separate arrays at the kernel's thread count */
+    NEAR(p.b2b_us, 4); /* printed: the aligned in-place probe at the kernel's thread count */
+    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_IN_PLACE);
     NEAR(p.full_mlups, 4096 / ((4 + 1.5 * OPS_SHARE + 7 + 2 * OPS_SHARE) / 2));
     /* 2048 cells: 3 + 1 x 150/151 and 5 + 1 x 150/151 */
     lat = (model_lattice){.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
@@ -1124,6 +1125,69 @@ static void test_geometry_aa(void **state)
     load(&plain, plain_dir, "cuda");
     threads_path_answers(&in, &plain, &aa, launched(16, 768, 1));
     assert_int_equal(predict(&in, "pull", "fp32", launched(16, 768, 1)).full_path, MODEL_FULL_GEOMETRY);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
+/* model-data/geometry-swapped: the geometry folder's rows (column swapped
+ * 0) and, at block 768, 1 block per SM, 4-byte words, the probe with its
+ * arrays swapped at every launch (swapped 1), per-launch µs:
+ *
+ *                      2048   4096 threads
+ *   L=0  M=0             3      5
+ *   L=10 M=0             4      5.5
+ *   L=10 M=0  ops 151    5      8
+ *   L=0  M=10            4.5    6.5
+ *   L=0  M=10 ops 151    5.5    9
+ *
+ * A kernel of two lattices reads them where they were measured; A-A the
+ * in-place rows; where the swapped rows stop, the threads path answers. */
+static void test_geometry_swapped(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    char cmd[600];
+    model_inputs in, plain;
+    threads_folder(dir);
+    threads_folder(plain_dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "geometry-swapped/membench-geometry.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    int swapped = 0;
+    for (int i = 0; i < in.n_probes; i++) swapped += in.probes[i].swapped;
+    assert_int_equal(swapped, 12);
+    /* pull, 16^3: 5.5 + (8 - 5.5) x 150/151 (not the same arrays' 7 + 3) */
+    model_prediction p = predict(&in, "pull", "fp32", launched(16, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_SWAPPED);
+    NEAR(p.memory_us[0], 5.5 + 2.5 * OPS_SHARE);
+    NEAR(p.b2b_us, 5);
+    /* push, 2048 cells: 4.5 + 1 x 150/151 */
+    model_lattice lat = {.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
+                         .block_size = 768};
+    p = predict(&in, "push", "fp32", lat);
+    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_SWAPPED);
+    NEAR(p.memory_us[0], 4.5 + OPS_SHARE);
+    /* A-A: in place as before, 4 + 1.5 x 150/151 and 7 + 2 x 150/151 */
+    p = predict(&in, "aa", "fp32", launched(16, 768, 1));
+    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_IN_PLACE);
+    NEAR(p.memory_us[0], 4 + 1.5 * OPS_SHARE);
+    NEAR(p.memory_us[1], 7 + 2 * OPS_SHARE);
+    /* 24^3 = 13824 threads: past the swapped rows, so the threads path (not
+     * the same arrays' rows, which reach 32768) */
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    threads_path_answers(&in, &plain, &pull, launched(24, 768, 1));
+    /* the CLI says which probes it read */
+    if (!access("model/model", X_OK)) {
+        snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
+                 "--size 16 --block-size 768 --blocks-per-sm 1", dir);
+        assert_int_equal(run(cmd), 0);
+        assert_true(file_has("/tmp/test_model.out", "arrays swapped at every launch"));
+    }
     model_inputs_free(&in);
     model_inputs_free(&plain);
     remove_folder(dir);
@@ -1182,6 +1246,8 @@ static void test_geometry_malformed(void **state)
         {"not-a-number", "membench-geometry.csv:4:", "'fast'"},
         {"in-place-misaligned", "membench-geometry.csv:4:", "in_place 0, or 1 with misaligned_reads = misaligned_writes"},
         {"in-place-two", "membench-geometry.csv:2:", "in_place 0, or 1"},
+        {"swapped-two", "membench-geometry.csv:2:", "swapped 0, or 1 with in_place 0"},
+        {"swapped-in-place", "membench-geometry.csv:2:", "swapped 0, or 1 with in_place 0"},
     };
     char cmd[1024];
     model_inputs in;
@@ -1301,6 +1367,7 @@ int main(void)
         cmocka_unit_test(test_full_geometry),
         cmocka_unit_test(test_geometry_fallbacks),
         cmocka_unit_test(test_geometry_aa),
+        cmocka_unit_test(test_geometry_swapped),
         cmocka_unit_test(test_geometry_two_cells),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_cli),
