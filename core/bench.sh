@@ -50,19 +50,19 @@ device_of() { # BACKEND
 }
 
 # geometry: membench again at the launches lbmkernels used (a GPU's waves
-# of blocks; a CPU's work-groups have none), on each backend through which
-# the kernels ran: its launch interval is part of a small lattice's step.
-# Where the backend can say a kernel's blocks per SM (CUDA; NVIDIA's
-# OpenCL from the registers ptxas reports) the probe is forced to them.
+# of blocks; a CPU's work-groups have none), where blocks per SM can be
+# forced and are reported (CUDA; OpenCL hides the kernel's occupancy)
 stages="stream membench lbmkernels"
 [ "$(val kind)" = gpu ] && stages="$stages geometry"
-total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
+runs() { [ "$1" != geometry ] || [ "$2" = cuda ]; } # STAGE BACKEND
+total=0; for b in $backends; do for s in $stages; do runs "$s" "$b" && total=$((total + 1)); done; done
 start=$(date +%s); step=0; failed=""
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
     idx=$(device_of "$b") || die "$b has no device named $name (stream/stream --list shows what it has)"
     devopt=""; [ -n "$idx" ] && devopt="--device $idx"
     for s in $stages; do
+        runs "$s" "$b" || continue
         step=$((step + 1))
         now=$(date +%s); el=$((now - start))
         left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
