@@ -105,7 +105,7 @@ if [ -f "$data/transfer.csv" ]; then
             [ -s "$tmp/tr-$b-$dir-$mem.dat" ] || continue
             tp="$tp${tp:+, }'$tmp/tr-$b-$dir-$mem.dat' using 1:2 with points pt 7 ps 0.8 lc $c title '$dir $mem'"
             lat=$(metaval "$mf" "transfer_${dir}_${mem}_latency_us" 2>/dev/null); gbs=$(metaval "$mf" "transfer_${dir}_${mem}_gbs" 2>/dev/null)
-            [ -n "$lat" ] && [ -n "$gbs" ] && awk -v g="$gbs" 'BEGIN { exit !(g > 0) }' &&
+            [ -n "$lat" ] && [ -n "$gbs" ] && awk -v g="$gbs" -v l="$lat" 'BEGIN { exit !(g ~ /^[0-9.]+$/ && g > 0 && l ~ /^-?[0-9.]+$/) }' &&
                 tp="$tp, x / ((($lat) > 0 ? ($lat) : 0) * 1e3 + x / ($gbs)) with lines lw 2 lc $c title sprintf('  fit: %.1f us + s / %.1f GB/s', $lat, $gbs)"
         done; done
         [ -n "$tp" ] && figure "$fig" "set logscale x 10; set format x '%.0s%cB'; set xrange [*:*]; set samples 400; set yrange [0:*]; set xlabel 'transfer size s'; set ylabel 'bandwidth [GB/s]'; set key inside top left box opaque; set title 'Host <-> device transfers ($b)'.\"\\n\".'$title_suffix'; plot $tp"
@@ -187,6 +187,31 @@ if [ -f "$data/membench.csv" ]; then
     done
     [ -n "$pp" ] && figure probe-payload "set xlabel 'arithmetic operations per thread (FMA counted once)'; set ylabel 'time per thread [ns]'; set yrange [0:*]; set key inside top left box opaque; set title 'N=19 probe with a payload vs operations ($b0; the D3Q19 BGK collision: 150)'.\"\\n\".'$title_suffix'; plot $pp"
 else note "no membench.csv: probe figures skipped"; fi
+
+# ---- geometry sweep: a time loop's swapped lattices against the same ones --
+geo=$data/membench-geometry.csv
+if [ -f "$geo" ] && head -n 1 "$geo" | grep -q ',swapped'; then
+    # per launch geometry (block, blocks per SM, access width) the aligned
+    # payload-free probe swapped over the same arrays at each thread count,
+    # against the working set (two arrays of 19 words per thread)
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) ix[$i] = i; next }
+        $ix["sweep"] == "geometry" && $ix["misaligned_reads"] == 0 && $ix["misaligned_writes"] == 0 &&
+        $ix["ops"] == 0 && $ix["in_place"] == 0 {
+            g = "b" $ix["block_size"] "-k" $ix["blocks_per_cu_requested"] "-w" $ix["word_bytes"]
+            key = g " " 2 * 19 * $ix["word_bytes"] * $ix["threads"]
+            t[key, $ix["swapped"]] = $ix["ms_median"]; keys[key] = 1
+        }
+        END { for (k in keys) if ((k, 0) in t && (k, 1) in t) print k, t[k, 1] / t[k, 0] }' "$geo" |
+        sort -k1,1 -k2,2g >"$tmp/swap.dat"
+    sp=""; i=0
+    for g in $(cut -d' ' -f1 "$tmp/swap.dat" | uniq); do
+        i=$((i + 1)); [ $i -le 8 ] || break
+        awk -v g="$g" '$1 == g { print $2, $3 }' "$tmp/swap.dat" >"$tmp/swap-$i.dat"
+        [ "$(wc -l <"$tmp/swap-$i.dat")" -ge 2 ] && sp="$sp${sp:+, }'$tmp/swap-$i.dat' using 1:2 with linespoints lw 2 title '$g'"
+    done
+    l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label 'L2 $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}') ' at $l2, graph 0.1 right offset -0.3,0;"
+    [ -n "$sp" ] && figure probe-swap "set logscale x 10; set format x '%.0s%cB'; set key outside right top box opaque; set xlabel 'working set (two arrays of 19 words per thread)'; set ylabel 'swapped / same arrays (time per launch)'; set title 'Arrays swapped at every launch (as a time loop does) over the same arrays: N=19 probe, aligned'.\"\\n\".'$title_suffix'; $l2line plot $sp, 1 with lines lc 'black' dt 3 notitle"
+fi
 
 if [ -f "$data/warps.csv" ]; then
     cfg=$(csvsel "$data/warps.csv" "phase=launch" config | head -n 1)

@@ -587,8 +587,9 @@ int main(int argc, char **argv)
             snprintf(keys[i][0], sizeof keys[i][0], "transfer_%s_%s_latency_us", fits[i].direction,
                      fits[i].host_memory);
             snprintf(keys[i][1], sizeof keys[i][1], "transfer_%s_%s_gbs", fits[i].direction, fits[i].host_memory);
-            kv(extra, &n_extra, keys[i][0], "%.3f", fits[i].latency_us);
-            kv(extra, &n_extra, keys[i][1], "%.3f", fits[i].gbs);
+            /* a curve without a fit (too few sizes, a slope <= 0) leaves its keys out */
+            if (isfinite(fits[i].latency_us)) kv(extra, &n_extra, keys[i][0], "%.3f", fits[i].latency_us);
+            if (isfinite(fits[i].gbs)) kv(extra, &n_extra, keys[i][1], "%.3f", fits[i].gbs);
         }
     }
     if (ls.ran) {
@@ -613,9 +614,14 @@ int main(int argc, char **argv)
         printf("%-10s  %-30s  %9s  %11.1f  %9.1f\n", r->sweep, r->config, a, r->gbs_median, r->gbs_max);
     }
     if (so.sweeps[SW_TRANSFER])
-        for (int i = 0; i < STREAM_TRANSFER_FITS; i++)
-            printf("transfer %s %-8s  latency %8.2f us  bandwidth %8.2f GB/s  (fit T = latency + s/bandwidth)\n",
-                   fits[i].direction, fits[i].host_memory, fits[i].latency_us, fits[i].gbs);
+        for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
+            if (isfinite(fits[i].gbs))
+                printf("transfer %s %-8s  latency %8.2f us  bandwidth %8.2f GB/s  (fit T = latency + s/bandwidth)\n",
+                       fits[i].direction, fits[i].host_memory, fits[i].latency_us, fits[i].gbs);
+            else
+                printf("transfer %s %-8s  no fit of T = latency + s/bandwidth (time does not grow with size)\n",
+                       fits[i].direction, fits[i].host_memory);
+        }
     double theo = theoretical_or_nan(&d);
     if (best)
         printf("best copy   %9.1f GB/s  (%s, %s%s)\n", best->gbs_median, best->sweep, best->config,

@@ -36,20 +36,39 @@ static int reps_for(int64_t bytes, int fixed, int quick)
     return quick ? (reps + 4) / 5 : reps;
 }
 
-/* T(s) = latency + s / bandwidth (Calore §4), fitted as T/s = 1/bandwidth +
- * latency * (1/s): the same model, but each point weighs by its relative
- * error, so the 256 MiB points' jitter (tens of µs) does not swamp the
- * latency (µs) that the small sizes measure. */
-static void fit_transfer(stream_transfer_fit *f, const double *bytes, const double *ms, int n)
+/* T(s) = latency + s / bandwidth (Calore §4), least squares on the
+ * relative error (each residual over the measured time): a size's noise
+ * counts by its share of that size's time, so neither the 256 MiB points'
+ * jitter (tens of µs) swamps the latency (µs) that the small sizes measure,
+ * nor one slow small transfer (13 instead of 10 µs) the bandwidth that the
+ * large ones measure (an absolute fit of T/s against 1/s, used before, gave
+ * a negative 1/bandwidth on such a point).  Minimising
+ * sum ((a + b s - T) / T)^2 is linear in a and b: u = 1/T, v = s/T, target
+ * 1, no constant term. */
+void stream_transfer_fit_points(stream_transfer_fit *f, const double *bytes, const double *ms, int n)
 {
-    double x[64], y[64];
+    double suu = 0, suv = 0, svv = 0, su = 0, sv = 0, mean = 0;
+    f->fit = (lbp_fit){.n = n};
+    f->latency_us = f->gbs = NAN;
     for (int i = 0; i < n; i++) {
-        x[i] = 1.0 / bytes[i];
-        y[i] = ms[i] / bytes[i];
+        if (!(ms[i] > 0) || !(bytes[i] > 0)) return;
+        const double u = 1 / ms[i], v = bytes[i] / ms[i];
+        suu += u * u, suv += u * v, svv += v * v, su += u, sv += v, mean += ms[i] / n;
     }
-    f->fit = lbp_fit_line(x, y, n);
-    f->latency_us = f->fit.slope * 1e3;
-    f->gbs = f->fit.intercept > 0 ? 1e-6 / f->fit.intercept : NAN;
+    const double det = suu * svv - suv * suv;
+    if (n < 2 || !(fabs(det) > 1e-12 * suu * svv)) return;
+    const double a = (su * svv - sv * suv) / det, b = (suu * sv - suv * su) / det; /* ms, ms per byte */
+    double ss = 0, rel = 0, tot = 0;
+    for (int i = 0; i < n; i++) {
+        const double r = a + b * bytes[i] - ms[i];
+        ss += r * r, rel += (r / ms[i]) * (r / ms[i]), tot += (ms[i] - mean) * (ms[i] - mean);
+    }
+    f->fit.slope = b;
+    f->fit.intercept = a;
+    f->fit.rms = sqrt(rel / n);
+    f->fit.r2 = tot > 0 ? 1 - ss / tot : 1;
+    f->latency_us = a * 1e3;
+    if (b > 0) f->gbs = 1e-6 / b;
 }
 
 int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int reps, int quick,
@@ -118,7 +137,7 @@ int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int 
             stream_transfer_fit *f = &fits[2 * (1 - pinned) + dir];
             f->direction = dir ? "d2h" : "h2d";
             f->host_memory = memory;
-            fit_transfer(f, bytes, dir ? ms_d2h : ms_h2d, n_sizes);
+            stream_transfer_fit_points(f, bytes, dir ? ms_d2h : ms_h2d, n_sizes);
         }
     }
     lbp_release(d, dev);

@@ -10,9 +10,9 @@
 typedef struct {
     const char *direction;   /* "h2d" or "d2h" */
     const char *host_memory; /* "pinned" or "pageable" */
-    lbp_fit fit;             /* ms against bytes */
-    double latency_us;       /* intercept of the fit */
-    double gbs;              /* 1 / slope: asymptotic bandwidth, 10^9 B/s */
+    lbp_fit fit;             /* ms against bytes; rms: of the relative residuals */
+    double latency_us;       /* intercept of the fit (NaN: no fit) */
+    double gbs;              /* 1 / slope: asymptotic bandwidth, 10^9 B/s (NaN: no fit, or a slope <= 0) */
 } stream_transfer_fit;
 
 #define STREAM_TRANSFER_FITS 4 /* h2d/d2h x pinned/pageable */
@@ -24,5 +24,9 @@ typedef struct {
 int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int reps, int quick,
                           lbp_csv *csv, stream_transfer_fit fits[STREAM_TRANSFER_FITS],
                           char *why, size_t why_len);
+
+/* The fit alone, over n (bytes, ms) points, least squares on the relative
+ * error; direction and host_memory are left as they were. */
+void stream_transfer_fit_points(stream_transfer_fit *f, const double *bytes, const double *ms, int n);
 
 #endif

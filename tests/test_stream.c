@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,39 @@ static void test_verify_catches_skipped_element(void **state)
     assert_int_equal(stream_run_generated(&f->b, &ok, &quick_reps, &k, &res, why, sizeof why), 0);
 }
 
+/* The transfer fit, least squares on the relative error: exact points give
+ * their latency and bandwidth back; a slow small transfer (measured on an
+ * H100: 13.2 us at 4 KiB between 10.1 us at 8 and 16 KiB) moves neither far;
+ * a time that does not grow with size, or one point, gives no fit. */
+static void test_transfer_fit(void **state)
+{
+    (void)state;
+    stream_transfer_fit f;
+    double bytes[12], ms[12];
+    for (int i = 0; i < 12; i++) {
+        bytes[i] = 4096.0 * (1 << (2 * i));
+        ms[i] = 0.010 + bytes[i] / 50e6; /* 10 us + s / 50 GB/s */
+    }
+    stream_transfer_fit_points(&f, bytes, ms, 12);
+    assert_true(fabs(f.latency_us - 10) < 1e-9);
+    assert_true(fabs(f.gbs - 50) < 1e-9);
+    assert_true(f.fit.rms < 1e-12);
+    assert_int_equal(f.fit.n, 12);
+    static const double h100_bytes[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152,
+                                        4194304, 8388608, 16777216, 33554432, 67108864, 134217728, 268435456};
+    static const double h100_ms[] = {0.013248, 0.010144, 0.010176, 0.014176, 0.011632, 0.013120,
+                                     0.019440, 0.021776, 0.031952, 0.051664, 0.093536, 0.172784,
+                                     0.339680, 0.662240, 1.245456, 2.498640, 5.004176};
+    stream_transfer_fit_points(&f, h100_bytes, h100_ms, 17);
+    assert_true(f.gbs > 50 && f.gbs < 55);         /* the large sizes ran 53.6-53.9 GB/s */
+    assert_true(f.latency_us > 9 && f.latency_us < 13);
+    for (int i = 0; i < 12; i++) ms[i] = 1.0 - 0.01 * i;
+    stream_transfer_fit_points(&f, bytes, ms, 12);
+    assert_true(isnan(f.gbs));
+    stream_transfer_fit_points(&f, bytes, ms, 1);
+    assert_true(isnan(f.gbs) && isnan(f.latency_us));
+}
+
 static void test_transfers_on_pocl(void **state)
 {
     (void)state;
@@ -374,6 +408,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_every_config_runs_on_pocl, pocl_setup, pocl_teardown),
         cmocka_unit_test_setup_teardown(test_verify_catches_corrupted_element, pocl_setup, pocl_teardown),
         cmocka_unit_test_setup_teardown(test_verify_catches_skipped_element, pocl_setup, pocl_teardown),
+        cmocka_unit_test(test_transfer_fit),
         cmocka_unit_test(test_transfers_on_pocl),
         cmocka_unit_test(test_likwid_parse_and_verdict),
         cmocka_unit_test(test_cli_usage_errors_exit_2),
