@@ -280,18 +280,24 @@ static int misalignment_extra(const model_inputs *in, int word_bytes, int block_
     if (!measured_extra(in, word_bytes, block_size, words, L, M, base, extra, &clamped, &interaction, notes,
                         notes_len)) {
         if (L == M && !interaction) {
-            /* the other word size's probes, against their own base curve */
+            /* the other word size's ratio: from its fits' slopes (each over
+             * the whole sweep) where it has them, else its probes at L
+             * against their own base curve (single points: a ratio of
+             * small differences, noisy) */
             double t1, o1, both, r, w;
             int ignore = 0, known;
             int b1;
             curve ob = base_curve(in, other, block_size, &t1, &o1, &b1);
-            if (ob.n && !curve_extra(in, PROBE_MISALIGNED_BOTH, 0, other, block_size, words, L, &ob, &both, &ignore) &&
-                !measured_extra(in, other, block_size, words, L, 0, &ob, &r, &ignore, &known, notes, notes_len) &&
-                !measured_extra(in, other, block_size, words, 0, M, &ob, &w, &ignore, &known, notes, notes_len) &&
-                r + w > 0) {
+            const int fitted = !fit_slope(in, 2, other, words, &both) && !fit_slope(in, 0, other, words, &r) &&
+                               !fit_slope(in, 1, other, words, &w) && both > 0 && r + w > 0;
+            if (fitted ||
+                (ob.n && !curve_extra(in, PROBE_MISALIGNED_BOTH, 0, other, block_size, words, L, &ob, &both, &ignore) &&
+                 !measured_extra(in, other, block_size, words, L, 0, &ob, &r, &ignore, &known, notes, notes_len) &&
+                 !measured_extra(in, other, block_size, words, 0, M, &ob, &w, &ignore, &known, notes, notes_len) &&
+                 r + w > 0)) {
                 *extra *= both / (r + w);
-                note(notes, notes_len, "L=M=%d at %d-byte words: reads + writes x %.3f, the both/(reads+writes) ratio of %d-byte probes",
-                     L, word_bytes, both / (r + w), other);
+                note(notes, notes_len, "L=M=%d at %d-byte words: reads + writes x %.3f, the both/(reads+writes) ratio of %d-byte %s",
+                     L, word_bytes, both / (r + w), other, fitted ? "fits (membench-fit.csv slopes)" : "probes");
             }
             free(ob.p);
         }

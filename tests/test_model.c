@@ -257,6 +257,13 @@ static void test_cpu_row_imbalance(void **state)
     model_inputs_free(&in);
 }
 
+static void remove_folder(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- level 2 ------------------------------------------------------------ */
 
 static void test_probe_schemes(void **state)
@@ -292,6 +299,21 @@ static void test_probe_schemes(void **state)
     NEAR(p.probe_mlups, 1e3 / ((0.38 + 0.38 + 0.11 * 0.875) / 2));
     assert_non_null(strstr(p.notes, "ratio of 4-byte probes"));
     model_inputs_free(&in);
+    /* with a misaligned_both fit of 4-byte words the ratio is its slopes':
+     * 0.0056 / (0.002 + 0.006) = 0.7, not one point's */
+    char dir[] = "/tmp/lbp-model-both-fit-XXXXXX", cmd[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cp " DATA "gpu/* %s && echo 'test-gpu,cuda,misaligned_both,4,19,misaligned_both,0.0056,0.19,0.9,0.001,3' "
+             ">> %s/membench-fit.csv",
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    load(&in, dir, "cuda");
+    p = predict(&in, "aa", "fp64", cube(256));
+    NEAR(p.probe_ns_per_cell[1], 0.38 + 0.11 * 0.7);
+    assert_non_null(strstr(p.notes, "ratio of 4-byte fits"));
+    model_inputs_free(&in);
+    remove_folder(dir);
     /* opencl rows: misaligned probes of 8-byte words only -> scaled by 4/8
      * for fp32, marked; push: nothing at all -> 0 extra, marked */
     load(&in, DATA "gpu", "opencl");
@@ -505,13 +527,6 @@ static void threads_folder(char *dir)
         fprintf(f, "test-gpu,cuda,threads,19,4,0,0,256,0,8,1.0,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,back_to_back\n", rows[i][0],
                 152 * rows[i][0], rows[i][1], rows[i][1], rows[i][1], rows[i][1] * 1e6 / rows[i][0]);
     fclose(f);
-}
-
-static void remove_folder(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 static model_lattice stored(double cells, double stored_cells)
