@@ -897,22 +897,23 @@ static void test_payload_and_variants(void **state)
  * not read.  The launch interval is threads_folder's 2 us, the L2 the gpu
  * folder's 1e6 B; the built-in kernels do 150 operations per cell. */
 #define OPS_SHARE (150.0 / 151)
-static void geometry_folder(char *dir)
+/* threads_folder plus the membench-geometry.csv of model-data/<fixture>,
+ * and threads_folder alone (the threads path's answer), loaded for cuda. */
+static void geometry_and_plain_from(const char *fixture, char *dir, char *plain_dir, model_inputs *in,
+                                    model_inputs *plain)
 {
     char cmd[600];
     threads_folder(dir);
-    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry.csv %s/", dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "%s/membench-geometry.csv %s/", fixture, dir);
     assert_int_equal(system(cmd), 0);
-}
-
-/* The geometry folder and the same without membench-geometry.csv (the
- * threads path's answer), loaded for cuda. */
-static void geometry_and_plain(char *dir, char *plain_dir, model_inputs *in, model_inputs *plain)
-{
-    geometry_folder(dir);
     threads_folder(plain_dir);
     load(in, dir, "cuda");
     load(plain, plain_dir, "cuda");
+}
+
+static void geometry_and_plain(char *dir, char *plain_dir, model_inputs *in, model_inputs *plain)
+{
+    geometry_and_plain_from("geometry", dir, plain_dir, in, plain);
 }
 
 /* cube(n) launched in blocks of `block`, `blocks_per_cu` resident per SM */
@@ -1165,12 +1166,7 @@ static void test_geometry_swapped(void **state)
     char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
     char cmd[600];
     model_inputs in, plain;
-    threads_folder(dir);
-    threads_folder(plain_dir);
-    snprintf(cmd, sizeof cmd, "cp " DATA "geometry-swapped/membench-geometry.csv %s/", dir);
-    assert_int_equal(system(cmd), 0);
-    load(&in, dir, "cuda");
-    load(&plain, plain_dir, "cuda");
+    geometry_and_plain_from("geometry-swapped", dir, plain_dir, &in, &plain);
     int swapped = 0;
     for (int i = 0; i < in.n_probes; i++) swapped += in.probes[i].swapped;
     assert_int_equal(swapped, 12);
