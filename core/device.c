@@ -49,6 +49,18 @@ void lbp_list_devices(FILE *f)
     }
 }
 
+int lbp_first_gpu(const lbp_backend *be, int n)
+{
+    for (int i = 0; i < n; i++) {
+        lbp_device t = {.be = be, .index = i};
+        be->open(&t, i);
+        int gpu = strcmp(t.info.kind, "gpu") == 0;
+        be->close(&t);
+        if (gpu) return i;
+    }
+    return 0;
+}
+
 /* The best device: a CUDA GPU, else an OpenCL GPU, else any OpenCL device. */
 static void open_auto(lbp_device *d)
 {
@@ -65,17 +77,9 @@ static void open_auto(lbp_device *d)
                 n < 0 ? why : "no devices");
         exit(LBP_EXIT_USAGE);
     }
-    int pick = 0;
-    for (int i = 0; i < n; i++) {
-        lbp_device t = {.be = &lbp_opencl_backend, .index = i};
-        t.be->open(&t, i);
-        int gpu = strcmp(t.info.kind, "gpu") == 0;
-        t.be->close(&t);
-        if (gpu) { pick = i; break; }
-    }
     d->be = &lbp_opencl_backend;
-    d->index = pick;
-    d->be->open(d, pick);
+    d->index = lbp_first_gpu(d->be, n);
+    d->be->open(d, d->index);
 }
 
 void lbp_open(lbp_device *d, const char *backend, int index)
@@ -100,7 +104,9 @@ void lbp_open(lbp_device *d, const char *backend, int index)
         fprintf(stderr, "%s: %s: %s\n", lbp_prog, backend, why);
         exit(LBP_EXIT_USAGE);
     }
-    if (index < 0) index = 0;
+    /* no --device: the backend's first GPU (an ICD lists PoCL's CPU
+     * beside the GPUs, often first), else its first device */
+    if (index < 0) index = n > 0 ? lbp_first_gpu(be, n) : 0;
     if (index >= n) {
         fprintf(stderr, "%s: --device %d: %s has %d device%s (see --list)\n", lbp_prog, index,
                 backend, n, n == 1 ? "" : "s");

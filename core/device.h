@@ -131,9 +131,12 @@ void lbp_list_devices(FILE *f);
 
 /* Open a device.  backend NULL or "auto": the best one found (a CUDA GPU,
  * else an OpenCL GPU, else an OpenCL CPU).  index < 0: the backend's first
- * (for auto: the chosen one).  On a missing backend or device prints a
- * one-line error and exits 2. */
+ * GPU, else its first device (for auto: the chosen one).  On a missing
+ * backend or device prints a one-line error and exits 2. */
 void lbp_open(lbp_device *d, const char *backend, int index);
+/* The index of the first of backend be's n devices whose kind is "gpu", 0
+ * when none is. */
+int lbp_first_gpu(const lbp_backend *be, int n);
 void lbp_close(lbp_device *d);
 
 /* ---- thin wrappers (so tools read d->be->x less) ------------------------ */

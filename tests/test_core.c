@@ -207,6 +207,26 @@ static void test_slug(void **state)
     assert_string_equal(s, "deadbeef-0001-0203-a0b1-c2d3e4f506ff");
 }
 
+/* A backend whose devices are of the kinds in fake_kinds (an OpenCL ICD
+ * that lists PoCL's CPU before the GPUs): --backend without --device opens
+ * the first GPU. */
+static const char *fake_kinds[4];
+static void fake_open(lbp_device *d, int index) { snprintf(d->info.kind, sizeof d->info.kind, "%s", fake_kinds[index]); }
+static void fake_close(lbp_device *d) { (void)d; }
+
+static void test_first_gpu(void **state)
+{
+    (void)state;
+    const lbp_backend fake = {.name = "fake", .open = fake_open, .close = fake_close};
+    fake_kinds[0] = "cpu", fake_kinds[1] = "gpu", fake_kinds[2] = "gpu";
+    assert_int_equal(lbp_first_gpu(&fake, 3), 1);
+    assert_int_equal(lbp_first_gpu(&fake, 1), 0); /* the CPU alone */
+    fake_kinds[0] = "gpu";
+    assert_int_equal(lbp_first_gpu(&fake, 3), 0);
+    fake_kinds[0] = "cpu", fake_kinds[1] = "other", fake_kinds[2] = "cpu";
+    assert_int_equal(lbp_first_gpu(&fake, 3), 0); /* no GPU: the first device */
+}
+
 /* NVIDIA occupancy from registers (NVIDIA's OpenCL), against what
  * cuOccupancyMaxActiveBlocksPerMultiprocessor gave for the H100's and H200's
  * kernels (lbm.csv: registers, block size, blocks per SM). */
@@ -326,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),
+        cmocka_unit_test(test_first_gpu),
         cmocka_unit_test(test_nv_blocks_per_sm),
         cmocka_unit_test(test_int_list_and_bytes),
         cmocka_unit_test(test_bad_input_exits_2),
