@@ -104,9 +104,13 @@ void lbp_open(lbp_device *d, const char *backend, int index)
         fprintf(stderr, "%s: %s: %s\n", lbp_prog, backend, why);
         exit(LBP_EXIT_USAGE);
     }
+    if (n == 0) {
+        fprintf(stderr, "%s: %s: no devices%s%s (see --list)\n", lbp_prog, backend, why[0] ? ": " : "", why);
+        exit(LBP_EXIT_USAGE);
+    }
     /* no --device: the backend's first GPU (an ICD lists PoCL's CPU
      * beside the GPUs, often first), else its first device */
-    if (index < 0) index = n > 0 ? lbp_first_gpu(be, n) : 0;
+    if (index < 0) index = lbp_first_gpu(be, n);
     if (index >= n) {
         fprintf(stderr, "%s: --device %d: %s has %d device%s (see --list)\n", lbp_prog, index,
                 backend, n, n == 1 ? "" : "s");
