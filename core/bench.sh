@@ -50,35 +50,46 @@ device_of() { # BACKEND
 }
 
 # geometry: membench again at the launches lbmkernels used (a GPU's waves
-# of blocks; a CPU's work-groups have none), where blocks per SM can be
-# forced and are reported (CUDA; OpenCL hides the kernel's occupancy)
+# of blocks; a CPU's work-groups have none), through the backend that can
+# force blocks per SM (CUDA), at every backend's launches: NVIDIA's OpenCL
+# kernels report their registers, so their blocks per SM are known, and a
+# launch is the device's whatever compiled it.  It runs last, over the
+# merged lbm.csv.
 stages="stream membench lbmkernels"
-[ "$(val kind)" = gpu ] && stages="$stages geometry"
-runs() { [ "$1" != geometry ] || [ "$2" = cuda ]; } # STAGE BACKEND
-total=0; for b in $backends; do for s in $stages; do runs "$s" "$b" && total=$((total + 1)); done; done
+geometry=""
+[ "$(val kind)" = gpu ] && for b in $backends; do [ "$b" = cuda ] && geometry=cuda; done
+total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
+[ -n "$geometry" ] && total=$((total + 1))
 start=$(date +%s); step=0; failed=""
+# STAGE BACKEND OUT DEVOPT [EXTRA...]: one tool run, with progress
+stage() {
+    s=$1 b=$2 o=$3 dv=$4
+    shift 4
+    step=$((step + 1))
+    now=$(date +%s); el=$((now - start))
+    left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
+    say "[$step/$total] $s on $name ($b), ${el} s so far$left"
+    t0=$(date +%s)
+    tool="$s/$s"; [ "$s" = geometry ] && tool=membench/membench
+    $tool --backend "$b" $dv --out "$o" --force $quick "$@" || return 1
+    say "$s ($b) took $(( $(date +%s) - t0 )) s"
+}
+geo_devopt=""
 for b in $backends; do
     out=$work; [ "$b" = "$first" ] || out=$work/.run-$b
     idx=$(device_of "$b") || die "$b has no device named $name (stream/stream --list shows what it has)"
     devopt=""; [ -n "$idx" ] && devopt="--device $idx"
+    [ "$b" = "$geometry" ] && geo_devopt=$devopt
     for s in $stages; do
-        runs "$s" "$b" || continue
-        step=$((step + 1))
-        now=$(date +%s); el=$((now - start))
-        left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
-        say "[$step/$total] $s on $name ($b), ${el} s so far$left"
-        t0=$(date +%s)
-        tool="$s/$s"; extra=""
-        [ "$s" = geometry ] && tool=membench/membench extra="--geometry-from $out/lbm.csv"
-        if ! $tool --backend "$b" $devopt --out "$out" --force $quick $extra; then
+        if ! stage "$s" "$b" "$out" "$devopt"; then
             # the first backend is the measurement; another one failing
             # loses only its own remaining stages
             [ "$b" = "$first" ] && die "$s failed on $b; partial results in $work"
             failed="$failed $s($b)"
+            [ "$b" = "$geometry" ] && geometry=""
             say "$s failed on $b: its remaining stages are skipped, the other results are kept"
             break
         fi
-        say "$s ($b) took $(( $(date +%s) - t0 )) s"
     done
 done
 
@@ -95,6 +106,12 @@ for b in $backends; do
     done
     rm -rf "$run"
 done
+
+if [ -n "$geometry" ] && ! stage geometry "$geometry" "$work" "$geo_devopt" --geometry-from "$work/lbm.csv"; then
+    [ "$geometry" = "$first" ] && die "geometry failed on $geometry; partial results in $work"
+    failed="$failed geometry($geometry)"
+    say "geometry failed on $geometry: the other results are kept"
+fi
 
 say "model: predicting every measured point"
 t0=$(date +%s)

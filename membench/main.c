@@ -44,7 +44,8 @@ static const char USAGE[] =
     "                      collision payload, again with the arrays swapped at every\n"
     "                      launch where a kernel keeps two lattices, and in place\n"
     "                      (stores where it read, L = M) where one keeps one (A-A);\n"
-    "                      rows that give blocks per SM (CUDA);\n"
+    "                      rows of this device, any backend, that give blocks per\n"
+    "                      SM (NVIDIA's OpenCL does, from its kernels' registers);\n"
     "                      make bench runs it after lbmkernels\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
@@ -650,12 +651,12 @@ int main(int argc, char **argv)
     if (geometry) {
         static mb_geometry geoms[MB_MAX_GEOMETRIES];
         char why[512];
-        int ng = mb_read_geometries(o.geometry_from, d.info.backend, (double)d.info.l2_bytes, geoms,
+        int ng = mb_read_geometries(o.geometry_from, d.info.slug, (double)d.info.l2_bytes, geoms,
                                     MB_MAX_GEOMETRIES, why, sizeof why);
         if (ng < 0) lbp_fail("%s", why);
         if (ng == 0)
-            lbp_fail("%s: no %s rows with blocks per SM and a working set within 4 x the L2 (%.0f MB): no geometry "
-                     "to probe", o.geometry_from, d.info.backend, d.info.l2_bytes / 1e6);
+            lbp_fail("%s: no rows of device %s with blocks per SM and a working set within 4 x the L2 (%.0f MB): no "
+                     "geometry to probe", o.geometry_from, d.info.slug, d.info.l2_bytes / 1e6);
         long long top = 0;
         for (int g = 0; g < ng; g++)
             for (int i = 0; i < geoms[g].n_threads; i++)

@@ -293,16 +293,16 @@ static int add_geometry_threads(mb_geometry *g, long long t)
     return i;
 }
 
-int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
+int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes, mb_geometry *out, int max,
                        char *err, size_t err_len)
 {
-    static const char *const cols[] = {"backend", "precision", "cells", "block_size", "blocks_per_cu",
+    static const char *const cols[] = {"device", "precision", "cells", "block_size", "blocks_per_cu",
                                        "lattices", "cells_per_thread", NULL};
     lbp_table t;
     if (lbp_table_read(&t, lbm_csv, 1, err, err_len) || lbp_table_require(&t, cols, err, err_len)) return -1;
     int n = 0, rc = 0;
     for (int r = 0; r < t.rows && !rc; r++) {
-        if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "backend")), backend)) continue;
+        if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "device")), device)) continue;
         const char *prec = lbp_table_text(&t, r, lbp_table_column(&t, "precision"));
         double cells, bs, k, lattices, v;
         if (lbp_table_number_by_name(&t, r, "cells", &cells, err, err_len) ||
@@ -329,7 +329,7 @@ int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes
                      width, (int)v, w);
             continue;
         }
-        if (k < 1) continue; /* blocks per SM not known (OpenCL): the probe's would not be the kernel's */
+        if (k < 1) continue; /* blocks per SM not known: the probe's would not be the kernel's */
         int kk = (int)k, g = 0;
         while (g < n && !(out[g].block_size == (int)bs && out[g].blocks_per_cu == kk && out[g].word_bytes == width))
             g++;

@@ -93,9 +93,12 @@ typedef struct {
 } mb_geometry;
 #define MB_MAX_GEOMETRIES 64
 
-/* The geometries of the rows of `backend` in lbm_csv that say their blocks
- * per SM (CUDA; an OpenCL kernel's occupancy is unknown, so a probe forced
- * to it could not be the kernel's launch) and whose working set (lattices
+/* The geometries of the rows of `device` (a slug) in lbm_csv, whatever
+ * backend ran them (a launch is the device's: NVIDIA's OpenCL kernels,
+ * whose blocks per SM follow from the registers ptxas reports, are probed
+ * through CUDA, which can force them), that say their blocks per SM (a
+ * probe forced to an unknown occupancy could not be the kernel's launch)
+ * and whose working set (lattices
  * x 19 words x word bytes x cells) is at most 4 x l2_bytes (where the L2
  * shapes the time; l2_bytes 0: 2^21 cells at most): distinct block size,
  * blocks per SM and access width, with the thread counts cells /
@@ -103,7 +106,7 @@ typedef struct {
  * runs them, swapped where one that keeps two does.  Access widths other than 4 and 8
  * bytes are left out (a warning).  Returns the count, or -1 with a message
  * naming the file and line. */
-int mb_read_geometries(const char *lbm_csv, const char *backend, double l2_bytes, mb_geometry *out, int max,
+int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes, mb_geometry *out, int max,
                        char *err, size_t err_len);
 /* The geometry sweep (membench-geometry.csv, sweep 'geometry'): the N=19
  * probe at each geometry and thread count, back to back like the threads

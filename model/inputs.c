@@ -234,10 +234,23 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         }
         if (!own && other) snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", other);
     }
+    const int borrowing = strcmp(in->occupancy_from, in->backend) != 0;
+    if (borrowing) {
+        grown = realloc(in->borrowed, sizeof *in->borrowed * (size_t)(in->n_borrowed + t.rows + 1));
+        if (!grown) {
+            fail(err, err_len, "%s: out of memory", t.path);
+            goto bad;
+        }
+        in->borrowed = grown;
+        memset(in->borrowed + in->n_borrowed, 0, sizeof *in->borrowed * (size_t)(t.rows + 1));
+    }
     for (int r = 0; r < t.rows; r++) {
-        const int occupancy_row = !geometry && probe_sweep_of(text(&t, r, "sweep")) == PROBE_OCCUPANCY;
-        if (!row_is_backend(&t, r, occupancy_row ? in->occupancy_from : in->backend)) continue;
-        model_probe_row *p = &in->probes[in->n_probes];
+        const model_probe_sweep sweep = geometry ? PROBE_GEOMETRY : probe_sweep_of(text(&t, r, "sweep"));
+        const int borrowed = borrowing && (sweep == PROBE_THREADS || sweep == PROBE_GEOMETRY) &&
+                             row_is_backend(&t, r, in->occupancy_from);
+        if (!borrowed && !row_is_backend(&t, r, sweep == PROBE_OCCUPANCY && !geometry ? in->occupancy_from : in->backend))
+            continue;
+        model_probe_row *p = borrowed ? &in->borrowed[in->n_borrowed] : &in->probes[in->n_probes];
         memset(p, 0, sizeof *p);
         double ms;
         p->sweep = probe_sweep_of(text(&t, r, "sweep"));
@@ -282,7 +295,8 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
             /* the same start cost as the copies: the probe runs one launch too */
             p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
         }
-        in->n_probes++;
+        if (borrowed) in->n_borrowed++;
+        else in->n_probes++;
     }
     if (!geometry && in->n_probes == before) {
         fail(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
@@ -392,6 +406,7 @@ void model_inputs_free(model_inputs *in)
     lbp_table_free(&in->meta);
     free(in->copies);
     free(in->probes);
+    free(in->borrowed);
     free(in->fits);
     in->copies = NULL;
     in->probes = NULL;

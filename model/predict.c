@@ -1134,8 +1134,8 @@ static double geometry_us(const curve *c, double threads)
  * every launch.
  * Returns 1 when it answered, 0 when it does not apply (N != 19, other L
  * or M, not measured there). */
-static int geometry_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
-                         model_prediction *out)
+static int geometry_phases(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                           double *phase_us, double *aligned_out, int *layout_out)
 {
     const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
     const int blocks = (int)lat->blocks_per_cu, in_place = k->lattices < 2;
@@ -1148,7 +1148,6 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
     }
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || blocks < 1) return 0;
     const double threads = lat->cells / v;
-    double phase_us[MODEL_MAX_PHASES], aligned_us;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p], ops = 0;
         if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return 0; /* what the sweep measured */
@@ -1167,8 +1166,77 @@ static int geometry_path(const model_inputs *in, const model_kernel *k, const mo
         phase_us[p] = t + excess;
     }
     curve aligned = launch_curve(in, PROBE_GEOMETRY, w, lat->block_size, blocks, 0, 0, 0, layout, NULL);
-    aligned_us = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
+    *aligned_out = geometry_us(&aligned, threads); /* what is printed: the plain probe there */
     free(aligned.p);
+    *layout_out = layout;
+    return 1;
+}
+
+/* occupancy_from's threads and geometry sweeps, as a view of `in` */
+static model_inputs borrowed_view(const model_inputs *in)
+{
+    model_inputs other = *in;
+    other.probes = in->borrowed;
+    other.n_probes = in->n_borrowed;
+    return other;
+}
+
+/* How this backend's launches relate to occupancy_from's on the same
+ * device, at access width w: *floor_us, the shortest launch of its own
+ * threads sweep (the host's interval back to back: a launch lasts the
+ * longer of that and the device's work), and *beta, its time over the
+ * other's at the largest probe, at its own occupancy (the device's work
+ * alone: bandwidth, not launches).  0 when either sweep is missing. */
+static int borrowed_scale(const model_inputs *in, int w, int block, double *floor_us, double *beta)
+{
+    occupancy_curve_t own[MAX_THREADS_CURVES], cs[MAX_THREADS_CURVES];
+    model_inputs other = borrowed_view(in);
+    int n_own = threads_curves(in, w, block, own), nc = threads_curves(&other, w, block, cs), ok = 0;
+    if (n_own && nc) {
+        int g = n_own - 1;
+        for (int i = 0; i < n_own; i++)
+            if (own[i].k == 0) g = i;
+        const curve *c = &own[g].c;
+        *floor_us = exp(c->p[0].y);
+        for (int i = 1; i < c->n; i++) *floor_us = fmin(*floor_us, exp(c->p[i].y));
+        model_lattice at_own = {.block_size = block, .occupancy = own[g].occupancy};
+        model_prediction scratch = {0};
+        int two_d = 0;
+        double top = exp(c->p[c->n - 1].x);
+        *beta = exp(c->p[c->n - 1].y) / curves_launch_us(&other, cs, nc, &at_own, top, 0, w, &scratch, &two_d);
+        ok = *beta > 0;
+    }
+    free_curves(own, n_own);
+    free_curves(cs, nc);
+    return ok;
+}
+
+/* The geometry path (see geometry_phases).  A backend that cannot force
+ * blocks per SM (OpenCL) has no geometry sweep of its own; where
+ * occupancy_from's (the same device through CUDA) measured the kernel's
+ * launch -- block size, the blocks per SM its registers allow, thread
+ * count -- that is the device's work, and each launch takes the longer of
+ * it (times the two backends' bandwidth ratio) and this backend's launch
+ * interval (measured, H200: 32^3 takes 4.4-4.9 us a step through OpenCL,
+ * about 3 through CUDA, the same probe's floor on each). */
+static int geometry_path(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                         model_prediction *out)
+{
+    const int v = k->cells_per_thread > 1 ? k->cells_per_thread : 1, w = k->word_bytes * v;
+    double phase_us[MODEL_MAX_PHASES], aligned_us;
+    int layout;
+    const double threads = lat->cells / v;
+    if (!geometry_phases(in, k, lat, phase_us, &aligned_us, &layout)) {
+        model_inputs other = borrowed_view(in);
+        double floor_us, beta;
+        if (!in->n_borrowed || !geometry_phases(&other, k, lat, phase_us, &aligned_us, &layout) ||
+            !borrowed_scale(in, w, lat->block_size, &floor_us, &beta))
+            return 0;
+        for (int p = 0; p < k->phases; p++) phase_us[p] = fmax(floor_us, beta * phase_us[p]);
+        if (aligned_us > 0) aligned_us = fmax(floor_us, beta * aligned_us);
+        note(out->notes, sizeof out->notes, "%s's geometry sweep at this launch, x %.3f, at least this backend's"
+             " %.2f us launch interval", in->occupancy_from, beta, floor_us);
+    }
     out->full_path = MODEL_FULL_GEOMETRY;
     out->geometry_layout = layout;
     out->b2b_threads = threads;

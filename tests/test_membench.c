@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1088,14 +1089,15 @@ static void test_read_geometries(void **state)
     (void)state;
     static mb_geometry g[MB_MAX_GEOMETRIES];
     char err[512] = "";
-    /* merged by (block size, blocks per SM, access width), first seen first;
-     * the 131073-cell, 2^21-cell and larger rows are over 4 x the L2; the
-     * OpenCL row, the one without blocks per SM, the fp64 x 2 cells per
-     * thread (16-byte) row and the one of 0 cells per thread (a whole row
-     * per thread: the CPU's shape, 12288 cells) are left out */
-    int n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    /* merged by (block size, blocks per SM, access width), first seen first,
+     * whatever backend ran the row (the OpenCL one is the fourth); the
+     * 131073-cell, 2^21-cell and larger rows are over 4 x the L2; the one
+     * without blocks per SM, the fp64 x 2 cells per thread (16-byte) row
+     * and the one of 0 cells per thread (a whole row per thread: the CPU's
+     * shape, 12288 cells) are left out */
+    int n = mb_read_geometries(MB_DATA "lbm.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err, sizeof err);
     if (n < 0) fprintf(stderr, "%s\n", err);
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     /* 4096 twice, 131072 (exactly 4 x the L2), then 8192: sorted, distinct */
     assert_int_equal(g[0].block_size, 128);
     assert_int_equal(g[0].blocks_per_cu, 4);
@@ -1112,58 +1114,57 @@ static void test_read_geometries(void **state)
     assert_int_equal(g[2].blocks_per_cu, 8);
     assert_int_equal(g[2].word_bytes, 4);
     assert_threads_in_place(&g[2], (const long long[]){8000}, 1, 8000);
+    /* the OpenCL kernel's launch, probed like the others */
+    assert_int_equal(g[3].block_size, 512);
+    assert_int_equal(g[3].blocks_per_cu, 1);
+    assert_int_equal(g[3].word_bytes, 4);
+    assert_threads(&g[3], (const long long[]){4096}, 1);
 
     /* no L2 size: up to 2^21 cells, whatever the working set */
     memset(g, 0, sizeof g);
-    n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
-    assert_int_equal(n, 3);
+    n = mb_read_geometries(MB_DATA "lbm.csv", "gpu", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    assert_int_equal(n, 4);
     assert_int_equal(g[0].block_size, 128);
     assert_threads_in_place(&g[0], (const long long[]){4096, 8192, 131072, 131073, 2097152}, 5, 8192);
     assert_threads(&g[1], (const long long[]){2048, 8192}, 2);
     assert_threads_in_place(&g[2], (const long long[]){8000}, 1, 8000);
     /* a smaller L2: the 131072-cell row is out too */
-    n = mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2 - 1, g, MB_MAX_GEOMETRIES, err, sizeof err);
-    assert_int_equal(n, 3);
+    n = mb_read_geometries(MB_DATA "lbm.csv", "gpu", FIXTURE_L2 - 1, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    assert_int_equal(n, 4);
     assert_threads_in_place(&g[0], (const long long[]){4096, 8192}, 2, 8192);
 
-    /* the other backend: only its own row */
-    n = mb_read_geometries(MB_DATA "lbm.csv", "opencl", 0, g, MB_MAX_GEOMETRIES, err, sizeof err);
-    assert_int_equal(n, 1);
-    assert_int_equal(g[0].block_size, 512);
-    assert_int_equal(g[0].blocks_per_cu, 1);
-    assert_int_equal(g[0].word_bytes, 4);
-    assert_threads(&g[0], (const long long[]){4096}, 1);
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "hip", 0, g, MB_MAX_GEOMETRIES, err, sizeof err), 0);
+    /* another device's file: nothing */
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "other-gpu", 0, g, MB_MAX_GEOMETRIES, err, sizeof err), 0);
 
     /* more geometries than room for */
     err[0] = 0;
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "cuda", FIXTURE_L2, g, 2, err, sizeof err), -1);
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "gpu", FIXTURE_L2, g, 2, err, sizeof err), -1);
     assert_non_null(strstr(err, "lbm.csv"));
     assert_non_null(strstr(err, "more than 2 launch geometries"));
 
     /* malformed: the file and the line */
     err[0] = 0;
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-number.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-number.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
                                         sizeof err), -1);
     assert_non_null(strstr(err, MB_DATA "lbm-bad-number.csv:3:"));
     assert_non_null(strstr(err, "'cells'"));
     assert_non_null(strstr(err, "'4k'"));
     err[0] = 0;
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm-missing-column.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-missing-column.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
                                         err, sizeof err), -1);
     assert_non_null(strstr(err, MB_DATA "lbm-missing-column.csv:1:"));
     assert_non_null(strstr(err, "cells_per_thread"));
     err[0] = 0;
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
                                         err, sizeof err), -1);
     assert_non_null(strstr(err, MB_DATA "lbm-bad-precision.csv:4:"));
     assert_non_null(strstr(err, "fp32|fp64"));
-    /* ... but only rows of the backend read count: the OpenCL row has no
-     * blocks per SM, nothing to probe and nothing wrong */
-    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "opencl", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
-                                        err, sizeof err), 0);
+    /* ... but only rows of the device read count: another device's are
+     * nothing to probe and nothing wrong */
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-bad-precision.csv", "other-gpu", FIXTURE_L2, g,
+                                        MB_MAX_GEOMETRIES, err, sizeof err), 0);
     err[0] = 0;
-    assert_int_equal(mb_read_geometries(MB_DATA "no-such-lbm.csv", "cuda", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
+    assert_int_equal(mb_read_geometries(MB_DATA "no-such-lbm.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
                                         sizeof err), -1);
     assert_non_null(strstr(err, MB_DATA "no-such-lbm.csv"));
 }
@@ -1597,13 +1598,32 @@ static void test_cli_thread_counts(void **state)
     remove_out();
 }
 
+/* A copy of fixture `name` whose rows of device "cpu" are PoCL's device
+ * (membench reads the rows of the device it runs on); its path in *path. */
+static void with_pocl_slug(const char *name, char *path, size_t len)
+{
+    char src[256];
+    snprintf(src, sizeof src, MB_DATA "%s", name);
+    snprintf(path, len, "/tmp/test_membench_in.%d", (int)getpid());
+    mkdir(path, 0700);
+    snprintf(path, len, "/tmp/test_membench_in.%d/%s", (int)getpid(), name);
+    char *text = read_whole(src);
+    assert_non_null(text);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(f, "%s%s\n", strncmp(line, "cpu,", 4) ? "" : pocl.info.slug, strncmp(line, "cpu,", 4) ? line : line + 3);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+}
+
 /* membench --geometry-from on PoCL.  OpenCL cannot force blocks per SM: a
  * row that names them runs unconstrained (blocks_per_cu -1), one that
  * does not is no geometry at all. */
 static void test_cli_geometry_sweep(void **state)
 {
     (void)state;
-    char err[16384], path[256], meta[256];
+    char err[16384], path[256], meta[256], lbm[256], no_blocks[256], args[768];
     /* alone: with --sweeps or --thread-counts a usage error, before any device */
     static const char *const bad[] = {"--geometry-from " MB_DATA "opencl-lbm.csv --sweeps threads",
                                       "--sweeps words --geometry-from " MB_DATA "opencl-lbm.csv",
@@ -1617,6 +1637,8 @@ static void test_cli_geometry_sweep(void **state)
     }
     if (!have_pocl) skip();
     remove_out();
+    with_pocl_slug("opencl-lbm.csv", lbm, sizeof lbm);
+    with_pocl_slug("opencl-no-blocks-lbm.csv", no_blocks, sizeof no_blocks);
     out_path(path, sizeof path, "membench-geometry.csv");
     out_path(meta, sizeof meta, "membench-geometry-meta.csv");
     /* a missing file: named, nothing written */
@@ -1627,12 +1649,14 @@ static void test_cli_geometry_sweep(void **state)
     assert_non_null(strstr(err, MB_DATA "no-such-lbm.csv"));
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_not_equal(access(meta, F_OK), 0);
-    /* only rows without blocks per SM (and a CUDA row): no geometry, one line */
-    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-no-blocks-lbm.csv --reps 2", err, sizeof err);
+    /* only rows without blocks per SM (and a row of another device): no
+     * geometry, one line */
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --reps 2", no_blocks);
+    rc = run_cli(args, err, sizeof err);
     if (rc != 1 || count_lines(err) != 1) fprintf(stderr, "%s", err);
     assert_int_equal(rc, 1);
     assert_int_equal(count_lines(err), 1);
-    assert_non_null(strstr(err, MB_DATA "opencl-no-blocks-lbm.csv"));
+    assert_non_null(strstr(err, no_blocks));
     assert_non_null(strstr(err, "no geometry"));
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_not_equal(access(meta, F_OK), 0);
@@ -1644,7 +1668,8 @@ static void test_cli_geometry_sweep(void **state)
     assert_int_not_equal(access(path, F_OK), 0);
 
     /* two OpenCL rows at block size 64, 1 block per SM: 4096 and 8192 threads */
-    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --quick --reps 2", lbm);
+    rc = run_cli(args, err, sizeof err);
     if (rc) fprintf(stderr, "%s", err);
     assert_int_equal(rc, 0);
     out_path(err, sizeof err, "membench.csv"); /* the geometry sweep writes its own files only */
@@ -1656,7 +1681,8 @@ static void test_cli_geometry_sweep(void **state)
     char *m = read_whole(meta);
     assert_non_null(m);
     assert_non_null(strstr(m, "tool,membench-geometry\n"));
-    assert_non_null(strstr(m, "geometry_from," MB_DATA "opencl-lbm.csv"));
+    snprintf(args, sizeof args, "geometry_from,%s\n", lbm);
+    assert_non_null(strstr(m, args));
     free(m);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -1706,7 +1732,8 @@ static void test_cli_geometry_sweep(void **state)
             assert_int_equal(seen[t][v], v < 8 || (v >= 16 && v < 24) ||
                                              (t == 1 && v >= 8 && v < 16 && ((v & 3) == 0 || (v & 3) == 3)));
     /* again without --force: refused, the file kept as it was */
-    rc = run_cli("--backend opencl --geometry-from " MB_DATA "opencl-lbm.csv --quick --reps 2", err, sizeof err);
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --quick --reps 2", lbm);
+    rc = run_cli(args, err, sizeof err);
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err, "membench-geometry"));
     assert_non_null(strstr(err, "--force"));
@@ -1716,6 +1743,8 @@ static void test_cli_geometry_sweep(void **state)
     free(after);
     free(before);
     remove_out();
+    snprintf(args, sizeof args, "rm -rf /tmp/test_membench_in.%d", (int)getpid());
+    assert_int_equal(system(args), 0);
 }
 
 int main(void)

@@ -1247,6 +1247,61 @@ static void test_geometry_two_cells(void **state)
     remove_folder(plain_dir);
 }
 
+/* A backend that forces no blocks per SM (OpenCL) reads its kernels'
+ * launches on the geometry sweep that occupancy_from (CUDA, the same
+ * device) measured there, each launch the longer of that and its own launch
+ * interval: the geometry folder without its opencl row, CUDA's occupancy
+ * rows forced, and OpenCL's rows -- CUDA's stream, fits, words and
+ * misaligned rows; its threads sweep CUDA's but for a 9 us floor (4096 ->
+ * 9 us, 16384 -> 9.5); its launch test 9 us (gpu/launch.csv). */
+static void test_geometry_borrowed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", cmd[2048];
+    threads_folder(dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && grep -v ',opencl,' \"$OLDPWD\"/" DATA "geometry/membench-geometry.csv > membench-geometry.csv && "
+             "for f in stream.csv membench-fit.csv; do sed -n '2,$s/^test-gpu,cuda,/test-gpu,opencl,/p' $f > t && "
+             "cat t >> $f; done && "
+             "awk -F, -v OFS=, 'NR > 1 && $3 == \"occupancy\" { $9 = $10 } { print }' membench.csv > m && "
+             "sed -En '2,$s/^test-gpu,cuda,(word|misaligned)/test-gpu,opencl,\\1/p' membench.csv >> m && "
+             "sed -En '2,$s/^test-gpu,cuda,threads,/test-gpu,opencl,threads,/p' membench.csv | "
+             "awk -F, -v OFS=, '$12 == 4096 { $16 = 0.009 } $12 == 16384 { $16 = 0.0095 } { print }' >> m && "
+             "mv m membench.csv && rm t",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs cl, cu;
+    load(&cl, dir, "opencl");
+    load(&cu, dir, "cuda");
+    assert_string_equal(cl.occupancy_from, "cuda");
+    assert_true(cl.n_borrowed > 0);
+    assert_int_equal(cu.n_borrowed, 0);
+    for (int i = 0; i < cl.n_probes; i++) assert_false(cl.probes[i].sweep == PROBE_GEOMETRY);
+    /* pull fp32 at 16^3 in blocks of 768, one per SM: CUDA's 7 + 3 x
+     * 150 / 151 us (the two backends alike at the largest probe: x 1), over
+     * the 9 us floor; the CUDA load's own answer is the same */
+    model_prediction p = predict(&cl, "pull", "fp32", launched(16, 768, 1));
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 7 + 3 * OPS_SHARE);
+    assert_non_null(strstr(p.notes, "cuda's geometry sweep at this launch"));
+    NEAR(predict(&cu, "pull", "fp32", launched(16, 768, 1)).memory_us[0], 7 + 3 * OPS_SHARE);
+    /* a kernel without arithmetic: CUDA's 7 us is under OpenCL's floor */
+    model_kernel k = described(19, 10, 0, 2);
+    model_lattice lat = launched(16, 768, 1);
+    assert_int_equal(model_predict(&cl, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    NEAR(p.memory_us[0], 9);
+    NEAR(p.b2b_us, 9); /* the aligned probe's 6 us, at the floor too */
+    assert_int_equal(model_predict(&cu, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.memory_us[0], 7);
+    /* a launch CUDA did not measure: the threads path */
+    p = predict(&cl, "pull", "fp32", launched(16, 256, 2));
+    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
+    model_inputs_free(&cl);
+    model_inputs_free(&cu);
+    remove_folder(dir);
+}
+
 /* A malformed membench-geometry.csv fails the load, naming file and line;
  * so does a geometry row in membench.csv. */
 static void test_geometry_malformed(void **state)
@@ -1380,6 +1435,7 @@ int main(void)
         cmocka_unit_test(test_geometry_aa),
         cmocka_unit_test(test_geometry_swapped),
         cmocka_unit_test(test_geometry_two_cells),
+        cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_cli),
     };
