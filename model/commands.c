@@ -506,8 +506,12 @@ int model_cmd_validate(int argc, char **argv)
     char borrowed[128] = "";
     for (int b = 0; b < n_inputs; b++)
         if (strcmp(inputs[b].occupancy_from, inputs[b].backend)) {
-            printf("%s forced no blocks per SM: its kernels' occupancy is read on %s's occupancy sweep (ratios)\n",
-                   inputs[b].backend, inputs[b].occupancy_from);
+            int geometry = 0;
+            for (int i = 0; i < inputs[b].n_borrowed; i++) geometry |= inputs[b].borrowed[i].sweep == PROBE_GEOMETRY;
+            printf("%s forced no blocks per SM: its kernels' occupancy is read on %s's occupancy sweep (ratios)%s%s%s\n",
+                   inputs[b].backend, inputs[b].occupancy_from,
+                   geometry ? ", their launches on its geometry sweep (each at least " : "",
+                   geometry ? inputs[b].backend : "", geometry ? "'s launch interval)" : "");
             snprintf(borrowed + strlen(borrowed), sizeof borrowed - strlen(borrowed), "%s%s:%s", *borrowed ? " " : "",
                      inputs[b].backend, inputs[b].occupancy_from);
         }
