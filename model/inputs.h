@@ -81,9 +81,10 @@ typedef struct {
     int n_copies;
     model_probe_row *probes;
     int n_probes;
-    /* The threads sweep of occupancy_from, where that is another backend:
-     * its curves at forced blocks per SM give this backend's launch times
-     * their occupancy (read as ratios and as device time, never alone). */
+    /* The threads and geometry sweeps of occupancy_from, where that is
+     * another backend (CUDA, the same device): the device's work at this
+     * backend's kernels' launches, read with this backend's own launch
+     * interval and bandwidth ratio (geometry path), never alone. */
     model_probe_row *borrowed;
     int n_borrowed;
     model_misalign_fit *fits;
