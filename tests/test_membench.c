@@ -1611,8 +1611,10 @@ static void with_pocl_slug(const char *name, char *path, size_t len)
     assert_non_null(text);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(f, "%s%s\n", strncmp(line, "cpu,", 4) ? "" : pocl.info.slug, strncmp(line, "cpu,", 4) ? line : line + 3);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        const int cpu = !strncmp(line, "cpu,", 4);
+        fprintf(f, "%s%s\n", cpu ? pocl.info.slug : "", cpu ? line + 3 : line);
+    }
     assert_int_equal(fclose(f), 0);
     free(text);
 }
