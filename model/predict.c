@@ -629,7 +629,7 @@ static double compute_factor(const model_inputs *in, double ops, int word_bytes,
             f = fmax(model_interp(c.p, c.n, ops, &clamped) / t0, 1);
             if (clamped) {
                 *within = 0;
-                note(notes, notes_len, "%g operations per cell past the payload sweep's %g: clamped", ops,
+                note(notes, notes_len, "%g operations per thread past the payload sweep's %g: clamped", ops,
                      c.p[c.n - 1].x);
             }
             note(notes, notes_len, "arithmetic: payload sweep (%d-byte words) at %g operations, x %.3f", w, ops, f);
@@ -1086,9 +1086,9 @@ static int threads_sweep_path(const model_inputs *in, const model_kernel *k, con
     double step_us = 0;
     for (int p = 0; p < k->phases; p++) {
         int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
-        /* the payload's ratio at the kernel's precision (see compute_factor) */
+        /* the payload's ratio at the kernel's access width (see compute_factor) */
         out->l2_factor[p] = (L || M ? l2_ratio(in, w, sweep_block, threads, L, M, 0, 0) : 1) *
-                            l2_ratio(in, k->word_bytes, sweep_block, threads, 0, 0, 1, k->ops_per_cell);
+                            l2_ratio(in, access, sweep_block, threads, 0, 0, 1, k->ops_per_cell * v);
         out->kernel_factor[p] = out->probe_ns_per_cell[p] * v / base_ns * block_factor * out->l2_factor[p];
         /* the host's launch interval is paid whatever the kernel does: its
          * factors stretch only the time above it */
@@ -1275,10 +1275,14 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
             return -1;
         out->probe_ns_per_cell[p] /= v;
     }
-    /* the payload of the kernel's precision (its arithmetic is per word,
-     * whatever the access width: a float payload on 8-byte words would run
-     * twice as long dependent chains as two floats do) */
-    out->compute_factor = compute_factor(in, k->ops_per_cell, k->word_bytes, lat, &out->within_measured,
+    /* the payload probe of the kernel's access width, its operations per
+     * thread (v cells' collisions) over the payload's, as the geometry path
+     * reads it: a thread of v cells keeps v x 19 words in flight, and the
+     * time its arithmetic adds shows against that (H100 at 9635326b920c,
+     * FP32 split, 2 cells per thread, one block of 384 per SM at 256^3:
+     * 879 us a step; the 8-byte probe at that launch 875, its double
+     * payload x 1.000; the 4-byte payload's x 1.034 had made it -5.4 %) */
+    out->compute_factor = compute_factor(in, k->ops_per_cell * v, k->word_bytes * v, lat, &out->within_measured,
                                          out->notes, sizeof out->notes);
     /* the probe writes to other arrays than it reads, so on a CPU with
      * write-allocate its time holds the write-allocate; a kernel that keeps

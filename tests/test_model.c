@@ -743,13 +743,19 @@ static void variants_folder(char *dir, const char *extra)
 }
 
 /* A probe row: sweep, N, L, M, block, k, occupancy, threads, ms, timing, ops. */
-static void row(char *buf, size_t len, const char *sweep, int L, int M, int block, int k, double occupancy,
-                double threads, double ms, const char *timing, int ops)
+static void row_w(char *buf, size_t len, const char *sweep, int w, int L, int M, int block, int k, double occupancy,
+                  double threads, double ms, const char *timing, int ops)
 {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used,
-             "test-gpu,cuda,%s,19,4,%d,%d,%d,%d,%d,%g,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,%s,%d\n", sweep, L, M,
-             block, k, k, occupancy, threads, 152 * threads, ms, ms, ms, ms * 1e6 / threads, timing, ops);
+             "test-gpu,cuda,%s,19,%d,%d,%d,%d,%d,%d,%g,%.0f,%.0f,10,%.12g,%.12g,%.12g,1,1,%.12g,%s,%d\n", sweep, w, L,
+             M, block, k, k, occupancy, threads, 38.0 * w * threads, ms, ms, ms, ms * 1e6 / threads, timing, ops);
+}
+
+static void row(char *buf, size_t len, const char *sweep, int L, int M, int block, int k, double occupancy,
+                double threads, double ms, const char *timing, int ops)
+{
+    row_w(buf, len, sweep, 4, L, M, block, k, occupancy, threads, ms, timing, ops);
 }
 
 /* The payload sweep (arithmetic per cell), misaligned stores at the
@@ -821,6 +827,9 @@ static void test_payload_and_variants(void **state)
     row(extra, sizeof extra, "occupancy", 0, 0, 1024, 1, 0.5, 1e6, 0.202, "events", 0);
     row(extra, sizeof extra, "occupancy", 0, 0, 1024, 1, 0.5, 1e6, 0.002 + 0.2 * 1.08, "events", 151);
     row(extra, sizeof extra, "occupancy", 0, 10, 1024, 1, 0.5, 1e6, 0.002 + 0.2 * 1.06, "events", 0);
+    /* and with 8-byte words (double payload): x 1.02 */
+    row_w(extra, sizeof extra, "occupancy", 8, 0, 0, 1024, 1, 0.5, 1e6, 0.402, "events", 0);
+    row_w(extra, sizeof extra, "occupancy", 8, 0, 0, 1024, 1, 0.5, 1e6, 0.002 + 0.4 * 1.02, "events", 151);
     /* threads curves at k = 0: 10 misaligned stores x 1.5 at 4096 threads,
      * x 1.1 at the top; the payload x 1.3 at 4096, x 1 at the top */
     static const double t[][2] = {{4096, 0.005}, {16777216, 16777216 * 0.19e-6}};
@@ -845,6 +854,16 @@ static void test_payload_and_variants(void **state)
     NEAR(p.compute_factor, 1 + 0.08 * 150 / 151);
     assert_non_null(strstr(p.notes, "payload probe at the kernel's block size and occupancy"));
     assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.060"));
+    /* two cells per thread: the 8-byte payload, 2 x 150 operations per
+     * thread against its 151 */
+    {
+        model_kernel two = {0};
+        model_builtin_kernel(&two, "pull", "fp32");
+        two.cells_per_thread = 2;
+        char err2[512];
+        assert_int_equal(model_predict(&in, &two, &lat, &p, err2, sizeof err2), 0);
+        NEAR(p.compute_factor, 1 + 0.02 * 300 / 151);
+    }
     lat.occupancy = 0.25;
     p = predict(&in, "push", "fp32", lat);
     NEAR(p.compute_factor, 1); /* no payload probe of that launch, no payload sweep */
