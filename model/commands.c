@@ -52,10 +52,12 @@ enum {
     "              sweep's M=10 probe at the kernel's block size and occupancy), times\n"    \
     "              the arithmetic factor: the payload probe (`payload` sweep, or the\n"     \
     "              occupancy sweep's collision payload at the kernel's block size and\n"     \
-    "              occupancy) over the aligned one at the kernel's ops per cell.  On a\n"  \
-    "              CPU with write-allocate a kernel keeping one lattice (A-A) stores into\n" \
-    "              lines it has just read: the probe time is divided by likwid's copy_mem\n" \
-    "              / copy bandwidth (the write-allocate's share of a copy).\n"               \
+    "              occupancy; of the access width: 8 bytes at two float cells per\n"      \
+    "              thread) over the aligned one at the kernel's operations per thread.\n"   \
+    "              On a CPU with write-allocate a kernel keeping one lattice (A-A)\n"       \
+    "              stores into lines it has just read: the probe time is divided by\n"      \
+    "              likwid's copy_mem / copy bandwidth (the write-allocate's share of a\n"   \
+    "              copy).\n"                                                                \
     "              Outside the measured range the value is clamped and the point marked\n"  \
     "              within_measured=no.\n"                                                   \
     "  3 full      where membench-geometry.csv measured the kernel's own launch (CUDA:\n"  \
