@@ -309,6 +309,37 @@ static void test_collision_ops_match_the_model(void **state)
     free(ptx);
 }
 
+/* CUDA's register caps are in the PTX: split at two float cells per thread
+ * held to 80 (two blocks of 384 per SM), A-A there to 512 threads; split
+ * at one or four cells, in FP64, and pull at two, not. */
+static void test_register_caps(void **state)
+{
+    (void)state;
+    char why[256], opt[256];
+    if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
+    static const struct {
+        lbm_scheme s;
+        int fp64, cpt;
+        const char *directive; /* NULL: none of the two */
+    } cases[] = {
+        {LBM_SCHEME_SPLIT, 0, 2, ".maxnreg 80"}, {LBM_SCHEME_AA, 0, 2, ".maxntid 512"},
+        {LBM_SCHEME_SPLIT, 0, 1, NULL},          {LBM_SCHEME_SPLIT, 0, 4, NULL},
+        {LBM_SCHEME_SPLIT, 1, 2, NULL},          {LBM_SCHEME_PULL, 0, 2, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lbm_build_options(opt, sizeof opt, cases[i].s, cases[i].fp64, LBM_PERIODIC, 0, cases[i].cpt);
+        char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
+        assert_non_null(ptx);
+        if (cases[i].directive) {
+            assert_non_null(strstr(ptx, cases[i].directive));
+        } else {
+            assert_null(strstr(ptx, ".maxnreg"));
+            assert_null(strstr(ptx, ".maxntid"));
+        }
+        free(ptx);
+    }
+}
+
 /* Run the tool; returns its exit status, stderr's line count in *lines. */
 static int run_tool(const char *args, int *lines, char *err, size_t err_len)
 {
@@ -420,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_taylor_green),
         cmocka_unit_test(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
+        cmocka_unit_test(test_register_caps),
         cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_passes_keep_the_faster),
