@@ -26,6 +26,22 @@ int model_points_prepare(model_point *p, int n)
     return out;
 }
 
+static double median3(double a, double b, double c)
+{
+    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+void model_points_median3(model_point *p, int n)
+{
+    if (n < 3) return;
+    double prev = p[0].y;
+    for (int i = 1; i < n - 1; i++) {
+        double here = p[i].y;
+        p[i].y = median3(prev, here, p[i + 1].y);
+        prev = here;
+    }
+}
+
 double model_interp(const model_point *p, int n, double x, int *clamped)
 {
     double tol = 1e-9 * fmax(fabs(p[0].x), fabs(p[n - 1].x));

@@ -9,6 +9,12 @@ typedef struct { double x, y; } model_point;
 /* Sort by x and merge points with the same x (their mean y).  Returns the
  * new count. */
 int model_points_prepare(model_point *p, int n);
+/* Tukey's running median of three over y (prepared points, n >= 3; fewer
+ * are left alone): an inner point above or below both its neighbours takes
+ * the nearer of them, a run of two or more stays.  The ends are kept: the
+ * first is a sweep's aligned point, and a curve that saturates (the
+ * misalignment sweeps, 0/10/19) would bend any rule that extrapolates. */
+void model_points_median3(model_point *p, int n);
 /* y at x (n >= 1, prepared).  *clamped is set to 1 when x lies outside
  * [first x, last x] (relative tolerance 1e-9), left unchanged otherwise. */
 double model_interp(const model_point *p, int n, double x, int *clamped);

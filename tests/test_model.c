@@ -144,6 +144,26 @@ static void test_interp(void **state)
     clamped = 0;
     NEAR(model_interp(p, n, 5, &clamped), 2);
     assert_int_equal(clamped, 1);
+    /* the running median of three: a lone spike goes, a run of two stays,
+     * a monotone curve is left as it is, and so are the ends */
+    model_point spike[] = {{0, 1}, {1, 1}, {2, 5}, {3, 1.2}, {4, 1.4}};
+    model_points_median3(spike, 5);
+    const double spike_want[] = {1, 1, 1.2, 1.4, 1.4};
+    model_point run2[] = {{0, 1}, {1, 1}, {2, 5}, {3, 5}, {4, 1}, {5, 1}};
+    model_points_median3(run2, 6);
+    const double run2_want[] = {1, 1, 5, 5, 1, 1};
+    model_point rising[] = {{0, 1}, {1, 2}, {2, 4}, {3, 8}};
+    model_points_median3(rising, 4);
+    const double rising_want[] = {1, 2, 4, 8};
+    model_point end_spike[] = {{0, 1}, {1, 1.1}, {2, 1.2}, {3, 3}};
+    model_points_median3(end_spike, 4);
+    for (int i = 0; i < 6; i++) {
+        if (i < 5) NEAR(spike[i].y, spike_want[i]);
+        NEAR(run2[i].y, run2_want[i]);
+        if (i < 4) NEAR(rising[i].y, rising_want[i]);
+    }
+    NEAR(end_spike[3].y, 3); /* the ends are kept */
+    NEAR(end_spike[0].y, 1);
 }
 
 /* ---- level 1 ------------------------------------------------------------ */
@@ -326,6 +346,33 @@ static void test_probe_schemes(void **state)
     assert_int_equal(p.within_measured, 0);
     assert_non_null(strstr(p.notes, "misalignment cost taken as 0"));
     model_inputs_free(&in);
+}
+
+/* A point of a misalignment sweep off both its neighbours is a disturbance:
+ * the reads sweep at L = 0, 5, 10, 15, 19 with L = 10 taken at 0.262 ms
+ * (0.212 before) reads L = 10 at the median of 0.202, 0.262 and 0.217. */
+static void test_probe_sweep_spike(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-spike-XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cp " DATA "gpu/* %s && cd %s && "
+             "sed -i 's/^\\(test-gpu,cuda,misaligned_reads,19,4,10,0,256,0,8,1.0,1000000,152000000,10\\),.*/"
+             "\\1,0.262,0.262,0.262,580.1527,580.1527,0.262000,events/' membench.csv && "
+             "echo 'test-gpu,cuda,misaligned_reads,19,4,5,0,256,0,8,1.0,1000000,152000000,10,0.202,0.202,0.202,"
+             "752.4752,752.4752,0.202000,events' >> membench.csv && "
+             "echo 'test-gpu,cuda,misaligned_reads,19,4,15,0,256,0,8,1.0,1000000,152000000,10,0.217,0.217,0.217,"
+             "700.4608,700.4608,0.217000,events' >> membench.csv && grep -q ',10,0,256,0,8,1.0,1000000,152000000,10,0.262' "
+             "membench.csv",
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_prediction p = predict(&in, "pull", "fp32", cube(256));
+    NEAR(p.probe_ns_per_cell[0], 0.19 + (0.217 - 0.192));
+    model_inputs_free(&in);
+    remove_folder(dir);
 }
 
 static void test_probe_interpolation_edges(void **state)
@@ -1437,6 +1484,7 @@ int main(void)
         cmocka_unit_test(test_malformed_folder),
         cmocka_unit_test(test_meta_quoted),
         cmocka_unit_test(test_interp),
+        cmocka_unit_test(test_probe_sweep_spike),
         cmocka_unit_test(test_roofline_gpu),
         cmocka_unit_test(test_roofline_cpu_write_allocate),
         cmocka_unit_test(test_cpu_row_imbalance),
