@@ -284,6 +284,16 @@ static void remove_folder(const char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
+/* dir (a mkdtemp template) made a copy of the synthetic gpu folder, then
+ * `edit` (a shell command, or NULL) run inside it. */
+static void gpu_folder(char *dir, const char *edit)
+{
+    char cmd[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/ && cd %s%s%s", dir, dir, edit ? " && " : "", edit ? edit : "");
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- level 2 ------------------------------------------------------------ */
 
 static void test_probe_schemes(void **state)
@@ -321,13 +331,9 @@ static void test_probe_schemes(void **state)
     model_inputs_free(&in);
     /* with a misaligned_both fit of 4-byte words the ratio is its slopes':
      * 0.0056 / (0.002 + 0.006) = 0.7, not one point's */
-    char dir[] = "/tmp/lbp-model-both-fit-XXXXXX", cmd[512];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd,
-             "cp " DATA "gpu/* %s && echo 'test-gpu,cuda,misaligned_both,4,19,misaligned_both,0.0056,0.19,0.9,0.001,3' "
-             ">> %s/membench-fit.csv",
-             dir, dir);
-    assert_int_equal(system(cmd), 0);
+    char dir[] = "/tmp/lbp-model-both-fit-XXXXXX";
+    gpu_folder(dir, "echo 'test-gpu,cuda,misaligned_both,4,19,misaligned_both,0.0056,0.19,0.9,0.001,3' "
+                    ">> membench-fit.csv");
     load(&in, dir, "cuda");
     p = predict(&in, "aa", "fp64", cube(256));
     NEAR(p.probe_ns_per_cell[1], 0.38 + 0.11 * 0.7);
@@ -354,19 +360,15 @@ static void test_probe_schemes(void **state)
 static void test_probe_sweep_spike(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lbp-model-spike-XXXXXX", cmd[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd,
-             "cp " DATA "gpu/* %s && cd %s && "
-             "sed -i 's/^\\(test-gpu,cuda,misaligned_reads,19,4,10,0,256,0,8,1.0,1000000,152000000,10\\),.*/"
+    char dir[] = "/tmp/lbp-model-spike-XXXXXX";
+    gpu_folder(dir,
+               "sed -i 's/^\\(test-gpu,cuda,misaligned_reads,19,4,10,0,256,0,8,1.0,1000000,152000000,10\\),.*/"
              "\\1,0.262,0.262,0.262,580.1527,580.1527,0.262000,events/' membench.csv && "
              "echo 'test-gpu,cuda,misaligned_reads,19,4,5,0,256,0,8,1.0,1000000,152000000,10,0.202,0.202,0.202,"
              "752.4752,752.4752,0.202000,events' >> membench.csv && "
              "echo 'test-gpu,cuda,misaligned_reads,19,4,15,0,256,0,8,1.0,1000000,152000000,10,0.217,0.217,0.217,"
              "700.4608,700.4608,0.217000,events' >> membench.csv && grep -q ',10,0,256,0,8,1.0,1000000,152000000,10,0.262' "
-             "membench.csv",
-             dir, dir);
-    assert_int_equal(system(cmd), 0);
+             "membench.csv");
     model_inputs in;
     load(&in, dir, "cuda");
     model_prediction p = predict(&in, "pull", "fp32", cube(256));
@@ -435,17 +437,14 @@ static void test_probe_occupancy(void **state)
 static void test_probe_occupancy_borrowed(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lbp-model-borrow-XXXXXX", cmd[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd,
-             "cp " DATA "gpu/* %s && cd %s && for f in stream.csv launch.csv membench-fit.csv; do "
+    char dir[] = "/tmp/lbp-model-borrow-XXXXXX";
+    gpu_folder(dir,
+             "for f in stream.csv launch.csv membench-fit.csv; do "
              "sed -n '2,$s/^test-gpu,cuda,/test-gpu,opencl,/p' $f > t && cat t >> $f; done && "
              "awk -F, -v OFS=, 'NR > 1 && $3 == \"occupancy\" { $9 = $10 } { print }' membench.csv > m && "
              "sed -En '2,$s/^test-gpu,cuda,(word|misaligned)/test-gpu,opencl,\\1/p' membench.csv >> m && "
              "echo 'test-gpu,opencl,occupancy,19,4,0,0,256,0,8,1.0,1000000,152000000,10,0.5,0.5,0.5,1,1,0.5,events' >> m && "
-             "mv m membench.csv",
-             dir, dir);
-    assert_int_equal(system(cmd), 0);
+             "mv m membench.csv");
     model_inputs cu, cl;
     load(&cu, dir, "cuda");
     load(&cl, dir, "opencl");
@@ -459,8 +458,7 @@ static void test_probe_occupancy_borrowed(void **state)
     for (int i = 0; i < cl.n_probes; i++) assert_false(cl.probes[i].sweep == PROBE_OCCUPANCY && cl.probes[i].ns_per_thread > 0.4);
     model_inputs_free(&cu);
     model_inputs_free(&cl);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_folder(dir);
 }
 
 /* ---- level 3 ------------------------------------------------------------ */
@@ -509,10 +507,8 @@ static void test_full_levels(void **state)
 static void test_device_gap(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/test_model_gap_XXXXXX", cmd[512];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/ && echo test-gpu,cuda,graph,1000,10,1,1,1 >> %s/launch.csv", dir, dir);
-    assert_int_equal(system(cmd), 0);
+    char dir[] = "/tmp/test_model_gap_XXXXXX";
+    gpu_folder(dir, "echo test-gpu,cuda,graph,1000,10,1,1,1 >> launch.csv");
     model_inputs in;
     load(&in, dir, "cuda");
     model_prediction p = predict(&in, "push", "fp32", cube(256));
@@ -523,8 +519,7 @@ static void test_device_gap(void **state)
     NEAR(p.full_mlups, 200);
     assert_int_equal(p.launch_bound, 1);
     model_inputs_free(&in);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_folder(dir);
 }
 
 /* ---- the CLI ------------------------------------------------------------ */
@@ -561,10 +556,7 @@ static int file_has(const char *path, const char *text)
 static void threads_folder(char *dir)
 {
     char cmd[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/ && sed -i 's/^test-gpu,cuda,back_to_back,1000,.*/"
-             "test-gpu,cuda,back_to_back,1000,10,2,2,2/' %s/launch.csv", dir, dir);
-    assert_int_equal(system(cmd), 0);
+    gpu_folder(dir, "sed -i 's/^test-gpu,cuda,back_to_back,1000,.*/test-gpu,cuda,back_to_back,1000,10,2,2,2/' launch.csv");
     static const double rows[][2] = {{4096, 0.005}, {16384, 0.006}, {65536, 0.010}, {1048576, 0.2},
                                      {16777216, 16777216 * 0.19e-6}};
     snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
@@ -1425,9 +1417,7 @@ static void test_cli(void **state)
     (void)state;
     if (access("model/model", X_OK)) skip();
     char dir[] = "/tmp/test_model_XXXXXX", cmd[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/", dir);
-    assert_int_equal(system(cmd), 0);
+    gpu_folder(dir, NULL);
     /* worst error at 256^3 is 4.76 %: passes 5, fails 4 */
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 5", dir);
     assert_int_equal(run(cmd), 0);
@@ -1450,8 +1440,7 @@ static void test_cli(void **state)
     snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
     assert_int_equal(run(cmd), 0);
     assert_true(file_has("/tmp/test_model.out", "63.8%"));
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_folder(dir);
 
     /* predict: a described A-A equals the built-in */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --words-read 19 "
