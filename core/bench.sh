@@ -58,7 +58,7 @@ device_of() { # BACKEND
 stages="stream membench lbmkernels"
 geometry=""
 [ "$(val kind)" = gpu ] && for b in $backends; do [ "$b" = cuda ] && geometry=cuda; done
-total=0; for b in $backends; do for s in $stages; do total=$((total + 1)); done; done
+total=0; for b in $backends; do for s in $stages recheck; do total=$((total + 1)); done; done
 [ -n "$geometry" ] && total=$((total + 1))
 start=$(date +%s); step=0; failed=""
 # STAGE BACKEND OUT DEVOPT [EXTRA...]: one tool run, with progress
@@ -70,7 +70,7 @@ stage() {
     left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
     say "[$step/$total] $s on $name ($b), ${el} s so far$left"
     t0=$(date +%s)
-    tool="$s/$s"; [ "$s" = geometry ] && tool=membench/membench
+    tool="$s/$s"; case "$s" in geometry | recheck) tool=membench/membench ;; esac
     $tool --backend "$b" $dv --out "$o" --force $quick "$@" || return 1
     say "$s ($b) took $(( $(date +%s) - t0 )) s"
 }
@@ -113,12 +113,44 @@ if [ -n "$geometry" ] && ! stage geometry "$geometry" "$work" "$geo_devopt" --ge
     say "geometry failed on $geometry: the other results are kept"
 fi
 
+# recheck: the threads sweep's probes again after the kernels, at its
+# thread counts that are cells of lbm.csv's lattices (every backend that
+# measured both): how far the device moved while the run went on (a
+# neighbour on a shared host, clocks, temperature), which bounds how close
+# a prediction from the first run can come.  Never fails the run.
+recheck_counts() { # BACKEND
+    awk -F, -v b="$1" 'FNR == 1 { for (i = 1; i <= NF; i++) h[FILENAME, $i] = i; next }
+        FILENAME ~ /membench\.csv$/ {
+            if ($h[FILENAME, "backend"] == b && $h[FILENAME, "sweep"] == "threads") t[$h[FILENAME, "threads"]] = 1
+            next }
+        $h[FILENAME, "backend"] == b && ($h[FILENAME, "cells"] in t) && !seen[$h[FILENAME, "cells"]]++ {
+            printf "%s%s", n++ ? "," : "", $h[FILENAME, "cells"] }' "$work/membench.csv" "$work/lbm.csv"
+}
+for b in $backends; do
+    counts=$(recheck_counts "$b")
+    idx=$(device_of "$b") || continue
+    devopt=""; [ -n "$idx" ] && devopt="--device $idx"
+    run=$work/.recheck-$b
+    if [ -z "$counts" ]; then
+        step=$((step + 1)); say "recheck ($b): no lattice of lbm.csv at a thread count of the threads sweep: skipped"
+    elif stage recheck "$b" "$run" "$devopt" --sweeps threads --thread-counts "$counts" >/dev/null; then
+        if [ -f "$work/membench-recheck.csv" ]; then tail -n +2 "$run/membench.csv" >>"$work/membench-recheck.csv"
+        else cp "$run/membench.csv" "$work/membench-recheck.csv"; fi
+    else
+        say "recheck ($b) failed: no drift measured for it"
+    fi
+    rm -rf "$run"
+done
+
 say "model: predicting every measured point"
 t0=$(date +%s)
 model/model validate --data "$work" --force --max-error 5
 model_rc=$?
 say "model took $(( $(date +%s) - t0 )) s"
 [ "$model_rc" -le 1 ] || die "model validate failed (exit $model_rc); partial results in $work"
+if [ -f "$work/membench-recheck.csv" ]; then
+    model/model drift --data "$work" --force >/dev/null || say "model drift failed: no drift.csv"
+fi
 
 rm -rf "$dir"
 mv "$work" "$dir" || die "cannot rename $work to $dir"

@@ -1,4 +1,4 @@
-/* predict, validate, summary: see commands.h and --help. */
+/* predict, validate, summary, drift: see commands.h and --help. */
 #include "commands.h"
 
 #include <getopt.h>
@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "csv.h"
+#include "drift.h"
 #include "inputs.h"
 #include "kernel.h"
 #include "predict.h"
@@ -20,7 +22,8 @@ char **model_argv;
 enum {
     OPT_DATA = LBP_OPT_FIRST_TOOL, OPT_SCHEME, OPT_PRECISION, OPT_WORDS_READ, OPT_WORDS_WRITTEN,
     OPT_MIS_READS, OPT_MIS_WRITES, OPT_WORD_BYTES, OPT_LATTICES, OPT_LAUNCHES, OPT_SIZE,
-    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD, OPT_OPS
+    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD, OPT_OPS,
+    OPT_MAX_CHANGE
 };
 
 #define OPT(name, has, code) {name, has, 0, code}
@@ -129,7 +132,21 @@ static const char summary_usage[] =
     "usage: model summary --data DIR [--backend B]\n"
     "From DIR/model.csv: for each backend, scheme and precision at the largest measured\n"
     "lattice (best block size there): measured, predicted (full model) and roofline\n"
-    "MLUPS, measured as % of the roofline, and the model's error.\n";
+    "MLUPS, measured as % of the roofline, and the model's error; then, where\n"
+    "DIR/membench-recheck.csv is, how far the probes moved during the run (model drift).\n";
+
+static const char drift_usage[] =
+    "usage: model drift --data DIR [--max-change PCT] [--force]\n"
+    "How far the device moved during a run: make bench measures the threads sweep's\n"
+    "probes again after the kernels, at the thread counts of their lattices\n"
+    "(DIR/membench-recheck.csv).  Each is matched with the same probe of\n"
+    "DIR/membench.csv (backend, word size, L, M, payload, block size, blocks per SM,\n"
+    "thread count); writes DIR/drift.csv (first_ms, recheck_ms: per-launch medians;\n"
+    "change_pct) and prints, per backend, the median and the largest change.  The\n"
+    "model reads the first run, the kernels ran between the two: a model error\n"
+    "smaller than the change cannot be told from the device's own.\n"
+    "  --max-change PCT        exit 1 when a probe changed by more (default: no bar)\n"
+    "  --force                 replace an existing drift.csv\n";
 
 static void parse_shared(lbp_common *c, int o, const char *arg, const char *usage, const char **dir)
 {
@@ -631,5 +648,63 @@ int model_cmd_summary(int argc, char **argv)
             }
     lbp_table_free(&t);
     if (!printed) lbp_fail("%s: no rows%s%s", path, only ? " for backend " : "", only ? only : "");
+    snprintf(path, sizeof path, "%s/membench-recheck.csv", dir);
+    if (!access(path, F_OK)) {
+        model_drift_row *rows;
+        int unmatched, n = model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err);
+        if (n < 0) lbp_fail("%s", err);
+        model_drift_print(rows, n);
+        free(rows);
+    }
+    return 0;
+}
+
+/* ---- drift -------------------------------------------------------------- */
+
+int model_cmd_drift(int argc, char **argv)
+{
+    static const struct option opts[] = {SHARED_OPTS, OPT("force", no_argument, LBP_OPT_FORCE),
+                                         OPT("max-change", required_argument, OPT_MAX_CHANGE), {0, 0, 0, 0}};
+    lbp_common c = {.device = -1};
+    const char *dir = NULL;
+    double max_change = -1;
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o == OPT_MAX_CHANGE) max_change = lbp_parse_double("--max-change", optarg, 0, 1e6);
+        else parse_shared(&c, o, optarg, drift_usage, &dir);
+    }
+    if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    if (!dir) lbp_usage_error("missing --data DIR (the folder with membench.csv and membench-recheck.csv)");
+    if (backend_filter(&c)) lbp_usage_error("--backend: drift compares every backend's probes");
+    lbp_check_fresh(dir, (const char *const[]){"drift.csv", NULL}, c.force);
+    char err[1024];
+    lbp_device_info info = {0};
+    model_drift_row *rows;
+    int unmatched, n = model_drift_match(dir, &rows, &unmatched, info.slug, sizeof info.slug, err, sizeof err);
+    if (n < 0) lbp_fail("%s", err);
+    if (unmatched) lbp_warn("%s/membench-recheck.csv: %d probe(s) with no partner in membench.csv: left out", dir, unmatched);
+    snprintf(info.backend, sizeof info.backend, "%s", rows[0].backend);
+    lbp_csv *csv = lbp_csv_open(dir, "drift.csv",
+                                "word_bytes,threads,misaligned_reads,misaligned_writes,ops,block_size,"
+                                "blocks_per_cu_requested,first_ms,recheck_ms,change_pct",
+                                &info, c.force);
+    int over = 0;
+    for (int i = 0; i < n; i++) {
+        const model_drift_row *r = &rows[i];
+        lbp_csv_set_backend(csv, r->backend);
+        lbp_csv_row(csv, "%d,%.0f,%d,%d,%d,%d,%d,%.6f,%.6f,%.3f", r->word_bytes, r->threads, r->misaligned_reads,
+                    r->misaligned_writes, r->ops, r->block_size, r->blocks_requested, r->first_ms, r->recheck_ms,
+                    r->change_pct);
+        over += max_change >= 0 && fabs(r->change_pct) > max_change;
+    }
+    lbp_csv_commit(csv);
+    model_drift_print(rows, n);
+    printf("written: %s/drift.csv\n", dir);
+    free(rows);
+    if (over) {
+        fprintf(stderr, "model: %d probe(s) changed by more than %.1f %% during the run\n", over, max_change);
+        return LBP_EXIT_FAIL;
+    }
     return 0;
 }

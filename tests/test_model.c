@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../model/drift.h"
 #include "../model/inputs.h"
 #include "../model/interp.h"
 #include "../model/kernel.h"
@@ -1412,6 +1413,108 @@ static void test_geometry_malformed(void **state)
     remove_folder(dir);
 }
 
+/* ---- drift: the probes measured again after the kernels ----------------- */
+
+/* tests/model-data/drift: the recheck moved cuda's aligned 4-byte probe at
+ * 32768 threads by +10 %, its payload probe by -5 %, the L=10 and the
+ * 2-blocks-per-SM ones not at all (each would read +60 % or +20 % against
+ * the aligned default probe), the 8-byte one at 262144 by -20 %, opencl's
+ * by +25 %; one recheck row (65536 threads) has no partner. */
+static void test_drift_match(void **state)
+{
+    (void)state;
+    model_drift_row *rows;
+    int unmatched = -1;
+    char device[64] = "";
+    int n = model_drift_match(DATA "drift", &rows, &unmatched, device, sizeof device, err, sizeof err);
+    if (n < 0) fprintf(stderr, "%s\n", err);
+    assert_int_equal(n, 6);
+    assert_int_equal(unmatched, 1);
+    assert_string_equal(device, "test-gpu");
+    static const double want[] = {10, -5, 0, 0, -20, 25};
+    for (int i = 0; i < n; i++) NEAR(rows[i].change_pct, want[i]);
+    assert_string_equal(rows[5].backend, "opencl");
+    NEAR(rows[4].first_ms, 0.1);
+    NEAR(rows[4].recheck_ms, 0.08);
+    assert_int_equal(rows[1].ops, 151);
+    assert_int_equal(rows[3].blocks_requested, 2);
+    free(rows);
+}
+
+static void test_drift_malformed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-drift-XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    model_drift_row *rows;
+    int unmatched;
+    /* no recheck file */
+    snprintf(cmd, sizeof cmd, "cp " DATA "drift/membench.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "membench-recheck.csv: missing"));
+    /* a field that is not a number, named by its line */
+    snprintf(cmd, sizeof cmd, "sed '3s/,0.019,/,fast,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "membench-recheck.csv:3:"));
+    assert_non_null(strstr(err, "'ms_median'"));
+    /* rows, but none measured in the first run */
+    snprintf(cmd, sizeof cmd, "sed 's/,256,/,512,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "none of its 7 threads-sweep rows matches"));
+    /* no threads sweep at all */
+    snprintf(cmd, sizeof cmd, "sed 's/,threads,19,/,words,19,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no threads-sweep rows"));
+    remove_folder(dir);
+}
+
+/* model drift writes drift.csv once (--force to replace it) and holds the
+ * changes to --max-change; model summary prints them beside the table */
+static void test_drift_cli(void **state)
+{
+    (void)state;
+    if (access("model/model", X_OK)) skip();
+    char dir[] = "/tmp/lbp-model-drift-cli-XXXXXX", cmd[1024], path[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp " DATA "drift/membench.csv " DATA "drift/membench-recheck.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "./model/model drift --data %s", dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "cuda      5 probes: median +0.0 %, median |change| 5.0 %, largest -20.0 % "
+                                                "at 262144 threads (8 B)"));
+    assert_true(file_has("/tmp/test_model.out", "opencl    1 probes: median +25.0 %"));
+    assert_true(file_has("/tmp/test_model.err", "1 probe(s) with no partner"));
+    snprintf(path, sizeof path, "%s/drift.csv", dir);
+    assert_true(file_has(path, "device,backend,word_bytes,threads,misaligned_reads,misaligned_writes,ops,block_size,"
+                               "blocks_per_cu_requested,first_ms,recheck_ms,change_pct\n"));
+    assert_true(file_has(path, "test-gpu,cuda,4,32768,0,0,151,256,0,0.020000,0.019000,-5.000\n"));
+    assert_true(file_has(path, "test-gpu,opencl,4,32768,0,0,0,256,0,0.008000,0.010000,25.000\n"));
+    /* never overwritten silently */
+    assert_int_equal(run(cmd), 1);
+    assert_true(file_has("/tmp/test_model.err", "drift.csv exists"));
+    snprintf(cmd, sizeof cmd, "./model/model drift --data %s --force --max-change 24", dir);
+    assert_int_equal(run(cmd), 1);
+    assert_true(file_has("/tmp/test_model.err", "1 probe(s) changed by more than 24.0 %"));
+    snprintf(cmd, sizeof cmd, "./model/model drift --data %s --force --max-change 25.5", dir);
+    assert_int_equal(run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "./model/model drift --data %s --backend cuda", dir);
+    assert_int_equal(run(cmd), 2);
+    /* summary: the table, then the drift */
+    snprintf(cmd, sizeof cmd, "printf 'device,backend,scheme,precision,cells,measured_mlups,roofline_mlups,full_mlups,"
+                              "error_pct\\ntest-gpu,cuda,push,fp32,16777216,4200,6579,4000,-4.762\\n' > %s/model.csv"
+                              " && ./model/model summary --data %s", dir, dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32      16777216     4200.0     4000.0     6579.0"));
+    assert_true(file_has("/tmp/test_model.out", "probes measured again after the kernels, change from the first run (drift):\n"));
+    remove_folder(dir);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -1493,6 +1596,9 @@ int main(void)
         cmocka_unit_test(test_geometry_two_cells),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
+        cmocka_unit_test(test_drift_match),
+        cmocka_unit_test(test_drift_malformed),
+        cmocka_unit_test(test_drift_cli),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
