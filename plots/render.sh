@@ -225,6 +225,18 @@ if [ -f "$data/launch.csv" ]; then
     [ -s "$tmp/launch.dat" ] && figure launch "unset key; set style fill solid 0.6; set boxwidth 0.6; set yrange [0:*]; set offsets 0.5, 0.5, graph 0.1, 0; set bmargin 4; set xtics scale 0; set ylabel 'time per launch [us]'; set title 'Empty-kernel launch latency (median, bars min to max)'.\"\\n\".'$title_suffix'; plot '$tmp/launch.dat' using 0:2:xtic(1) with boxes lc 1, '' using 0:2:3:4 with yerrorbars lc rgb 'black' ps 0, '' using 0:4:(sprintf('%.2f us',\$2)) with labels offset 0,0.8"
 else note "no launch.csv: launch figure skipped"; fi
 
+# ---- drift: the threads sweep's probes again after the kernels -------------
+if [ -f "$data/drift.csv" ]; then
+    dp=""; i=0
+    for b in $(backends_of "$data/drift.csv"); do
+        i=$((i + 1))
+        # each probe a point, shifted a little per backend so both show
+        csvsel "$data/drift.csv" "backend=$b" threads change_pct | awk -v i=$i '{ print $1 * (1 + 0.06 * (i - 1)), $2 }' >"$tmp/drift-$b.dat"
+        [ -s "$tmp/drift-$b.dat" ] && dp="$dp${dp:+, }'$tmp/drift-$b.dat' using 1:2 with points pt $((5 + 2 * i)) ps 1.2 title '$b'"
+    done
+    [ -n "$dp" ] && figure drift "set logscale x 2; set format x '%.0s%c'; set xlabel 'threads per launch (cells)'; set ylabel 'recheck / first run - 1 [%]'; set title 'Probes measured again after the kernels: change from the first run (every variant)'.\"\\n\".'$title_suffix'; plot $dp, 0 with lines lc 'black' dt 3 notitle"
+else note "no drift.csv (make bench measures the probes again at its end): drift figure skipped"; fi
+
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
 if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median

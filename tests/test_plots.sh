@@ -54,6 +54,7 @@ for g in data/nvidia-h*; do
     if [ "$(awk -F, 'NR>1{print $2}' "$g/lbm.csv" | sort -u | wc -l)" -gt 1 ]; then check "$tmp/gpu" lbm-backends; fi
     if [ "$(awk -F, 'NR>1{print $2}' "$g/transfer.csv" | sort -u | wc -l)" -gt 1 ]; then check "$tmp/gpu" transfer-opencl; fi
     if head -n 1 "$g/membench-geometry.csv" 2>/dev/null | grep -q ',swapped'; then check "$tmp/gpu" probe-swap; fi
+    if [ -f "$g/drift.csv" ]; then check "$tmp/gpu" drift; fi
     break
 done
 
