@@ -93,6 +93,9 @@ for b in $backends; do
     done
 done
 
+# append_csv SRC DST: SRC's rows after DST's (SRC whole where DST is new)
+append_csv() { if [ -f "$2" ]; then tail -n +2 "$1" >>"$2"; else cp "$1" "$2"; fi; }
+
 # Merge the other backends' rows into the first one's files: header once.
 for b in $backends; do
     run=$work/.run-$b
@@ -101,7 +104,7 @@ for b in $backends; do
         base=$(basename "$f")
         case "$base" in
         *-meta.csv) cp "$f" "$work/${base%-meta.csv}-meta-$b.csv" ;;
-        *) if [ -f "$work/$base" ]; then tail -n +2 "$f" >>"$work/$base"; else cp "$f" "$work/$base"; fi ;;
+        *) append_csv "$f" "$work/$base" ;;
         esac
     done
     rm -rf "$run"
@@ -134,8 +137,7 @@ for b in $backends; do
     if [ -z "$counts" ]; then
         step=$((step + 1)); say "recheck ($b): no lattice of lbm.csv at a thread count of the threads sweep: skipped"
     elif stage recheck "$b" "$run" "$devopt" --sweeps threads --thread-counts "$counts" >/dev/null; then
-        if [ -f "$work/membench-recheck.csv" ]; then tail -n +2 "$run/membench.csv" >>"$work/membench-recheck.csv"
-        else cp "$run/membench.csv" "$work/membench-recheck.csv"; fi
+        append_csv "$run/membench.csv" "$work/membench-recheck.csv"
     else
         say "recheck ($b) failed: no drift measured for it"
     fi

@@ -8,15 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_error(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_error(char *err, size_t err_len, const char *fmt, ...)
+int lbp_error(char *err, size_t err_len, const char *fmt, ...)
 {
-    if (!err || !err_len) return;
+    if (!err || !err_len) return -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
+    return -1;
 }
 
 /* Split one line into fields (RFC 4180 quotes: "a,b" and "" inside quotes).
@@ -94,7 +93,7 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
     snprintf(t->path, sizeof t->path, "%s", path);
     FILE *f = fopen(path, "r");
     if (!f) {
-        set_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        lbp_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
         return LBP_TABLE_MISSING;
     }
     int cap = 64, line_no = 0;
@@ -106,7 +105,7 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
         int n = split_fields(line, &fields);
         free(line);
         if (n < 0) {
-            set_error(err, err_len, "%s:%d: unterminated quoted field", path, line_no);
+            lbp_error(err, err_len, "%s:%d: unterminated quoted field", path, line_no);
             fclose(f);
             lbp_table_free(t);
             return LBP_TABLE_MALFORMED;
@@ -125,7 +124,7 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
                 for (int i = 0; i < n; i++)
                     for (int j = 0; j < i; j++)
                         if (!strcmp(fields[i], fields[j])) {
-                            set_error(err, err_len, "%s:%d: column '%s' appears twice in the header",
+                            lbp_error(err, err_len, "%s:%d: column '%s' appears twice in the header",
                                       path, line_no, fields[i]);
                             fclose(f);
                             lbp_table_free(t);
@@ -140,7 +139,7 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
             }
         }
         if (n != t->columns) {
-            set_error(err, err_len, "%s:%d: expected %d comma-separated fields (as the header), got %d",
+            lbp_error(err, err_len, "%s:%d: expected %d comma-separated fields (as the header), got %d",
                       path, line_no, t->columns, n);
             free_fields(fields, n);
             fclose(f);
@@ -158,7 +157,7 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
     }
     fclose(f);
     if (!t->header) {
-        set_error(err, err_len, "%s:1: expected a header row, the file is empty", path);
+        lbp_error(err, err_len, "%s:1: expected a header row, the file is empty", path);
         lbp_table_free(t);
         return LBP_TABLE_MALFORMED;
     }
@@ -190,10 +189,21 @@ int lbp_table_require(const lbp_table *t, const char *const *names, char *err, s
 {
     for (; *names; names++)
         if (lbp_table_column(t, *names) < 0) {
-            set_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, *names);
+            lbp_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, *names);
             return -1;
         }
     return 0;
+}
+
+int lbp_table_read_columns(lbp_table *t, const char *path, const char *const *names, char *err, size_t err_len)
+{
+    int r = lbp_table_read(t, path, 1, err, err_len);
+    if (r != LBP_TABLE_OK) return r;
+    if (lbp_table_require(t, names, err, err_len)) {
+        lbp_table_free(t);
+        return LBP_TABLE_MALFORMED;
+    }
+    return LBP_TABLE_OK;
 }
 
 const char *lbp_table_text(const lbp_table *t, int row, int column)
@@ -210,7 +220,7 @@ int lbp_table_number(const lbp_table *t, int row, int column, double *out, char 
     double v = strtod(s, &end);
     while (*end == ' ') end++;
     if (end == s || *end || errno == ERANGE || !isfinite(v)) {
-        set_error(err, err_len, "%s:%d: column '%s': expected a number, got '%s'", t->path,
+        lbp_error(err, err_len, "%s:%d: column '%s': expected a number, got '%s'", t->path,
                   t->line[row], t->header[column], s);
         return -1;
     }
@@ -223,7 +233,7 @@ int lbp_table_number_by_name(const lbp_table *t, int row, const char *name, doub
 {
     int c = lbp_table_column(t, name);
     if (c < 0) {
-        set_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, name);
+        lbp_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, name);
         return -1;
     }
     return lbp_table_number(t, row, c, out, err, err_len);

@@ -30,6 +30,12 @@ int lbp_table_column(const lbp_table *t, const char *name);
 /* Check that every name (NULL-terminated list) is a column; otherwise the
  * message names the file, line 1 and the missing column.  Returns 0 ok. */
 int lbp_table_require(const lbp_table *t, const char *const *names, char *err, size_t err_len);
+/* lbp_table_read (with a header) and lbp_table_require together: OK, MISSING
+ * (err says the file cannot be opened), or MALFORMED (the table freed). */
+int lbp_table_read_columns(lbp_table *t, const char *path, const char *const *names, char *err, size_t err_len);
+/* err = the printf-style message (when err is not NULL); returns -1, so a
+ * reader can `return lbp_error(err, err_len, "%s:%d: ...", ...)`. */
+int lbp_error(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *lbp_table_text(const lbp_table *t, int row, int column);
 /* The field as a number; on a non-number: "file:line: column 'c': expected
  * a number, got 'x'" and -1. */

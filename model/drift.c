@@ -2,23 +2,12 @@
 #include "drift.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
 #include "table.h"
-
-static int fail(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* One threads-sweep row's key and time; 1 when the row is one (the threads
  * sweep, neither in place nor swapped), 0 when not, -1 on a bad field. */
@@ -49,7 +38,7 @@ static int read_row(const lbp_table *t, int r, model_drift_row *out, char *err, 
         lbp_table_number_by_name(t, r, "ms_median", &out->first_ms, err, err_len))
         return -1;
     if (out->threads <= 0 || out->first_ms <= 0)
-        return fail(err, err_len, "%s:%d: expected positive threads and ms_median", t->path, t->line[r]);
+        return lbp_error(err, err_len, "%s:%d: expected positive threads and ms_median", t->path, t->line[r]);
     return 1;
 }
 
@@ -67,18 +56,13 @@ static int open_membench(lbp_table *t, const char *dir, const char *name, char *
                                        "misaligned_writes", "block_size", "threads", "ms_median", NULL};
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int r = lbp_table_read(t, path, 1, err, err_len);
+    int r = lbp_table_read_columns(t, path, cols, err, err_len);
     if (r == LBP_TABLE_MISSING)
-        return fail(err, err_len, "%s: missing (expected %s)", path,
+        return lbp_error(err, err_len, "%s: missing (expected %s)", path,
                     strcmp(name, "membench.csv") ? "the probes make bench measures again after the kernels: membench "
                                                    "--sweeps threads --thread-counts, as core/bench.sh runs it"
                                                  : "the membench tool's probe sweeps");
-    if (r != LBP_TABLE_OK) return -1;
-    if (lbp_table_require(t, cols, err, err_len)) {
-        lbp_table_free(t);
-        return -1;
-    }
-    return 0;
+    return r == LBP_TABLE_OK ? 0 : -1;
 }
 
 int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, char *device, size_t device_len,
@@ -92,30 +76,33 @@ int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, c
         lbp_table_free(&first);
         return -1;
     }
-    int n = 0, recheck_rows = 0;
-    model_drift_row *out = calloc((size_t)again.rows + 1, sizeof *out);
-    if (!out) {
-        fail(err, err_len, "%s: out of memory", again.path);
+    int n = 0, n_first = 0, recheck_rows = 0;
+    model_drift_row *out = calloc((size_t)again.rows + 1, sizeof *out),
+                    *firsts = calloc((size_t)first.rows + 1, sizeof *firsts);
+    if (!out || !firsts) {
+        lbp_error(err, err_len, "%s: out of memory", again.path);
         goto bad;
     }
+    for (int r = 0; r < first.rows; r++) {
+        int k = read_row(&first, r, &firsts[n_first], err, err_len);
+        if (k < 0) goto bad;
+        n_first += k;
+    }
     for (int r = 0; r < again.rows; r++) {
-        model_drift_row a, f;
+        model_drift_row a;
         int k = read_row(&again, r, &a, err, err_len);
         if (k < 0) goto bad;
         if (!k) continue;
         recheck_rows++;
-        int found = 0;
-        for (int s = 0; s < first.rows && !found; s++) {
-            int j = read_row(&first, s, &f, err, err_len);
-            if (j < 0) goto bad;
-            found = j && same_probe(&a, &f);
-        }
-        if (!found) {
+        const model_drift_row *f = NULL;
+        for (int i = 0; i < n_first && !f; i++)
+            if (same_probe(&a, &firsts[i])) f = &firsts[i];
+        if (!f) {
             (*unmatched)++;
             continue;
         }
         a.recheck_ms = a.first_ms;
-        a.first_ms = f.first_ms;
+        a.first_ms = f->first_ms;
         a.change_pct = 100 * (a.recheck_ms / a.first_ms - 1);
         out[n++] = a;
         if (device && n == 1)
@@ -123,19 +110,21 @@ int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, c
     }
     if (!n) {
         if (recheck_rows)
-            fail(err, err_len, "%s: none of its %d threads-sweep rows matches one of %s (same backend, word size, L, "
+            lbp_error(err, err_len, "%s: none of its %d threads-sweep rows matches one of %s (same backend, word size, L, "
                  "M, payload, block size, blocks per SM and thread count expected)", again.path, recheck_rows,
                  first.path);
         else
-            fail(err, err_len, "%s: no threads-sweep rows (expected membench --sweeps threads)", again.path);
+            lbp_error(err, err_len, "%s: no threads-sweep rows (expected membench --sweeps threads)", again.path);
         goto bad;
     }
+    free(firsts);
     lbp_table_free(&first);
     lbp_table_free(&again);
     *rows = out;
     return n;
 bad:
     free(out);
+    free(firsts);
     lbp_table_free(&first);
     lbp_table_free(&again);
     return -1;

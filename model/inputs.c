@@ -2,22 +2,11 @@
 #include "inputs.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
-
-static int fail(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static void join(char *out, size_t n, const char *dir, const char *name)
 {
@@ -31,18 +20,13 @@ static int open_table(lbp_table *t, const char *dir, const char *name,
 {
     char path[600];
     join(path, sizeof path, dir, name);
-    int r = lbp_table_read(t, path, 1, err, err_len);
+    int r = lbp_table_read_columns(t, path, columns, err, err_len);
     if (r == LBP_TABLE_MISSING) {
         if (optional) return 1;
-        return fail(err, err_len, "%s: missing (expected the %s output of the %s tool)", path, name,
+        return lbp_error(err, err_len, "%s: missing (expected the %s output of the %s tool)", path, name,
                     !strncmp(name, "stream", 6) ? "stream" : "membench");
     }
-    if (r != LBP_TABLE_OK) return -1;
-    if (lbp_table_require(t, columns, err, err_len)) {
-        lbp_table_free(t);
-        return -1;
-    }
-    return 0;
+    return r == LBP_TABLE_OK ? 0 : -1;
 }
 
 static int row_is_backend(const lbp_table *t, int row, const char *backend)
@@ -101,7 +85,7 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     join(path, sizeof path, in->dir, "stream-meta.csv");
     int r = lbp_table_read(&in->meta, path, 0, err, err_len);
     if (r == LBP_TABLE_MISSING)
-        return fail(err, err_len, "%s: missing (expected the stream tool's key,value meta file)", path);
+        return lbp_error(err, err_len, "%s: missing (expected the stream tool's key,value meta file)", path);
     if (r) return -1;
     const char *kind = model_meta_value(in, "kind");
     in->is_cpu = kind && !strcmp(kind, "cpu");
@@ -140,7 +124,7 @@ static int load_stream(model_inputs *in, char *err, size_t err_len)
         in->n_copies++;
     }
     if (!in->n_copies) {
-        fail(err, err_len, "%s: no kernel=copy rows for backend %s (expected the stream tool's copy sweeps)",
+        lbp_error(err, err_len, "%s: no kernel=copy rows for backend %s (expected the stream tool's copy sweeps)",
              t.path, in->backend);
         goto bad;
     }
@@ -209,7 +193,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
     if (r0) return -1;
     model_probe_row *grown = realloc(in->probes, sizeof *in->probes * (size_t)(in->n_probes + t.rows + 1));
     if (!grown) {
-        fail(err, err_len, "%s: out of memory", t.path);
+        lbp_error(err, err_len, "%s: out of memory", t.path);
         goto bad;
     }
     in->probes = grown;
@@ -238,7 +222,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
     if (borrowing) {
         grown = realloc(in->borrowed, sizeof *in->borrowed * (size_t)(in->n_borrowed + t.rows + 1));
         if (!grown) {
-            fail(err, err_len, "%s: out of memory", t.path);
+            lbp_error(err, err_len, "%s: out of memory", t.path);
             goto bad;
         }
         in->borrowed = grown;
@@ -269,22 +253,22 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         if (lbp_table_column(&t, "swapped") >= 0) NUM(&t, r, "swapped", p->swapped);
         NUM(&t, r, "ms_median", ms);
         if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
-            fail(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
+            lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
             goto bad;
         }
         if (p->in_place != 0 && (p->in_place != 1 || p->misaligned_reads != p->misaligned_writes)) {
-            fail(err, err_len, "%s:%d: expected in_place 0, or 1 with misaligned_reads = misaligned_writes", t.path,
+            lbp_error(err, err_len, "%s:%d: expected in_place 0, or 1 with misaligned_reads = misaligned_writes", t.path,
                  t.line[r]);
             goto bad;
         }
         if ((p->swapped != 0 && p->swapped != 1) || (p->swapped && p->in_place)) {
-            fail(err, err_len, "%s:%d: expected swapped 0, or 1 with in_place 0", t.path, t.line[r]);
+            lbp_error(err, err_len, "%s:%d: expected swapped 0, or 1 with in_place 0", t.path, t.line[r]);
             goto bad;
         }
         /* the model reads in-place and swapped probes at the kernels' own launches only */
         if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY) continue;
         if (geometry != (p->sweep == PROBE_GEOMETRY)) {
-            fail(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
+            lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
             goto bad;
         }
         if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY) {
@@ -299,7 +283,7 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         else in->n_probes++;
     }
     if (!geometry && in->n_probes == before) {
-        fail(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
+        lbp_error(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
              t.path, in->backend);
         goto bad;
     }
@@ -382,9 +366,9 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
         char names[8][16];
         int n = model_backends_in(dir, names, 8, err, err_len);
         if (n < 0) return -1;
-        if (n == 0) return fail(err, err_len, "%s/stream.csv: no rows (expected copy measurements)", dir);
+        if (n == 0) return lbp_error(err, err_len, "%s/stream.csv: no rows (expected copy measurements)", dir);
         if (n > 1)
-            return fail(err, err_len, "%s holds results of several backends (%s, %s%s): pass --backend",
+            return lbp_error(err, err_len, "%s holds results of several backends (%s, %s%s): pass --backend",
                         dir, names[0], names[1], n > 2 ? ", ..." : "");
         snprintf(in->backend, sizeof in->backend, "%s", names[0]);
     } else {

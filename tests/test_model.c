@@ -1441,36 +1441,39 @@ static void test_drift_match(void **state)
     free(rows);
 }
 
+/* dir's recheck file: the synthetic one edited by a sed script (NULL: none);
+ * matching then fails with a message holding `expect`.  Returns err. */
+static const char *drift_fails(const char *dir, const char *sed_script, const char *expect)
+{
+    char cmd[1024];
+    if (sed_script)
+        snprintf(cmd, sizeof cmd, "sed '%s' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv", sed_script,
+                 dir);
+    else
+        snprintf(cmd, sizeof cmd, "rm -f %s/membench-recheck.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    model_drift_row *rows;
+    int unmatched;
+    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, expect));
+    return err;
+}
+
 static void test_drift_malformed(void **state)
 {
     (void)state;
     char dir[] = "/tmp/lbp-model-drift-XXXXXX", cmd[1024];
     assert_non_null(mkdtemp(dir));
-    model_drift_row *rows;
-    int unmatched;
-    /* no recheck file */
     snprintf(cmd, sizeof cmd, "cp " DATA "drift/membench.csv %s/", dir);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "membench-recheck.csv: missing"));
+    /* no recheck file */
+    drift_fails(dir, NULL, "membench-recheck.csv: missing");
     /* a field that is not a number, named by its line */
-    snprintf(cmd, sizeof cmd, "sed '3s/,0.019,/,fast,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv",
-             dir);
-    assert_int_equal(system(cmd), 0);
-    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "membench-recheck.csv:3:"));
-    assert_non_null(strstr(err, "'ms_median'"));
+    assert_non_null(strstr(drift_fails(dir, "3s/,0.019,/,fast,/", "membench-recheck.csv:3:"), "'ms_median'"));
     /* rows, but none measured in the first run */
-    snprintf(cmd, sizeof cmd, "sed 's/,256,/,512,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv", dir);
-    assert_int_equal(system(cmd), 0);
-    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "none of its 7 threads-sweep rows matches"));
+    drift_fails(dir, "s/,256,/,512,/", "none of its 7 threads-sweep rows matches");
     /* no threads sweep at all */
-    snprintf(cmd, sizeof cmd, "sed 's/,threads,19,/,words,19,/' " DATA "drift/membench-recheck.csv > %s/membench-recheck.csv",
-             dir);
-    assert_int_equal(system(cmd), 0);
-    assert_int_equal(model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "no threads-sweep rows"));
+    drift_fails(dir, "s/,threads,19,/,words,19,/", "no threads-sweep rows");
     remove_folder(dir);
 }
 
