@@ -1,5 +1,6 @@
 /* Command-line helpers: one-line errors, number and list parsing. */
 #include "cli.h"
+#include "device.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -163,11 +164,13 @@ int lbp_parse_choice(const char *flag, const char *s, const char *const *choices
 int lbp_common_opt(lbp_common *c, int code, const char *arg, const char *usage_text)
 {
     switch (code) {
-    case LBP_OPT_BACKEND:
-        if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
-            lbp_usage_error("--backend: unknown backend '%s' (cuda, opencl, auto)", arg);
+    case LBP_OPT_BACKEND: {
+        char names[128];
+        if (strcmp(arg, "auto") && !lbp_backend_by_name(arg))
+            lbp_usage_error("--backend: unknown backend '%s' (%s, auto)", arg, lbp_backend_names(names, sizeof names));
         c->backend = arg;
         return 1;
+    }
     case LBP_OPT_DEVICE: c->device = (int)lbp_parse_int("--device", arg, 0, 1000); return 1;
     case LBP_OPT_OUT: c->out_dir = arg; return 1;
     case LBP_OPT_FORCE: c->force = 1; return 1;

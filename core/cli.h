@@ -61,7 +61,8 @@ enum { LBP_OPT_BACKEND = 1000, LBP_OPT_DEVICE, LBP_OPT_OUT, LBP_OPT_FORCE, LBP_O
     {"help", no_argument, 0, LBP_OPT_HELP},                   \
     {"version", no_argument, 0, LBP_OPT_VERSION}
 #define LBP_COMMON_HELP                                                              \
-    "  --backend cuda|opencl|auto  backend (default: auto, the best device found)\n"  \
+    "  --backend NAME      cuda, opencl (see --list) or auto (default: the best\n"  \
+    "                      device found)\n"                                        \
     "  --device N          device index within the backend (see --list; default:\n"   \
     "                      its first GPU, else its first device)\n"                \
     "  --list              list devices of every backend and exit\n"               \

@@ -152,7 +152,7 @@ void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *i,
     kv(f, "device", "%s", i->name);
     kv(f, "slug", "%s", i->slug);
     kv(f, "backend", "%s", i->backend);
-    kv(f, "kind", "%s", i->kind);
+    kv(f, "kind", "%s", lbp_kind_name(i->kind));
     kv(f, "vendor", "%s", i->vendor);
     kv(f, "platform", "%s", i->platform);
     kv(f, "driver", "%s", i->driver);

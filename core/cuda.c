@@ -185,7 +185,7 @@ static void cuda_open(lbp_device *d, int index)
     int ver = 0;
     CU(cuDriverGetVersion(&ver));
     snprintf(i->driver, sizeof i->driver, "CUDA %d.%d", ver / 1000, (ver % 1000) / 10);
-    snprintf(i->kind, sizeof i->kind, "gpu");
+    i->kind = LBP_KIND_GPU;
     CUuuid uuid;
     if (p_cuDeviceGetUuid(&uuid, c->dev) == CUDA_SUCCESS)
         lbp_format_uuid(i->uuid, sizeof i->uuid, (const unsigned char *)uuid.bytes);
@@ -212,6 +212,8 @@ static void cuda_open(lbp_device *d, int index)
     i->cc_major = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     i->cc_minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     i->timer_resolution_ns = 500.0; /* cuEventElapsedTime: about 0.5 us */
+    i->caps = (lbp_caps){.carveout = 1, .force_blocks_per_cu = 1, .warp_clock = 1, .graph_replay = 1,
+                         .usable_bytes = i->global_mem_bytes, .reliable_alloc_bytes = i->max_alloc_bytes};
 }
 
 static void cuda_close(lbp_device *d)

@@ -20,6 +20,31 @@ const lbp_backend *lbp_backend_by_name(const char *name)
     return NULL;
 }
 
+const char *lbp_backend_names(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; lbp_backends[i] && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", lbp_backends[i]->name);
+    return buf;
+}
+
+const char *lbp_kind_name(lbp_device_kind kind)
+{
+    switch (kind) {
+    case LBP_KIND_GPU: return "gpu";
+    case LBP_KIND_CPU: return "cpu";
+    default: return "other";
+    }
+}
+
+lbp_device_kind lbp_kind_from_name(const char *word)
+{
+    for (lbp_device_kind k = LBP_KIND_OTHER; k <= LBP_KIND_CPU; k++)
+        if (word && !strcmp(word, lbp_kind_name(k))) return k;
+    return LBP_KIND_OTHER;
+}
+
 _Noreturn void lbp_api_fail(const char *backend, const char *call, const char *file, int line,
                             const char *msg)
 {
@@ -42,7 +67,7 @@ void lbp_list_devices(FILE *f)
             lbp_device d = {.be = be, .index = i};
             be->open(&d, i);
             fprintf(f, "%s device %d: %s [%s, %s] slug=%s, %d CUs, %.1f GiB%s\n", be->name, i,
-                    d.info.name, d.info.platform, d.info.kind, d.info.slug, d.info.compute_units,
+                    d.info.name, d.info.platform, lbp_kind_name(d.info.kind), d.info.slug, d.info.compute_units,
                     d.info.global_mem_bytes / 1073741824.0, d.info.fp64 ? "" : ", no FP64");
             be->close(&d);
         }
@@ -54,7 +79,7 @@ int lbp_first_gpu(const lbp_backend *be, int n)
     for (int i = 0; i < n; i++) {
         lbp_device t = {.be = be, .index = i};
         be->open(&t, i);
-        int gpu = strcmp(t.info.kind, "gpu") == 0;
+        int gpu = t.info.kind == LBP_KIND_GPU;
         be->close(&t);
         if (gpu) return i;
     }
@@ -85,19 +110,17 @@ static void open_auto(lbp_device *d)
 void lbp_open(lbp_device *d, const char *backend, int index)
 {
     memset(d, 0, sizeof *d);
+    char names[128];
     if (!backend || strcmp(backend, "auto") == 0) {
-        if (index >= 0) {
-            fprintf(stderr, "%s: --device needs --backend cuda|opencl\n", lbp_prog);
-            exit(LBP_EXIT_USAGE);
-        }
+        if (index >= 0)
+            lbp_usage_error("--device needs --backend NAME (%s)", lbp_backend_names(names, sizeof names));
         open_auto(d);
         return;
     }
     const lbp_backend *be = lbp_backend_by_name(backend);
-    if (!be) {
-        fprintf(stderr, "%s: --backend: unknown backend '%s' (cuda, opencl, auto)\n", lbp_prog, backend);
-        exit(LBP_EXIT_USAGE);
-    }
+    if (!be)
+        lbp_usage_error("--backend: unknown backend '%s' (%s, auto)", backend,
+                        lbp_backend_names(names, sizeof names));
     char why[256] = "";
     int n = be->count(why, sizeof why);
     if (n < 0) {
@@ -127,6 +150,16 @@ void lbp_close(lbp_device *d)
     d->be = NULL;
 }
 
+void lbp_reopen(lbp_device *d)
+{
+    const lbp_backend *be = d->be;
+    const int index = d->index;
+    lbp_close(d);
+    d->be = be;
+    d->index = index;
+    be->open(d, index);
+}
+
 static void describe(const lbp_device_info *i, int index)
 {
     printf("backend,%s\nindex,%d\nname,%s\nslug,%s\nkind,%s\nvendor,%s\nplatform,%s\n"
@@ -134,7 +167,7 @@ static void describe(const lbp_device_info *i, int index)
            "theoretical_gbs,%.1f\nl2_bytes,%lld\nglobal_mem_bytes,%lld\nmax_alloc_bytes,%lld\n"
            "ecc,%d\nfp64,%d\nmax_block_size,%d\nwarp_size,%d\nmax_threads_per_cu,%d\n"
            "compute_capability,%d.%d\n",
-           i->backend, index, i->name, i->slug, i->kind, i->vendor, i->platform, i->driver,
+           i->backend, index, i->name, i->slug, lbp_kind_name(i->kind), i->vendor, i->platform, i->driver,
            i->uuid[0] ? i->uuid : "unknown", i->compute_units, i->clock_mhz, i->mem_clock_mhz, i->bus_width_bits, i->theoretical_gbs,
            (long long)i->l2_bytes, (long long)i->global_mem_bytes, (long long)i->max_alloc_bytes,
            i->ecc, i->fp64, i->max_block_size, i->warp_size, i->max_threads_per_cu, i->cc_major,
@@ -171,11 +204,7 @@ void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nar
 void lbp_sync(lbp_device *d) { d->be->sync(d); }
 int64_t lbp_memory_budget(const lbp_device *d)
 {
-    int64_t mem = d->info.global_mem_bytes;
-    /* OpenCL promises no more than its largest buffer in all: NVIDIA's
-     * OpenCL (driver 580, H200) reports 143 GB but refused 40 GB, slowly. */
-    if (!strcmp(d->info.backend, "opencl") && d->info.max_alloc_bytes > 0 && d->info.max_alloc_bytes < mem)
-        mem = d->info.max_alloc_bytes;
+    int64_t mem = d->info.caps.usable_bytes > 0 ? d->info.caps.usable_bytes : d->info.global_mem_bytes;
     const int64_t least = (int64_t)256 << 20; /* 256 MiB */
     int64_t headroom = mem / 32 > least ? mem / 32 : least;
     return mem > headroom ? mem - headroom : 0;

@@ -16,8 +16,36 @@
 typedef struct lbp_buf lbp_buf;       /* device buffer, opaque */
 typedef struct lbp_kernel lbp_kernel; /* compiled kernel, opaque */
 
+/* What kind of device: a tool shapes its defaults by it (lbp_is_cpu). */
+typedef enum { LBP_KIND_OTHER, LBP_KIND_GPU, LBP_KIND_CPU } lbp_device_kind;
+/* "other", "gpu", "cpu": the word in --list, --describe and <tool>-meta.csv. */
+const char *lbp_kind_name(lbp_device_kind kind);
+/* The kind a word names (NULL or unknown: other). */
+lbp_device_kind lbp_kind_from_name(const char *word);
+
+/* What a backend can do on a device, set by its open(): tools test these,
+ * never a backend's name. */
 typedef struct {
-    char backend[16];        /* "cuda" or "opencl" */
+    int carveout;           /* set_carveout() splits shared memory and L1 */
+    int force_blocks_per_cu;/* dynamic shared memory under a carveout it sets
+                               makes exactly k blocks resident, and
+                               occupancy() counts them */
+    int warp_clock;         /* kernels read a per-warp clock and SM id: the
+                               prelude's LBP_HAS_CLOCK is 1 */
+    int graph_replay;       /* graph_replay_ms() replays captured launches */
+    int fresh_context_per_group; /* buffers freed within a context may not be
+                               handed back to it: a tool opens the device
+                               afresh (lbp_reopen) between groups of large
+                               allocations */
+    int64_t usable_bytes;   /* device memory a run may count on in all;
+                               0: global_mem_bytes */
+    int64_t reliable_alloc_bytes; /* the largest buffer it fills reliably once
+                               others were freed, for default sweeps; 0: any
+                               up to max_alloc_bytes */
+} lbp_caps;
+
+typedef struct {
+    char backend[16];        /* the backend's name: "cuda", "opencl", ... */
     char name[128];          /* as the driver names it */
     char slug[96];           /* [a-z0-9-], e.g. "nvidia-h100-80gb-hbm3" */
     char vendor[64];
@@ -25,7 +53,7 @@ typedef struct {
     char driver[64];         /* driver version */
     char uuid[40];           /* the board's UUID (8-4-4-4-12 hex), "" unknown:
                                 tells two runs on one board from runs on two */
-    char kind[8];            /* "gpu", "cpu" or "other" */
+    lbp_device_kind kind;
     int compute_units;       /* SMs, or CPU cores */
     int clock_mhz;           /* max core clock */
     int mem_clock_mhz;       /* memory clock, -1 when the API does not say */
@@ -44,7 +72,12 @@ typedef struct {
     int64_t shared_per_block;/* shared (local) memory one block may take */
     int cc_major, cc_minor;  /* CUDA compute capability; 0 on OpenCL */
     double timer_resolution_ns; /* device event timer resolution */
+    lbp_caps caps;
 } lbp_device_info;
+
+/* A CPU gets a CPU's defaults (a thread per row, caches of hundreds of MB);
+ * every other kind a GPU's. */
+static inline int lbp_is_cpu(const lbp_device_info *i) { return i->kind == LBP_KIND_CPU; }
 
 typedef struct {
     int registers;           /* per thread, -1 unknown (OpenCL) */
@@ -99,7 +132,7 @@ typedef struct lbp_backend {
     /* Resident blocks per compute unit for this block size and dynamic
      * shared memory; -1 when the API cannot tell (OpenCL). */
     int (*occupancy)(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes);
-    /* Optional (NULL where the device has no such split): the kernel's
+    /* Where caps.carveout (else NULL): the kernel's
      * preferred shared-memory share of the memory it splits with the L1, in
      * percent, -1 for no preference.  occupancy() then counts with it. */
     void (*set_carveout)(lbp_device *d, lbp_kernel *k, int percent);
@@ -108,7 +141,7 @@ typedef struct lbp_backend {
     /* Device-event timing of everything enqueued between start and stop. */
     void (*timer_start)(lbp_device *d);
     double (*timer_stop_ms)(lbp_device *d);
-    /* Optional (NULL where unsupported): capture `launches` launches of k
+    /* Where caps.graph_replay (else NULL): capture `launches` launches of k
      * into a graph, replay it once untimed, then time `replays` replays with
      * the host clock around launch+sync; returns ms per replay (median). */
     double (*graph_replay_ms)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg,
@@ -134,10 +167,15 @@ void lbp_list_devices(FILE *f);
  * GPU, else its first device (for auto: the chosen one).  On a missing
  * backend or device prints a one-line error and exits 2. */
 void lbp_open(lbp_device *d, const char *backend, int index);
-/* The index of the first of backend be's n devices whose kind is "gpu", 0
- * when none is. */
+/* The index of the first of backend be's n devices of kind GPU, 0 when none
+ * is. */
 int lbp_first_gpu(const lbp_backend *be, int n);
 void lbp_close(lbp_device *d);
+/* Close and open the same device again: a fresh context (caps.
+ * fresh_context_per_group). */
+void lbp_reopen(lbp_device *d);
+/* The registered backends' names, "cuda, opencl", for messages. */
+const char *lbp_backend_names(char *buf, size_t len);
 
 /* ---- thin wrappers (so tools read d->be->x less) ------------------------ */
 lbp_buf *lbp_alloc(lbp_device *d, size_t bytes);
@@ -149,8 +187,8 @@ void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nar
 void lbp_sync(lbp_device *d);
 /* A 1-D launch configuration: blocks x block_size. */
 lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size);
-/* Device memory a run may use in all: what the device has (OpenCL: at most
- * its largest buffer), less some headroom. */
+/* Device memory a run may use in all: what the backend lets it count on
+ * (caps.usable_bytes), less some headroom. */
 int64_t lbp_memory_budget(const lbp_device *d);
 
 /* ---- the portable kernel dialect ---------------------------------------

@@ -134,6 +134,19 @@ static cl_uint dev_uint(cl_device_id d, cl_device_info what)
     return v;
 }
 
+/* OpenCL sets no carveout, has no per-warp clock and no graphs.  It
+ * promises no more memory in all than its largest buffer, and NVIDIA's
+ * OpenCL keeps buffers freed within a context from the next ones, and once
+ * others were freed refused lattices of a few GB and failed from then on:
+ * a fresh context per group of allocations, and default sweeps within
+ * buffers of 4 GiB. */
+static void set_caps(lbp_device_info *i)
+{
+    i->caps = (lbp_caps){.fresh_context_per_group = 1, .usable_bytes = i->global_mem_bytes,
+                         .reliable_alloc_bytes = (int64_t)4 << 30};
+    if (i->max_alloc_bytes > 0 && i->max_alloc_bytes < i->caps.usable_bytes) i->caps.usable_bytes = i->max_alloc_bytes;
+}
+
 static void ocl_open(lbp_device *d, int index)
 {
     cl_platform_id plats[MAX_DEVICES];
@@ -159,8 +172,7 @@ static void ocl_open(lbp_device *d, int index)
     dev_str(o->dev, CL_DRIVER_VERSION, i->driver, sizeof i->driver);
     cl_device_type type = 0;
     clGetDeviceInfo(o->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    snprintf(i->kind, sizeof i->kind, "%s",
-             type & CL_DEVICE_TYPE_GPU ? "gpu" : type & CL_DEVICE_TYPE_CPU ? "cpu" : "other");
+    i->kind = type & CL_DEVICE_TYPE_GPU ? LBP_KIND_GPU : type & CL_DEVICE_TYPE_CPU ? LBP_KIND_CPU : LBP_KIND_OTHER;
     i->compute_units = (int)dev_uint(o->dev, CL_DEVICE_MAX_COMPUTE_UNITS);
     i->clock_mhz = (int)dev_uint(o->dev, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     i->mem_clock_mhz = -1;
@@ -193,6 +205,7 @@ static void ocl_open(lbp_device *d, int index)
     size_t res = 0;
     clGetDeviceInfo(o->dev, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof res, &res, NULL);
     i->timer_resolution_ns = (double)res;
+    set_caps(i);
 }
 
 static void ocl_forget_events(ocl_impl *o)

@@ -46,7 +46,7 @@ lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_b
 static inline lbm_layout lbm_layout_on(const lbp_device *d, int nx, int ny, int nz, int padding_words, int fp64)
 {
     return lbm_layout_make(nx, ny, nz, padding_words, fp64 ? 8 : 4,
-                           strcmp(d->info.kind, "cpu") == 0 ? LBM_STRIDE_SKEW : 0);
+                           lbp_is_cpu(&d->info) ? LBM_STRIDE_SKEW : 0);
 }
 static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
 {

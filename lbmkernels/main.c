@@ -86,7 +86,7 @@ static int cells_per_thread_list(const options *o, const lbp_device *d, int fp64
         memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
         return o->ncpt;
     }
-    if (!strcmp(d->info.kind, "cpu")) {
+    if (lbp_is_cpu(&d->info)) {
         out[0] = LBM_ROW_PER_THREAD;
         return 1;
     }
@@ -229,7 +229,7 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
 static int padding_words(const options *o, const lbp_device *d, int fp64, int cpt)
 {
     if (o->padding) return o->padding;
-    if (!strcmp(d->info.kind, "cpu")) return fp64 ? 4 : 8;
+    if (lbp_is_cpu(&d->info)) return fp64 ? 4 : 8;
     return cpt > 1 ? cpt : 1;
 }
 
@@ -283,21 +283,27 @@ typedef struct {
     lbm_result r;
 } row;
 
+/* Does one lattice of n^3 cells, in either precision, stay within the
+ * buffers the backend fills reliably (caps.reliable_alloc_bytes)?  The
+ * default sizes serve both precisions, so fp64's words count. */
+static int reliable_cube(const lbp_device *d, int n)
+{
+    const int64_t limit = d->info.caps.reliable_alloc_bytes;
+    return limit <= 0 || (int64_t)LBM_Q * 8 * n * n * n <= limit;
+}
+
 static int default_sizes(const lbp_device *d, int quick, dims *out)
 {
     static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
     static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
     static const int gpu_quick[] = {32, 100, 256};
     static const int cpu_quick[] = {16, 48, 100};
-    int is_gpu = strcmp(d->info.kind, "cpu") != 0;
-    /* NVIDIA's OpenCL (driver 580, H200) refused lattices of a few GB once
-     * others had been freed, and its context failed from then on: OpenCL
-     * stops at the CPU list's 256^3 unless --sizes asks for more. */
-    int big = is_gpu && strcmp(d->info.backend, "opencl") != 0;
-    const int *list = quick ? (is_gpu ? gpu_quick : cpu_quick) : (big ? gpu : cpu);
-    int n = quick ? 3 : big ? (int)(sizeof gpu / sizeof gpu[0]) : (int)(sizeof cpu / sizeof cpu[0]);
-    for (int i = 0; i < n; i++) out[i] = (dims){list[i], list[i], list[i]};
-    return n;
+    const int is_cpu = lbp_is_cpu(&d->info);
+    const int *list = quick ? (is_cpu ? cpu_quick : gpu_quick) : is_cpu ? cpu : gpu;
+    int n = quick ? 3 : is_cpu ? (int)(sizeof cpu / sizeof cpu[0]) : (int)(sizeof gpu / sizeof gpu[0]), kept = 0;
+    for (int i = 0; i < n; i++)
+        if (quick || reliable_cube(d, list[i])) out[kept++] = (dims){list[i], list[i], list[i]};
+    return kept;
 }
 
 static void print_row(const row *w)
@@ -412,7 +418,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
     int nrows = 0;
     lbp_kv extra[64];
     int nextra = 0;
-    const int is_gpu = strcmp(d->info.kind, "cpu") != 0;
+    const int is_gpu = !lbp_is_cpu(&d->info);
     const lbm_timing_opts topt = {o->steps, o->reps, 20.0};
     const int passes = o->passes ? o->passes : c->quick ? 1 : 2;
     static sweep_item items[MAX_CPT * MAX_BLOCKS + MAX_SIZES + 1];
@@ -439,11 +445,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
              * within a context: a fresh context for each scheme and
              * precision keeps what one group allocates from starving the
              * next. */
-            if (done > 1 && !strcmp(d->info.backend, "opencl")) {
-                int index = d->index;
-                lbp_close(d);
-                lbp_open(d, "opencl", index);
-            }
+            if (done > 1 && d->info.caps.fresh_context_per_group) lbp_reopen(d);
             lbm_kernels k[MAX_CPT];
             int max_block[MAX_CPT];
             for (int ci = 0; ci < ncpt; ci++) {
@@ -525,7 +527,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                  * unpadded: on an H200, fp32 at 985^3 (rows of 985 words,
                  * 986 with 2 cells per thread) ran 12-15 % below 984^3 */
                 const int whole = largest - largest % (fp64 ? 4 : 8);
-                if (is_gpu && !c->quick && strcmp(d->info.backend, "opencl") && whole > sizes[nsizes - 1].nx)
+                if (is_gpu && !c->quick && reliable_cube(d, whole) && whole > sizes[nsizes - 1].nx)
                     sizes[nsizes++] = (dims){whole, whole, whole};
             }
             lbm_result best = sweep_best;

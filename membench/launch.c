@@ -32,7 +32,7 @@ void mb_measure_launch(lbp_device *d, int launches, int reps, mb_launch_result o
     if (!us) lbp_fail("out of memory");
     for (int m = 0; m < MB_LAUNCH_MODES; m++) {
         out[m] = (mb_launch_result){.measured = 0, .launches = launches, .reps = reps};
-        if (m == MB_LAUNCH_GRAPH && !d->be->graph_replay_ms) continue;
+        if (m == MB_LAUNCH_GRAPH && !d->info.caps.graph_replay) continue;
         for (int r = -1; r < reps; r++) { /* r = -1: untimed warm-up */
             double v;
             if (m == MB_LAUNCH_GRAPH)

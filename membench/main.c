@@ -166,7 +166,6 @@ static void parse_options(int argc, char **argv, options *o)
 static void apply_defaults(options *o, const lbp_device *d)
 {
     mb_plan_options *p = &o->plan;
-    int gpu = strcmp(d->info.kind, "gpu") == 0;
     /* a CPU's last-level cache can hold hundreds of MB: 2^22 threads of
      * 19 4-byte words each way span 640 MB */
     long long top = 0;
@@ -179,9 +178,10 @@ static void apply_defaults(options *o, const lbp_device *d)
      * budget), as its curve still climbs at 2^22: PoCL on a 2-core Xeon
      * took 11.3 ns per thread with 8-byte words there, 12.1-12.4 at the
      * 6.1M cells of 183^3 */
-    if (!gpu && !p->quick && !o->threads && !top)
+    if (lbp_is_cpu(&d->info) && !p->quick && !o->threads && !top)
         for (int i = 0; i < 2; i++) p->threads_top[i] = lbp_memory_budget(d) / (2LL * 19 * (4 << i));
-    if (!o->threads) o->threads = top ? top : gpu ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
+    if (!o->threads)
+        o->threads = top ? top : !lbp_is_cpu(&d->info) ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
     p->max_threads = o->threads;
     if (!p->n_words) {
@@ -195,10 +195,10 @@ static void apply_defaults(options *o, const lbp_device *d)
         p->misaligned_n[p->n_misaligned_n++] = 19;
         if (!p->quick) p->misaligned_n[p->n_misaligned_n++] = 27;
     }
-    p->stamps = strcmp(d->info.backend, "cuda") == 0;
+    p->stamps = d->info.caps.warp_clock;
     p->fp64 = d->info.fp64;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
-    if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !p->stamps)
+    if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !d->info.caps.force_blocks_per_cu)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
                  d->info.backend);
 }
@@ -227,7 +227,7 @@ static _Noreturn void fail_run(run *r, const char *why)
  * backend sets, confirmed by counting resident blocks (CUDA).  NVIDIA's
  * OpenCL tells a kernel's occupancy but chooses the carveout itself: its
  * sweeps run as many blocks as fit. */
-static int can_force(const lbp_device *d) { return d->be->set_carveout != NULL; }
+static int can_force(const lbp_device *d) { return d->info.caps.force_blocks_per_cu; }
 
 /* The blocks per SM a sweep may force up to: as many as fit, 0 where none
  * can be forced. */
@@ -422,8 +422,8 @@ static n19_costs write_fits(run *r, const char *dir, const lbp_device_info *info
 
 static void write_launch(run *r, const char *dir, mb_launch_result lr[MB_LAUNCH_MODES])
 {
-    int gpu = strcmp(r->d->info.kind, "gpu") == 0, quick = r->o->plan.quick;
-    int launches = gpu ? (quick ? 200 : 1000) : (quick ? 50 : 200);
+    int quick = r->o->plan.quick;
+    int launches = !lbp_is_cpu(&r->d->info) ? (quick ? 200 : 1000) : (quick ? 50 : 200);
     fprintf(stderr, "%s: launch latency (%d launches x %d reps per mode)\n", lbp_prog, launches, r->o->reps);
     mb_measure_launch(r->d, launches, r->o->reps, lr);
     lbp_csv *csv = lbp_csv_open(dir, "launch.csv", "mode,launches,reps,us_min,us_median,us_max", &r->d->info,

@@ -10,11 +10,6 @@
 
 #define SUPPORT_BLOCK 256 /* fill / verify kernels */
 
-static int stamps_supported(const lbp_device *d)
-{
-    return strcmp(d->info.backend, "cuda") == 0; /* LBP_HAS_CLOCK */
-}
-
 static int64_t stamp_warps_bound(int64_t threads, int block_size_min)
 {
     /* whole warps plus at most one partial warp per block */
@@ -54,7 +49,7 @@ int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, in
                  (long long)threads, max_words, max_word_bytes, need / 1e9, d->info.global_mem_bytes / 1e9);
         return 1;
     }
-    b->stamp_warps = stamps_supported(d) ? stamp_warps_bound(threads, block_size_min) : 1;
+    b->stamp_warps = d->info.caps.warp_clock ? stamp_warps_bound(threads, block_size_min) : 1;
     if (!(b->in = alloc_or_why(d, b->array_bytes, "input", why, why_len)) ||
         !(b->out = alloc_or_why(d, b->array_bytes, "output", why, why_len)) ||
         !(b->stamps = alloc_or_why(d, b->stamp_warps * MB_STAMPS_PER_WARP * 8, "stamps", why, why_len)) ||
@@ -214,7 +209,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
                  cfg->block_size, limit);
         return 1;
     }
-    if (d->be->set_carveout) d->be->set_carveout(d, c->kernel, -1);
+    if (d->info.caps.carveout) d->be->set_carveout(d, c->kernel, -1);
     int fit = d->be->occupancy(d, c->kernel, cfg->block_size, 0);
     if (fit < 0) return 0; /* the API cannot tell (OpenCL, but NVIDIA's): run unconstrained */
     int want = cfg->blocks_per_cu_requested;
@@ -225,7 +220,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
     }
     size_t shared = 0;
     if (want > 0 && want < fit &&
-        (!d->be->set_carveout || forced_shape(b, c->kernel, cfg->block_size, want, fit, &shared))) {
+        (!d->info.caps.carveout || forced_shape(b, c->kernel, cfg->block_size, want, fit, &shared))) {
         /* no carveout to set, or none confirmed: the default one */
         if (!(shared = shared_for(d, c->kernel, cfg->block_size, want))) {
             snprintf(why, why_len, "%d blocks per compute unit cannot be forced: even %lld B of shared memory per block leaves more",

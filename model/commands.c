@@ -365,7 +365,8 @@ static void device_info_from_meta(const model_inputs *in, lbp_device_info *info)
 #define S(field, key) do { const char *v_ = model_meta_value(in, key); snprintf(info->field, sizeof info->field, "%s", v_ ? v_ : ""); } while (0)
 #define I(field, key) do { const char *v_ = model_meta_value(in, key); info->field = v_ ? atoll(v_) : -1; } while (0)
     S(name, "device"); S(slug, "slug"); S(vendor, "vendor"); S(platform, "platform");
-    S(driver, "driver"); S(kind, "kind");
+    S(driver, "driver");
+    info->kind = lbp_kind_from_name(model_meta_value(in, "kind"));
     I(compute_units, "compute_units"); I(clock_mhz, "clock_mhz"); I(mem_clock_mhz, "mem_clock_mhz");
     I(bus_width_bits, "bus_width_bits"); I(l2_bytes, "l2_bytes"); I(global_mem_bytes, "global_mem_bytes");
     I(ecc, "ecc"); I(fp64, "fp64"); I(max_threads_per_cu, "max_threads_per_cu"); I(warp_size, "warp_size");

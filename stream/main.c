@@ -147,8 +147,6 @@ static void parse_sweeps(const char *s, int *sweeps)
 
 /* ---- sizes the device allows -------------------------------------------- */
 
-static int is_cpu(const lbp_device *d) { return strcmp(d->info.kind, "cpu") == 0; }
-
 /* Largest array two of which the device can hold at all. */
 static int64_t hard_limit(const lbp_device *d)
 {
@@ -392,7 +390,7 @@ int main(int argc, char **argv)
 
     lbp_device d;
     lbp_open_from_cli(&d, &c);
-    const int cpu = is_cpu(&d), quick = c.quick;
+    const int cpu = lbp_is_cpu(&d.info), quick = c.quick;
 
     /* Which sweeps run. */
     for (int i = 0; i < SW_COUNT; i++)
@@ -400,7 +398,7 @@ int main(int argc, char **argv)
             so.sweeps[i] = i == SW_LIKWID ? cpu && stream_likwid_available() : 1;
     if (so.sweeps[SW_LIKWID] && !cpu)
         lbp_usage_error("--sweeps: likwid measures the host CPU, but %s is a %s device", d.info.name,
-                        d.info.kind);
+                        lbp_kind_name(d.info.kind));
 
     /* Sizes: check what was asked for against the device, then the defaults. */
     int64_t limit = hard_limit(&d);

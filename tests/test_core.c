@@ -211,7 +211,7 @@ static void test_slug(void **state)
  * that lists PoCL's CPU before the GPUs): --backend without --device opens
  * the first GPU. */
 static const char *fake_kinds[4];
-static void fake_open(lbp_device *d, int index) { snprintf(d->info.kind, sizeof d->info.kind, "%s", fake_kinds[index]); }
+static void fake_open(lbp_device *d, int index) { d->info.kind = lbp_kind_from_name(fake_kinds[index]); }
 static void fake_close(lbp_device *d) { (void)d; }
 
 static void test_first_gpu(void **state)
