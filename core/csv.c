@@ -3,6 +3,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +16,40 @@
 #define LBP_GIT_COMMIT "unknown"
 #endif
 
-struct lbp_csv {
-    FILE *f;
-    char path[1024], tmp[1040];
-    char prefix[256]; /* "device,backend," */
-    char device[128];
-};
+/* Room a result folder leaves for the names of the files in it
+ * ("membench-geometry-meta.csv.tmp" and the like). */
+#define RESULT_NAME_ROOM 64
+
+/* Set once a tool chose its folder with lbp_result_dir: it takes --out. */
+static int suggest_out;
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) lbp_fail("out of memory");
+    return s;
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static char *copy_text(const char *s)
+{
+    char *c = strdup(s);
+    if (!c) lbp_fail("out of memory");
+    return c;
+}
 
 void lbp_mkdir_p(const char *dir)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", dir);
+    char *buf = copy_text(dir);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;
@@ -32,40 +57,97 @@ void lbp_mkdir_p(const char *dir)
         *p = '/';
     }
     if (mkdir(buf, 0777) && errno != EEXIST) lbp_fail("cannot create folder %s: %s", buf, strerror(errno));
+    free(buf);
+}
+
+/* Exit 2 when a file in dir could not be named within PATH_MAX, or one of
+ * its folders' names is longer than NAME_MAX. */
+static void check_path_length(const char *dir)
+{
+    const size_t len = strlen(dir), most = PATH_MAX - 1 - RESULT_NAME_ROOM;
+    if (len > most)
+        lbp_usage_error("--out: a folder of %zu characters is too long (at most %zu): '%.40s...'", len, most, dir);
+    for (const char *p = dir; *p;) {
+        size_t part = strcspn(p, "/");
+        if (part > NAME_MAX)
+            lbp_usage_error("--out: a folder name of %zu characters is too long (at most %d): '%.40s...'", part,
+                            NAME_MAX, p);
+        p += part + (p[part] == '/');
+    }
 }
 
 const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info)
 {
-    static char dir[1024];
-    if (opt_dir) snprintf(dir, sizeof dir, "%s", opt_dir);
-    else snprintf(dir, sizeof dir, "data/%s", info->slug);
+    static char *dir;
+    free(dir);
+    dir = opt_dir ? copy_text(opt_dir) : format("data/%s", info->slug);
+    check_path_length(dir);
+    suggest_out = 1;
     return dir;
+}
+
+static _Noreturn void refuse_existing(const char *path)
+{
+    lbp_fail("%s exists; keeping it (use --force to replace it%s)", path, suggest_out ? ", or --out DIR" : "");
 }
 
 void lbp_check_fresh(const char *dir, const char *const *names, int force)
 {
     if (force) return;
     for (int i = 0; names[i]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (access(path, F_OK) == 0)
-            lbp_fail("%s exists; keeping it (use --force to replace it, or --out DIR)", path);
+        char *path = format("%s/%s", dir, names[i]);
+        if (access(path, F_OK) == 0) refuse_existing(path);
+        free(path);
     }
 }
+
+/* A result file being written: dir/name, through dir/name.tmp. */
+typedef struct {
+    FILE *f;
+    char *path, *tmp;
+} result_file;
+
+static result_file result_open(const char *dir, const char *name, int force)
+{
+    lbp_mkdir_p(dir);
+    result_file r = {.path = format("%s/%s", dir, name)};
+    r.tmp = format("%s.tmp", r.path);
+    if (!force && access(r.path, F_OK) == 0) refuse_existing(r.path);
+    if (!(r.f = fopen(r.tmp, "w"))) lbp_fail("cannot write %s: %s", r.tmp, strerror(errno));
+    return r;
+}
+
+static void result_commit(result_file *r)
+{
+    if (fflush(r->f) || ferror(r->f) || fclose(r->f)) lbp_fail("writing %s failed: %s", r->tmp, strerror(errno));
+    if (rename(r->tmp, r->path)) lbp_fail("cannot rename %s to %s: %s", r->tmp, r->path, strerror(errno));
+    free(r->path);
+    free(r->tmp);
+}
+
+static void result_abort(result_file *r)
+{
+    fclose(r->f);
+    unlink(r->tmp);
+    free(r->path);
+    free(r->tmp);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+struct lbp_csv {
+    result_file file;
+    char *device, *prefix; /* prefix: "device,backend," */
+};
 
 lbp_csv *lbp_csv_open(const char *dir, const char *name, const char *header, const lbp_device_info *info, int force)
 {
     lbp_csv *c = calloc(1, sizeof *c);
-    lbp_mkdir_p(dir);
-    snprintf(c->path, sizeof c->path, "%s/%s", dir, name);
-    snprintf(c->tmp, sizeof c->tmp, "%s.tmp", c->path);
-    if (!force && access(c->path, F_OK) == 0)
-        lbp_fail("%s exists; keeping it (use --force to replace it, or --out DIR)", c->path);
-    c->f = fopen(c->tmp, "w");
-    if (!c->f) lbp_fail("cannot write %s: %s", c->tmp, strerror(errno));
-    snprintf(c->device, sizeof c->device, "%s", info ? info->slug : "unknown");
+    if (!c) lbp_fail("out of memory");
+    c->file = result_open(dir, name, force);
+    c->device = copy_text(info ? info->slug : "unknown");
     lbp_csv_set_backend(c, info ? info->backend : "unknown");
-    fprintf(c->f, "device,backend,%s\n", header);
+    fprintf(c->file.f, "device,backend,%s\n", header);
     return c;
 }
 
@@ -73,30 +155,131 @@ void lbp_csv_row(lbp_csv *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs(c->prefix, c->f);
-    vfprintf(c->f, fmt, ap);
-    fputc('\n', c->f);
+    fputs(c->prefix, c->file.f);
+    vfprintf(c->file.f, fmt, ap);
+    fputc('\n', c->file.f);
     va_end(ap);
 }
 
 void lbp_csv_set_backend(lbp_csv *c, const char *backend)
 {
-    snprintf(c->prefix, sizeof c->prefix, "%s,%s,", c->device, backend);
+    free(c->prefix);
+    c->prefix = format("%s,%s,", c->device, backend);
+}
+
+static void csv_free(lbp_csv *c)
+{
+    free(c->device);
+    free(c->prefix);
+    free(c);
 }
 
 void lbp_csv_commit(lbp_csv *c)
 {
-    if (fflush(c->f) || ferror(c->f) || fclose(c->f)) lbp_fail("writing %s failed: %s", c->tmp, strerror(errno));
-    if (rename(c->tmp, c->path)) lbp_fail("cannot rename %s to %s: %s", c->tmp, c->path, strerror(errno));
-    free(c);
+    result_commit(&c->file);
+    csv_free(c);
 }
 
 void lbp_csv_abort(lbp_csv *c)
 {
     if (!c) return;
-    fclose(c->f);
-    unlink(c->tmp);
-    free(c);
+    result_abort(&c->file);
+    csv_free(c);
+}
+
+/* ---- <tool>-meta.csv ---------------------------------------------------- */
+
+struct lbp_meta {
+    char *tool;
+    char **keys, **values;
+    int n, cap;
+};
+
+static void meta_put(lbp_meta *m, const char *key, char *value)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->keys[i], key)) {
+            free(m->values[i]);
+            m->values[i] = value;
+            return;
+        }
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->keys = realloc(m->keys, sizeof *m->keys * (size_t)m->cap);
+        m->values = realloc(m->values, sizeof *m->values * (size_t)m->cap);
+        if (!m->keys || !m->values) lbp_fail("out of memory");
+    }
+    m->keys[m->n] = copy_text(key);
+    m->values[m->n++] = value;
+}
+
+void lbp_meta_set(lbp_meta *m, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    meta_put(m, key, vformat(fmt, ap));
+    va_end(ap);
+}
+
+void lbp_meta_number(lbp_meta *m, const char *key, const char *fmt, double v)
+{
+    if (isnan(v)) meta_put(m, key, copy_text("n/a"));
+    else meta_put(m, key, format(fmt, v));
+}
+
+static char *command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int a = 0; a < argc; a++) len += strlen(argv[a]) + 1;
+    char *cmd = calloc(1, len);
+    if (!cmd) lbp_fail("out of memory");
+    for (int a = 0; a < argc; a++) {
+        if (a) strcat(cmd, " ");
+        strcat(cmd, argv[a]);
+    }
+    return cmd;
+}
+
+static void meta_device(lbp_meta *m, const lbp_device_info *i)
+{
+    lbp_meta_set(m, "device", "%s", i->name);
+    lbp_meta_set(m, "slug", "%s", i->slug);
+    lbp_meta_set(m, "backend", "%s", i->backend);
+    lbp_meta_set(m, "kind", "%s", lbp_kind_name(i->kind));
+    lbp_meta_set(m, "vendor", "%s", i->vendor);
+    lbp_meta_set(m, "platform", "%s", i->platform);
+    lbp_meta_set(m, "driver", "%s", i->driver);
+    lbp_meta_set(m, "uuid", "%s", i->uuid[0] ? i->uuid : "unknown");
+    lbp_meta_set(m, "compute_units", "%d", i->compute_units);
+    lbp_meta_set(m, "clock_mhz", "%d", i->clock_mhz);
+    lbp_meta_set(m, "mem_clock_mhz", "%d", i->mem_clock_mhz);
+    lbp_meta_set(m, "bus_width_bits", "%d", i->bus_width_bits);
+    lbp_meta_set(m, "theoretical_gbs", "%.1f", i->theoretical_gbs);
+    lbp_meta_set(m, "l2_bytes", "%lld", (long long)i->l2_bytes);
+    lbp_meta_set(m, "global_mem_bytes", "%lld", (long long)i->global_mem_bytes);
+    lbp_meta_set(m, "max_alloc_bytes", "%lld", (long long)i->max_alloc_bytes);
+    lbp_meta_set(m, "ecc", "%d", i->ecc);
+    lbp_meta_set(m, "fp64", "%d", i->fp64);
+    lbp_meta_set(m, "max_threads_per_cu", "%d", i->max_threads_per_cu);
+    lbp_meta_set(m, "warp_size", "%d", i->warp_size);
+    lbp_meta_set(m, "compute_capability", "%d.%d", i->cc_major, i->cc_minor);
+}
+
+lbp_meta *lbp_meta_new(const char *tool, const lbp_device_info *info, int argc, char **argv)
+{
+    lbp_meta *m = calloc(1, sizeof *m);
+    if (!m) lbp_fail("out of memory");
+    m->tool = copy_text(tool);
+    lbp_meta_set(m, "tool", "%s", tool);
+    lbp_meta_set(m, "version", "%s", LBP_VERSION);
+    meta_device(m, info);
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    lbp_meta_set(m, "date", "%s", date);
+    lbp_meta_set(m, "git_commit", "%s", LBP_GIT_COMMIT);
+    meta_put(m, "command", command_line(argc, argv));
+    return m;
 }
 
 /* A value is written as is unless it holds a comma or a quote. */
@@ -114,66 +297,38 @@ static void put_value(FILE *f, const char *v)
     fputc('"', f);
 }
 
-static void kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void kv(FILE *f, const char *key, const char *fmt, ...)
+void lbp_meta_write(lbp_meta *m, const char *dir, int force)
 {
-    char v[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v, sizeof v, fmt, ap);
-    va_end(ap);
-    fprintf(f, "%s,", key);
-    put_value(f, v);
-    fputc('\n', f);
+    char *name = format("%s-meta.csv", m->tool);
+    result_file r = result_open(dir, name, force);
+    free(name);
+    fprintf(r.f, "key,value\n");
+    for (int i = 0; i < m->n; i++) {
+        fprintf(r.f, "%s,", m->keys[i]);
+        put_value(r.f, m->values[i]);
+        fputc('\n', r.f);
+    }
+    result_commit(&r);
+    lbp_meta_free(m);
 }
 
-void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *i, int argc, char **argv,
+void lbp_meta_free(lbp_meta *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) {
+        free(m->keys[i]);
+        free(m->values[i]);
+    }
+    free(m->keys);
+    free(m->values);
+    free(m->tool);
+    free(m);
+}
+
+void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *info, int argc, char **argv,
                     const lbp_kv *extra, int n_extra, int force)
 {
-    char name[128], path[1024], tmp[1040];
-    snprintf(name, sizeof name, "%s-meta.csv", tool);
-    lbp_mkdir_p(dir);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (!force && access(path, F_OK) == 0) lbp_fail("%s exists; keeping it (use --force to replace it)", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) lbp_fail("cannot write %s: %s", tmp, strerror(errno));
-    fprintf(f, "key,value\n");
-    char date[64];
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    char cmd[4096] = "";
-    for (int a = 0; a < argc; a++) {
-        strncat(cmd, a ? " " : "", sizeof cmd - strlen(cmd) - 1);
-        strncat(cmd, argv[a], sizeof cmd - strlen(cmd) - 1);
-    }
-    kv(f, "tool", "%s", tool);
-    kv(f, "version", "%s", LBP_VERSION);
-    kv(f, "device", "%s", i->name);
-    kv(f, "slug", "%s", i->slug);
-    kv(f, "backend", "%s", i->backend);
-    kv(f, "kind", "%s", lbp_kind_name(i->kind));
-    kv(f, "vendor", "%s", i->vendor);
-    kv(f, "platform", "%s", i->platform);
-    kv(f, "driver", "%s", i->driver);
-    kv(f, "uuid", "%s", i->uuid[0] ? i->uuid : "unknown");
-    kv(f, "compute_units", "%d", i->compute_units);
-    kv(f, "clock_mhz", "%d", i->clock_mhz);
-    kv(f, "mem_clock_mhz", "%d", i->mem_clock_mhz);
-    kv(f, "bus_width_bits", "%d", i->bus_width_bits);
-    kv(f, "theoretical_gbs", "%.1f", i->theoretical_gbs);
-    kv(f, "l2_bytes", "%lld", (long long)i->l2_bytes);
-    kv(f, "global_mem_bytes", "%lld", (long long)i->global_mem_bytes);
-    kv(f, "max_alloc_bytes", "%lld", (long long)i->max_alloc_bytes);
-    kv(f, "ecc", "%d", i->ecc);
-    kv(f, "fp64", "%d", i->fp64);
-    kv(f, "max_threads_per_cu", "%d", i->max_threads_per_cu);
-    kv(f, "warp_size", "%d", i->warp_size);
-    kv(f, "compute_capability", "%d.%d", i->cc_major, i->cc_minor);
-    kv(f, "date", "%s", date);
-    kv(f, "git_commit", "%s", LBP_GIT_COMMIT);
-    kv(f, "command", "%s", cmd);
-    for (int e = 0; e < n_extra; e++) kv(f, extra[e].key, "%s", extra[e].value);
-    if (fflush(f) || ferror(f) || fclose(f)) lbp_fail("writing %s failed", tmp);
-    if (rename(tmp, path)) lbp_fail("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    lbp_meta *m = lbp_meta_new(tool, info, argc, argv);
+    for (int e = 0; e < n_extra; e++) lbp_meta_set(m, extra[e].key, "%s", extra[e].value);
+    lbp_meta_write(m, dir, force);
 }

@@ -1,6 +1,6 @@
 /* Result files: CSV with a header row, device and backend in every row,
  * written to "<path>.tmp" and renamed on commit, never overwriting an
- * existing file unless forced. Also the "<tool>-meta.csv" key,value file. */
+ * existing file unless forced.  Also the "<tool>-meta.csv" key,value file. */
 #ifndef LBP_CSV_H
 #define LBP_CSV_H
 
@@ -12,8 +12,10 @@ typedef struct lbp_csv lbp_csv;
 /* Make dir (and parents). Exits 1 with a message when it cannot. */
 void lbp_mkdir_p(const char *dir);
 
-/* Result folder: opt_dir if given, else "data/<slug>".  Returned string is
- * static storage. */
+/* Result folder of a tool that takes --out: opt_dir if given, else
+ * "data/<slug>".  A folder whose path leaves no room for the result files'
+ * names (PATH_MAX) is a usage error (exit 2).  The string lives until the
+ * next call.  Refusals to overwrite then suggest --out. */
 const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info);
 
 /* Refuse early (exit 1, one line naming the file and --force) when any of
@@ -34,8 +36,23 @@ void lbp_csv_commit(lbp_csv *c);
 /* Remove the temporary file (a failed run leaves nothing). */
 void lbp_csv_abort(lbp_csv *c);
 
-/* <tool>-meta.csv: key,value rows with the device description, date, git
- * commit, command line, plus extra pairs (NULL-terminated key, value list). */
+/* ---- <tool>-meta.csv ----------------------------------------------------
+ * key,value rows: the device description, version, date, git commit and
+ * command line (lbp_meta_new), then the tool's own rows in the order set.
+ * Keys and values are copied: a caller may build them in local buffers. */
+typedef struct lbp_meta lbp_meta;
+lbp_meta *lbp_meta_new(const char *tool, const lbp_device_info *info, int argc, char **argv);
+/* Set key to a printf-formatted value (a key set before keeps its place). */
+void lbp_meta_set(lbp_meta *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A number, or "n/a" where v is NaN (not measured). */
+void lbp_meta_number(lbp_meta *m, const char *key, const char *fmt, double v);
+/* Write dir/<tool>-meta.csv (temp file and rename; an existing one is kept,
+ * exit 1, unless force), then free m. */
+void lbp_meta_write(lbp_meta *m, const char *dir, int force);
+void lbp_meta_free(lbp_meta *m);
+
+/* The same in one call, with extra rows from a list (model/ builds its
+ * rows so). */
 typedef struct { const char *key; char value[256]; } lbp_kv;
 void lbp_write_meta(const char *dir, const char *tool, const lbp_device_info *info,
                     int argc, char **argv, const lbp_kv *extra, int n_extra, int force);

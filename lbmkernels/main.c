@@ -416,8 +416,7 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                                 &d->info, c->force);
     static row rows[MAX_ROWS];
     int nrows = 0;
-    lbp_kv extra[64];
-    int nextra = 0;
+    lbp_meta *meta = lbp_meta_new("lbm", &d->info, argc, argv);
     const int is_gpu = !lbp_is_cpu(&d->info);
     const lbm_timing_opts topt = {o->steps, o->reps, 20.0};
     const int passes = o->passes ? o->passes : c->quick ? 1 : 2;
@@ -430,12 +429,11 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
     for (int p = 0; p < nprec; p++) {
         const int fp64 = precisions[p];
         int cpts[MAX_CPT];
-        if (nextra < 64) { /* the cells per thread swept for this precision */
-            static char keys[2][48];
-            snprintf(keys[p], sizeof keys[p], "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
-            extra[nextra].key = keys[p];
-            list_text(cpts, cells_per_thread_list(o, d, fp64, -1, cpts), extra[nextra].value, sizeof extra[nextra].value);
-            nextra++;
+        { /* the cells per thread swept for this precision */
+            char key[48], swept[64];
+            snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
+            list_text(cpts, cells_per_thread_list(o, d, fp64, -1, cpts), swept, sizeof swept);
+            lbp_meta_set(meta, key, "%s", swept);
         }
         for (int si = 0; si < o->nschemes; si++) {
             const lbm_scheme s = (lbm_scheme)o->schemes[si];
@@ -546,28 +544,22 @@ static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int 
                 have_best = 1;
             }
             for (int ci = 0; ci < ncpt; ci++) lbm_kernels_release(&k[ci], d);
-            if (have_best && nextra + 4 <= 64) {
-                lbp_kv *e = &extra[nextra];
-                static char keys[64][48];
+            if (have_best) {
+                char key[4][48], t[16];
                 const char *const key_names[] = {"best_mlups", "best_config", "block_size", "cells_per_thread"};
-                for (int j = 0; j < 4; j++) {
-                    snprintf(keys[nextra + j], sizeof keys[0], "%s_%s_%s", key_names[j], lbm_scheme_names[s],
-                             lbm_precision_names[fp64]);
-                    e[j].key = keys[nextra + j];
-                }
-                snprintf(e[0].value, sizeof e[0].value, "%.1f", best.mlups_median);
-                char t[16];
-                snprintf(e[1].value, sizeof e[1].value, "%dx%dx%d block %d cells_per_thread %s", best.L.nx, best.L.ny,
-                         best.L.nz, best.block_size, lbm_cpt_text(best.cells_per_thread, t, sizeof t));
-                snprintf(e[2].value, sizeof e[2].value, "%d", block);
-                snprintf(e[3].value, sizeof e[3].value, "%d", cpts[best_ci]);
-                nextra += 4;
+                for (int j = 0; j < 4; j++)
+                    snprintf(key[j], sizeof key[j], "%s_%s_%s", key_names[j], lbm_scheme_names[s], lbm_precision_names[fp64]);
+                lbp_meta_set(meta, key[0], "%.1f", best.mlups_median);
+                lbp_meta_set(meta, key[1], "%dx%dx%d block %d cells_per_thread %s", best.L.nx, best.L.ny, best.L.nz,
+                             best.block_size, lbm_cpt_text(best.cells_per_thread, t, sizeof t));
+                lbp_meta_set(meta, key[2], "%d", block);
+                lbp_meta_set(meta, key[3], "%d", cpts[best_ci]);
             }
         }
     }
     lbp_progress(combos, combos, lbp_now() - t0, "done");
     lbp_csv_commit(csv);
-    lbp_write_meta(dir, "lbm", &d->info, argc, argv, extra, nextra, c->force);
+    lbp_meta_write(meta, dir, c->force);
 
     printf("%-6s %-5s %14s %6s %5s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "cells", "MLUPS", "GB/s",
            "regs", "occup");

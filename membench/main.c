@@ -464,16 +464,6 @@ static double collision_ratio(const run *r)
     return NAN;
 }
 
-static void kv_num(lbp_kv *kv, int *n, const char *key, double v, const char *fmt)
-{
-    kv[*n].key = key;
-    if (isnan(v))
-        snprintf(kv[*n].value, sizeof kv[*n].value, "n/a");
-    else
-        snprintf(kv[*n].value, sizeof kv[*n].value, fmt, v);
-    (*n)++;
-}
-
 static void print_cost(const char *what, double ns, double aligned_ns)
 {
     if (isnan(ns))
@@ -548,23 +538,21 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
     double ratio = c->write_ns / c->read_ns, collision = collision_ratio(r);
-    lbp_kv kv[14];
-    int n = 0;
-    kv_num(kv, &n, "aligned_n19_gbs", a ? a->gbs_median : NAN, "%.2f");
-    kv_num(kv, &n, "misaligned_read_ns", c->read_ns, "%.6f");
-    kv_num(kv, &n, "misaligned_write_ns", c->write_ns, "%.6f");
-    kv_num(kv, &n, "misaligned_both_ns", c->both_ns, "%.6f");
-    kv_num(kv, &n, "misaligned_write_read_ratio", ratio, "%.3f");
-    kv_num(kv, &n, "collision_payload_ratio", collision, "%.3f");
-    kv_num(kv, &n, "launch_us_back_to_back", launch_us[MB_LAUNCH_BACK_TO_BACK], "%.3f");
-    kv_num(kv, &n, "launch_us_sync_each", launch_us[MB_LAUNCH_SYNC_EACH], "%.3f");
-    kv_num(kv, &n, "launch_us_graph", launch_us[MB_LAUNCH_GRAPH], "%.3f");
-    kv_num(kv, &n, "globaltimer_resolution_ns", r->timer_resolution_ns > 0 ? r->timer_resolution_ns : NAN, "%.0f");
-    kv_num(kv, &n, "threads", r->bench.threads ? (double)r->bench.threads : NAN, "%.0f");
-    kv[n].key = "warp_timing";
-    snprintf(kv[n++].value, sizeof kv[0].value, "%s",
-             r->o->plan.stamps ? "globaltimer" : "none (OpenCL has no per-warp clock)");
-    lbp_write_meta(dir, "membench", &r->d->info, argc, argv, kv, n, r->o->common.force);
+    lbp_meta *m = lbp_meta_new("membench", &r->d->info, argc, argv);
+    lbp_meta_number(m, "aligned_n19_gbs", "%.2f", a ? a->gbs_median : NAN);
+    lbp_meta_number(m, "misaligned_read_ns", "%.6f", c->read_ns);
+    lbp_meta_number(m, "misaligned_write_ns", "%.6f", c->write_ns);
+    lbp_meta_number(m, "misaligned_both_ns", "%.6f", c->both_ns);
+    lbp_meta_number(m, "misaligned_write_read_ratio", "%.3f", ratio);
+    lbp_meta_number(m, "collision_payload_ratio", "%.3f", collision);
+    lbp_meta_number(m, "launch_us_back_to_back", "%.3f", launch_us[MB_LAUNCH_BACK_TO_BACK]);
+    lbp_meta_number(m, "launch_us_sync_each", "%.3f", launch_us[MB_LAUNCH_SYNC_EACH]);
+    lbp_meta_number(m, "launch_us_graph", "%.3f", launch_us[MB_LAUNCH_GRAPH]);
+    lbp_meta_number(m, "globaltimer_resolution_ns", "%.0f", r->timer_resolution_ns > 0 ? r->timer_resolution_ns : NAN);
+    lbp_meta_number(m, "threads", "%.0f", r->bench.threads ? (double)r->bench.threads : NAN);
+    if (r->o->plan.stamps) lbp_meta_set(m, "warp_timing", "globaltimer");
+    else lbp_meta_set(m, "warp_timing", "none (%s has no per-warp clock)", r->d->info.backend);
+    lbp_meta_write(m, dir, r->o->common.force);
 
     printf("membench on %s (%s), results in %s\n", r->d->info.name, r->d->info.backend, dir);
     if (r->bench.threads)
@@ -590,10 +578,9 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
  * per-launch time and what misalignment and the payload make of it. */
 static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
 {
-    lbp_kv kv[2];
-    kv[0].key = "geometry_from";
-    snprintf(kv[0].value, sizeof kv[0].value, "%s", r->o->geometry_from);
-    lbp_write_meta(dir, "membench-geometry", &r->d->info, argc, argv, kv, 1, r->o->common.force);
+    lbp_meta *m = lbp_meta_new("membench-geometry", &r->d->info, argc, argv);
+    lbp_meta_set(m, "geometry_from", "%s", r->o->geometry_from);
+    lbp_meta_write(m, dir, r->o->common.force);
     printf("membench geometry sweep on %s (%s), the launches of %s; results in %s/membench-geometry.csv\n"
            "  N=19, runs of %d+ launches back to back; us per launch, aligned, then x aligned with L=10, M=10,\n"
            "  L=M=10, the payload P=%d, the arrays swapped at every launch, and in place (all aligned)\n"

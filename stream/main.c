@@ -345,19 +345,6 @@ static void run_likwid(const lbp_device *d, int64_t array_bytes, int quick, likw
 
 /* ---- main ---------------------------------------------------------------- */
 
-static lbp_kv *kv(lbp_kv *extra, int *n, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static lbp_kv *kv(lbp_kv *extra, int *n, const char *key, const char *fmt, ...)
-{
-    lbp_kv *e = &extra[(*n)++];
-    e->key = key;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->value, sizeof e->value, fmt, ap);
-    va_end(ap);
-    return e;
-}
-
 int main(int argc, char **argv)
 {
     lbp_cli_init("stream");
@@ -564,44 +551,42 @@ int main(int argc, char **argv)
             best = r;
     }
 
-    lbp_kv extra[32];
-    int n_extra = 0;
+    lbp_meta *meta = lbp_meta_new("stream", &d.info, argc, argv);
     char fixed_h[32];
     human_bytes(fixed_h, sizeof fixed_h, fixed);
     if (best) {
         char a[32];
         human_bytes(a, sizeof a, best->array_bytes);
-        kv(extra, &n_extra, "best_copy_gbs", "%.3f", best->gbs_median);
-        kv(extra, &n_extra, "best_copy_config", "%s sweep: %s; %s arrays%s", best->sweep, best->config, a,
+        lbp_meta_set(meta, "best_copy_gbs", "%.3f", best->gbs_median);
+        lbp_meta_set(meta, "best_copy_config", "%s sweep: %s; %s arrays%s", best->sweep, best->config, a,
            below_l2 ? " (no array >= 4x L2 measured)" : "");
     }
     if (!isnan(dtod_gbs))
-        kv(extra, &n_extra, "dtod_gbs", "%.3f", dtod_gbs);
+        lbp_meta_set(meta, "dtod_gbs", "%.3f", dtod_gbs);
     if (any_fixed)
-        kv(extra, &n_extra, "fixed_array_bytes", "%" PRId64, fixed);
+        lbp_meta_set(meta, "fixed_array_bytes", "%" PRId64, fixed);
     if (so.sweeps[SW_TRANSFER]) {
-        static char keys[STREAM_TRANSFER_FITS][2][64];
         for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
-            snprintf(keys[i][0], sizeof keys[i][0], "transfer_%s_%s_latency_us", fits[i].direction,
-                     fits[i].host_memory);
-            snprintf(keys[i][1], sizeof keys[i][1], "transfer_%s_%s_gbs", fits[i].direction, fits[i].host_memory);
+            char latency[64], gbs[64];
+            snprintf(latency, sizeof latency, "transfer_%s_%s_latency_us", fits[i].direction, fits[i].host_memory);
+            snprintf(gbs, sizeof gbs, "transfer_%s_%s_gbs", fits[i].direction, fits[i].host_memory);
             /* a curve without a fit (too few sizes, a slope <= 0) leaves its keys out */
-            if (isfinite(fits[i].latency_us)) kv(extra, &n_extra, keys[i][0], "%.3f", fits[i].latency_us);
-            if (isfinite(fits[i].gbs)) kv(extra, &n_extra, keys[i][1], "%.3f", fits[i].gbs);
+            if (isfinite(fits[i].latency_us)) lbp_meta_set(meta, latency, "%.3f", fits[i].latency_us);
+            if (isfinite(fits[i].gbs)) lbp_meta_set(meta, gbs, "%.3f", fits[i].gbs);
         }
     }
     if (ls.ran) {
-        kv(extra, &n_extra, "likwid_copy_gbs", "%.3f", ls.copy_gbs);
-        kv(extra, &n_extra, "likwid_copy_mem_gbs", "%.3f", ls.copy_mem_gbs);
-        kv(extra, &n_extra, "likwid_threads", "%d", ls.threads);
-        kv(extra, &n_extra, "write_allocate", "%s", stream_write_allocate_verdict(ls.copy_gbs, ls.copy_mem_gbs));
+        lbp_meta_set(meta, "likwid_copy_gbs", "%.3f", ls.copy_gbs);
+        lbp_meta_set(meta, "likwid_copy_mem_gbs", "%.3f", ls.copy_mem_gbs);
+        lbp_meta_set(meta, "likwid_threads", "%d", ls.threads);
+        lbp_meta_set(meta, "write_allocate", "%s", stream_write_allocate_verdict(ls.copy_gbs, ls.copy_mem_gbs));
     }
 
     if (state.stream_csv)
         lbp_csv_commit(state.stream_csv);
     if (state.transfer_csv)
         lbp_csv_commit(state.transfer_csv);
-    lbp_write_meta(dir, "stream", &d.info, argc, argv, extra, n_extra, c.force);
+    lbp_meta_write(meta, dir, c.force);
 
     /* The table. */
     printf("%-10s  %-30s  %9s  %11s  %9s\n", "sweep", "config", "array", "GB/s median", "GB/s best");

@@ -335,6 +335,73 @@ static void test_csv_tmp_rename_and_no_overwrite(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The meta builder: device rows first, then the tool's in the order set,
+ * keys and values copied, NaN as n/a, a key set again keeping its place. */
+static void test_meta_builder(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/lbp-test-meta-%d", (int)getpid());
+    lbp_device_info i = {.slug = "dev", .backend = "opencl", .kind = LBP_KIND_GPU};
+    char *argv[] = {"tool", "--flag", "a,b"};
+    lbp_meta *m = lbp_meta_new("t", &i, 3, argv);
+    char key[16];
+    snprintf(key, sizeof key, "first");
+    lbp_meta_set(m, key, "%d", 1);
+    snprintf(key, sizeof key, "second");
+    lbp_meta_number(m, key, "%.2f", NAN);
+    lbp_meta_number(m, "third", "%.2f", 2.5);
+    lbp_meta_set(m, "first", "again");
+    lbp_meta_write(m, dir, 0);
+    char path[128], line[256], rows[8][256];
+    snprintf(path, sizeof path, "%s/t-meta.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int n = 0, kind = 0, tool = 0;
+    while (fgets(line, sizeof line, f)) {
+        kind += !strcmp(line, "kind,gpu\n");
+        tool += !strcmp(line, "tool,t\n");
+        assert_false(!strncmp(line, "command,", 8) && strcmp(line, "command,\"tool --flag a,b\"\n"));
+        snprintf(rows[n++ % 8], sizeof rows[0], "%s", line);
+    }
+    fclose(f);
+    assert_int_equal(kind, 1);
+    assert_int_equal(tool, 1);
+    assert_string_equal(rows[(n - 3) % 8], "first,again\n");
+    assert_string_equal(rows[(n - 2) % 8], "second,n/a\n");
+    assert_string_equal(rows[(n - 1) % 8], "third,2.50\n");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A result folder too long for its files' paths is a usage error, not a
+ * truncated name. */
+static void long_out(void)
+{
+    static char dir[8192];
+    size_t n = 0;
+    while (n + 202 < sizeof dir) n += (size_t)snprintf(dir + n, sizeof dir - n, "/%0200d", 1);
+    lbp_device_info i = {.slug = "x"};
+    lbp_result_dir(dir, &i);
+}
+static void long_out_name(void)
+{
+    static char dir[400];
+    memset(dir, 'a', sizeof dir - 1);
+    lbp_device_info i = {.slug = "x"};
+    lbp_result_dir(dir, &i);
+}
+
+static void test_result_dir_length(void **state)
+{
+    (void)state;
+    assert_int_equal(exit_status_of(long_out), 2);
+    assert_int_equal(exit_status_of(long_out_name), 2);
+    lbp_device_info i = {.slug = "x"};
+    assert_string_equal(lbp_result_dir(NULL, &i), "data/x");
+    assert_string_equal(lbp_result_dir("/tmp/o", &i), "/tmp/o");
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
@@ -351,6 +418,8 @@ int main(void)
         cmocka_unit_test(test_int_list_and_bytes),
         cmocka_unit_test(test_bad_input_exits_2),
         cmocka_unit_test(test_csv_tmp_rename_and_no_overwrite),
+        cmocka_unit_test(test_meta_builder),
+        cmocka_unit_test(test_result_dir_length),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
