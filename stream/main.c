@@ -17,6 +17,7 @@
 #include "device.h"
 #include "gen.h"
 #include "likwid.h"
+#include "plan.h"
 #include "stats.h"
 #include "transfer.h"
 
@@ -34,62 +35,9 @@
     "                      for ~0.1 s of timed work, at least 10 on a GPU, 5 on a CPU)\n"       \
     LBP_COMMON_HELP
 
-enum { SW_SIZE, SW_WORD, SW_BLOCKS, SW_BLOCK_SIZE, SW_REFERENCE, SW_TRANSFER, SW_LIKWID, SW_COUNT };
-static const char *const sweep_names[] = {"size", "word", "blocks", "block_size", "reference",
-                                          "transfer", "likwid", NULL};
 enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS };
 
-#define KiB ((int64_t)1 << 10)
-#define MiB ((int64_t)1 << 20)
-#define GiB ((int64_t)1 << 30)
-#define MAX_SIZES 64
-#define MAX_SUMMARY 256
-
-typedef struct {
-    int sweeps[SW_COUNT];   /* -1 default, 0 off, 1 asked for */
-    int64_t sizes[MAX_SIZES];
-    int n_sizes;            /* 0: default */
-    int64_t max_size;       /* 0: none */
-    int reps;               /* 0: adaptive */
-} stream_options;
-
-/* One line of the stdout table, and what the meta keys are chosen from. */
-typedef struct {
-    const char *sweep;
-    char config[96];
-    int64_t array_bytes;
-    double gbs_median, gbs_max;
-    int generated;          /* a generated copy kernel (not the driver, not likwid) */
-} summary_row;
-
-typedef struct {
-    lbp_csv *stream_csv, *transfer_csv;
-    summary_row rows[MAX_SUMMARY];
-    int n_rows;
-    int done, total;
-    double t_start;
-} run_state;
-
-static run_state state;
-
-static _Noreturn void fail_run(const char *what, const char *why)
-{
-    if (state.stream_csv)
-        lbp_csv_abort(state.stream_csv);
-    if (state.transfer_csv)
-        lbp_csv_abort(state.transfer_csv);
-    lbp_fail("%s: %s; nothing written", what, why);
-}
-
-static void human_bytes(char *s, size_t len, int64_t b)
-{
-    if (b >= GiB && b % GiB == 0) snprintf(s, len, "%" PRId64 " GiB", b / GiB);
-    else if (b >= MiB && b % MiB == 0) snprintf(s, len, "%" PRId64 " MiB", b / MiB);
-    else if (b >= GiB) snprintf(s, len, "%.1f GiB", (double)b / GiB);
-    else if (b >= MiB) snprintf(s, len, "%.1f MiB", (double)b / MiB);
-    else if (b >= KiB && b % KiB == 0) snprintf(s, len, "%" PRId64 " KiB", b / KiB);
-    else snprintf(s, len, "%" PRId64 " B", b);
-}
+#define MAX_SUMMARY 256 /* rows of the stdout table */
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -132,12 +80,12 @@ static int parse_sizes(const char *s, int64_t *out, int max)
 
 static void parse_sweeps(const char *s, int *sweeps)
 {
-    for (int i = 0; i < SW_COUNT; i++)
+    for (int i = 0; i < STREAM_SW_COUNT; i++)
         sweeps[i] = 0;
     char *copy = strdup(s);
     int any = 0;
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-        sweeps[lbp_parse_choice("--sweeps", tok, sweep_names)] = 1;
+        sweeps[lbp_parse_choice("--sweeps", tok, stream_sweep_names)] = 1;
         any = 1;
     }
     free(copy);
@@ -145,63 +93,89 @@ static void parse_sweeps(const char *s, int *sweeps)
         lbp_usage_error("--sweeps: '%s' names no sweep", s);
 }
 
-/* ---- sizes the device allows -------------------------------------------- */
-
-/* Largest array two of which the device can hold at all. */
-static int64_t hard_limit(const lbp_device *d)
+static void parse_options(int argc, char **argv, stream_options *so, lbp_common *c)
 {
-    int64_t lim = d->info.global_mem_bytes / 2;
-    if (d->info.max_alloc_bytes > 0 && d->info.max_alloc_bytes < lim)
-        lim = d->info.max_alloc_bytes;
-    return lim / 16 * 16;
+    static const struct option opts[] = {LBP_COMMON_LONGOPTS,
+                                         {"sizes", required_argument, 0, OPT_SIZES},
+                                         {"max-size", required_argument, 0, OPT_MAX_SIZE},
+                                         {"reps", required_argument, 0, OPT_REPS},
+                                         {"sweeps", required_argument, 0, OPT_SWEEPS},
+                                         {0, 0, 0, 0}};
+    for (int i = 0; i < STREAM_SW_COUNT; i++)
+        so->sweeps[i] = -1;
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case OPT_SIZES: so->n_sizes = parse_sizes(optarg, so->sizes, STREAM_MAX_SIZES); break;
+        case OPT_MAX_SIZE: so->max_size = parse_size("--max-size", optarg); break;
+        case OPT_REPS: so->reps = (int)lbp_parse_int("--reps", optarg, 1, 1000000); break;
+        case OPT_SWEEPS: parse_sweeps(optarg, so->sweeps); break;
+        case '?': lbp_bad_option();
+        default:
+            if (!lbp_common_opt(c, o, optarg, USAGE))
+                lbp_bad_option();
+        }
+    }
+    if (optind < argc)
+        lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    so->quick = c->quick;
 }
 
-static void refuse_size(const lbp_device *d, const char *flag, int64_t bytes)
+/* ---- the run: every step of the plan, verified, into its rows ------------ */
+
+/* One line of the stdout table, and what the meta keys are chosen from. */
+typedef struct {
+    stream_sweep sweep;
+    char config[96];
+    int64_t array_bytes;
+    double gbs_median, gbs_max;
+    int generated;          /* a generated copy kernel (not the driver, not likwid) */
+} summary_row;
+
+typedef struct {
+    lbp_device *d;
+    const stream_plan *plan;
+    const stream_options *opt;
+    lbp_csv *stream_csv, *transfer_csv;
+    stream_bench bench;     /* the copies' arrays, while a copy is ahead */
+    stream_transfers transfers;
+    summary_row rows[MAX_SUMMARY];
+    int n_rows;
+    double dtod_gbs;        /* the driver copy; NaN: not measured */
+    stream_likwid_result likwid[STREAM_LIKWID_KERNELS];
+    int likwid_threads, likwid_ok, likwid_ran;
+    stream_transfer_fit fits[STREAM_TRANSFER_FITS];
+    int done;
+    double t_start;
+} stream_run;
+
+static _Noreturn void fail_run(stream_run *r, const char *what, const char *why)
 {
-    char a[32], m[32], x[32];
-    human_bytes(a, sizeof a, bytes);
-    human_bytes(m, sizeof m, d->info.global_mem_bytes);
-    human_bytes(x, sizeof x, d->info.max_alloc_bytes);
-    lbp_usage_error("%s: an array of %s does not fit: two are needed, and %s has %s of memory "
-                    "(largest buffer %s)", flag, a, d->info.name, m, x);
+    if (r->stream_csv)
+        lbp_csv_abort(r->stream_csv);
+    if (r->transfer_csv)
+        lbp_csv_abort(r->transfer_csv);
+    lbp_fail("%s: %s; nothing written", what, why);
 }
 
-static int64_t pow2_at_least(int64_t v)
-{
-    int64_t p = 16;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-
-/* ---- one row ------------------------------------------------------------- */
-
-static void add_summary(const char *sweep, const char *config, int64_t array_bytes,
+static void add_summary(stream_run *r, stream_sweep sweep, const char *config, int64_t array_bytes,
                         double gbs_median, double gbs_max, int generated)
 {
-    if (state.n_rows == MAX_SUMMARY)
+    if (r->n_rows == MAX_SUMMARY)
         return;
-    summary_row *r = &state.rows[state.n_rows++];
-    r->sweep = sweep;
-    snprintf(r->config, sizeof r->config, "%s", config);
-    r->array_bytes = array_bytes;
-    r->gbs_median = gbs_median;
-    r->gbs_max = gbs_max;
-    r->generated = generated;
+    summary_row *s = &r->rows[r->n_rows++];
+    *s = (summary_row){.sweep = sweep, .array_bytes = array_bytes, .gbs_median = gbs_median, .gbs_max = gbs_max,
+                       .generated = generated};
+    snprintf(s->config, sizeof s->config, "%s", config);
 }
 
-static void write_row(const char *sweep, const char *kernel, int word_bytes, const char *access,
-                      int block_size, int64_t blocks, const stream_record *r, const stream_result *res)
+static void write_row(stream_run *r, stream_sweep sweep, const char *kernel, int word_bytes, const char *access,
+                      int block_size, int64_t blocks, const stream_record *rec, const stream_result *res)
 {
-    lbp_csv_row(state.stream_csv, "%s,%s,%d,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f,%.3f",
-                sweep, kernel, word_bytes, access, block_size, blocks, stream_array_bytes(r),
-                stream_bytes_moved(r), res->reps, res->ms.min, res->ms.median, res->ms.max,
-                res->gbs_max, res->gbs_median);
-}
-
-static void progress(const char *what)
-{
-    lbp_progress(++state.done, state.total, lbp_now() - state.t_start, "%s", what);
+    lbp_csv_row(r->stream_csv, "%s,%s,%d,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f,%.3f",
+                stream_sweep_names[sweep], kernel, word_bytes, access, block_size, blocks, stream_array_bytes(rec),
+                stream_bytes_moved(rec), res->reps, res->ms.min, res->ms.median, res->ms.max, res->gbs_max,
+                res->gbs_median);
 }
 
 /* Small arrays take microseconds: their scatter is launch noise, so warn
@@ -209,418 +183,287 @@ static void progress(const char *what)
 static stream_reps reps_for_array(const stream_reps *reps, int64_t array_bytes)
 {
     stream_reps r = *reps;
-    if (array_bytes < MiB && r.scatter_warn < 2.0)
+    if (array_bytes < ((int64_t)1 << 20) && r.scatter_warn < 2.0)
         r.scatter_warn = 2.0;
     return r;
 }
 
-/* Run, verify and record one generated configuration. */
-static void measure_generated(stream_bench *b, const char *sweep, const stream_config *cfg,
-                              const stream_reps *reps_in)
+/* A generated copy: run, verify, record; its name is the progress label. */
+static void step_generated(stream_run *r, const stream_step *s, char *label, size_t len)
 {
-    stream_reps reps_for = reps_for_array(reps_in, cfg->elements * cfg->word_bytes);
-    const stream_reps *reps = &reps_for;
+    const char *sweep = stream_sweep_names[s->sweep];
+    const stream_reps reps = reps_for_array(&r->plan->reps, s->cfg.elements * s->cfg.word_bytes);
     stream_kernel k;
     stream_result res;
     char why[512];
-    int rc = stream_run_generated(b, cfg, reps, &k, &res, why, sizeof why);
-    char config[96];
-    snprintf(config, sizeof config, "%s x%u", k.name, k.blocks);
+    int rc = stream_run_generated(&r->bench, &s->cfg, &reps, &k, &res, why, sizeof why);
+    snprintf(label, len, "%s x%u", k.name, k.blocks);
     if (rc < 0)
-        fail_run(sweep, why);
+        fail_run(r, sweep, why);
     if (rc > 0) {
-        char what[256];
-        char a[32];
-        human_bytes(a, sizeof a, stream_array_bytes(&k.record));
-        snprintf(what, sizeof what, "verification failed: %s sweep, %s, %s", sweep, config, a);
-        fail_run(what, why);
+        char what[256], a[32];
+        stream_human_bytes(a, sizeof a, stream_array_bytes(&k.record));
+        snprintf(what, sizeof what, "verification failed: %s sweep, %s, %s", sweep, label, a);
+        fail_run(r, what, why);
     }
-    write_row(sweep, "copy", cfg->word_bytes, stream_access_names[cfg->access], (int)k.block_size,
-              k.blocks, &k.record, &res);
-    add_summary(sweep, config, stream_array_bytes(&k.record), res.gbs_median, res.gbs_max, 1);
-    progress(config);
+    write_row(r, s->sweep, "copy", s->cfg.word_bytes, stream_access_names[s->cfg.access], (int)k.block_size, k.blocks,
+              &k.record, &res);
+    add_summary(r, s->sweep, label, stream_array_bytes(&k.record), res.gbs_median, res.gbs_max, 1);
 }
 
-/* ---- the sweeps ----------------------------------------------------------- */
-
-static int clamp_block(const lbp_device *d, int bs)
+static void step_driver_copy(stream_run *r, const stream_step *s, char *label, size_t len)
 {
-    return d->info.max_block_size > 0 && bs > d->info.max_block_size ? d->info.max_block_size : bs;
-}
-
-/* Enough grid-stride blocks to fill the device at this block size. */
-static int64_t full_grid_blocks(const lbp_device *d, int block_size)
-{
-    int per_cu = d->info.max_threads_per_cu > 0 ? d->info.max_threads_per_cu / block_size : 8;
-    int64_t blocks = (int64_t)(d->info.compute_units > 0 ? d->info.compute_units : 1) * (per_cu > 0 ? per_cu : 1);
-    return blocks;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Habich Fig. 1: 1, 2, 4, ... up to 64 x compute units, plus the multiples
- * 1, 2, 4, ... 64 of the compute-unit count. */
-static int block_counts(const lbp_device *d, int quick, int64_t *out)
-{
-    int64_t cu = d->info.compute_units > 0 ? d->info.compute_units : 1;
-    int n = 0;
-    if (quick) {
-        int64_t q[] = {1, cu, 8 * cu, 64 * cu};
-        for (int i = 0; i < 4; i++)
-            out[n++] = q[i];
-    } else {
-        for (int64_t b = 1; b <= 64 * cu; b *= 2)
-            out[n++] = b;
-        for (int64_t k = 1; k <= 64; k *= 2)
-            out[n++] = k * cu;
-    }
-    qsort(out, (size_t)n, sizeof *out, cmp_i64);
-    int u = 0;
-    for (int i = 0; i < n; i++)
-        if (u == 0 || out[u - 1] != out[i])
-            out[u++] = out[i];
-    return u;
-}
-
-static int block_sizes(const lbp_device *d, int quick, int *out)
-{
-    int n = 0;
-    for (int bs = 32; bs <= 1024; bs *= 2)
-        if ((!quick || bs == 64 || bs == 256 || bs == 1024) &&
-            (d->info.max_block_size <= 0 || bs <= d->info.max_block_size))
-            out[n++] = bs;
-    return n;
-}
-
-static double theoretical_or_nan(const lbp_device *d)
-{
-    return d->info.theoretical_gbs > 0 ? d->info.theoretical_gbs : NAN;
-}
-
-/* ---- likwid ------------------------------------------------------------- */
-
-typedef struct {
-    int ran;
-    double copy_gbs, copy_mem_gbs;
-    int threads;
-} likwid_summary;
-
-static void run_likwid(const lbp_device *d, int64_t array_bytes, int quick, likwid_summary *ls)
-{
-    const char *kernels[] = {"copy", "copy_mem"};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ls->threads = d->info.compute_units > 0 ? d->info.compute_units : 1;
-    if (cores > 0 && ls->threads > cores)
-        ls->threads = (int)cores;
-    stream_likwid_result r[2];
+    stream_record rec;
+    stream_result res;
     char why[512];
-    for (int i = 0; i < 2; i++) {
-        if (stream_likwid_run(kernels[i], 2 * array_bytes, ls->threads, quick ? 10 : 0, &r[i], why,
-                              sizeof why) != 0) {
-            lbp_warn("likwid-bench skipped: %s", why);
-            return;
-        }
-        char what[64];
-        snprintf(what, sizeof what, "likwid-bench %s", kernels[i]);
-        progress(what);
-    }
-    for (int i = 0; i < 2; i++) {
-        double ms = r[i].time_s * 1e3 / (double)r[i].iterations;
-        double gbs = r[i].mbytes_per_s / 1e3;
-        lbp_csv_row(state.stream_csv, "likwid,%s,8,cpu,0,0,%" PRId64 ",%" PRId64 ",%ld,%.6f,%.6f,%.6f,%.3f,%.3f",
-                    kernels[i], r[i].bytes_per_iteration / 2, r[i].bytes_per_iteration, r[i].iterations,
-                    ms, ms, ms, gbs, gbs);
-        char config[64];
-        snprintf(config, sizeof config, "likwid-bench %s, %d threads", kernels[i], ls->threads);
-        add_summary("likwid", config, r[i].bytes_per_iteration / 2, gbs, gbs, 0);
-    }
-    ls->ran = 1;
-    ls->copy_gbs = r[0].mbytes_per_s / 1e3;
-    ls->copy_mem_gbs = r[1].mbytes_per_s / 1e3;
+    int rc = stream_run_driver_copy(&r->bench, s->bytes, &r->plan->reps, &rec, &res, why, sizeof why);
+    if (rc != 0)
+        fail_run(r, rc > 0 ? "verification failed: driver device-to-device copy" : "driver copy", why);
+    write_row(r, s->sweep, "memcpy_dtod", 0, "driver", 0, 0, &rec, &res);
+    add_summary(r, s->sweep, "driver copy (dtod)", s->bytes, res.gbs_median, res.gbs_max, 0);
+    r->dtod_gbs = res.gbs_median;
+    snprintf(label, len, "driver copy");
 }
 
-/* ---- main ---------------------------------------------------------------- */
-
-int main(int argc, char **argv)
+/* Both likwid-bench kernels' rows, once both ran. */
+static void write_likwid_rows(stream_run *r)
 {
-    lbp_cli_init("stream");
-    static const struct option opts[] = {
-        LBP_COMMON_LONGOPTS,
-        {"sizes", required_argument, 0, OPT_SIZES},
-        {"max-size", required_argument, 0, OPT_MAX_SIZE},
-        {"reps", required_argument, 0, OPT_REPS},
-        {"sweeps", required_argument, 0, OPT_SWEEPS},
-        {0, 0, 0, 0}};
-    lbp_common c = {.device = -1};
-    stream_options so = {.n_sizes = 0};
-    for (int i = 0; i < SW_COUNT; i++)
-        so.sweeps[i] = -1;
-    int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (o) {
-        case OPT_SIZES: so.n_sizes = parse_sizes(optarg, so.sizes, MAX_SIZES); break;
-        case OPT_MAX_SIZE: so.max_size = parse_size("--max-size", optarg); break;
-        case OPT_REPS: so.reps = (int)lbp_parse_int("--reps", optarg, 1, 1000000); break;
-        case OPT_SWEEPS: parse_sweeps(optarg, so.sweeps); break;
-        case '?': lbp_bad_option();
-        default:
-            if (!lbp_common_opt(&c, o, optarg, USAGE))
-                lbp_bad_option();
-        }
+    for (int i = 0; i < STREAM_LIKWID_KERNELS; i++) {
+        const stream_likwid_result *l = &r->likwid[i];
+        double ms = l->time_s * 1e3 / (double)l->iterations, gbs = l->mbytes_per_s / 1e3;
+        lbp_csv_row(r->stream_csv, "likwid,%s,8,cpu,0,0,%" PRId64 ",%" PRId64 ",%ld,%.6f,%.6f,%.6f,%.3f,%.3f",
+                    stream_likwid_kernels[i], l->bytes_per_iteration / 2, l->bytes_per_iteration, l->iterations, ms,
+                    ms, ms, gbs, gbs);
+        char config[64];
+        snprintf(config, sizeof config, "likwid-bench %s, %d threads", stream_likwid_kernels[i], r->likwid_threads);
+        add_summary(r, STREAM_SW_LIKWID, config, l->bytes_per_iteration / 2, gbs, gbs, 0);
     }
-    if (optind < argc)
-        lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    r->likwid_ran = 1;
+}
 
-    lbp_device d;
-    lbp_open_from_cli(&d, &c);
-    const int cpu = lbp_is_cpu(&d.info), quick = c.quick;
-
-    /* Which sweeps run. */
-    for (int i = 0; i < SW_COUNT; i++)
-        if (so.sweeps[i] < 0)
-            so.sweeps[i] = i == SW_LIKWID ? cpu && stream_likwid_available() : 1;
-    if (so.sweeps[SW_LIKWID] && !cpu)
-        lbp_usage_error("--sweeps: likwid measures the host CPU, but %s is a %s device", d.info.name,
-                        lbp_kind_name(d.info.kind));
-
-    /* Sizes: check what was asked for against the device, then the defaults. */
-    int64_t limit = hard_limit(&d);
-    if (so.max_size > limit)
-        refuse_size(&d, "--max-size", so.max_size);
-    for (int i = 0; i < so.n_sizes; i++)
-        if (so.sizes[i] > limit || (so.max_size && so.sizes[i] > so.max_size))
-            refuse_size(&d, "--sizes", so.sizes[i]);
-    int64_t cap = cpu ? 512 * MiB : 4 * GiB;
-    if (quick)
-        cap = cpu ? 64 * MiB : 1 * GiB;
-    if (d.info.global_mem_bytes / 4 < cap)
-        cap = d.info.global_mem_bytes / 4 / 16 * 16;
-    if (cap > limit)
-        cap = limit;
-    if (so.max_size)
-        cap = so.max_size;
-    if (so.n_sizes == 0) {
-        if (quick) {
-            int64_t q[] = {4 * KiB, 256 * KiB, 16 * MiB, cap};
-            for (int i = 0; i < 4; i++)
-                if (q[i] <= cap && (so.n_sizes == 0 || q[i] > so.sizes[so.n_sizes - 1]))
-                    so.sizes[so.n_sizes++] = q[i];
-        } else {
-            for (int64_t s = 4 * KiB; s <= cap && so.n_sizes < MAX_SIZES; s *= 2)
-                so.sizes[so.n_sizes++] = s;
-        }
-        if (so.n_sizes == 0)
-            so.sizes[so.n_sizes++] = cap;
+/* likwid-bench is a reference, not a measurement of ours: where it fails,
+ * a warning, and neither kernel's row.  0: skipped, no progress. */
+static int step_likwid(stream_run *r, const stream_step *s, char *label, size_t len)
+{
+    if (s->likwid != r->likwid_ok)
+        return 0; /* an earlier kernel failed */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    r->likwid_threads = r->d->info.compute_units > 0 ? r->d->info.compute_units : 1;
+    if (cores > 0 && r->likwid_threads > cores)
+        r->likwid_threads = (int)cores;
+    char why[512];
+    if (stream_likwid_run(stream_likwid_kernels[s->likwid], 2 * s->bytes, r->likwid_threads, r->opt->quick ? 10 : 0,
+                          &r->likwid[s->likwid], why, sizeof why) != 0) {
+        lbp_warn("likwid-bench skipped: %s", why);
+        return 0;
     }
-    /* The fixed large array of the word, blocks, block_size and reference
-     * sweeps: at least 8x the L2 so the copy streams from DRAM. */
-    int64_t fixed = pow2_at_least(8 * (d.info.l2_bytes > 0 ? d.info.l2_bytes : 32 * MiB));
-    if (!cpu && fixed < 1 * GiB)
-        fixed = 1 * GiB;
-    int64_t fixed_cap = quick ? (cpu ? 32 * MiB : 512 * MiB) : (cpu ? 256 * MiB : 4 * GiB);
-    if (fixed > fixed_cap)
-        fixed = fixed_cap;
-    if (fixed > cap)
-        fixed = cap;
-    int any_fixed = so.sweeps[SW_WORD] || so.sweeps[SW_BLOCKS] || so.sweeps[SW_BLOCK_SIZE] ||
-                    so.sweeps[SW_REFERENCE] || so.sweeps[SW_LIKWID];
-    int64_t capacity = any_fixed ? fixed : 0;
-    if (so.sweeps[SW_SIZE])
-        for (int i = 0; i < so.n_sizes; i++)
-            if (so.sizes[i] > capacity)
-                capacity = so.sizes[i];
+    if (++r->likwid_ok == STREAM_LIKWID_KERNELS)
+        write_likwid_rows(r);
+    snprintf(label, len, "likwid-bench %s", stream_likwid_kernels[s->likwid]);
+    return 1;
+}
 
-    /* Transfer sizes: 4 KiB .. 256 MiB (64 MiB on a CPU), doubling. */
-    int64_t transfer_sizes[MAX_SIZES];
-    int n_transfer = 0;
-    int64_t transfer_max = quick ? 4 * MiB : cpu ? 64 * MiB : 256 * MiB;
-    if (transfer_max > limit)
-        transfer_max = limit;
-    for (int64_t s = 4 * KiB; s <= transfer_max; s *= quick ? 4 : 2)
-        transfer_sizes[n_transfer++] = s;
-
-    const char *dir = lbp_result_dir(c.out_dir, &d.info);
-    lbp_check_fresh(dir, (const char *const[]){"stream.csv", "transfer.csv", "stream-meta.csv", NULL},
-                    c.force);
-
-    stream_bench bench = {0};
-    int need_bench = so.sweeps[SW_SIZE] || so.sweeps[SW_WORD] || so.sweeps[SW_BLOCKS] ||
-                     so.sweeps[SW_BLOCK_SIZE] || so.sweeps[SW_REFERENCE];
-    if (need_bench && stream_bench_init(&bench, &d, capacity) != 0)
-        refuse_size(&d, "array size", capacity);
-
-    /* Repetitions: ~0.1 s of timed work per configuration. */
-    stream_reps reps = {.fixed_reps = so.reps, .min_reps = cpu ? 5 : 10, .max_reps = cpu ? 500 : 1000,
-                        .target_ms = 100, .warmup = cpu ? 1 : 2, .scatter_warn = cpu ? 1.0 : 0.25};
-    if (quick)
-        reps = (stream_reps){.fixed_reps = so.reps, .min_reps = 3, .max_reps = 30, .target_ms = 10,
-                             .warmup = 1, .scatter_warn = 0.5};
-
-    /* Plan, for the progress count. */
-    int64_t counts[64];
-    int n_counts = block_counts(&d, quick, counts);
-    int sizes_bs[8];
-    int n_bs = block_sizes(&d, quick, sizes_bs);
-    state.total = (so.sweeps[SW_SIZE] ? so.n_sizes : 0) + (so.sweeps[SW_WORD] ? 6 : 0) +
-                  (so.sweeps[SW_BLOCKS] ? n_counts : 0) + (so.sweeps[SW_BLOCK_SIZE] ? n_bs : 0) +
-                  (so.sweeps[SW_REFERENCE] ? 1 : 0) + (so.sweeps[SW_LIKWID] ? 2 : 0);
-    state.t_start = lbp_now();
-    if (need_bench || so.sweeps[SW_LIKWID])
-        state.stream_csv = lbp_csv_open(dir, "stream.csv",
-                                        "sweep,kernel,word_bytes,access,block_size,blocks,array_bytes,"
-                                        "bytes_moved,reps,ms_min,ms_median,ms_max,gbs_max,gbs_median",
-                                        &d.info, c.force);
-
-    const int plain_block = clamp_block(&d, 256);
-    if (so.sweeps[SW_SIZE])
-        for (int i = 0; i < so.n_sizes; i++) {
-            stream_config cfg = {.word_bytes = 16, .access = STREAM_ACCESS_ONE, .block_size = plain_block,
-                                 .elements = so.sizes[i] / 16};
-            measure_generated(&bench, "size", &cfg, &reps);
-        }
-    if (so.sweeps[SW_WORD])
-        for (int w = 0; stream_word_sizes[w]; w++)
-            for (int a = 0; a < STREAM_ACCESS_COUNT; a++) {
-                stream_config cfg = {.word_bytes = stream_word_sizes[w], .access = (stream_access)a,
-                                     .block_size = plain_block,
-                                     .blocks = full_grid_blocks(&d, plain_block),
-                                     .elements = fixed / stream_word_sizes[w]};
-                measure_generated(&bench, "word", &cfg, &reps);
-            }
-    if (so.sweeps[SW_BLOCKS])
-        for (int i = 0; i < n_counts; i++) {
-            stream_config cfg = {.word_bytes = 16, .access = STREAM_ACCESS_STRIDE, .block_size = plain_block,
-                                 .blocks = counts[i], .elements = fixed / 16};
-            measure_generated(&bench, "blocks", &cfg, &reps);
-        }
-    if (so.sweeps[SW_BLOCK_SIZE])
-        for (int i = 0; i < n_bs; i++) {
-            stream_config cfg = {.word_bytes = 16, .access = STREAM_ACCESS_ONE, .block_size = sizes_bs[i],
-                                 .elements = fixed / 16};
-            measure_generated(&bench, "block_size", &cfg, &reps);
-        }
-    double dtod_gbs = NAN;
-    if (so.sweeps[SW_REFERENCE]) {
-        stream_record r;
-        stream_result res;
-        char why[512];
-        int rc = stream_run_driver_copy(&bench, fixed, &reps, &r, &res, why, sizeof why);
-        if (rc != 0)
-            fail_run(rc > 0 ? "verification failed: driver device-to-device copy" : "driver copy", why);
-        write_row("reference", "memcpy_dtod", 0, "driver", 0, 0, &r, &res);
-        add_summary("reference", "driver copy (dtod)", fixed, res.gbs_median, res.gbs_max, 0);
-        dtod_gbs = res.gbs_median;
-        progress("driver copy");
+static void step_transfer(stream_run *r, const stream_step *s, char *label, size_t len)
+{
+    char why[512];
+    if (!r->transfers.dev) {
+        int64_t most = 0;
+        for (int i = 0; i < r->plan->n; i++)
+            if (r->plan->steps[i].kind == STREAM_STEP_TRANSFER && r->plan->steps[i].bytes > most)
+                most = r->plan->steps[i].bytes;
+        if (stream_transfers_open(&r->transfers, r->d, most, why, sizeof why))
+            fail_run(r, "transfer sweep", why);
     }
-    if (need_bench)
-        stream_bench_free(&bench);
+    if (stream_transfer_measure(&r->transfers, s->pinned, s->bytes, r->opt->reps, r->opt->quick, r->transfer_csv, why,
+                                sizeof why))
+        fail_run(r, "transfer sweep", why);
+    snprintf(label, len, "transfer %s %" PRId64 " B", s->pinned ? "pinned" : "pageable", s->bytes);
+}
 
-    likwid_summary ls = {0};
-    if (so.sweeps[SW_LIKWID])
-        run_likwid(&d, fixed, quick, &ls);
+static int uses_bench(const stream_step *s)
+{
+    return s->kind == STREAM_STEP_GENERATED || s->kind == STREAM_STEP_DRIVER_COPY;
+}
 
-    stream_transfer_fit fits[STREAM_TRANSFER_FITS];
-    if (so.sweeps[SW_TRANSFER]) {
-        state.transfer_csv = lbp_csv_open(dir, "transfer.csv",
-                                          "direction,host_memory,bytes,reps,ms_min,ms_median,ms_max,gbs_median",
-                                          &d.info, c.force);
-        char why[512];
-        if (stream_transfer_sweep(&d, transfer_sizes, n_transfer, so.reps, quick, state.transfer_csv, fits,
-                                  why, sizeof why) != 0)
-            fail_run("transfer sweep", why);
+/* One step; the copies' arrays are given back before the first step that
+ * does not use them (likwid and the transfers need the memory). */
+static void run_step(stream_run *r, const stream_step *s)
+{
+    char label[128];
+    int shown = 1;
+    if (!uses_bench(s) && r->bench.d)
+        stream_bench_free(&r->bench);
+    switch (s->kind) {
+    case STREAM_STEP_GENERATED: step_generated(r, s, label, sizeof label); break;
+    case STREAM_STEP_DRIVER_COPY: step_driver_copy(r, s, label, sizeof label); break;
+    case STREAM_STEP_LIKWID: shown = step_likwid(r, s, label, sizeof label); break;
+    case STREAM_STEP_TRANSFER: step_transfer(r, s, label, sizeof label); break;
     }
+    r->done++;
+    if (shown)
+        lbp_progress(r->done, r->plan->n, lbp_now() - r->t_start, "%s", label);
+}
 
-    /* Best generated copy from DRAM: sizes >= 4x the L2; where none was that
-     * large (a CPU whose last-level cache is huge), the fixed large size of
-     * the word/blocks/block_size sweeps and above, or else the largest. */
-    int64_t dram_from = 4 * d.info.l2_bytes, largest = 0;
-    for (int i = 0; i < state.n_rows; i++)
-        if (state.rows[i].generated && state.rows[i].array_bytes > largest)
-            largest = state.rows[i].array_bytes;
-    int below_l2 = largest > 0 && largest < dram_from;
-    if (below_l2)
-        dram_from = any_fixed && fixed <= largest ? fixed : largest;
+static void run_plan(stream_run *r, const char *dir, int force)
+{
+    if (r->plan->capacity > 0 && stream_bench_init(&r->bench, r->d, r->plan->capacity) != 0)
+        stream_refuse_size(&r->d->info, "array size", r->plan->capacity);
+    r->t_start = lbp_now();
+    if (r->plan->n - stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0)
+        r->stream_csv = lbp_csv_open(dir, "stream.csv",
+                                     "sweep,kernel,word_bytes,access,block_size,blocks,array_bytes,"
+                                     "bytes_moved,reps,ms_min,ms_median,ms_max,gbs_max,gbs_median",
+                                     &r->d->info, force);
+    if (stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0)
+        r->transfer_csv = lbp_csv_open(dir, "transfer.csv",
+                                       "direction,host_memory,bytes,reps,ms_min,ms_median,ms_max,gbs_median",
+                                       &r->d->info, force);
+    for (int i = 0; i < r->plan->n; i++)
+        run_step(r, &r->plan->steps[i]);
+    if (r->bench.d)
+        stream_bench_free(&r->bench);
+    if (r->transfers.dev) {
+        stream_transfers_fit(&r->transfers, r->fits);
+        stream_transfers_close(&r->transfers);
+    }
+}
+
+/* ---- the report ------------------------------------------------------- */
+
+/* Best generated copy from DRAM: sizes >= 4x the L2; where none was that
+ * large (a CPU whose last-level cache is huge), the fixed large size of
+ * the word/blocks/block_size sweeps and above, or else the largest. */
+static const summary_row *best_copy(const stream_run *r, int *below_l2)
+{
+    int64_t dram_from = 4 * r->d->info.l2_bytes, largest = 0;
+    for (int i = 0; i < r->n_rows; i++)
+        if (r->rows[i].generated && r->rows[i].array_bytes > largest)
+            largest = r->rows[i].array_bytes;
+    *below_l2 = largest > 0 && largest < dram_from;
+    if (*below_l2)
+        dram_from = r->plan->any_fixed && r->plan->fixed <= largest ? r->plan->fixed : largest;
     const summary_row *best = NULL;
-    for (int i = 0; i < state.n_rows; i++) {
-        const summary_row *r = &state.rows[i];
-        if (r->generated && r->array_bytes >= dram_from && (!best || r->gbs_median > best->gbs_median))
-            best = r;
+    for (int i = 0; i < r->n_rows; i++) {
+        const summary_row *s = &r->rows[i];
+        if (s->generated && s->array_bytes >= dram_from && (!best || s->gbs_median > best->gbs_median))
+            best = s;
     }
+    return best;
+}
 
-    lbp_meta *meta = lbp_meta_new("stream", &d.info, argc, argv);
-    char fixed_h[32];
-    human_bytes(fixed_h, sizeof fixed_h, fixed);
+static int measured_transfers(const stream_run *r)
+{
+    return stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0;
+}
+
+static void write_meta(const stream_run *r, const char *dir, int force, int argc, char **argv)
+{
+    lbp_meta *m = lbp_meta_new("stream", &r->d->info, argc, argv);
+    int below_l2;
+    const summary_row *best = best_copy(r, &below_l2);
     if (best) {
         char a[32];
-        human_bytes(a, sizeof a, best->array_bytes);
-        lbp_meta_set(meta, "best_copy_gbs", "%.3f", best->gbs_median);
-        lbp_meta_set(meta, "best_copy_config", "%s sweep: %s; %s arrays%s", best->sweep, best->config, a,
-           below_l2 ? " (no array >= 4x L2 measured)" : "");
+        stream_human_bytes(a, sizeof a, best->array_bytes);
+        lbp_meta_set(m, "best_copy_gbs", "%.3f", best->gbs_median);
+        lbp_meta_set(m, "best_copy_config", "%s sweep: %s; %s arrays%s", stream_sweep_names[best->sweep],
+                     best->config, a, below_l2 ? " (no array >= 4x L2 measured)" : "");
     }
-    if (!isnan(dtod_gbs))
-        lbp_meta_set(meta, "dtod_gbs", "%.3f", dtod_gbs);
-    if (any_fixed)
-        lbp_meta_set(meta, "fixed_array_bytes", "%" PRId64, fixed);
-    if (so.sweeps[SW_TRANSFER]) {
-        for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
-            char latency[64], gbs[64];
-            snprintf(latency, sizeof latency, "transfer_%s_%s_latency_us", fits[i].direction, fits[i].host_memory);
-            snprintf(gbs, sizeof gbs, "transfer_%s_%s_gbs", fits[i].direction, fits[i].host_memory);
-            /* a curve without a fit (too few sizes, a slope <= 0) leaves its keys out */
-            if (isfinite(fits[i].latency_us)) lbp_meta_set(meta, latency, "%.3f", fits[i].latency_us);
-            if (isfinite(fits[i].gbs)) lbp_meta_set(meta, gbs, "%.3f", fits[i].gbs);
-        }
+    if (!isnan(r->dtod_gbs))
+        lbp_meta_set(m, "dtod_gbs", "%.3f", r->dtod_gbs);
+    if (r->plan->any_fixed)
+        lbp_meta_set(m, "fixed_array_bytes", "%" PRId64, r->plan->fixed);
+    for (int i = 0; i < STREAM_TRANSFER_FITS && measured_transfers(r); i++) {
+        const stream_transfer_fit *f = &r->fits[i];
+        char latency[64], gbs[64];
+        snprintf(latency, sizeof latency, "transfer_%s_%s_latency_us", f->direction, f->host_memory);
+        snprintf(gbs, sizeof gbs, "transfer_%s_%s_gbs", f->direction, f->host_memory);
+        /* a curve without a fit (too few sizes, a slope <= 0) leaves its keys out */
+        if (isfinite(f->latency_us))
+            lbp_meta_set(m, latency, "%.3f", f->latency_us);
+        if (isfinite(f->gbs))
+            lbp_meta_set(m, gbs, "%.3f", f->gbs);
     }
-    if (ls.ran) {
-        lbp_meta_set(meta, "likwid_copy_gbs", "%.3f", ls.copy_gbs);
-        lbp_meta_set(meta, "likwid_copy_mem_gbs", "%.3f", ls.copy_mem_gbs);
-        lbp_meta_set(meta, "likwid_threads", "%d", ls.threads);
-        lbp_meta_set(meta, "write_allocate", "%s", stream_write_allocate_verdict(ls.copy_gbs, ls.copy_mem_gbs));
+    if (r->likwid_ran) {
+        const double copy = r->likwid[0].mbytes_per_s / 1e3, copy_mem = r->likwid[1].mbytes_per_s / 1e3;
+        lbp_meta_set(m, "likwid_copy_gbs", "%.3f", copy);
+        lbp_meta_set(m, "likwid_copy_mem_gbs", "%.3f", copy_mem);
+        lbp_meta_set(m, "likwid_threads", "%d", r->likwid_threads);
+        lbp_meta_set(m, "write_allocate", "%s", stream_write_allocate_verdict(copy, copy_mem));
     }
+    lbp_meta_write(m, dir, force);
+}
 
-    if (state.stream_csv)
-        lbp_csv_commit(state.stream_csv);
-    if (state.transfer_csv)
-        lbp_csv_commit(state.transfer_csv);
-    lbp_meta_write(meta, dir, c.force);
+static void print_transfer_fits(const stream_run *r)
+{
+    for (int i = 0; i < STREAM_TRANSFER_FITS && measured_transfers(r); i++) {
+        const stream_transfer_fit *f = &r->fits[i];
+        if (isfinite(f->gbs))
+            printf("transfer %s %-8s  latency %8.2f us  bandwidth %8.2f GB/s  (fit T = latency + s/bandwidth)\n",
+                   f->direction, f->host_memory, f->latency_us, f->gbs);
+        else
+            printf("transfer %s %-8s  no fit of T = latency + s/bandwidth (time does not grow with size)\n",
+                   f->direction, f->host_memory);
+    }
+}
 
-    /* The table. */
+static void print_table(const stream_run *r, const char *dir)
+{
     printf("%-10s  %-30s  %9s  %11s  %9s\n", "sweep", "config", "array", "GB/s median", "GB/s best");
-    for (int i = 0; i < state.n_rows; i++) {
-        const summary_row *r = &state.rows[i];
+    for (int i = 0; i < r->n_rows; i++) {
+        const summary_row *s = &r->rows[i];
         char a[32];
-        human_bytes(a, sizeof a, r->array_bytes);
-        printf("%-10s  %-30s  %9s  %11.1f  %9.1f\n", r->sweep, r->config, a, r->gbs_median, r->gbs_max);
+        stream_human_bytes(a, sizeof a, s->array_bytes);
+        printf("%-10s  %-30s  %9s  %11.1f  %9.1f\n", stream_sweep_names[s->sweep], s->config, a, s->gbs_median,
+               s->gbs_max);
     }
-    if (so.sweeps[SW_TRANSFER])
-        for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
-            if (isfinite(fits[i].gbs))
-                printf("transfer %s %-8s  latency %8.2f us  bandwidth %8.2f GB/s  (fit T = latency + s/bandwidth)\n",
-                       fits[i].direction, fits[i].host_memory, fits[i].latency_us, fits[i].gbs);
-            else
-                printf("transfer %s %-8s  no fit of T = latency + s/bandwidth (time does not grow with size)\n",
-                       fits[i].direction, fits[i].host_memory);
-        }
-    double theo = theoretical_or_nan(&d);
+    print_transfer_fits(r);
+    int below_l2;
+    const summary_row *best = best_copy(r, &below_l2);
+    const double theo = r->d->info.theoretical_gbs > 0 ? r->d->info.theoretical_gbs : NAN;
+    char fixed[32];
+    stream_human_bytes(fixed, sizeof fixed, r->plan->fixed);
     if (best)
-        printf("best copy   %9.1f GB/s  (%s, %s%s)\n", best->gbs_median, best->sweep, best->config,
+        printf("best copy   %9.1f GB/s  (%s, %s%s)\n", best->gbs_median, stream_sweep_names[best->sweep], best->config,
                below_l2 ? "; no array >= 4x L2 measured" : "");
-    if (!isnan(dtod_gbs))
-        printf("driver copy %9.1f GB/s  (device-to-device, %s)\n", dtod_gbs, fixed_h);
+    if (!isnan(r->dtod_gbs))
+        printf("driver copy %9.1f GB/s  (device-to-device, %s)\n", r->dtod_gbs, fixed);
     if (!isnan(theo))
         printf("theoretical %9.1f GB/s  (memory clock x bus width)\n", theo);
     if (best && !isnan(theo))
         printf("best copy is %.1f %% of theoretical\n", 100 * best->gbs_median / theo);
-    if (best && !isnan(dtod_gbs))
-        printf("best copy is %.1f %% of the driver copy\n", 100 * best->gbs_median / dtod_gbs);
-    if (ls.ran)
-        printf("likwid-bench copy %.1f GB/s, copy_mem %.1f GB/s: write-allocate %s\n", ls.copy_gbs,
-               ls.copy_mem_gbs, stream_write_allocate_verdict(ls.copy_gbs, ls.copy_mem_gbs));
+    if (best && !isnan(r->dtod_gbs))
+        printf("best copy is %.1f %% of the driver copy\n", 100 * best->gbs_median / r->dtod_gbs);
+    if (r->likwid_ran)
+        printf("likwid-bench copy %.1f GB/s, copy_mem %.1f GB/s: write-allocate %s\n", r->likwid[0].mbytes_per_s / 1e3,
+               r->likwid[1].mbytes_per_s / 1e3,
+               stream_write_allocate_verdict(r->likwid[0].mbytes_per_s / 1e3, r->likwid[1].mbytes_per_s / 1e3));
     printf("results in %s\n", dir);
+}
+
+/* ---- main: options, plan, run, report ----------------------------------- */
+
+int main(int argc, char **argv)
+{
+    lbp_cli_init("stream");
+    stream_options so = {0};
+    lbp_common c = {.device = -1};
+    parse_options(argc, argv, &so, &c);
+    lbp_device d;
+    lbp_open_from_cli(&d, &c);
+    stream_plan plan;
+    stream_plan_build(&plan, &so, &d.info);
+    const char *dir = lbp_result_dir(c.out_dir, &d.info);
+    lbp_check_fresh(dir, (const char *const[]){"stream.csv", "transfer.csv", "stream-meta.csv", NULL}, c.force);
+
+    stream_run r = {.d = &d, .plan = &plan, .opt = &so, .dtod_gbs = NAN};
+    run_plan(&r, dir, c.force);
+    if (r.stream_csv)
+        lbp_csv_commit(r.stream_csv);
+    if (r.transfer_csv)
+        lbp_csv_commit(r.transfer_csv);
+    write_meta(&r, dir, c.force, argc, argv);
+    print_table(&r, dir);
+    stream_plan_free(&plan);
     lbp_close(&d);
     return 0;
 }

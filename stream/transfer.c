@@ -71,75 +71,106 @@ void stream_transfer_fit_points(stream_transfer_fit *f, const double *bytes, con
     if (b > 0) f->gbs = 1e-6 / b;
 }
 
+int stream_transfers_open(stream_transfers *t, lbp_device *d, int64_t max_bytes, char *why, size_t why_len)
+{
+    *t = (stream_transfers){.d = d, .max_bytes = max_bytes, .pinned = -1};
+    if (!(t->dev = lbp_alloc(d, (size_t)max_bytes))) {
+        snprintf(why, why_len, "no room on the device for a %" PRId64 "-byte transfer buffer", max_bytes);
+        return 1;
+    }
+    return 0;
+}
+
+static void free_host(stream_transfers *t)
+{
+    if (t->pinned < 0) return;
+    t->d->be->host_free(t->d, t->src, t->pinned);
+    t->d->be->host_free(t->d, t->dst, t->pinned);
+    t->pinned = -1;
+}
+
+/* Source and destination in this kind of host memory, the source holding
+ * odd words (the destination is filled with even bytes before each read). */
+static void use_host(stream_transfers *t, int pinned)
+{
+    if (t->pinned == pinned) return;
+    free_host(t);
+    t->src = t->d->be->host_alloc(t->d, (size_t)t->max_bytes, pinned);
+    t->dst = t->d->be->host_alloc(t->d, (size_t)t->max_bytes, pinned);
+    if (!t->src || !t->dst) lbp_fail("out of host memory for two %" PRId64 "-byte transfer buffers", t->max_bytes);
+    t->pinned = pinned;
+    for (int64_t j = 0; j < t->max_bytes / 4; j++) ((uint32_t *)t->src)[j] = (uint32_t)(2u * (uint32_t)j + 1u);
+}
+
+int stream_transfer_measure(stream_transfers *t, int pinned, int64_t bytes, int reps, int quick, lbp_csv *csv,
+                            char *why, size_t why_len)
+{
+    const char *memory = pinned ? "pinned" : "pageable";
+    if (bytes > t->max_bytes || t->n[pinned] == STREAM_TRANSFER_SIZES) {
+        snprintf(why, why_len, "%s transfer of %" PRId64 " bytes: beyond the %d sizes of %" PRId64 " bytes at most",
+                 memory, bytes, STREAM_TRANSFER_SIZES, t->max_bytes);
+        return 1;
+    }
+    use_host(t, pinned);
+    const int r = reps_for(bytes, reps, quick);
+    /* Below 1 MiB the scatter is the latency's noise: warn only when gross. */
+    const double scatter_warn = bytes < (1 << 20) ? 2.0 : 0.25;
+    lbp_stats st[2];
+    memset(t->dst, 0xEE, (size_t)bytes); /* even bytes: never the odd pattern */
+    for (int dir = 0; dir < 2; dir++) {
+        char what[64];
+        transfer_ctx ctx = {t->d, t->dev, dir ? t->dst : t->src, (size_t)bytes};
+        snprintf(what, sizeof what, "%s %s %" PRId64 " B", dir ? "d2h" : "h2d", memory, bytes);
+        st[dir] = lbp_time_runs(t->d, dir ? run_d2h : run_h2d, &ctx, &(lbp_timing){2, r, scatter_warn, what, 0});
+    }
+    if (memcmp(t->src, t->dst, (size_t)bytes) != 0) {
+        int64_t k = 0;
+        while (t->src[k] == t->dst[k]) k++;
+        snprintf(why, why_len, "%s transfer of %" PRId64 " bytes: byte %" PRId64 " came back 0x%02x, expected 0x%02x",
+                 memory, bytes, k, t->dst[k], t->src[k]);
+        return 1;
+    }
+    const int i = t->n[pinned]++;
+    t->bytes[pinned][i] = (double)bytes;
+    for (int dir = 0; dir < 2; dir++) {
+        t->ms[pinned][dir][i] = st[dir].median;
+        lbp_csv_row(csv, "%s,%s,%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f", dir ? "d2h" : "h2d", memory, bytes, r,
+                    st[dir].min, st[dir].median, st[dir].max, (double)bytes / (st[dir].median * 1e-3) / 1e9);
+    }
+    return 0;
+}
+
+void stream_transfers_fit(const stream_transfers *t, stream_transfer_fit fits[STREAM_TRANSFER_FITS])
+{
+    for (int f = 0; f < STREAM_TRANSFER_FITS; f++) {
+        const int pinned = f < 2, dir = f % 2;
+        fits[f].direction = dir ? "d2h" : "h2d";
+        fits[f].host_memory = pinned ? "pinned" : "pageable";
+        stream_transfer_fit_points(&fits[f], t->bytes[pinned], t->ms[pinned][dir], t->n[pinned]);
+    }
+}
+
+void stream_transfers_close(stream_transfers *t)
+{
+    free_host(t);
+    if (t->dev) lbp_release(t->d, t->dev);
+    t->dev = NULL;
+}
+
 int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int reps, int quick,
                           lbp_csv *csv, stream_transfer_fit fits[STREAM_TRANSFER_FITS],
                           char *why, size_t why_len)
 {
-    if (n_sizes > 64)
-        n_sizes = 64;
     int64_t max_bytes = 0;
     for (int i = 0; i < n_sizes; i++)
-        if (sizes[i] > max_bytes)
-            max_bytes = sizes[i];
-    lbp_buf *dev = lbp_alloc(d, (size_t)max_bytes);
-    if (!dev) {
-        snprintf(why, why_len, "no room on the device for a %" PRId64 "-byte transfer buffer", max_bytes);
-        return 1;
-    }
-    int total = 2 * n_sizes, done = 0;
-    double t_start = lbp_now();
-    for (int pinned = 1; pinned >= 0; pinned--) {
-        const char *memory = pinned ? "pinned" : "pageable";
-        uint8_t *src = d->be->host_alloc(d, (size_t)max_bytes, pinned);
-        uint8_t *dst = d->be->host_alloc(d, (size_t)max_bytes, pinned);
-        for (int64_t j = 0; j < max_bytes / 4; j++)
-            ((uint32_t *)src)[j] = (uint32_t)(2u * (uint32_t)j + 1u);
-        double bytes[64], ms_h2d[64], ms_d2h[64];
-        for (int i = 0; i < n_sizes; i++) {
-            int r = reps_for(sizes[i], reps, quick);
-            char what[64];
-            transfer_ctx ctx = {d, dev, src, (size_t)sizes[i]};
-            snprintf(what, sizeof what, "h2d %s %" PRId64 " B", memory, sizes[i]);
-            /* Below 1 MiB the scatter is the latency's noise: warn only when gross. */
-            double scatter_warn = sizes[i] < (1 << 20) ? 2.0 : 0.25;
-            lbp_stats h2d = lbp_time_runs(d, run_h2d, &ctx, &(lbp_timing){2, r, scatter_warn, what, 0});
-
-            memset(dst, 0xEE, (size_t)sizes[i]); /* even bytes: never the odd pattern */
-            ctx.host = dst;
-            snprintf(what, sizeof what, "d2h %s %" PRId64 " B", memory, sizes[i]);
-            lbp_stats d2h = lbp_time_runs(d, run_d2h, &ctx, &(lbp_timing){2, r, scatter_warn, what, 0});
-
-            if (memcmp(src, dst, (size_t)sizes[i]) != 0) {
-                int64_t k = 0;
-                while (src[k] == dst[k])
-                    k++;
-                snprintf(why, why_len,
-                         "%s transfer of %" PRId64 " bytes: byte %" PRId64 " came back 0x%02x, expected 0x%02x",
-                         memory, sizes[i], k, dst[k], src[k]);
-                d->be->host_free(d, src, pinned);
-                d->be->host_free(d, dst, pinned);
-                lbp_release(d, dev);
-                return 1;
-            }
-            const lbp_stats *st[2] = {&h2d, &d2h};
-            for (int dir = 0; dir < 2; dir++)
-                lbp_csv_row(csv, "%s,%s,%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f", dir ? "d2h" : "h2d",
-                            memory, sizes[i], r, st[dir]->min, st[dir]->median, st[dir]->max,
-                            (double)sizes[i] / (st[dir]->median * 1e-3) / 1e9);
-            bytes[i] = (double)sizes[i];
-            ms_h2d[i] = h2d.median;
-            ms_d2h[i] = d2h.median;
-            lbp_progress(++done, total, lbp_now() - t_start, "transfer %s %" PRId64 " B", memory, sizes[i]);
-        }
-        d->be->host_free(d, src, pinned);
-        d->be->host_free(d, dst, pinned);
-        for (int dir = 0; dir < 2; dir++) {
-            stream_transfer_fit *f = &fits[2 * (1 - pinned) + dir];
-            f->direction = dir ? "d2h" : "h2d";
-            f->host_memory = memory;
-            stream_transfer_fit_points(f, bytes, dir ? ms_d2h : ms_h2d, n_sizes);
-        }
-    }
-    lbp_release(d, dev);
-    return 0;
+        if (sizes[i] > max_bytes) max_bytes = sizes[i];
+    stream_transfers t;
+    if (stream_transfers_open(&t, d, max_bytes, why, why_len)) return 1;
+    int rc = 0;
+    for (int pinned = 1; pinned >= 0 && !rc; pinned--)
+        for (int i = 0; i < n_sizes && !rc; i++)
+            rc = stream_transfer_measure(&t, pinned, sizes[i], reps, quick, csv, why, why_len);
+    stream_transfers_fit(&t, fits);
+    stream_transfers_close(&t);
+    return rc;
 }
