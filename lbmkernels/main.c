@@ -4,6 +4,7 @@
  * verified against the host reference; --verify: the full verification. */
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "csv.h"
 #include "device.h"
 #include "lbm.h"
+#include "plan.h"
 #include "verify.h"
 
 #define USAGE                                                                                     \
@@ -41,60 +43,16 @@
     "                      fastest pass (default 2; --quick 1)\n"                              \
     "  --padding N         pad rows (nx) to a multiple of N words (default: a GPU none beyond the\n" \
     "                      cells per thread, a CPU 32 bytes; 1 = none).  Padding that shares\n"   \
-    "                      a 32-byte sector with cells costs far more than its bytes (an odd\n"   \
-    "                      nx at 2 cells per thread: 16-17 % at nx = 99 on an H100; README)\n"   \
+    "                      a 32-byte sector with cells costs far more than its bytes\n"           \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
        OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT };
 
-#define MAX_SIZES 64
-#define MAX_BLOCKS 32
-#define MAX_ROWS 1024
 #define MAX_DIM 100000
-#define MAX_CPT 4 /* 1, 2, 4, row */
 #define LBM_PASS_SPREAD_NOTE 5.0 /* percent: passes further apart are reported */
 
-typedef struct { int nx, ny, nz; } dims;
-
-typedef struct {
-    int verify, plant_error;
-    int schemes[LBM_SCHEMES], nschemes;
-    int precisions[2], nprecisions, precisions_given;
-    int boundary; /* -1: both (verify) */
-    dims sizes[MAX_SIZES];
-    int nsizes;
-    int block_sizes[MAX_BLOCKS], nblocks;
-    int block_size, steps, reps, padding, passes;
-    int cells_per_thread[MAX_CPT], ncpt; /* 0: the default of each precision */
-} options;
-
-/* Cells per thread to sweep for scheme s (-1: any): as given; on a CPU a
- * row per thread (LBM_ROW_PER_THREAD: the kernel loops over the row, which
- * the compiler vectorizes with contiguous loads; a cell per thread there
- * compiles to gathers and scatters and runs 1.5x slower, PoCL on a
- * Skylake-AVX512, 128^3 fp32); on a GPU 1 and 2 in fp32 (push: 1), 1 in
- * fp64.  Measured on an H200 (CUDA, 256^3): two adjacent fp32 cells per
- * thread, whose x-keeping accesses then move as 8-byte vectors, lift pull
- * and split by 4 % and A-A by 2 %, but slow push down by 7 % (its shifted
- * stores write every other word, each 32-byte sector in two halves).  In
- * fp64 (16-byte vectors) two cells gain at most 0.5 %, and 4 cells gain
- * nothing over 2 in either precision while they halve the occupancy. */
-static int cells_per_thread_list(const options *o, const lbp_device *d, int fp64, int s, int *out)
-{
-    if (o->ncpt) {
-        memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
-        return o->ncpt;
-    }
-    if (lbp_is_cpu(&d->info)) {
-        out[0] = LBM_ROW_PER_THREAD;
-        return 1;
-    }
-    out[0] = 1;
-    if (fp64 || s == LBM_SCHEME_PUSH) return 1;
-    out[1] = 2;
-    return 2;
-}
+/* ---- options ------------------------------------------------------------- */
 
 static void list_text(const int *v, int n, char *out, size_t len)
 {
@@ -119,7 +77,7 @@ static void parse_names(const char *flag, const char *arg, const char *const *na
 }
 
 /* "16,24,32..64:16" cubes, or "NXxNYxNZ" items. */
-static int parse_sizes(const char *arg, dims *out)
+static int parse_sizes(const char *arg, lbm_dims *out)
 {
     char *copy = strdup(arg);
     int n = 0;
@@ -132,14 +90,14 @@ static int parse_sizes(const char *arg, dims *out)
                 v[k++] = (int)lbp_parse_int("--sizes", p, 1, MAX_DIM);
             }
             if (k != 3) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
-            if (n >= MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", MAX_SIZES);
-            out[n++] = (dims){v[0], v[1], v[2]};
+            if (n >= LBM_MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", LBM_MAX_SIZES);
+            out[n++] = (lbm_dims){v[0], v[1], v[2]};
         } else {
-            long long v[MAX_SIZES];
-            int m = lbp_parse_int_list("--sizes", item, 1, MAX_DIM, v, MAX_SIZES);
+            long long v[LBM_MAX_SIZES];
+            int m = lbp_parse_int_list("--sizes", item, 1, MAX_DIM, v, LBM_MAX_SIZES);
             for (int i = 0; i < m; i++) {
-                if (n >= MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", MAX_SIZES);
-                out[n++] = (dims){(int)v[i], (int)v[i], (int)v[i]};
+                if (n >= LBM_MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", LBM_MAX_SIZES);
+                out[n++] = (lbm_dims){(int)v[i], (int)v[i], (int)v[i]};
             }
         }
     }
@@ -148,7 +106,70 @@ static int parse_sizes(const char *arg, dims *out)
     return n;
 }
 
-static void parse_options(int argc, char **argv, options *o, lbp_common *c)
+static void parse_cells_per_thread(const char *arg, lbm_options *o)
+{
+    char *copy = strdup(arg);
+    o->ncpt = 0;
+    for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int n = !strcmp(item, "row") ? LBM_ROW_PER_THREAD : (int)lbp_parse_int("--cells-per-thread", item, 1, 4);
+        if (!lbm_cells_per_thread_ok(n))
+            lbp_usage_error("--cells-per-thread: %s is not one of 1, 2, 4, row", item);
+        int dup = 0;
+        for (int j = 0; j < o->ncpt; j++) dup |= o->cells_per_thread[j] == n;
+        if (!dup && o->ncpt < LBM_MAX_CPT) o->cells_per_thread[o->ncpt++] = n;
+    }
+    free(copy);
+    if (!o->ncpt) lbp_usage_error("--cells-per-thread: empty list");
+}
+
+static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *c)
+{
+    long long v[LBM_MAX_BLOCKS];
+    switch (code) {
+    case OPT_VERIFY: o->verify = 1; break;
+    case OPT_PLANT: o->plant_error = 1; break;
+    case OPT_SCHEMES: parse_names("--schemes", arg, lbm_scheme_names, o->schemes, &o->nschemes, LBM_SCHEMES); break;
+    case OPT_PRECISIONS:
+        parse_names("--precisions", arg, lbm_precision_names, o->precisions, &o->nprecisions, 2);
+        o->precisions_given = 1;
+        break;
+    case OPT_BOUNDARY: o->boundary = lbp_parse_choice("--boundary", arg, lbm_boundary_names); break;
+    case OPT_SIZES: o->nsizes = parse_sizes(arg, o->sizes); break;
+    case OPT_BLOCK_SIZES:
+        o->nblocks = lbp_parse_int_list("--block-sizes", arg, 1, 4096, v, LBM_MAX_BLOCKS);
+        for (int i = 0; i < o->nblocks; i++) o->block_sizes[i] = (int)v[i];
+        break;
+    case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", arg, 1, 4096); break;
+    case OPT_CELLS_PER_THREAD: parse_cells_per_thread(arg, o); break;
+    case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", arg, 1, 100000000); break;
+    case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
+    case OPT_PASSES: o->passes = (int)lbp_parse_int("--passes", arg, 1, 10); break;
+    case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", arg, 1, 4096); break;
+    case '?': lbp_bad_option();
+    default:
+        if (!lbp_common_opt(c, code, arg, USAGE)) lbp_bad_option();
+    }
+}
+
+static void check_options(lbm_options *o)
+{
+    if (o->steps && (o->steps & 1))
+        lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
+    if (!o->nschemes)
+        for (int s = 0; s < LBM_SCHEMES; s++) o->schemes[o->nschemes++] = s;
+    if (!o->nprecisions) o->precisions[0] = 0, o->precisions[1] = 1, o->nprecisions = 2;
+    for (int i = 0; i < o->ncpt && o->padding; i++)
+        if (o->cells_per_thread[i] != LBM_ROW_PER_THREAD && o->padding % o->cells_per_thread[i])
+            lbp_usage_error("--padding %d: rows must be padded to a multiple of the %d cells per thread", o->padding,
+                            o->cells_per_thread[i]);
+    for (int i = 0; i < o->nblocks; i++)
+        if (o->block_sizes[i] % 32 && o->block_sizes[i] != 1)
+            lbp_warn("--block-sizes: %d is not a multiple of 32 (a warp)", o->block_sizes[i]);
+    if (!o->verify && o->boundary == LBM_CAVITY_BOX)
+        lbp_usage_error("--boundary: 'cavity' is a validation case; timing runs the periodic box (use --verify)");
+}
+
+static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
 {
     static const struct option opts[] = {
         LBP_COMMON_LONGOPTS,
@@ -166,144 +187,98 @@ static void parse_options(int argc, char **argv, options *o, lbp_common *c)
         {"padding", required_argument, 0, OPT_PADDING},
         {"plant-error", no_argument, 0, OPT_PLANT}, /* tests: a corrupted result must fail */
         {0, 0, 0, 0}};
-    long long v[MAX_BLOCKS];
     int code;
-    while ((code = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (code) {
-        case OPT_VERIFY: o->verify = 1; break;
-        case OPT_PLANT: o->plant_error = 1; break;
-        case OPT_SCHEMES: parse_names("--schemes", optarg, lbm_scheme_names, o->schemes, &o->nschemes, LBM_SCHEMES); break;
-        case OPT_PRECISIONS:
-            parse_names("--precisions", optarg, lbm_precision_names, o->precisions, &o->nprecisions, 2);
-            o->precisions_given = 1;
-            break;
-        case OPT_BOUNDARY: o->boundary = lbp_parse_choice("--boundary", optarg, lbm_boundary_names); break;
-        case OPT_SIZES: o->nsizes = parse_sizes(optarg, o->sizes); break;
-        case OPT_BLOCK_SIZES:
-            o->nblocks = lbp_parse_int_list("--block-sizes", optarg, 1, 4096, v, MAX_BLOCKS);
-            for (int i = 0; i < o->nblocks; i++) o->block_sizes[i] = (int)v[i];
-            break;
-        case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 4096); break;
-        case OPT_CELLS_PER_THREAD: {
-            char *copy = strdup(optarg);
-            o->ncpt = 0;
-            for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-                int n = !strcmp(item, "row") ? LBM_ROW_PER_THREAD
-                                             : (int)lbp_parse_int("--cells-per-thread", item, 1, 4);
-                if (!lbm_cells_per_thread_ok(n))
-                    lbp_usage_error("--cells-per-thread: %s is not one of 1, 2, 4, row", item);
-                int dup = 0;
-                for (int j = 0; j < o->ncpt; j++) dup |= o->cells_per_thread[j] == n;
-                if (!dup && o->ncpt < MAX_CPT) o->cells_per_thread[o->ncpt++] = n;
-            }
-            free(copy);
-            if (!o->ncpt) lbp_usage_error("--cells-per-thread: empty list");
-            break;
-        }
-        case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", optarg, 1, 100000000); break;
-        case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
-        case OPT_PASSES: o->passes = (int)lbp_parse_int("--passes", optarg, 1, 10); break;
-        case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", optarg, 1, 4096); break;
-        case '?': lbp_bad_option();
-        default:
-            if (!lbp_common_opt(c, code, optarg, USAGE)) lbp_bad_option();
-        }
-    }
+    while ((code = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(code, optarg, o, c);
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
-    if (o->steps && (o->steps & 1))
-        lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
-}
-
-/* Row padding in words, for a kernel of cpt cells per thread, unless asked.
- * A CPU: 32 bytes (a sector), where the row kernel's vectors start.  A GPU:
- * none beyond what the kernel's vectors need (a multiple of cpt).  Habich §6
- * pads rows to 128 bytes, the coalescing unit of older GPUs; on an H200
- * (CUDA) that made a 200^3 fp32 lattice (rows of 224 words, 12 % idle
- * threads) 6 % slower than rows of 200 words.  Padding that shares a
- * 32-byte sector with cells costs far more than its bytes: on an H100, fp32
- * at 100^3 with rows padded to 104 words ran push 11,486 and pull 14,137
- * MLUPS, unpadded 15,111 and 17,205 (98 + 2, 196 + 4, 228 + 4 words alike),
- * while 104x100x100, the same layout with cells in columns 100-103, ran
- * 16,084 and 17,070, and 200 + 8 words (a whole sector) cost 2-3 %.  Not
- * where rows start, nor partly written sectors (README). */
-static int padding_words(const options *o, const lbp_device *d, int fp64, int cpt)
-{
-    if (o->padding) return o->padding;
-    if (lbp_is_cpu(&d->info)) return fp64 ? 4 : 8;
-    return cpt > 1 ? cpt : 1;
-}
-
-static void print_no_fp64(const lbp_device *d)
-{
-    lbp_usage_error("fp64 asked for, but %s (%s) has no double precision", d->info.name, d->info.backend);
+    o->quick = c->quick;
+    check_options(o);
 }
 
 /* ---- --verify ------------------------------------------------------------ */
-static int run_verify(lbp_device *d, const options *o)
+static int verify_one(lbp_device *d, const lbm_options *o, int fp64, int cpt, lbm_boundary b)
 {
-    dims size = o->nsizes ? o->sizes[0] : (dims){20, 18, 16};
-    int steps = o->steps ? o->steps : 20;
+    const lbm_dims size = o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
     lbm_scheme schemes[LBM_SCHEMES];
     for (int i = 0; i < o->nschemes; i++) schemes[i] = (lbm_scheme)o->schemes[i];
+    lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, fp64, cpt),
+                         .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
+                         .cells_per_thread = cpt, .fp64 = fp64, .boundary = b, .schemes = schemes,
+                         .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
+                         .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
+    int r = lbm_verify_schemes(d, &v);
+    if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
+    char t[16];
+    printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[fp64], lbm_boundary_names[b],
+           lbm_cpt_text(cpt, t, sizeof t), r ? "FAILED" : "passed");
+    return r;
+}
+
+static int run_verify(lbp_device *d, const lbm_options *o)
+{
     int failures = 0;
     for (int p = 0; p < o->nprecisions; p++) {
         int fp64 = o->precisions[p];
         if (fp64 && !d->info.fp64) {
-            if (o->precisions_given) print_no_fp64(d);
+            if (o->precisions_given) lbm_refuse_fp64(d);
             printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
             continue;
         }
-        int cpts[MAX_CPT];
-        int ncpt = cells_per_thread_list(o, d, fp64, -1, cpts);
+        int cpts[LBM_MAX_CPT];
+        int ncpt = lbm_plan_cells_per_thread(o, d, fp64, -1, cpts);
         for (int ci = 0; ci < ncpt; ci++)
-            for (int b = 0; b < LBM_BOUNDARIES; b++) {
-                if (o->boundary >= 0 && b != o->boundary) continue;
-                lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding_words(o, d, fp64, cpts[ci]),
-                                     .steps = steps, .block_size = o->block_size ? o->block_size : 64,
-                                     .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = (lbm_boundary)b,
-                                     .schemes = schemes, .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05,
-                                     .noise = 0.01, .lid_u = 0.05, .tg_u0 = 0.01, .plant_error = o->plant_error,
-                                     .verbose = 1};
-                int r = lbm_verify_schemes(d, &v);
-                if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
-                char t[16];
-                printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[fp64],
-                       lbm_boundary_names[b], lbm_cpt_text(cpts[ci], t, sizeof t), r ? "FAILED" : "passed");
-                failures += r;
-            }
+            for (int b = 0; b < LBM_BOUNDARIES; b++)
+                if (o->boundary < 0 || b == o->boundary) failures += verify_one(d, o, fp64, cpts[ci], (lbm_boundary)b);
     }
     if (failures) fprintf(stderr, "%s: verification FAILED (%d groups)\n", lbp_prog, failures);
     return failures ? LBP_EXIT_FAIL : 0;
 }
 
-/* ---- timing -------------------------------------------------------------- */
+/* ---- timing: the plan's entries, group by group -------------------------- */
 typedef struct {
     lbm_scheme scheme;
     int fp64;
     lbm_result r;
 } row;
 
-/* Does one lattice of n^3 cells, in either precision, stay within the
- * buffers the backend fills reliably (caps.reliable_alloc_bytes)?  The
- * default sizes serve both precisions, so fp64's words count. */
-static int reliable_cube(const lbp_device *d, int n)
-{
-    const int64_t limit = d->info.caps.reliable_alloc_bytes;
-    return limit <= 0 || (int64_t)LBM_Q * 8 * n * n * n <= limit;
-}
+/* What a group leaves for the meta: its best row, and the block size and
+ * cells per thread of its size sweep. */
+typedef struct {
+    int have;
+    lbm_result best;
+    int block, ci;
+} group_result;
 
-static int default_sizes(const lbp_device *d, int quick, dims *out)
+typedef struct {
+    lbp_device *d;
+    const lbm_options *o;
+    const lbm_plan *p;
+    lbp_csv *csv;
+    row *rows;            /* one per entry at most */
+    int nrows;
+    group_result *groups;
+    int done, total;      /* measurements: entries x passes */
+    double t0;
+} lbm_run;
+
+/* One configuration of a sweep. */
+typedef struct {
+    const lbm_kernels *k;
+    int ci, block;
+    lbm_layout L;
+    int ok; /* measured: w holds it */
+    row w;
+} sweep_item;
+
+static _Noreturn void fail_run(lbm_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void fail_run(lbm_run *r, const char *fmt, ...)
 {
-    static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
-    static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
-    static const int gpu_quick[] = {32, 100, 256};
-    static const int cpu_quick[] = {16, 48, 100};
-    const int is_cpu = lbp_is_cpu(&d->info);
-    const int *list = quick ? (is_cpu ? cpu_quick : gpu_quick) : is_cpu ? cpu : gpu;
-    int n = quick ? 3 : is_cpu ? (int)(sizeof cpu / sizeof cpu[0]) : (int)(sizeof gpu / sizeof gpu[0]), kept = 0;
-    for (int i = 0; i < n; i++)
-        if (quick || reliable_cube(d, list[i])) out[kept++] = (dims){list[i], list[i], list[i]};
-    return kept;
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    lbp_csv_abort(r->csv);
+    lbp_fail("%s", why);
 }
 
 static void print_row(const row *w)
@@ -319,277 +294,254 @@ static void print_row(const row *w)
            regs, occ);
 }
 
-static void csv_row(lbp_csv *csv, const row *w)
+static void keep_row(lbm_run *r, const row *w)
 {
-    const lbm_result *r = &w->r;
-    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f",
-                lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64], r->L.nx, r->L.ny, r->L.nz, r->L.nxp,
-                (long long)r->L.cells, r->block_size, r->steps, r->reps, r->ms.min, r->ms.median, r->ms.max,
-                r->mlups_median, r->mlups_max, r->gbs_median, r->registers, r->blocks_per_cu, r->occupancy,
-                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4), r->cells_per_thread,
-                lbm_pass_spread_pct(r));
+    const lbm_result *m = &w->r;
+    lbp_csv_row(r->csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f",
+                lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
+                (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
+                m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
+                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4), m->cells_per_thread,
+                lbm_pass_spread_pct(m));
+    r->rows[r->nrows++] = *w;
 }
 
-/* One configuration of a sweep. */
-typedef struct {
-    const lbm_kernels *k;
-    int ci, block;
-    lbm_layout L;
-    int ok; /* measured: w holds it */
-    row w;
-} sweep_item;
+/* Entries that will not be measured still count: the progress reaches its
+ * total. */
+static void skip_entry(lbm_run *r) { r->done += r->p->passes; }
 
-/* A sweep of one scheme and precision in `passes` passes, each
- * configuration's second measurement after all the others of its sweep, on
- * a fresh lattice, and each keeping its faster pass (as membench's geometry
- * sweep does).  In one pass a device state can hold a configuration slow
- * through all its runs: an H200 (CUDA, 0807571a5664) ran FP64 pull and split
- * at 256^3 in blocks of 64 10 % below their previous run's figure, five runs
- * alike, while the blocks of 128 beside them matched theirs.  A mass check
- * that fails in any pass ends the run; a lattice refused in a later pass
- * keeps its first. */
-static void measure_sweep(lbp_device *d, sweep_item *it, int n, int passes, const lbm_timing_opts *t, lbp_csv *csv,
-                          lbm_scheme s, int fp64)
+/* A sweep of one group in `passes` passes, each configuration's second
+ * measurement after all the others of its sweep, on a fresh lattice, and
+ * each keeping its faster pass (as membench's geometry sweep does): a
+ * device state can hold one configuration slow through all its runs of
+ * one pass while the others beside it run as ever.  A mass check that
+ * fails in any pass ends the run; a lattice refused in a later pass keeps
+ * its first. */
+static void measure_sweep(lbm_run *r, const lbm_group *g, sweep_item *it, int n)
 {
-    char why[512];
-    for (int pass = 0; pass < passes; pass++)
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    char why[512], cpt[16];
+    for (int pass = 0; pass < r->p->passes; pass++)
         for (int i = 0; i < n; i++) {
+            r->done++;
             if (pass && !it[i].ok) continue;
-            lbm_result r;
-            int rc = lbm_measure(d, it[i].k, &it[i].L, it[i].block, t, &r, why, sizeof why);
-            if (rc > 0) {
-                lbp_csv_abort(csv);
-                lbp_fail("%s", why);
-            }
+            lbm_result m;
+            int rc = lbm_measure(r->d, it[i].k, &it[i].L, it[i].block, &r->p->timing, &m, why, sizeof why);
+            if (rc > 0) fail_run(r, "%s", why);
             if (rc < 0) {
-                if (!pass) printf("%s: %s %s: skipped: %s\n", lbp_prog, lbm_scheme_names[s], lbm_precision_names[fp64], why);
+                if (!pass) printf("%s: %s %s: skipped: %s\n", lbp_prog, s, prec, why);
                 continue;
             }
-            if (!it[i].ok) it[i].w = (row){.scheme = s, .fp64 = fp64, .r = r};
-            else lbm_keep_faster(&it[i].w.r, &r);
+            if (!it[i].ok) it[i].w = (row){.scheme = g->scheme, .fp64 = g->fp64, .r = m};
+            else lbm_keep_faster(&it[i].w.r, &m);
             it[i].ok = 1;
+            lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s %dx%dx%d block %d, cells per thread %s: %.1f MLUPS",
+                         s, prec, m.L.nx, m.L.ny, m.L.nz, m.block_size,
+                         lbm_cpt_text(m.cells_per_thread, cpt, sizeof cpt), m.mlups_median);
         }
-    for (int i = 0; i < n && passes > 1; i++)
+    for (int i = 0; i < n && r->p->passes > 1; i++)
         if (it[i].ok && lbm_pass_spread_pct(&it[i].w.r) > LBM_PASS_SPREAD_NOTE)
-            printf("%s: %s %s %dx%dx%d block %d: passes %.1f %% apart (the faster kept)\n", lbp_prog,
-                   lbm_scheme_names[s], lbm_precision_names[fp64], it[i].L.nx, it[i].L.ny, it[i].L.nz, it[i].block,
-                   lbm_pass_spread_pct(&it[i].w.r));
+            printf("%s: %s %s %dx%dx%d block %d: passes %.1f %% apart (the faster kept)\n", lbp_prog, s, prec,
+                   it[i].L.nx, it[i].L.ny, it[i].L.nz, it[i].block, lbm_pass_spread_pct(&it[i].w.r));
 }
 
-static void keep_row(lbp_csv *csv, row *rows, int *nrows, const row *w)
+/* Keep a sweep's measured rows; returns the index of its fastest, -1 none. */
+static int keep_sweep(lbm_run *r, const sweep_item *it, int n)
 {
-    csv_row(csv, w);
-    if (*nrows < MAX_ROWS) rows[(*nrows)++] = *w;
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (!it[i].ok) continue;
+        keep_row(r, &it[i].w);
+        if (best < 0 || it[i].w.r.mlups_median > it[best].w.r.mlups_median) best = i;
+    }
+    return best;
 }
 
-static int run_timing(lbp_device *d, const options *o, const lbp_common *c, int argc, char **argv)
+/* First each kernel itself: a small non-cubic lattice against the host
+ * reference, so no number below comes from a wrong kernel (nx = 29 leaves a
+ * partial last chunk of each row for 2 and 4 cells per thread); then its
+ * build for timing and the largest block it launches. */
+static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *max_block)
 {
-    /* Which precisions run at all. */
-    int precisions[2], nprec = 0;
-    for (int p = 0; p < o->nprecisions; p++) {
-        if (o->precisions[p] && !d->info.fp64) {
-            if (o->precisions_given) print_no_fp64(d);
-            printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    for (int ci = 0; ci < g->ncpt; ci++) {
+        lbm_scheme one[1] = {g->scheme};
+        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[ci]),
+                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci], .fp64 = g->fp64,
+                             .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
+                             .noise = 0.01, .plant_error = r->o->plant_error};
+        char cpt[16];
+        lbm_cpt_text(g->cpts[ci], cpt, sizeof cpt);
+        if (lbm_verify_schemes(r->d, &v) != 0)
+            fail_run(r, "the %s %s kernel (cells per thread %s) failed verification; nothing written", s, prec, cpt);
+        if (lbm_kernels_build(&k[ci], r->d, g->scheme, g->fp64, LBM_PERIODIC, g->cpts[ci]) != 0)
+            fail_run(r, "the %s %s kernel (cells per thread %s) does not compile", s, prec, cpt);
+        lbm_step_limits(r->d, &k[ci], 0, NULL, &max_block[ci], NULL);
+    }
+}
+
+/* The block sweep at the group's sweep cube; its best (block, cells per
+ * thread) in *res.  Returns whether it ran. */
+static int block_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, const int *max_block, int cube,
+                       sweep_item *it, group_result *res)
+{
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    int n = 0, entries = 0;
+    for (int i = g->first; i < g->first + g->n; i++) {
+        const lbm_entry *e = &r->p->entries[i];
+        if (e->sweep != LBM_SWEEP_BLOCK) continue;
+        entries++;
+        if (e->block > max_block[e->ci]) {
+            printf("%s: block %d skipped for %s %s, %d cells per thread: the kernel launches at most "
+                   "%d threads per block\n", lbp_prog, e->block, s, prec, g->cpts[e->ci], max_block[e->ci]);
+            skip_entry(r);
             continue;
         }
-        precisions[nprec++] = o->precisions[p];
+        const lbm_layout L = lbm_layout_on(r->d, cube, cube, cube, lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[e->ci]),
+                                           g->fp64);
+        it[n++] = (sweep_item){.k = &k[e->ci], .ci = e->ci, .block = e->block, .L = L};
     }
-    /* Explicitly asked-for sizes must fit every scheme asked for. */
-    char why[512];
-    if (o->nsizes)
-        for (int p = 0; p < nprec; p++)
-            for (int s = 0; s < o->nschemes; s++)
-                for (int i = 0; i < o->nsizes; i++) {
-                    lbm_layout L = lbm_layout_on(d, o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
-                                                 padding_words(o, d, precisions[p], 4 /* the most */),
-                                                 precisions[p]);
-                    if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], precisions[p], why, sizeof why) != 0)
-                        lbp_usage_error("%s", why);
-                }
+    if (!entries) return 0;
+    measure_sweep(r, g, it, n);
+    const int best = keep_sweep(r, it, n);
+    if (best < 0) fail_run(r, "no block size of the sweep could run %s %s", s, prec);
+    *res = (group_result){.have = 1, .best = it[best].w.r, .block = it[best].w.r.block_size, .ci = it[best].ci};
+    return 1;
+}
 
-    const char *dir = lbp_result_dir(c->out_dir, &d->info);
-    lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c->force);
-    lbp_csv *csv = lbp_csv_open(dir, "lbm.csv",
-                                "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,"
-                                "ms_min,ms_median,ms_max,mlups_median,mlups_max,gbs_median,registers,"
-                                "blocks_per_cu,occupancy,lattices,bytes_per_update,cells_per_thread,pass_spread_pct",
-                                &d->info, c->force);
-    static row rows[MAX_ROWS];
-    int nrows = 0;
-    lbp_meta *meta = lbp_meta_new("lbm", &d->info, argc, argv);
-    const int is_gpu = !lbp_is_cpu(&d->info);
-    const lbm_timing_opts topt = {o->steps, o->reps, 20.0};
-    const int passes = o->passes ? o->passes : c->quick ? 1 : 2;
-    static sweep_item items[MAX_CPT * MAX_BLOCKS + MAX_SIZES + 1];
-    static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
-    static const int quick_blocks[] = {64, 128, 256, 512};
-    double t0 = lbp_now();
-    int combos = nprec * o->nschemes, done = 0;
-
-    for (int p = 0; p < nprec; p++) {
-        const int fp64 = precisions[p];
-        int cpts[MAX_CPT];
-        { /* the cells per thread swept for this precision */
-            char key[48], swept[64];
-            snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
-            list_text(cpts, cells_per_thread_list(o, d, fp64, -1, cpts), swept, sizeof swept);
-            lbp_meta_set(meta, key, "%s", swept);
+/* The size sweep with the block sweep's best pair (or the one given),
+ * leaving out the cube the block sweep measured. */
+static void size_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, lbm_cubes cubes, int swept,
+                       sweep_item *it, group_result *res)
+{
+    if (!swept) res->block = r->o->block_size, res->ci = 0;
+    int n = 0;
+    for (int i = g->first; i < g->first + g->n; i++) {
+        const lbm_entry *e = &r->p->entries[i];
+        if (e->sweep != LBM_SWEEP_SIZE) continue;
+        const int ci = e->ci >= 0 ? e->ci : res->ci, block = e->block ? e->block : res->block;
+        const lbm_dims size = e->cube == LBM_CUBE_WHOLE ? (lbm_dims){cubes.whole, cubes.whole, cubes.whole} : e->size;
+        const lbm_layout L = lbm_layout_on(r->d, size.nx, size.ny, size.nz,
+                                           lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[ci]), g->fp64);
+        if (!size.nx || (swept && L.nx == cubes.sweep && L.ny == cubes.sweep && L.nz == cubes.sweep)) {
+            skip_entry(r); /* no whole-sector cube, or measured by the block sweep */
+            continue;
         }
-        for (int si = 0; si < o->nschemes; si++) {
-            const lbm_scheme s = (lbm_scheme)o->schemes[si];
-            const int ncpt = cells_per_thread_list(o, d, fp64, s, cpts);
-            lbp_progress(done++, combos, lbp_now() - t0, "%s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-            /* NVIDIA's OpenCL (driver 580) does not hand freed buffers back
-             * within a context: a fresh context for each scheme and
-             * precision keeps what one group allocates from starving the
-             * next. */
-            if (done > 1 && d->info.caps.fresh_context_per_group) lbp_reopen(d);
-            lbm_kernels k[MAX_CPT];
-            int max_block[MAX_CPT];
-            for (int ci = 0; ci < ncpt; ci++) {
-                /* First the kernel itself: a small non-cubic lattice against
-                 * the host reference, so no number below comes from a wrong
-                 * kernel.  nx = 29 leaves a partial last chunk of each row
-                 * for 2 and 4 cells per thread. */
-                lbm_scheme one[1] = {s};
-                lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = padding_words(o, d, fp64, cpts[ci]), .steps = 10, .block_size = 64,
-                                     .cells_per_thread = cpts[ci], .fp64 = fp64, .boundary = LBM_PERIODIC,
-                                     .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
-                                     .plant_error = o->plant_error};
-                char cpt[16];
-                lbm_cpt_text(cpts[ci], cpt, sizeof cpt);
-                if (lbm_verify_schemes(d, &v) != 0) {
-                    lbp_csv_abort(csv);
-                    lbp_fail("the %s %s kernel (cells per thread %s) failed verification; nothing written",
-                             lbm_scheme_names[s], lbm_precision_names[fp64], cpt);
-                }
-                if (lbm_kernels_build(&k[ci], d, s, fp64, LBM_PERIODIC, cpts[ci]) != 0) {
-                    lbp_csv_abort(csv);
-                    lbp_fail("the %s %s kernel (cells per thread %s) does not compile", lbm_scheme_names[s],
-                             lbm_precision_names[fp64], cpt);
-                }
-                lbm_step_limits(d, &k[ci], 0, NULL, &max_block[ci], NULL);
-            }
+        it[n++] = (sweep_item){.k = &k[ci], .ci = ci, .block = block, .L = L};
+    }
+    measure_sweep(r, g, it, n);
+    for (int i = 0; i < n; i++)
+        if (it[i].ok) {
+            keep_row(r, &it[i].w);
+            if (!res->have || it[i].w.r.mlups_median > res->best.mlups_median) res->best = it[i].w.r;
+            res->have = 1;
+        }
+}
 
-            /* Block sweep at 256^3 (the largest cube up to that which fits):
-             * every cells per thread x block size; --block-size fixes the
-             * block, and one pair alone needs no sweep. */
-            int block = o->block_size, best_ci = 0;
-            lbm_result sweep_best = {0};
-            int have_sweep = 0;
-            int cpt_most = 1; /* the most padding: that of the most cells per thread */
-            for (int ci = 0; ci < ncpt; ci++)
-                if (cpts[ci] > cpt_most) cpt_most = cpts[ci];
-            int largest = lbm_largest_cube(d, s, fp64, padding_words(o, d, fp64, cpt_most));
-            int sweep_n = c->quick ? (is_gpu ? 128 : 32) : 256;
-            if (sweep_n > largest) sweep_n = largest;
-            if (!block || ncpt > 1) {
-                const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : c->quick ? quick_blocks : default_blocks;
-                int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : c->quick ? 4 : 8, n = 0;
-                for (int ci = 0; ci < ncpt; ci++)
-                    for (int b = 0; b < nb; b++) {
-                        if (bl[b] > max_block[ci]) {
-                            printf("%s: block %d skipped for %s %s, %d cells per thread: the kernel launches at most "
-                                   "%d threads per block\n", lbp_prog, bl[b], lbm_scheme_names[s],
-                                   lbm_precision_names[fp64], cpts[ci], max_block[ci]);
-                            continue;
-                        }
-                        items[n++] = (sweep_item){.k = &k[ci], .ci = ci, .block = bl[b],
-                                                  .L = lbm_layout_on(d, sweep_n, sweep_n, sweep_n,
-                                                                     padding_words(o, d, fp64, cpts[ci]), fp64)};
-                    }
-                measure_sweep(d, items, n, passes, &topt, csv, s, fp64);
-                for (int i = 0; i < n; i++) {
-                    if (!items[i].ok) continue;
-                    keep_row(csv, rows, &nrows, &items[i].w);
-                    if (!have_sweep || items[i].w.r.mlups_median > sweep_best.mlups_median) {
-                        sweep_best = items[i].w.r;
-                        best_ci = items[i].ci;
-                    }
-                    have_sweep = 1;
-                }
-                if (!have_sweep) {
-                    lbp_csv_abort(csv);
-                    lbp_fail("no block size of the sweep could run %s %s", lbm_scheme_names[s], lbm_precision_names[fp64]);
-                }
-                block = sweep_best.block_size;
-            }
+static void run_group(lbm_run *r, int gi)
+{
+    const lbm_group *g = &r->p->groups[gi];
+    lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s", lbm_scheme_names[g->scheme],
+                 lbm_precision_names[g->fp64]);
+    /* a context that keeps what one group freed from the next: a fresh one */
+    if (gi > 0 && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
+    lbm_kernels k[LBM_MAX_CPT];
+    int max_block[LBM_MAX_CPT];
+    build_kernels(r, g, k, max_block);
+    const lbm_cubes cubes = lbm_plan_cubes(r->p, r->o, r->d, g);
+    sweep_item *it = calloc((size_t)g->n, sizeof *it);
+    if (!it) lbp_fail("out of memory");
+    group_result *res = &r->groups[gi];
+    const int swept = block_sweep(r, g, k, max_block, cubes.sweep, it, res);
+    memset(it, 0, sizeof *it * (size_t)g->n);
+    size_sweep(r, g, k, cubes, swept, it, res);
+    free(it);
+    for (int ci = 0; ci < g->ncpt; ci++) lbm_kernels_release(&k[ci], r->d);
+}
 
-            /* Size sweep with the best pair. */
-            dims sizes[MAX_SIZES + 1];
-            int nsizes = o->nsizes;
-            if (nsizes) memcpy(sizes, o->sizes, sizeof(dims) * (size_t)nsizes);
-            else {
-                nsizes = default_sizes(d, c->quick, sizes);
-                /* the largest cube whose rows fill whole 32-byte sectors
-                 * unpadded: on an H200, fp32 at 985^3 (rows of 985 words,
-                 * 986 with 2 cells per thread) ran 12-15 % below 984^3 */
-                const int whole = largest - largest % (fp64 ? 4 : 8);
-                if (is_gpu && !c->quick && reliable_cube(d, whole) && whole > sizes[nsizes - 1].nx)
-                    sizes[nsizes++] = (dims){whole, whole, whole};
-            }
-            lbm_result best = sweep_best;
-            int have_best = have_sweep, n = 0;
-            for (int i = 0; i < nsizes; i++) {
-                lbm_layout L = lbm_layout_on(d, sizes[i].nx, sizes[i].ny, sizes[i].nz,
-                                             padding_words(o, d, fp64, cpts[best_ci]), fp64);
-                if (have_sweep && L.nx == sweep_n && L.ny == sweep_n && L.nz == sweep_n) continue; /* measured */
-                items[n++] = (sweep_item){.k = &k[best_ci], .ci = best_ci, .block = block, .L = L};
-            }
-            measure_sweep(d, items, n, passes, &topt, csv, s, fp64);
-            for (int i = 0; i < n; i++) {
-                if (!items[i].ok) continue;
-                keep_row(csv, rows, &nrows, &items[i].w);
-                if (!have_best || items[i].w.r.mlups_median > best.mlups_median) best = items[i].w.r;
-                have_best = 1;
-            }
-            for (int ci = 0; ci < ncpt; ci++) lbm_kernels_release(&k[ci], d);
-            if (have_best) {
-                char key[4][48], t[16];
-                const char *const key_names[] = {"best_mlups", "best_config", "block_size", "cells_per_thread"};
-                for (int j = 0; j < 4; j++)
-                    snprintf(key[j], sizeof key[j], "%s_%s_%s", key_names[j], lbm_scheme_names[s], lbm_precision_names[fp64]);
-                lbp_meta_set(meta, key[0], "%.1f", best.mlups_median);
-                lbp_meta_set(meta, key[1], "%dx%dx%d block %d cells_per_thread %s", best.L.nx, best.L.ny, best.L.nz,
-                             best.block_size, lbm_cpt_text(best.cells_per_thread, t, sizeof t));
-                lbp_meta_set(meta, key[2], "%d", block);
-                lbp_meta_set(meta, key[3], "%d", cpts[best_ci]);
-            }
+static void run_plan(lbm_run *r, const char *dir, int force)
+{
+    r->csv = lbp_csv_open(dir, "lbm.csv",
+                          "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,"
+                          "ms_min,ms_median,ms_max,mlups_median,mlups_max,gbs_median,registers,"
+                          "blocks_per_cu,occupancy,lattices,bytes_per_update,cells_per_thread,pass_spread_pct",
+                          &r->d->info, force);
+    r->rows = calloc((size_t)r->p->nentries + 1, sizeof *r->rows);
+    r->groups = calloc((size_t)r->p->ngroups + 1, sizeof *r->groups);
+    if (!r->rows || !r->groups) lbp_fail("out of memory");
+    r->total = r->p->nentries * r->p->passes;
+    r->t0 = lbp_now();
+    for (int gi = 0; gi < r->p->ngroups; gi++) run_group(r, gi);
+    lbp_progress(r->total, r->total, lbp_now() - r->t0, "done");
+    lbp_csv_commit(r->csv);
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+static void write_meta(const lbm_run *r, const char *dir, int force, int argc, char **argv)
+{
+    lbp_meta *m = lbp_meta_new("lbm", &r->d->info, argc, argv);
+    for (int f = 0; f < r->p->nprecisions; f++) {
+        const int fp64 = r->p->precisions[f];
+        char key[48], value[64], t[16];
+        int cpts[LBM_MAX_CPT];
+        snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
+        list_text(cpts, lbm_plan_cells_per_thread(r->o, r->d, fp64, -1, cpts), value, sizeof value);
+        lbp_meta_set(m, key, "%s", value);
+        for (int gi = 0; gi < r->p->ngroups; gi++) {
+            const lbm_group *g = &r->p->groups[gi];
+            const group_result *res = &r->groups[gi];
+            if (g->fp64 != fp64 || !res->have) continue;
+            const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[fp64];
+            const lbm_result *b = &res->best;
+            snprintf(key, sizeof key, "best_mlups_%s_%s", s, prec);
+            lbp_meta_set(m, key, "%.1f", b->mlups_median);
+            snprintf(key, sizeof key, "best_config_%s_%s", s, prec);
+            lbp_meta_set(m, key, "%dx%dx%d block %d cells_per_thread %s", b->L.nx, b->L.ny, b->L.nz, b->block_size,
+                         lbm_cpt_text(b->cells_per_thread, t, sizeof t));
+            snprintf(key, sizeof key, "block_size_%s_%s", s, prec);
+            lbp_meta_set(m, key, "%d", res->block);
+            snprintf(key, sizeof key, "cells_per_thread_%s_%s", s, prec);
+            lbp_meta_set(m, key, "%d", g->cpts[res->ci]);
         }
     }
-    lbp_progress(combos, combos, lbp_now() - t0, "done");
-    lbp_csv_commit(csv);
-    lbp_meta_write(meta, dir, c->force);
+    lbp_meta_write(m, dir, force);
+}
 
+static void print_table(const lbm_run *r, const char *dir)
+{
     printf("%-6s %-5s %14s %6s %5s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "cells", "MLUPS", "GB/s",
            "regs", "occup");
-    for (int i = 0; i < nrows; i++) print_row(&rows[i]);
+    for (int i = 0; i < r->nrows; i++) print_row(&r->rows[i]);
     printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
-    return 0;
 }
+
+/* ---- main: options, plan, run, report ----------------------------------- */
 
 int main(int argc, char **argv)
 {
     lbp_cli_init("lbmkernels");
-    options o = {.boundary = -1};
+    lbm_options o = {.boundary = -1};
     lbp_common c = {.device = -1};
     parse_options(argc, argv, &o, &c);
-    if (!o.nschemes)
-        for (int s = 0; s < LBM_SCHEMES; s++) o.schemes[o.nschemes++] = s;
-    if (!o.nprecisions) o.precisions[0] = 0, o.precisions[1] = 1, o.nprecisions = 2;
-    for (int i = 0; i < o.ncpt && o.padding; i++)
-        if (o.cells_per_thread[i] != LBM_ROW_PER_THREAD && o.padding % o.cells_per_thread[i])
-            lbp_usage_error("--padding %d: rows must be padded to a multiple of the %d cells per thread", o.padding,
-                            o.cells_per_thread[i]);
-    for (int i = 0; i < o.nblocks; i++)
-        if (o.block_sizes[i] % 32 && o.block_sizes[i] != 1)
-            lbp_warn("--block-sizes: %d is not a multiple of 32 (a warp)", o.block_sizes[i]);
-    if (!o.verify && o.boundary == LBM_CAVITY_BOX)
-        lbp_usage_error("--boundary: 'cavity' is a validation case; timing runs the periodic box (use --verify)");
-
     lbp_device d;
     lbp_open_from_cli(&d, &c);
-    int rc = o.verify ? run_verify(&d, &o) : run_timing(&d, &o, &c, argc, argv);
+    if (o.verify) {
+        int rc = run_verify(&d, &o);
+        lbp_close(&d);
+        return rc;
+    }
+    lbm_plan plan;
+    lbm_plan_build(&plan, &o, &d);
+    const char *dir = lbp_result_dir(c.out_dir, &d.info);
+    lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c.force);
+    lbm_run r = {.d = &d, .o = &o, .p = &plan};
+    run_plan(&r, dir, c.force);
+    write_meta(&r, dir, c.force, argc, argv);
+    print_table(&r, dir);
+    free(r.rows);
+    free(r.groups);
+    lbm_plan_free(&plan);
     lbp_close(&d);
-    return rc;
+    return 0;
 }

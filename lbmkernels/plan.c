@@ -1,0 +1,189 @@
+/* The timing plan of lbmkernels (see plan.h). */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* On a CPU a row per thread (LBM_ROW_PER_THREAD): the kernel loops over the
+ * row, which the compiler vectorizes with contiguous loads, where a cell
+ * per thread compiles to gathers and scatters.  On a GPU 1 and 2 cells in
+ * fp32, 1 in fp64 and for push: two adjacent cells move the accesses that
+ * keep x as 8-byte vectors, which pull, split and A-A gain from, while
+ * push's shifted stores then write every other word, each 32-byte sector in
+ * two halves; fp64's words gain too little from pairs, and four cells gain
+ * nothing over two while they halve the occupancy. */
+int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, int fp64, int s, int *out)
+{
+    if (o->ncpt) {
+        memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
+        return o->ncpt;
+    }
+    if (lbp_is_cpu(&d->info)) {
+        out[0] = LBM_ROW_PER_THREAD;
+        return 1;
+    }
+    out[0] = 1;
+    if (fp64 || s == LBM_SCHEME_PUSH) return 1;
+    out[1] = 2;
+    return 2;
+}
+
+/* A CPU: 32 bytes (a sector), where the row kernel's vectors start.  A GPU:
+ * none beyond what the kernel's vectors need (a multiple of cpt).  Habich
+ * §6 pads rows to 128 bytes, the coalescing unit of older GPUs; here that
+ * only idles the threads of the padding, and padding that shares a 32-byte
+ * sector with cells costs far more than its bytes: what counts is partly
+ * written sectors, not where rows start. */
+int lbm_plan_padding(const lbm_options *o, const lbp_device *d, int fp64, int cpt)
+{
+    if (o->padding) return o->padding;
+    if (lbp_is_cpu(&d->info)) return fp64 ? 4 : 8;
+    return cpt > 1 ? cpt : 1;
+}
+
+_Noreturn void lbm_refuse_fp64(const lbp_device *d)
+{
+    lbp_usage_error("fp64 asked for, but %s (%s) has no double precision", d->info.name, d->info.backend);
+}
+
+/* The precisions that run: fp64 only where the device has it. */
+static void choose_precisions(lbm_plan *p, const lbm_options *o, const lbp_device *d)
+{
+    for (int i = 0; i < o->nprecisions; i++) {
+        if (o->precisions[i] && !d->info.fp64) {
+            if (o->precisions_given) lbm_refuse_fp64(d);
+            printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
+            continue;
+        }
+        p->precisions[p->nprecisions++] = o->precisions[i];
+    }
+}
+
+/* Sizes asked for must fit every scheme asked for (with the most padding). */
+static void check_sizes_fit(const lbm_plan *p, const lbm_options *o, const lbp_device *d)
+{
+    char why[512];
+    for (int f = 0; f < p->nprecisions; f++)
+        for (int s = 0; s < o->nschemes; s++)
+            for (int i = 0; i < o->nsizes; i++) {
+                const int fp64 = p->precisions[f];
+                lbm_layout L = lbm_layout_on(d, o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
+                                             lbm_plan_padding(o, d, fp64, 4), fp64);
+                if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], fp64, why, sizeof why) != 0)
+                    lbp_usage_error("%s", why);
+            }
+}
+
+/* Is one lattice of n^3 cells of word_bytes words one the backend fills
+ * reliably (caps.reliable_alloc_bytes)? */
+static int reliable_cube(const lbp_device *d, int n, int word_bytes)
+{
+    const int64_t limit = d->info.caps.reliable_alloc_bytes;
+    return limit <= 0 || (int64_t)LBM_Q * word_bytes * n * n * n <= limit;
+}
+
+/* Cubes from 16 up, non-multiples of 32 among them (Habich Fig. 5): a CPU
+ * to 256^3, a GPU on to what fits, within lattices its backend fills
+ * reliably in either precision (the list serves both: fp64's words). */
+static int default_sizes(const lbp_device *d, int quick, lbm_dims *out)
+{
+    static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
+    static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
+    static const int gpu_quick[] = {32, 100, 256};
+    static const int cpu_quick[] = {16, 48, 100};
+    const int is_cpu = lbp_is_cpu(&d->info);
+    const int *list = quick ? (is_cpu ? cpu_quick : gpu_quick) : is_cpu ? cpu : gpu;
+    int n = quick ? 3 : is_cpu ? (int)(sizeof cpu / sizeof cpu[0]) : (int)(sizeof gpu / sizeof gpu[0]), kept = 0;
+    for (int i = 0; i < n; i++)
+        if (quick || reliable_cube(d, list[i], 8)) out[kept++] = (lbm_dims){list[i], list[i], list[i]};
+    return kept;
+}
+
+static void add_entry(lbm_plan *p, lbm_entry e)
+{
+    if (p->nentries == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->entries = realloc(p->entries, sizeof *p->entries * (size_t)p->cap);
+        if (!p->entries) lbp_fail("out of memory");
+    }
+    p->entries[p->nentries++] = e;
+}
+
+/* Every cells per thread x block size at the sweep cube; --block-size fixes
+ * the block, and one pair alone needs no sweep. */
+static void plan_block_sweep(lbm_plan *p, const lbm_options *o, const lbm_group *g)
+{
+    static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
+    static const int quick_blocks[] = {64, 128, 256, 512};
+    if (o->block_size && g->ncpt == 1) return;
+    const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : o->quick ? quick_blocks : default_blocks;
+    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : o->quick ? 4 : 8;
+    for (int ci = 0; ci < g->ncpt; ci++)
+        for (int b = 0; b < nb; b++)
+            add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_BLOCK, .ci = ci, .block = bl[b], .cube = LBM_CUBE_SWEEP});
+}
+
+/* The sizes asked for, else the defaults and, on a GPU, the whole-sector
+ * cube: a row that ends inside a 32-byte sector costs more than its bytes. */
+static void plan_size_sweep(lbm_plan *p, const lbm_options *o, const lbp_device *d, int swept)
+{
+    lbm_dims sizes[LBM_MAX_SIZES];
+    int n = o->nsizes;
+    if (n) memcpy(sizes, o->sizes, sizeof(lbm_dims) * (size_t)n);
+    else n = default_sizes(d, o->quick, sizes);
+    const int block = swept ? 0 : o->block_size;
+    for (int i = 0; i < n; i++)
+        add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_SIZE, .ci = swept ? -1 : 0, .block = block,
+                                 .cube = LBM_CUBE_GIVEN, .size = sizes[i]});
+    if (!o->nsizes && !o->quick && !lbp_is_cpu(&d->info))
+        add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_SIZE, .ci = swept ? -1 : 0, .block = block,
+                                 .cube = LBM_CUBE_WHOLE});
+}
+
+static void plan_group(lbm_plan *p, const lbm_options *o, const lbp_device *d, lbm_scheme s, int fp64)
+{
+    lbm_group *g = &p->groups[p->ngroups++];
+    *g = (lbm_group){.scheme = s, .fp64 = fp64, .first = p->nentries};
+    g->ncpt = lbm_plan_cells_per_thread(o, d, fp64, s, g->cpts);
+    plan_block_sweep(p, o, g);
+    plan_size_sweep(p, o, d, p->nentries > g->first);
+    g->n = p->nentries - g->first;
+}
+
+void lbm_plan_build(lbm_plan *p, const lbm_options *o, const lbp_device *d)
+{
+    *p = (lbm_plan){.passes = o->passes ? o->passes : o->quick ? 1 : 2,
+                    .timing = {o->steps, o->reps, 20.0}};
+    choose_precisions(p, o, d);
+    check_sizes_fit(p, o, d);
+    p->groups = calloc((size_t)(p->nprecisions * o->nschemes) + 1, sizeof *p->groups);
+    if (!p->groups) lbp_fail("out of memory");
+    for (int f = 0; f < p->nprecisions; f++)
+        for (int s = 0; s < o->nschemes; s++) plan_group(p, o, d, (lbm_scheme)o->schemes[s], p->precisions[f]);
+}
+
+void lbm_plan_free(lbm_plan *p)
+{
+    free(p->groups);
+    free(p->entries);
+    *p = (lbm_plan){0};
+}
+
+lbm_cubes lbm_plan_cubes(const lbm_plan *p, const lbm_options *o, const lbp_device *d, const lbm_group *g)
+{
+    int cpt_most = 1; /* the most padding: that of the most cells per thread */
+    for (int ci = 0; ci < g->ncpt; ci++)
+        if (g->cpts[ci] > cpt_most) cpt_most = g->cpts[ci];
+    const int largest = lbm_largest_cube(d, g->scheme, g->fp64, lbm_plan_padding(o, d, g->fp64, cpt_most));
+    lbm_cubes c = {.sweep = o->quick ? (lbp_is_cpu(&d->info) ? 32 : 128) : 256};
+    if (c.sweep > largest) c.sweep = largest;
+    const int whole = largest - largest % (g->fp64 ? 4 : 8);
+    for (int i = g->first + 1; i < g->first + g->n; i++)
+        if (p->entries[i].cube == LBM_CUBE_WHOLE && p->entries[i - 1].cube == LBM_CUBE_GIVEN &&
+            whole > p->entries[i - 1].size.nx && reliable_cube(d, whole, g->fp64 ? 8 : 4))
+            c.whole = whole;
+    return c;
+}
