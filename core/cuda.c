@@ -245,8 +245,7 @@ static lbp_buf *cuda_alloc(lbp_device *d, size_t bytes)
 
 static void cuda_release(lbp_device *d, lbp_buf *b)
 {
-    cuda_impl *c = d->impl;
-    CU(cuStreamSynchronize(c->stream));
+    (void)d;
     CU(cuMemFree(b->ptr));
     free(b);
 }
@@ -508,29 +507,8 @@ static double cuda_graph_replay_ms(lbp_device *d, lbp_kernel *k, const lbp_launc
     return s.median;
 }
 
-const lbp_backend lbp_cuda_backend = {
-    .name = "cuda",
-    .count = cuda_count,
-    .open = cuda_open,
-    .close = cuda_close,
-    .alloc = cuda_alloc,
-    .release = cuda_release,
-    .write = cuda_write,
-    .read = cuda_read,
-    .copy = cuda_copy,
-    .host_alloc = cuda_host_alloc,
-    .host_free = cuda_host_free,
-    .compile = cuda_compile,
-    .kernel_release = cuda_kernel_release,
-    .kernel_info = cuda_kernel_info,
-    .occupancy = cuda_occupancy,
-    .set_carveout = cuda_set_carveout,
-    .launch = cuda_launch,
-    .sync = cuda_sync,
-    .timer_start = cuda_timer_start,
-    .timer_stop_ms = cuda_timer_stop_ms,
-    .graph_replay_ms = cuda_graph_replay_ms,
-};
+const lbp_backend lbp_cuda_backend = {.name = "cuda", LBP_BACKEND_FUNCTIONS(cuda), .set_carveout = cuda_set_carveout,
+                                      .graph_replay_ms = cuda_graph_replay_ms};
 
 #else /* built without cuda.h / nvrtc.h */
 

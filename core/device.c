@@ -190,7 +190,12 @@ void lbp_open_from_cli(lbp_device *d, const lbp_common *c)
 
 /* ---- wrappers ---------------------------------------------------------- */
 lbp_buf *lbp_alloc(lbp_device *d, size_t bytes) { return d->be->alloc(d, bytes); }
-void lbp_release(lbp_device *d, lbp_buf *b) { if (b) d->be->release(d, b); }
+void lbp_release(lbp_device *d, lbp_buf *b)
+{
+    if (!b) return;
+    d->be->sync(d);
+    d->be->release(d, b);
+}
 void lbp_write(lbp_device *d, lbp_buf *dst, const void *src, size_t bytes) { d->be->write(d, dst, 0, src, bytes); }
 void lbp_read(lbp_device *d, const lbp_buf *src, void *dst, size_t bytes) { d->be->read(d, src, 0, dst, bytes); }
 lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, const char *options)

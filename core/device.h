@@ -115,6 +115,7 @@ typedef struct lbp_backend {
     void (*open)(lbp_device *d, int index); /* fills d->info */
     void (*close)(lbp_device *d);
     lbp_buf *(*alloc)(lbp_device *d, size_t bytes); /* NULL: no room */
+    /* Frees b; the layer (lbp_release) first waits for what uses it. */
     void (*release)(lbp_device *d, lbp_buf *b);
     void (*write)(lbp_device *d, lbp_buf *dst, size_t offset, const void *src, size_t bytes);
     void (*read)(lbp_device *d, const lbp_buf *src, size_t offset, void *dst, size_t bytes);
@@ -147,6 +148,17 @@ typedef struct lbp_backend {
     double (*graph_replay_ms)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg,
                               int nargs, const lbp_arg *args, int launches, int replays);
 } lbp_backend;
+
+/* The functions every backend has, named <prefix>_count, <prefix>_open,
+ * ...: a backend's table is {.name = "x", LBP_BACKEND_FUNCTIONS(x), and
+ * the optional ones it has}, so none is left out unnoticed. */
+#define LBP_BACKEND_FUNCTIONS(prefix)                                                                          \
+    .count = prefix##_count, .open = prefix##_open, .close = prefix##_close, .alloc = prefix##_alloc,         \
+    .release = prefix##_release, .write = prefix##_write, .read = prefix##_read, .copy = prefix##_copy,       \
+    .host_alloc = prefix##_host_alloc, .host_free = prefix##_host_free, .compile = prefix##_compile,         \
+    .kernel_release = prefix##_kernel_release, .kernel_info = prefix##_kernel_info,                          \
+    .occupancy = prefix##_occupancy, .launch = prefix##_launch, .sync = prefix##_sync,                       \
+    .timer_start = prefix##_timer_start, .timer_stop_ms = prefix##_timer_stop_ms
 
 struct lbp_device {
     const lbp_backend *be;

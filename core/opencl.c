@@ -272,8 +272,7 @@ static lbp_buf *ocl_alloc(lbp_device *d, size_t bytes)
 
 static void ocl_release(lbp_device *d, lbp_buf *b)
 {
-    ocl_impl *o = d->impl;
-    CL(clFinish(o->queue));
+    (void)d;
     CL(clReleaseMemObject(b->mem));
     free(b);
 }
@@ -506,28 +505,7 @@ static double ocl_timer_stop_ms(lbp_device *d)
     return (double)(end - start) * 1e-6;
 }
 
-const lbp_backend lbp_opencl_backend = {
-    .name = "opencl",
-    .count = ocl_count,
-    .open = ocl_open,
-    .close = ocl_close,
-    .alloc = ocl_alloc,
-    .release = ocl_release,
-    .write = ocl_write,
-    .read = ocl_read,
-    .copy = ocl_copy,
-    .host_alloc = ocl_host_alloc,
-    .host_free = ocl_host_free,
-    .compile = ocl_compile,
-    .kernel_release = ocl_kernel_release,
-    .kernel_info = ocl_kernel_info,
-    .occupancy = ocl_occupancy,
-    .launch = ocl_launch,
-    .sync = ocl_sync,
-    .timer_start = ocl_timer_start,
-    .timer_stop_ms = ocl_timer_stop_ms,
-    .graph_replay_ms = NULL,
-};
+const lbp_backend lbp_opencl_backend = {.name = "opencl", LBP_BACKEND_FUNCTIONS(ocl)};
 
 #else
 static int noocl_count(char *why, size_t len)
