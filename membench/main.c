@@ -99,6 +99,40 @@ static int parse_sweeps(const char *s)
     return bits;
 }
 
+static void parse_option(int opt, const char *arg, options *o)
+{
+    mb_plan_options *p = &o->plan;
+    switch (opt) {
+    case OPT_SWEEPS:
+        p->sweeps = parse_sweeps(arg);
+        o->sweeps_given = 1;
+        break;
+    case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
+    case OPT_WORDS: p->n_words = lbp_parse_int_list("--words", arg, 1, MB_MAX_WORDS, p->words, MB_MAX_LIST); break;
+    case OPT_MISALIGNED:
+        p->n_misaligned_n = lbp_parse_int_list("--misaligned", arg, 1, MB_MAX_WORDS, p->misaligned_n, MB_MAX_LIST);
+        break;
+    case OPT_WORD_BYTES:
+        p->word_bytes = (int)lbp_parse_int("--word-bytes", arg, 4, 8);
+        if (p->word_bytes != 4 && p->word_bytes != 8) lbp_usage_error("--word-bytes: '%s' is not 4 or 8", arg);
+        p->word_bytes_given = 1;
+        break;
+    case OPT_BLOCK_SIZE: p->block_size = (int)lbp_parse_int("--block-size", arg, 1, 1 << 16); break;
+    case OPT_BLOCKS_PER_SM:
+        p->blocks_per_cu = (int)lbp_parse_int("--blocks-per-sm", arg, 0, 1024);
+        o->blocks_per_sm_given = 1;
+        break;
+    case OPT_THREADS: o->threads = lbp_parse_int("--threads", arg, 1, 1LL << 31); break;
+    case OPT_THREAD_COUNTS:
+        p->n_thread_counts = lbp_parse_int_list("--thread-counts", arg, 1, 1LL << 31, p->thread_counts, MB_MAX_LIST);
+        break;
+    case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
+    case '?': lbp_bad_option();
+    default:
+        if (!lbp_common_opt(&o->common, opt, arg, USAGE)) lbp_bad_option();
+    }
+}
+
 static void parse_options(int argc, char **argv, options *o)
 {
     static const struct option opts[] = {LBP_COMMON_LONGOPTS,
@@ -120,39 +154,7 @@ static void parse_options(int argc, char **argv, options *o)
     p->word_bytes = 4;
     p->block_size = 256;
     int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case OPT_SWEEPS:
-            p->sweeps = parse_sweeps(optarg);
-            o->sweeps_given = 1;
-            break;
-        case OPT_GEOMETRY_FROM: o->geometry_from = optarg; break;
-        case OPT_WORDS: p->n_words = lbp_parse_int_list("--words", optarg, 1, MB_MAX_WORDS, p->words, MB_MAX_LIST); break;
-        case OPT_MISALIGNED:
-            p->n_misaligned_n =
-                lbp_parse_int_list("--misaligned", optarg, 1, MB_MAX_WORDS, p->misaligned_n, MB_MAX_LIST);
-            break;
-        case OPT_WORD_BYTES:
-            p->word_bytes = (int)lbp_parse_int("--word-bytes", optarg, 4, 8);
-            if (p->word_bytes != 4 && p->word_bytes != 8) lbp_usage_error("--word-bytes: '%s' is not 4 or 8", optarg);
-            p->word_bytes_given = 1;
-            break;
-        case OPT_BLOCK_SIZE: p->block_size = (int)lbp_parse_int("--block-size", optarg, 1, 1 << 16); break;
-        case OPT_BLOCKS_PER_SM:
-            p->blocks_per_cu = (int)lbp_parse_int("--blocks-per-sm", optarg, 0, 1024);
-            o->blocks_per_sm_given = 1;
-            break;
-        case OPT_THREADS: o->threads = lbp_parse_int("--threads", optarg, 1, 1LL << 31); break;
-        case OPT_THREAD_COUNTS:
-            p->n_thread_counts =
-                lbp_parse_int_list("--thread-counts", optarg, 1, 1LL << 31, p->thread_counts, MB_MAX_LIST);
-            break;
-        case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", optarg, 1, 100000); break;
-        case '?': lbp_bad_option();
-        default:
-            if (!lbp_common_opt(&o->common, opt, optarg, USAGE)) lbp_bad_option();
-        }
-    }
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(opt, optarg, o);
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
     if (o->geometry_from) {
         if (o->sweeps_given || p->n_thread_counts)
@@ -208,11 +210,15 @@ static void apply_defaults(options *o, const lbp_device *d)
 typedef struct {
     options *o;
     lbp_device *d;
+    const char *dir;
+    int geometry;       /* --geometry-from: the geometry sweep alone */
+    int probes;         /* a sweep of probes runs */
     mb_bench bench;
     mb_plan plan;
     mb_result *results; /* per plan item */
     lbp_csv *csv, *warps_csv;
     double timer_resolution_ns;
+    mb_launch_result launch[MB_LAUNCH_MODES];
 } run;
 
 static _Noreturn void fail_run(run *r, const char *why)
@@ -392,8 +398,10 @@ typedef struct {
     double read_ns, write_ns, both_ns, aligned_ns; /* at N=19 (NAN: not measured) */
 } n19_costs;
 
-static n19_costs write_fits(run *r, const char *dir, const lbp_device_info *info)
+static n19_costs write_fits(run *r)
 {
+    const char *dir = r->dir;
+    const lbp_device_info *info = &r->d->info;
     n19_costs c = {NAN, NAN, NAN, NAN};
     const mb_plan_options *p = &r->o->plan;
     if (!(p->sweeps & (SW_WORDS | SW_MISALIGNED))) return c;
@@ -420,13 +428,18 @@ static n19_costs write_fits(run *r, const char *dir, const lbp_device_info *info
 
 /* ---- launch latency ------------------------------------------------------- */
 
-static void write_launch(run *r, const char *dir, mb_launch_result lr[MB_LAUNCH_MODES])
+static void measure_launch(run *r)
 {
     int quick = r->o->plan.quick;
     int launches = !lbp_is_cpu(&r->d->info) ? (quick ? 200 : 1000) : (quick ? 50 : 200);
     fprintf(stderr, "%s: launch latency (%d launches x %d reps per mode)\n", lbp_prog, launches, r->o->reps);
-    mb_measure_launch(r->d, launches, r->o->reps, lr);
-    lbp_csv *csv = lbp_csv_open(dir, "launch.csv", "mode,launches,reps,us_min,us_median,us_max", &r->d->info,
+    mb_measure_launch(r->d, launches, r->o->reps, r->launch);
+}
+
+static void write_launch(const run *r)
+{
+    const mb_launch_result *lr = r->launch;
+    lbp_csv *csv = lbp_csv_open(r->dir, "launch.csv", "mode,launches,reps,us_min,us_median,us_max", &r->d->info,
                                 r->o->common.force);
     for (int m = 0; m < MB_LAUNCH_MODES; m++)
         if (lr[m].measured)
@@ -531,9 +544,10 @@ static void print_threads_sweep(const run *r)
     }
 }
 
-static void summarise(run *r, const char *dir, int argc, char **argv, const n19_costs *c,
-                      const mb_launch_result lr[MB_LAUNCH_MODES])
+static void summarise(run *r, int argc, char **argv, const n19_costs *c)
 {
+    const char *dir = r->dir;
+    const mb_launch_result *lr = r->launch;
     const mb_result *a = aligned_n19(r);
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
@@ -576,8 +590,9 @@ static void summarise(run *r, const char *dir, int argc, char **argv, const n19_
 
 /* The geometry sweep: per geometry and thread count, the aligned probe's
  * per-launch time and what misalignment and the payload make of it. */
-static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
+static void summarise_geometry(run *r, int argc, char **argv)
 {
+    const char *dir = r->dir;
     lbp_meta *m = lbp_meta_new("membench-geometry", &r->d->info, argc, argv);
     lbp_meta_set(m, "geometry_from", "%s", r->o->geometry_from);
     lbp_meta_write(m, dir, r->o->common.force);
@@ -606,7 +621,98 @@ static void summarise_geometry(run *r, const char *dir, int argc, char **argv)
     }
 }
 
-/* ---- main ------------------------------------------------------------------- */
+/* ---- main: options, plan, run, report ----------------------------------- */
+
+/* The files this run writes, checked before anything is measured. */
+static void check_fresh(const run *r)
+{
+    const mb_plan_options *p = &r->o->plan;
+    const char *names[6];
+    int n = 0;
+    if (r->geometry) names[n++] = "membench-geometry.csv";
+    else if (r->probes) names[n++] = "membench.csv";
+    if (r->probes && p->stamps && !r->geometry) names[n++] = "warps.csv";
+    if (p->sweeps & (SW_WORDS | SW_MISALIGNED)) names[n++] = "membench-fit.csv";
+    if (p->sweeps & SW_LAUNCH) names[n++] = "launch.csv";
+    names[n++] = r->geometry ? "membench-geometry-meta.csv" : "membench-meta.csv";
+    names[n] = NULL;
+    lbp_check_fresh(r->dir, names, r->o->common.force);
+}
+
+/* The geometry sweep's items: the launches of lbm.csv's kernels on this
+ * device, at their thread counts (the largest sets the buffers). */
+static void plan_geometry(run *r)
+{
+    static mb_geometry geoms[MB_MAX_GEOMETRIES];
+    const lbp_device_info *i = &r->d->info;
+    char why[512];
+    int ng = mb_read_geometries(r->o->geometry_from, i->slug, (double)i->l2_bytes, geoms, MB_MAX_GEOMETRIES, why,
+                                sizeof why);
+    if (ng < 0) lbp_fail("%s", why);
+    if (ng == 0)
+        lbp_fail("%s: no rows of device %s with blocks per SM and a working set within 4 x the L2 (%.0f MB): no "
+                 "geometry to probe", r->o->geometry_from, i->slug, i->l2_bytes / 1e6);
+    long long top = 0;
+    for (int g = 0; g < ng; g++)
+        for (int t = 0; t < geoms[g].n_threads; t++)
+            if (geoms[g].threads[t] > top) top = geoms[g].threads[t];
+    r->o->threads = top;
+    mb_plan_geometry(&r->plan, &r->o->plan, geoms, ng);
+}
+
+/* Buffers for the plan's largest probe, the occupancy sweep's variants
+ * (planned once the probes compile) counted in. */
+static void open_bench(run *r)
+{
+    const mb_plan_options *p = &r->o->plan;
+    int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
+    int64_t array_bytes = 0;
+    mb_plan_limits(&r->plan, &max_words, &max_word_bytes, &min_block, &array_bytes);
+    if (p->sweeps & SW_OCCUPANCY) {
+        mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
+        for (int i = 0, n = mb_occupancy_variants(p, v); i < n; i++) {
+            if (max_words < v[i].words) max_words = v[i].words;
+            if (max_word_bytes < v[i].word_bytes) max_word_bytes = v[i].word_bytes;
+        }
+        if (min_block > 64) min_block = 64;
+    }
+    char why[512];
+    if (mb_bench_open(&r->bench, r->d, r->o->threads, max_words, max_word_bytes, array_bytes, min_block, why,
+                      sizeof why))
+        lbp_usage_error("%s", why);
+}
+
+static void measure_probes(run *r)
+{
+    const lbp_device_info *info = &r->d->info;
+    const int force = r->o->common.force;
+    open_bench(r);
+    preflight(r);
+    r->results = calloc((size_t)r->plan.n, sizeof *r->results);
+    if (!r->results) lbp_fail("out of memory");
+    r->csv = lbp_csv_open(r->dir, r->geometry ? "membench-geometry.csv" : "membench.csv",
+                          "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
+                          "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
+                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped",
+                          info, force);
+    if (r->o->plan.stamps && !r->geometry)
+        r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
+                                    info, force);
+    run_probes(r, r->geometry && !r->o->plan.quick ? MB_GEOMETRY_PASSES : 1);
+    lbp_csv_commit(r->csv);
+    if (r->warps_csv) lbp_csv_commit(r->warps_csv);
+}
+
+static void report(run *r, int argc, char **argv)
+{
+    if (r->geometry) {
+        summarise_geometry(r, argc, argv);
+        return;
+    }
+    n19_costs costs = write_fits(r);
+    if (r->o->plan.sweeps & SW_LAUNCH) write_launch(r);
+    summarise(r, argc, argv, &costs);
+}
 
 int main(int argc, char **argv)
 {
@@ -616,89 +722,20 @@ int main(int argc, char **argv)
     lbp_device d;
     lbp_open_from_cli(&d, &o.common);
     apply_defaults(&o, &d);
-    run r = {.o = &o, .d = &d};
     mb_plan_options *p = &o.plan;
-    const int geometry = p->sweeps == SW_GEOMETRY;
-    int probes = p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS | SW_PAYLOAD |
-                              SW_GEOMETRY);
-
-    const char *dir = lbp_result_dir(o.common.out_dir, &d.info);
-    const char *names[6];
-    int n_names = 0;
-    if (geometry) names[n_names++] = "membench-geometry.csv";
-    else if (probes) names[n_names++] = "membench.csv";
-    if (probes && p->stamps && !geometry) names[n_names++] = "warps.csv";
-    if (p->sweeps & (SW_WORDS | SW_MISALIGNED)) names[n_names++] = "membench-fit.csv";
-    if (p->sweeps & SW_LAUNCH) names[n_names++] = "launch.csv";
-    names[n_names++] = geometry ? "membench-geometry-meta.csv" : "membench-meta.csv";
-    names[n_names] = NULL;
-    lbp_check_fresh(dir, names, o.common.force);
-
+    run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,
+             .probes = (p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS |
+                                     SW_PAYLOAD | SW_GEOMETRY)) != 0};
+    r.dir = lbp_result_dir(o.common.out_dir, &d.info);
+    check_fresh(&r);
     mb_plan_build(&r.plan, p);
-    if (geometry) {
-        static mb_geometry geoms[MB_MAX_GEOMETRIES];
-        char why[512];
-        int ng = mb_read_geometries(o.geometry_from, d.info.slug, (double)d.info.l2_bytes, geoms,
-                                    MB_MAX_GEOMETRIES, why, sizeof why);
-        if (ng < 0) lbp_fail("%s", why);
-        if (ng == 0)
-            lbp_fail("%s: no rows of device %s with blocks per SM and a working set within 4 x the L2 (%.0f MB): no "
-                     "geometry to probe", o.geometry_from, d.info.slug, d.info.l2_bytes / 1e6);
-        long long top = 0;
-        for (int g = 0; g < ng; g++)
-            for (int i = 0; i < geoms[g].n_threads; i++)
-                if (geoms[g].threads[i] > top) top = geoms[g].threads[i];
-        o.threads = top;
-        mb_plan_geometry(&r.plan, p, geoms, ng);
-    }
-    if (probes) {
-        int max_words = 0, max_word_bytes = 0, min_block = p->block_size;
-        int64_t array_bytes = 0;
-        mb_plan_limits(&r.plan, &max_words, &max_word_bytes, &min_block, &array_bytes);
-        if (p->sweeps & SW_OCCUPANCY) {
-            /* planned once the probes compile (their occupancy); sized now
-             * for every variant, the 8-byte payload included */
-            mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
-            for (int i = 0, n = mb_occupancy_variants(p, v); i < n; i++) {
-                if (max_words < v[i].words) max_words = v[i].words;
-                if (max_word_bytes < v[i].word_bytes) max_word_bytes = v[i].word_bytes;
-            }
-            if (min_block > 64) min_block = 64;
-        }
-        char why[512];
-        if (mb_bench_open(&r.bench, &d, o.threads, max_words, max_word_bytes, array_bytes, min_block, why, sizeof why))
-            lbp_usage_error("%s", why);
-        preflight(&r);
-        r.results = calloc((size_t)r.plan.n, sizeof *r.results);
-        if (!r.results) lbp_fail("out of memory");
-        r.csv = lbp_csv_open(dir, geometry ? "membench-geometry.csv" : "membench.csv",
-                             "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
-                             "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                             "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped",
-                             &d.info, o.common.force);
-        if (p->stamps && !geometry)
-            r.warps_csv = lbp_csv_open(dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
-                                       &d.info, o.common.force);
-        run_probes(&r, geometry && !p->quick ? MB_GEOMETRY_PASSES : 1);
-        lbp_csv_commit(r.csv);
-        if (r.warps_csv) lbp_csv_commit(r.warps_csv);
-    }
-    if (geometry) {
-        summarise_geometry(&r, dir, argc, argv);
-        free(r.results);
-        mb_plan_free(&r.plan);
-        mb_bench_close(&r.bench);
-        lbp_close(&d);
-        return 0;
-    }
-    n19_costs costs = write_fits(&r, dir, &d.info);
-    mb_launch_result lr[MB_LAUNCH_MODES] = {{0}};
-    if (p->sweeps & SW_LAUNCH) write_launch(&r, dir, lr);
-    summarise(&r, dir, argc, argv, &costs, lr);
-
+    if (r.geometry) plan_geometry(&r);
+    if (r.probes) measure_probes(&r);
+    if (p->sweeps & SW_LAUNCH) measure_launch(&r);
+    report(&r, argc, argv);
     free(r.results);
     mb_plan_free(&r.plan);
-    if (probes) mb_bench_close(&r.bench);
+    if (r.probes) mb_bench_close(&r.bench);
     lbp_close(&d);
     return 0;
 }
