@@ -237,10 +237,10 @@ void lbp_print_compile_log(const char *backend, const char *entry, const char *l
  * of the CUDA programming guide (threads, warps and blocks per SM, shared
  * memory per SM and the 1 KB each block reserves from 8.0 on); registers
  * go to warps in units of 256, within each of the SM's four partitions of
- * 16384 (the rule cuOccupancyMaxActiveBlocksPerMultiprocessor follows: it
- * matched all 55 register and block-size pairs of the H100 and H200
- * kernels).  For NVIDIA's OpenCL, which does not say.  -1 for a compute
- * capability not in the table or an unknown register count. */
+ * 16384, the rule cuOccupancyMaxActiveBlocksPerMultiprocessor follows
+ * (tests/test_core.c holds it to that call's answers).  For NVIDIA's
+ * OpenCL, which does not say.  -1 for a compute capability not in the
+ * table or an unknown register count. */
 int lbp_nv_blocks_per_sm(int cc_major, int cc_minor, int registers, int block_size, int64_t shared_bytes);
 /* Threads per SM of a compute capability, -1 when not in the table. */
 int lbp_nv_max_threads_per_sm(int cc_major, int cc_minor);

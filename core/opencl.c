@@ -228,10 +228,9 @@ static void ocl_close(lbp_device *d)
 }
 
 /* Timed commands: an event for the first one only, as CUDA records one
- * event at each end of the span.  An event on every command cost NVIDIA's
- * OpenCL 7-10 us of host time per launch (11-14 us per launch back to back
- * against 4 us without), which a time loop does not pay; timer_stop ends the
- * span with a marker. */
+ * event at each end of the span.  An event on every command costs NVIDIA's
+ * OpenCL host time per launch, several times a launch's own, which a time
+ * loop does not pay; timer_stop ends the span with a marker. */
 static cl_event *timed_event(ocl_impl *o, cl_event *tmp)
 {
     if (!o->timing) return NULL;

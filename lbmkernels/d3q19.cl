@@ -356,9 +356,9 @@ typedef float2 vreal;
 /* CUDA: capped so that a 512-thread block fits (A-A keeps its load
  * addresses live for the stores to the same slots).  Split, two float
  * cells per thread: held to pull's 80 registers (no spills; NVRTC 12.4
- * on), so that two blocks of 384 threads fit on an SM.  At 86, one
- * did, and that launch ran 9-18 % below the other block sizes on the H200
- * (3,489-3,752 GB/s in eight runs; at two blocks or more 3,980-4,040). */
+ * on), so that two blocks of 384 threads fit on an SM: with one block of
+ * 384 per SM, as its own register count leaves it, that launch runs well
+ * below the other block sizes. */
 #if defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
 #define LBM_STEP_BOUNDS __launch_bounds__(512, 1)
 #elif defined(LBP_CUDA) && defined(LBM_SPLIT) && CELLS_PER_THREAD == 2 && !defined(LBM_DOUBLE) && \

@@ -27,11 +27,10 @@ static inline int lbm_lattices(lbm_scheme s) { return s == LBM_SCHEME_AA ? 1 : 2
  * so that consecutive arrays start LBM_STRIDE_SKEW bytes further along a
  * 4 KiB page: arrays a multiple of 4 KiB apart (128^3 in fp32, 64^3, ...)
  * put the 19 loads and 19 stores of a cell into one L1 set and alias the
- * store-to-load check on its 12 low address bits; on the 2-core Xeon of
- * data/ that cost fp32 push and pull 25-35 % at 128^3.  The skew is 5 lines
- * of 128 bytes: 19 arrays land on 19 different 128-byte slots of a page.
- * On a GPU the same skew cost 3-4 % (H200, 256^3: pull 26,500 -> 25,600
- * MLUPS in fp32, 13,300 -> 12,900 in fp64), so there stride = cells_padded. */
+ * store-to-load check on its 12 low address bits, which costs push and pull
+ * a large share of their bandwidth.  The skew is 5 lines of 128 bytes: 19
+ * arrays land on 19 different 128-byte slots of a page.  On a GPU the skew
+ * costs a few percent instead, so there stride = cells_padded. */
 #define LBM_STRIDE_SKEW 640
 typedef struct {
     int nx, ny, nz;

@@ -177,9 +177,7 @@ static void apply_defaults(options *o, const lbp_device *d)
         lbp_usage_error("--thread-counts: %lld is over --threads %lld", top, o->threads);
     /* on a CPU the threads sweep goes on to the largest lattice lbmkernels
      * runs with each word size (two lattices of 19 words in the memory
-     * budget), as its curve still climbs at 2^22: PoCL on a 2-core Xeon
-     * took 11.3 ns per thread with 8-byte words there, 12.1-12.4 at the
-     * 6.1M cells of 183^3 */
+     * budget), as a CPU's curve still climbs at 2^22 */
     if (lbp_is_cpu(&d->info) && !p->quick && !o->threads && !top)
         for (int i = 0; i < 2; i++) p->threads_top[i] = lbp_memory_budget(d) / (2LL * 19 * (4 << i));
     if (!o->threads)
@@ -334,8 +332,8 @@ static void run_stamps(run *r, const mb_plan_item *it)
 
 /* The plan in `passes` passes, each item keeping its faster one (the
  * geometry sweep takes MB_GEOMETRY_PASSES: a slower device state for a few
- * ms -- clocks, a freshly loaded module -- had made one variant at one
- * thread count run 2.6x slow through all its repetitions), then the rows. */
+ * ms -- clocks, a freshly loaded module -- can hold one variant at one
+ * thread count slow through all its repetitions), then the rows. */
 #define MB_GEOMETRY_PASSES 2
 static void run_probes(run *r, int passes)
 {

@@ -123,8 +123,7 @@ void mb_plan_geometry(mb_plan *p, const mb_plan_options *o, const mb_geometry *g
 /* Move the threads sweep's items to the end of the plan, by thread count
  * (stable): every curve's point at one thread count runs right after the
  * others, so a slower device state for a while shifts all of them alike
- * and their ratios hold (measured: whole curves run 1 us slow at the launch
- * floor when run one after another). */
+ * and their ratios hold (curves run one after another shift whole). */
 void mb_plan_group_threads(mb_plan *p);
 void mb_plan_free(mb_plan *p);
 /* Largest N and word size, smallest block size in the plan; array_bytes:

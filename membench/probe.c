@@ -392,9 +392,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     if (launches > 1) {
         /* Back to back: a run long enough for the steady state of a time
          * loop, where the host issues launches as fast as the device takes
-         * them (runs of 20 launches had put the floor of a small launch
-         * 0.2 us higher on an H100 with CUDA; an H200's moved less than
-         * its noise) */
+         * them (a short run puts the floor of a small launch higher) */
         run_once(&r);
         b->d->be->timer_start(b->d);
         run_once(&r);

@@ -40,9 +40,9 @@ static int reps_for(int64_t bytes, int fixed, int quick)
  * relative error (each residual over the measured time): a size's noise
  * counts by its share of that size's time, so neither the 256 MiB points'
  * jitter (tens of µs) swamps the latency (µs) that the small sizes measure,
- * nor one slow small transfer (13 instead of 10 µs) the bandwidth that the
- * large ones measure (an absolute fit of T/s against 1/s, used before, gave
- * a negative 1/bandwidth on such a point).  Minimising
+ * nor one slow small transfer the bandwidth that the large ones measure
+ * (an absolute fit of T/s against 1/s can give a negative 1/bandwidth on
+ * such a point).  Minimising
  * sum ((a + b s - T) / T)^2 is linear in a and b: u = 1/T, v = s/T, target
  * 1, no constant term. */
 void stream_transfer_fit_points(stream_transfer_fit *f, const double *bytes, const double *ms, int n)
