@@ -227,6 +227,37 @@ static void test_first_gpu(void **state)
     assert_int_equal(lbp_first_gpu(&fake, 3), 0); /* no GPU: the first device */
 }
 
+/* Every backend with a device says what it can do, and its optional
+ * functions are there exactly where it says so; the kind's word reads back. */
+static void test_capabilities_match_the_backend(void **state)
+{
+    (void)state;
+    int opened = 0;
+    for (int b = 0; lbp_backends[b]; b++) {
+        const lbp_backend *be = lbp_backends[b];
+        char why[256];
+        if (be->count(why, sizeof why) <= 0) continue;
+        lbp_device d;
+        lbp_open(&d, be->name, 0);
+        const lbp_caps *c = &d.info.caps;
+        assert_int_equal(c->carveout, be->set_carveout != NULL);
+        assert_int_equal(c->graph_replay, be->graph_replay_ms != NULL);
+        assert_true(!c->force_blocks_per_cu || c->carveout);
+        assert_true(c->usable_bytes > 0 && c->usable_bytes <= d.info.global_mem_bytes);
+        assert_true(lbp_memory_budget(&d) < c->usable_bytes);
+        assert_int_equal(lbp_kind_from_name(lbp_kind_name(d.info.kind)), d.info.kind);
+        lbp_reopen(&d);
+        assert_string_equal(d.info.backend, be->name);
+        lbp_close(&d);
+        opened++;
+    }
+    assert_true(opened > 0); /* PoCL at least */
+    assert_int_equal(lbp_kind_from_name("gpu"), LBP_KIND_GPU);
+    assert_int_equal(lbp_kind_from_name("cpu"), LBP_KIND_CPU);
+    assert_int_equal(lbp_kind_from_name("fpga"), LBP_KIND_OTHER);
+    assert_int_equal(lbp_kind_from_name(NULL), LBP_KIND_OTHER);
+}
+
 /* NVIDIA occupancy from registers (NVIDIA's OpenCL), against what
  * cuOccupancyMaxActiveBlocksPerMultiprocessor gave for the H100's and H200's
  * kernels (lbm.csv: registers, block size, blocks per SM). */
@@ -374,6 +405,58 @@ static void test_meta_builder(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* What fn writes to stderr (in a child), and its exit status. */
+static int stderr_of(void (*fn)(void), char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/lbp-test-err-%d", (int)getpid());
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        freopen(path, "w", stderr);
+        fn();
+        _exit(0);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = 0;
+    if (f) fclose(f);
+    unlink(path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void refuse_existing(void)
+{
+    lbp_check_fresh(tmpdir, (const char *const[]){"r.csv", NULL}, 0);
+}
+static void refuse_existing_out(void)
+{
+    lbp_device_info i = {.slug = "x"};
+    lbp_result_dir(tmpdir, &i);
+    refuse_existing();
+}
+
+/* A refusal to overwrite suggests --out only to a tool that chose its
+ * folder by --out (lbp_result_dir): model validate and drift take none. */
+static void test_check_fresh_suggests_out_only_with_it(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/lbp-test-fresh-%d", (int)getpid());
+    lbp_device_info i = {.slug = "dev", .backend = "opencl"};
+    lbp_csv_commit(lbp_csv_open(tmpdir, "r.csv", "a", &i, 0));
+    char err[512];
+    assert_int_equal(stderr_of(refuse_existing, err, sizeof err), 1);
+    assert_non_null(strstr(err, "r.csv exists"));
+    assert_null(strstr(err, "--out"));
+    assert_int_equal(stderr_of(refuse_existing_out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "--out DIR"));
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A result folder too long for its files' paths is a usage error, not a
  * truncated name. */
 static void long_out(void)
@@ -414,11 +497,13 @@ int main(void)
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),
         cmocka_unit_test(test_first_gpu),
+        cmocka_unit_test(test_capabilities_match_the_backend),
         cmocka_unit_test(test_nv_blocks_per_sm),
         cmocka_unit_test(test_int_list_and_bytes),
         cmocka_unit_test(test_bad_input_exits_2),
         cmocka_unit_test(test_csv_tmp_rename_and_no_overwrite),
         cmocka_unit_test(test_meta_builder),
+        cmocka_unit_test(test_check_fresh_suggests_out_only_with_it),
         cmocka_unit_test(test_result_dir_length),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
