@@ -86,25 +86,40 @@ int lbp_first_gpu(const lbp_backend *be, int n)
     return 0;
 }
 
-/* The best device: a CUDA GPU, else an OpenCL GPU, else any OpenCL device. */
+/* Open into d the first GPU of be's n devices; 0 (nothing open) when none
+ * is one. */
+static int open_first_gpu(lbp_device *d, const lbp_backend *be, int n)
+{
+    for (int i = 0; i < n; i++) {
+        *d = (lbp_device){.be = be, .index = i};
+        be->open(d, i);
+        if (d->info.kind == LBP_KIND_GPU) return 1;
+        be->close(d);
+    }
+    *d = (lbp_device){0};
+    return 0;
+}
+
+/* The best device: the first GPU of the first backend in the registry's
+ * order that has one (a CUDA GPU, else an OpenCL GPU), else the first
+ * device of the first backend with any (PoCL's CPU). */
 static void open_auto(lbp_device *d)
 {
-    char why[256];
-    if (lbp_cuda_backend.count(why, sizeof why) > 0) {
-        d->be = &lbp_cuda_backend;
-        d->index = 0;
-        d->be->open(d, 0);
-        return;
+    const lbp_backend *any = NULL;
+    char why[256], reasons[1024] = "";
+    for (int b = 0; lbp_backends[b]; b++) {
+        const lbp_backend *be = lbp_backends[b];
+        why[0] = 0;
+        int n = be->count(why, sizeof why);
+        if (n > 0 && open_first_gpu(d, be, n)) return;
+        if (n > 0 && !any) any = be;
+        if (n <= 0)
+            snprintf(reasons + strlen(reasons), sizeof reasons - strlen(reasons), "%s%s: %s", reasons[0] ? "; " : "",
+                     be->name, n < 0 ? why : "no devices");
     }
-    int n = lbp_opencl_backend.count(why, sizeof why);
-    if (n <= 0) {
-        fprintf(stderr, "%s: no device found: no CUDA device, and OpenCL: %s\n", lbp_prog,
-                n < 0 ? why : "no devices");
-        exit(LBP_EXIT_USAGE);
-    }
-    d->be = &lbp_opencl_backend;
-    d->index = lbp_first_gpu(d->be, n);
-    d->be->open(d, d->index);
+    if (!any) lbp_usage_error("no device found: %s", reasons);
+    *d = (lbp_device){.be = any, .index = 0};
+    any->open(d, 0);
 }
 
 void lbp_open(lbp_device *d, const char *backend, int index)

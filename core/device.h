@@ -174,8 +174,10 @@ extern const lbp_backend *const lbp_backends[]; /* NULL-terminated */
 /* Print every backend's devices (and why a backend has none) to f. */
 void lbp_list_devices(FILE *f);
 
-/* Open a device.  backend NULL or "auto": the best one found (a CUDA GPU,
- * else an OpenCL GPU, else an OpenCL CPU).  index < 0: the backend's first
+/* Open a device.  backend NULL or "auto": the best one found, the first GPU
+ * of the first backend in lbp_backends[] that has one (a CUDA GPU, else an
+ * OpenCL GPU), else the first device of the first backend with any (an
+ * OpenCL CPU).  index < 0: the backend's first
  * GPU, else its first device (for auto: the chosen one).  On a missing
  * backend or device prints a one-line error and exits 2. */
 void lbp_open(lbp_device *d, const char *backend, int index);
