@@ -88,6 +88,28 @@ static double time_steps(lbp_device *d, lbm_sim *m, int steps)
     return d->be->timer_stop_ms(d);
 }
 
+/* Steps per run: as asked, else enough for target_ms (a tiny lattice is
+ * launch bound: that is its real cost, so its runs are many launches back
+ * to back); even, so that A-A ends each run in the normal layout. */
+static int steps_per_run(lbp_device *d, lbm_sim *m, const lbm_timing_opts *t)
+{
+    int steps = t->steps;
+    if (steps <= 0) {
+        const double target = t->target_ms > 0 ? t->target_ms : 20.0;
+        time_steps(d, m, 2);
+        double step_ms = time_steps(d, m, 2) / 2;
+        double want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
+        if (want > 8) { /* refine on a longer pilot: 2 steps overstate launch costs */
+            int pilot = want / 4 > 25000 ? 25000 : 2 * (int)(want / 8);
+            step_ms = time_steps(d, m, pilot) / pilot;
+            want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
+        }
+        steps = want > 100000 ? 100000 : (int)ceil(want);
+    }
+    if (steps < 2) steps = 2;
+    return steps + (steps & 1);
+}
+
 int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int block_size,
                 const lbm_timing_opts *t, lbm_result *r, char *why, size_t why_len)
 {
@@ -102,24 +124,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     }
     lbm_sim_init_device(&m, 0.05);
     const double mass_before = lbm_sim_mass(&m);
-
-    /* Steps per run: enough for target_ms (a tiny lattice is launch bound:
-     * that is its real cost, so its runs are many launches back to back). */
-    int steps = t->steps;
-    if (steps <= 0) {
-        const double target = t->target_ms > 0 ? t->target_ms : 20.0;
-        time_steps(d, &m, 2);
-        double step_ms = time_steps(d, &m, 2) / 2;
-        double want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
-        if (want > 8) { /* refine on a longer pilot: 2 steps overstate launch costs */
-            int pilot = want / 4 > 25000 ? 25000 : 2 * (int)(want / 8);
-            step_ms = time_steps(d, &m, pilot) / pilot;
-            want = target / (step_ms > 1e-6 ? step_ms : 1e-6);
-        }
-        steps = want > 100000 ? 100000 : (int)ceil(want);
-    }
-    if (steps < 2) steps = 2;
-    steps += steps & 1; /* even: A-A ends each run in the normal layout */
+    const int steps = steps_per_run(d, &m, t);
     int reps = t->reps > 0 ? t->reps : L->cells > 64 * MIB ? 3 : 5;
 
     char what[96], cpt[16];
