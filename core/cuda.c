@@ -213,7 +213,7 @@ static void cuda_open(lbp_device *d, int index)
     i->cc_minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     i->timer_resolution_ns = 500.0; /* cuEventElapsedTime: about 0.5 us */
     i->caps = (lbp_caps){.carveout = 1, .force_blocks_per_cu = 1, .warp_clock = 1, .graph_replay = 1,
-                         .usable_bytes = i->global_mem_bytes, .reliable_alloc_bytes = i->max_alloc_bytes};
+                         .usable_bytes = i->global_mem_bytes}; /* any buffer that fits, reliably */
 }
 
 static void cuda_close(lbp_device *d)
