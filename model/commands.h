@@ -1,19 +1,68 @@
-/* The model CLI's four commands (main.c dispatches). Each returns the
- * exit status: 0 ok, 1 failed validation or unreadable input, 2 bad flags. */
+/* The model CLI's four commands (main.c dispatches), one file each, and
+ * what they share.  Each returns the exit status: 0 ok, 1 failed
+ * validation or unreadable input, 2 bad flags. */
 #ifndef MODEL_COMMANDS_H
 #define MODEL_COMMANDS_H
+
+#include <getopt.h>
+
+#include "cli.h"
+#include "inputs.h"
 
 /* The whole command line, for model-meta.csv (set by main). */
 extern int model_argc;
 extern char **model_argv;
 
-int model_cmd_predict(int argc, char **argv);
-int model_cmd_validate(int argc, char **argv);
-int model_cmd_summary(int argc, char **argv);
-int model_cmd_drift(int argc, char **argv);
+int model_cmd_predict(int argc, char **argv);  /* cmd_predict.c */
+int model_cmd_validate(int argc, char **argv); /* cmd_validate.c */
+int model_cmd_summary(int argc, char **argv);  /* commands.c */
+int model_cmd_drift(int argc, char **argv);    /* commands.c */
 
 /* 128^3: sizes from here on are held to --max-error, smaller ones to
  * --max-error-small. */
 #define MODEL_LARGE_CELLS (128.0 * 128 * 128)
+
+/* What every command's --help ends with. */
+#define MODEL_LEVELS_HELP                                                                    \
+    "The model's levels (doc/model.md describes them):\n"                                    \
+    "  1 roofline  best copy bandwidth / bytes per update (write-allocate on CPUs)\n"        \
+    "  2 probe     membench's N-word probe at the kernel's misalignment, word size,\n"      \
+    "              occupancy and arithmetic\n"                                              \
+    "  3 full      the probe at the kernel's own launch (membench-geometry.csv), else\n"    \
+    "              back to back at the lattice's thread count (threads sweep), else\n"      \
+    "              scaled by the working set's bandwidth and the launch interval\n"         \
+    "Inputs outside what was measured are clamped and marked within_measured=no.\n"
+
+/* Tool options of the commands (after the shared ones). */
+enum {
+    OPT_DATA = LBP_OPT_FIRST_TOOL, OPT_SCHEME, OPT_PRECISION, OPT_WORDS_READ, OPT_WORDS_WRITTEN,
+    OPT_MIS_READS, OPT_MIS_WRITES, OPT_WORD_BYTES, OPT_LATTICES, OPT_LAUNCHES, OPT_SIZE,
+    OPT_OCCUPANCY, OPT_BLOCKS_PER_SM, OPT_BLOCK_SIZE, OPT_MAX_ERROR, OPT_MAX_ERROR_SMALL, OPT_CELLS_PER_THREAD, OPT_OPS,
+    OPT_MAX_CHANGE
+};
+
+#define MODEL_OPT(name, has, code) {name, has, 0, code}
+#define MODEL_SHARED_OPTS                                                   \
+    MODEL_OPT("data", required_argument, OPT_DATA),                         \
+    MODEL_OPT("backend", required_argument, LBP_OPT_BACKEND),               \
+    MODEL_OPT("help", no_argument, LBP_OPT_HELP),                           \
+    MODEL_OPT("version", no_argument, LBP_OPT_VERSION)
+
+/* What the shared options said. */
+typedef struct {
+    lbp_common common;
+    const char *dir;     /* --data */
+    const char *backend; /* --backend, NULL for auto */
+} model_cli;
+
+/* Parses argv: the shared options, and each other one through own(o, arg,
+ * ctx).  Exits 2 on a bad option or a stray argument, and without --data
+ * (missing_dir says which folder it wants). */
+void model_parse_options(model_cli *cli, int argc, char **argv, const struct option *opts, const char *usage,
+                         void (*own)(int o, const char *arg, void *ctx), void *ctx, const char *missing_dir);
+
+/* model_inputs_load, or exit 1 with its message; warns when level 3 will
+ * lack the launch interval. */
+void model_load_or_fail(model_inputs *in, const char *dir, const char *backend);
 
 #endif

@@ -169,13 +169,18 @@ double model_busy_ms(const model_inputs *in, double ms)
     return fmax(ms - in->start_cost_ms, 0.01 * ms);
 }
 
+static const char *const sweep_names[] = {"words", "misaligned_reads", "misaligned_writes", "misaligned_both",
+                                          "occupancy", "word_bytes", "threads", "payload", "geometry", "other"};
+
+const char *model_probe_sweep_name(model_probe_sweep s)
+{
+    return s <= PROBE_OTHER ? sweep_names[s] : "any";
+}
+
 static model_probe_sweep probe_sweep_of(const char *s)
 {
-    static const char *const names[] = {"words", "misaligned_reads", "misaligned_writes",
-                                        "misaligned_both", "occupancy", "word_bytes", "threads", "payload",
-                                        "geometry"};
-    for (int i = 0; i < 9; i++)
-        if (!strcmp(s, names[i])) return (model_probe_sweep)i;
+    for (int i = 0; i < PROBE_OTHER; i++)
+        if (!strcmp(s, sweep_names[i])) return (model_probe_sweep)i;
     return PROBE_OTHER;
 }
 
@@ -396,6 +401,14 @@ void model_inputs_free(model_inputs *in)
     in->probes = NULL;
     in->fits = NULL;
     in->n_copies = in->n_probes = in->n_fits = 0;
+}
+
+model_inputs model_inputs_borrowed(const model_inputs *in)
+{
+    model_inputs other = *in;
+    other.probes = in->borrowed;
+    other.n_probes = in->n_borrowed;
+    return other;
 }
 
 double model_size_bandwidth(const model_inputs *in, double working_set, int word_bytes,

@@ -21,8 +21,12 @@ typedef enum {
     PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
     PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD,
     PROBE_GEOMETRY, /* membench-geometry.csv: back to back at the kernels' launches */
-    PROBE_OTHER
+    PROBE_OTHER,
+    PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, not geometry) */
 } model_probe_sweep;
+
+/* "words", "misaligned_reads", ...: the sweep column's name. */
+const char *model_probe_sweep_name(model_probe_sweep s);
 
 /* Where a probe's launches store: into the other arrays, the same ones at
  * every launch; back where they read (in place); into the other arrays,
@@ -115,6 +119,10 @@ int model_backends_in(const char *dir, char names[][16], int max, char *err, siz
 int model_inputs_load(model_inputs *in, const char *dir, const char *backend, char *err,
                       size_t err_len);
 void model_inputs_free(model_inputs *in);
+
+/* occupancy_from's threads and geometry sweeps (in->borrowed) as the
+ * probes of a view of in. */
+model_inputs model_inputs_borrowed(const model_inputs *in);
 
 /* ms of one event-timed run without the start cost t0. */
 double model_busy_ms(const model_inputs *in, double ms);

@@ -5,6 +5,8 @@
 #define MODEL_INTERP_H
 
 typedef struct { double x, y; } model_point;
+/* Points sorted by x (model_points_prepare); owned, free .p. */
+typedef struct { model_point *p; int n; } model_curve;
 
 /* Sort by x and merge points with the same x (their mean y).  Returns the
  * new count. */

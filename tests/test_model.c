@@ -50,6 +50,12 @@ static model_prediction predict(const model_inputs *in, const char *scheme, cons
     return p;
 }
 
+/* The prediction's notes or fallbacks mention text. */
+static int says(const model_prediction *p, const char *text)
+{
+    return model_provenance_says(&p->prov, text);
+}
+
 static model_kernel described(double words, int L, int M, int lattices)
 {
     model_kernel k = {.words_read = words, .words_written = words, .word_bytes = 4, .lattices = lattices,
@@ -176,14 +182,14 @@ static void test_roofline_gpu(void **state)
     load(&in, DATA "gpu", "cuda");
     /* 1000 GB/s (blocks row; the driver's 1200 is not a generated copy) */
     model_prediction p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.bytes_per_update, 152);
-    NEAR(p.roofline_mlups, 1000e3 / 152);
+    NEAR(p.roofline.bytes_per_update, 152);
+    NEAR(p.roofline.mlups, 1000e3 / 152);
     p = predict(&in, "aa", "fp64", cube(256));
-    NEAR(p.bytes_per_update, 304);
-    NEAR(p.roofline_mlups, 1000e3 / 304);
+    NEAR(p.roofline.bytes_per_update, 304);
+    NEAR(p.roofline.mlups, 1000e3 / 304);
     model_inputs_free(&in);
     load(&in, DATA "gpu", "opencl"); /* the other backend's rows only */
-    NEAR(predict(&in, "pull", "fp32", cube(256)).roofline_mlups, 500e3 / 152);
+    NEAR(predict(&in, "pull", "fp32", cube(256)).roofline.mlups, 500e3 / 152);
     model_inputs_free(&in);
 }
 
@@ -195,37 +201,37 @@ static void test_roofline_cpu_write_allocate(void **state)
      * likwid copy 50 GB/s rows ignored (they measure likwid, not PoCL) */
     load(&in, DATA "cpu", NULL);
     model_prediction p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.bytes_per_update, 228);
-    NEAR(p.roofline_mlups, 36e3 / 228);
-    NEAR(predict(&in, "push", "fp64", cube(256)).roofline_mlups, 36e3 / 456);
+    NEAR(p.roofline.bytes_per_update, 228);
+    NEAR(p.roofline.mlups, 36e3 / 228);
+    NEAR(predict(&in, "push", "fp64", cube(256)).roofline.mlups, 36e3 / 456);
     /* A-A stores into the lines it has just read: no write-allocate */
-    NEAR(predict(&in, "aa", "fp32", cube(256)).bytes_per_update, 152);
-    NEAR(predict(&in, "aa", "fp32", cube(256)).roofline_mlups, 36e3 / 152);
+    NEAR(predict(&in, "aa", "fp32", cube(256)).roofline.bytes_per_update, 152);
+    NEAR(predict(&in, "aa", "fp32", cube(256)).roofline.mlups, 36e3 / 152);
     /* and the probe (which writes to other arrays) paid it: A-A's probe time
      * over the likwid copy_mem / copy ratio, 36 / 24 */
     model_prediction aa = predict(&in, "aa", "fp32", cube(256));
-    NEAR(aa.in_place_factor, 1.5);
-    NEAR(predict(&in, "pull", "fp32", cube(256)).in_place_factor, 1);
+    NEAR(aa.probe.in_place_factor, 1.5);
+    NEAR(predict(&in, "pull", "fp32", cube(256)).probe.in_place_factor, 1);
     in.write_allocate = 0;
     model_prediction aa_no_wa = predict(&in, "aa", "fp32", cube(256));
-    NEAR(aa_no_wa.in_place_factor, 1);
-    NEAR(aa.probe_mlups, 1.5 * aa_no_wa.probe_mlups);
+    NEAR(aa_no_wa.probe.in_place_factor, 1);
+    NEAR(aa.probe.mlups, 1.5 * aa_no_wa.probe.mlups);
     in.write_allocate = 1;
-    assert_int_equal(p.full_complete, 0); /* no launch.csv */
-    assert_non_null(strstr(p.notes, "no launch.csv"));
+    assert_int_equal(model_full_answer(&p)->complete, 0); /* no launch.csv */
+    assert_true(says(&p, "no launch.csv"));
     model_inputs_free(&in);
     load(&in, DATA "cpu-no-copy-mem", NULL);
     p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.roofline_gbs, 30);
-    NEAR(p.roofline_mlups, 20e3 / 152); /* = 1.5 x 20 / 228 */
+    NEAR(p.roofline.gbs, 30);
+    NEAR(p.roofline.mlups, 20e3 / 152); /* = 1.5 x 20 / 228 */
     p = predict(&in, "aa", "fp32", cube(256)); /* no likwid: no saving assumed, and said */
-    NEAR(p.in_place_factor, 1);
-    assert_non_null(strstr(p.notes, "no likwid copy and copy_mem"));
+    NEAR(p.probe.in_place_factor, 1);
+    assert_true(says(&p, "no likwid copy and copy_mem"));
     model_inputs_free(&in);
     load(&in, DATA "cpu-no-write-allocate", NULL);
     p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.bytes_per_update, 152);
-    NEAR(p.roofline_mlups, 20e3 / 152);
+    NEAR(p.roofline.bytes_per_update, 152);
+    NEAR(p.roofline.mlups, 20e3 / 152);
     model_inputs_free(&in);
 }
 
@@ -244,37 +250,37 @@ static void test_cpu_row_imbalance(void **state)
     model_lattice lat = cube(32); /* 1024 rows */
     lat.block_size = 256;         /* 4 groups: 2 per core */
     assert_int_equal(model_predict(&in, &k, &lat, &even, err, sizeof err), 0);
-    assert_null(strstr(even.notes, "busiest core"));
+    assert_false(says(&even, "busiest core"));
     /* 768 + 256 rows: one core takes 768 of the 1024, not 512 (no launch
      * interval in this folder: the whole step stretches) */
     lat.block_size = 768;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups / 1.5);
-    NEAR(p.probe_mlups, even.probe_mlups); /* level 2 is per cell */
-    assert_non_null(strstr(p.notes, "work-groups of 768 rows on 2 cores: the busiest core's share x 1.500"));
+    NEAR(p.full.mlups, even.full.mlups / 1.5);
+    NEAR(p.probe.mlups, even.probe.mlups); /* level 2 is per cell */
+    assert_true(says(&p, "work-groups of 768 rows on 2 cores: the busiest core's share x 1.500"));
     /* 384 + 384 + 256: the first core takes the first and the last, 640 */
     lat.block_size = 384;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups / 1.25);
+    NEAR(p.full.mlups, even.full.mlups / 1.25);
     /* three cores: a group each, 384 against 1024 / 3 */
     in.compute_units = 3;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups / (384 / (1024 / 3.0)));
+    NEAR(p.full.mlups, even.full.mlups / (384 / (1024 / 3.0)));
     /* one group on two cores: one of them idles */
     in.compute_units = 2;
     lat.block_size = 1024;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups / 2);
+    NEAR(p.full.mlups, even.full.mlups / 2);
     /* a cell per thread (vectorised across work-items): no rows, no change */
     k.cells_per_thread = 1;
     lat.block_size = 768;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups);
+    NEAR(p.full.mlups, even.full.mlups);
     /* core count unknown: no change */
     k.cells_per_thread = 0;
     in.compute_units = 0;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, even.full_mlups);
+    NEAR(p.full.mlups, even.full.mlups);
     model_inputs_free(&in);
 }
 
@@ -304,31 +310,31 @@ static void test_probe_schemes(void **state)
     load(&in, DATA "gpu", "cuda");
     /* base T(19) = 0.19 ns between N=10 (0.1) and 20 (0.2) */
     model_prediction p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.25); /* + writes sweep M=10: 0.25 - 0.19 */
-    NEAR(p.probe_mlups, 4000);
-    assert_int_equal(p.within_measured, 1);
-    NEAR(predict(&in, "pull", "fp32", cube(256)).probe_mlups, 1e3 / 0.21);
-    NEAR(predict(&in, "split", "fp32", cube(256)).probe_mlups, 1e3 / 0.21);
+    NEAR(p.probe.ns_per_cell[0], 0.25); /* + writes sweep M=10: 0.25 - 0.19 */
+    NEAR(p.probe.mlups, 4000);
+    assert_int_equal(p.prov.within_measured, 1);
+    NEAR(predict(&in, "pull", "fp32", cube(256)).probe.mlups, 1e3 / 0.21);
+    NEAR(predict(&in, "split", "fp32", cube(256)).probe.mlups, 1e3 / 0.21);
     /* A-A: even 0/0 (0.19) and odd 10/10 (both sweep 0.26), by time */
     p = predict(&in, "aa", "fp32", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.19);
-    NEAR(p.probe_ns_per_cell[1], 0.26);
-    NEAR(p.probe_mlups, 1e3 / 0.225);
+    NEAR(p.probe.ns_per_cell[0], 0.19);
+    NEAR(p.probe.ns_per_cell[1], 0.26);
+    NEAR(p.probe.mlups, 1e3 / 0.225);
     /* the probes alone rank the schemes: pull fastest, then A-A, then push */
-    assert_true(predict(&in, "pull", "fp32", cube(256)).full_mlups > p.full_mlups);
-    assert_true(p.full_mlups > predict(&in, "push", "fp32", cube(256)).full_mlups);
+    assert_true(predict(&in, "pull", "fp32", cube(256)).full.mlups > p.full.mlups);
+    assert_true(p.full.mlups > predict(&in, "push", "fp32", cube(256)).full.mlups);
     /* fp64: no misaligned sweeps of 8-byte words, as membench writes them:
      * the word_bytes sweep's 10/0 and 0/10 points */
     p = predict(&in, "pull", "fp64", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.41);
-    assert_int_equal(p.within_measured, 1);
-    NEAR(predict(&in, "push", "fp64", cube(256)).probe_ns_per_cell[0], 0.46);
+    NEAR(p.probe.ns_per_cell[0], 0.41);
+    assert_int_equal(p.prov.within_measured, 1);
+    NEAR(predict(&in, "push", "fp64", cube(256)).probe.ns_per_cell[0], 0.46);
     /* A-A odd at fp64 (10/10 never measured at 8 bytes): reads + writes
      * (0.03 + 0.08) x the 4-byte ratio both / (reads + writes) = 0.07 / 0.08 */
     p = predict(&in, "aa", "fp64", cube(256));
-    NEAR(p.probe_ns_per_cell[1], 0.38 + 0.11 * 0.875);
-    NEAR(p.probe_mlups, 1e3 / ((0.38 + 0.38 + 0.11 * 0.875) / 2));
-    assert_non_null(strstr(p.notes, "ratio of 4-byte probes"));
+    NEAR(p.probe.ns_per_cell[1], 0.38 + 0.11 * 0.875);
+    NEAR(p.probe.mlups, 1e3 / ((0.38 + 0.38 + 0.11 * 0.875) / 2));
+    assert_true(says(&p, "ratio of 4-byte probes"));
     model_inputs_free(&in);
     /* with a misaligned_both fit of 4-byte words the ratio is its slopes':
      * 0.0056 / (0.002 + 0.006) = 0.7, not one point's */
@@ -337,8 +343,8 @@ static void test_probe_schemes(void **state)
                     ">> membench-fit.csv");
     load(&in, dir, "cuda");
     p = predict(&in, "aa", "fp64", cube(256));
-    NEAR(p.probe_ns_per_cell[1], 0.38 + 0.11 * 0.7);
-    assert_non_null(strstr(p.notes, "ratio of 4-byte fits"));
+    NEAR(p.probe.ns_per_cell[1], 0.38 + 0.11 * 0.7);
+    assert_true(says(&p, "ratio of 4-byte fits"));
     model_inputs_free(&in);
     remove_folder(dir);
     /* opencl rows: misaligned probes of 8-byte words only -> scaled by 4/8
@@ -346,12 +352,12 @@ static void test_probe_schemes(void **state)
     load(&in, DATA "gpu", "opencl");
     /* (no opencl size sweep, so no start cost is removed: 0.95 + 0.002) */
     p = predict(&in, "pull", "fp32", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.952 + 0.2 * 0.5);
-    assert_int_equal(p.within_measured, 0);
+    NEAR(p.probe.ns_per_cell[0], 0.952 + 0.2 * 0.5);
+    assert_int_equal(p.prov.within_measured, 0);
     p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.952);
-    assert_int_equal(p.within_measured, 0);
-    assert_non_null(strstr(p.notes, "misalignment cost taken as 0"));
+    NEAR(p.probe.ns_per_cell[0], 0.952);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "misalignment cost taken as 0"));
     model_inputs_free(&in);
 }
 
@@ -373,7 +379,7 @@ static void test_probe_sweep_spike(void **state)
     model_inputs in;
     load(&in, dir, "cuda");
     model_prediction p = predict(&in, "pull", "fp32", cube(256));
-    NEAR(p.probe_ns_per_cell[0], 0.19 + (0.217 - 0.192));
+    NEAR(p.probe.ns_per_cell[0], 0.19 + (0.217 - 0.192));
     model_inputs_free(&in);
     remove_folder(dir);
 }
@@ -384,7 +390,6 @@ static void test_probe_interpolation_edges(void **state)
     model_inputs in;
     load(&in, DATA "gpu", "cuda");
     model_lattice lat = cube(256);
-    double ns, threads, factor;
     struct { double words; int L, M; double ns; int within; } cases[] = {
         {10, 0, 0, 0.1, 1},             /* exactly at a measured point */
         {15, 0, 0, 0.15, 1},            /* between points */
@@ -399,13 +404,14 @@ static void test_probe_interpolation_edges(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lat.occupancy = -1;
-        int within = 1;
-        char notes[512] = "";
-        assert_int_equal(model_probe_time(&in, cases[i].words, cases[i].L, cases[i].M, 4, &lat, &ns, &threads,
-                                          &factor, &within, notes, sizeof notes, err, sizeof err), 0);
-        NEAR(ns, cases[i].ns);
-        assert_int_equal(within, cases[i].within);
-        if (!within) assert_non_null(strstr(notes, "clamped"));
+        model_provenance prov;
+        model_provenance_init(&prov);
+        const model_probe_shape shape = {cases[i].words, cases[i].L, cases[i].M, 4};
+        model_probe_timing t;
+        assert_int_equal(model_probe_time(&in, &shape, &lat, &t, &prov, err, sizeof err), 0);
+        NEAR(t.ns_per_thread, cases[i].ns);
+        assert_int_equal(prov.within_measured, cases[i].within);
+        if (!prov.within_measured) assert_non_null(strstr(prov.notes, "clamped"));
     }
     model_inputs_free(&in);
 }
@@ -418,17 +424,17 @@ static void test_probe_occupancy(void **state)
     model_lattice lat = cube(256);
     lat.occupancy = 0.5; /* 0.228 / 0.19 = 1.2 */
     model_prediction p = predict(&in, "push", "fp32", lat);
-    NEAR(p.occupancy_factor, 1.2);
-    NEAR(p.probe_mlups, 1e3 / 0.3);
+    NEAR(p.probe.occupancy_factor, 1.2);
+    NEAR(p.probe.mlups, 1e3 / 0.3);
     lat.occupancy = 0.75; /* (0.228 + 0.19) / 2 / 0.19 = 1.1 */
-    NEAR(predict(&in, "push", "fp32", lat).probe_mlups, 1e3 / 0.275);
+    NEAR(predict(&in, "push", "fp32", lat).probe.mlups, 1e3 / 0.275);
     lat.occupancy = 0.1; /* below the sweep: clamped to 0.25 -> 2 */
     p = predict(&in, "push", "fp32", lat);
-    NEAR(p.probe_mlups, 1e3 / 0.5);
-    assert_int_equal(p.within_measured, 0);
+    NEAR(p.probe.mlups, 1e3 / 0.5);
+    assert_int_equal(p.prov.within_measured, 0);
     lat.occupancy = -1; /* 4 blocks of 256 = 0.5 (probe: 8 blocks = 1.0) */
     lat.blocks_per_cu = 4;
-    NEAR(predict(&in, "push", "fp32", lat).occupancy_factor, 1.2);
+    NEAR(predict(&in, "push", "fp32", lat).probe.occupancy_factor, 1.2);
     model_inputs_free(&in);
 }
 
@@ -453,8 +459,8 @@ static void test_probe_occupancy_borrowed(void **state)
     assert_string_equal(cl.occupancy_from, "cuda");
     model_lattice lat = cube(256);
     lat.occupancy = 0.5; /* CUDA's curve: 0.228 / 0.19 = 1.2, as test_probe_occupancy */
-    NEAR(predict(&cl, "push", "fp32", lat).occupancy_factor, 1.2);
-    NEAR(predict(&cu, "push", "fp32", lat).occupancy_factor, 1.2);
+    NEAR(predict(&cl, "push", "fp32", lat).probe.occupancy_factor, 1.2);
+    NEAR(predict(&cu, "push", "fp32", lat).probe.occupancy_factor, 1.2);
     /* OpenCL's own unforced row is not a curve point */
     for (int i = 0; i < cl.n_probes; i++) assert_false(cl.probes[i].sweep == PROBE_OCCUPANCY && cl.probes[i].ns_per_thread > 0.4);
     model_inputs_free(&cu);
@@ -472,34 +478,34 @@ static void test_full_levels(void **state)
     /* large: DRAM plateau both for the probe and the lattice, memory-bound */
     model_prediction p = predict(&in, "push", "fp32", cube(256));
     /* memory 0.25 ns/cell; no graph row: no device gap */
-    NEAR(p.full_mlups, 4000);
-    assert_int_equal(p.full_complete, 1);
-    NEAR(predict(&in, "aa", "fp32", cube(256)).full_mlups, 1e3 / 0.225);
+    NEAR(p.full.mlups, 4000);
+    assert_int_equal(model_full_answer(&p)->complete, 1);
+    NEAR(predict(&in, "aa", "fp32", cube(256)).full.mlups, 1e3 / 0.225);
     /* tiny: 1000 cells, working set 152 kB below the sweep (clamped to the
      * 4000 GB/s of L2), memory 62.5 ns under the 5 us back-to-back
      * launch interval: 200 MLUPS (memory + interval would say 197.5) */
     p = predict(&in, "push", "fp32", cube(10));
-    NEAR(p.bandwidth_ratio, 0.25);
-    NEAR(p.full_mlups, 1000 / 5000.0 * 1e3);
-    NEAR(p.full_sum_mlups, 1000 / 5062.5 * 1e3);
-    assert_int_equal(p.launch_bound, 1);
-    assert_int_equal(p.within_measured, 0);
+    NEAR(p.full.size_sweep.bandwidth_ratio, 0.25);
+    NEAR(p.full.mlups, 1000 / 5000.0 * 1e3);
+    NEAR(p.full.size_sweep.sum_mlups, 1000 / 5062.5 * 1e3);
+    assert_int_equal(model_full_answer(&p)->launch_bound, 1);
+    assert_int_equal(p.prov.within_measured, 0);
     /* exactly at a size-sweep point: 10 words, one lattice, 500000 cells =
      * 2e7 B, where the copy gets 1000 GB/s like the probe's 8e7 B */
     model_kernel k = described(10, 0, 0, 1);
     model_lattice lat = {.nx = 100, .ny = 100, .nz = 50, .cells = 5e5, .occupancy = -1, .blocks_per_cu = -1};
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.working_set, 2e7);
-    NEAR(p.bandwidth_ratio, 1);
-    NEAR(p.full_mlups, 1e4);
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.full.size_sweep.working_set, 2e7);
+    NEAR(p.full.size_sweep.bandwidth_ratio, 1);
+    NEAR(p.full.mlups, 1e4);
+    assert_int_equal(p.prov.within_measured, 1);
     /* between points: 50^3 push, 1.9e7 B between 2e6 (2000 GB/s) and 2e7
      * (1000 GB/s) in log(size) */
     p = predict(&in, "push", "fp32", cube(50));
     double f = log(1.9e7 / 2e6) / log(10), gbs = 2000 - 1000 * f;
-    NEAR(p.bandwidth_ratio, 1000 / gbs);
-    NEAR(p.full_mlups, 1e3 * 125000 / (125000 * 0.25 * 1000 / gbs));
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.full.size_sweep.bandwidth_ratio, 1000 / gbs);
+    NEAR(p.full.mlups, 1e3 * 125000 / (125000 * 0.25 * 1000 / gbs));
+    assert_int_equal(p.prov.within_measured, 1);
     model_inputs_free(&in);
 }
 
@@ -513,12 +519,12 @@ static void test_device_gap(void **state)
     model_inputs in;
     load(&in, dir, "cuda");
     model_prediction p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.gap_us, 1);
-    NEAR(p.full_mlups, 1e3 * 16777216 / (16777216 * 0.25 + 1000));
-    assert_int_equal(p.launch_bound, 0);
+    NEAR(p.full.size_sweep.gap_us, 1);
+    NEAR(p.full.mlups, 1e3 * 16777216 / (16777216 * 0.25 + 1000));
+    assert_int_equal(model_full_answer(&p)->launch_bound, 0);
     p = predict(&in, "push", "fp32", cube(10)); /* 62.5 ns + 1 us < 5 us */
-    NEAR(p.full_mlups, 200);
-    assert_int_equal(p.launch_bound, 1);
+    NEAR(p.full.mlups, 200);
+    assert_int_equal(model_full_answer(&p)->launch_bound, 1);
     model_inputs_free(&in);
     remove_folder(dir);
 }
@@ -588,30 +594,30 @@ static void test_full_threads_sweep(void **state)
     /* at a point: 16^3 = 4096 threads, 5 us, push's factor 0.25 / 0.19
      * stretching the 3 us above the launch interval */
     model_prediction p = predict(&in, "push", "fp32", cube(16));
-    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
-    NEAR(p.b2b_us, 5);
-    NEAR(p.base19_ns, 0.19);
-    NEAR(p.kernel_factor[0], 0.25 / 0.19);
-    NEAR(p.full_mlups, 4096 / STRETCH(5, 0.25 / 0.19));
-    NEAR(p.probe_mlups, 4000); /* level 2 untouched by the threads rows */
-    assert_int_equal(p.within_measured, 1);
-    assert_int_equal(p.full_complete, 1);
-    assert_true(p.size_sweep_mlups > 0); /* the fallback as a diagnostic */
-    assert_null(strstr(p.notes, "no threads sweep"));
+    assert_int_equal(p.full.path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.full.threads.us, 5);
+    NEAR(p.full.threads.base19_ns, 0.19);
+    NEAR(p.full.threads.kernel_factor[0], 0.25 / 0.19);
+    NEAR(p.full.mlups, 4096 / STRETCH(5, 0.25 / 0.19));
+    NEAR(p.probe.mlups, 4000); /* level 2 untouched by the threads rows */
+    assert_int_equal(p.prov.within_measured, 1);
+    assert_int_equal(model_full_answer(&p)->complete, 1);
+    assert_true(p.full.answer[MODEL_FULL_SIZE_SWEEP].mlups > 0); /* the fallback as a diagnostic */
+    assert_false(says(&p, "no threads sweep"));
     /* between points, log-log: 8192 is halfway from 4096 (5 us) to 16384
      * (6 us) in log(threads), so sqrt(5 x 6) us; the updated cells pick the
      * point, not the stored ones (row padding moves nothing) */
     p = predict(&in, "pull", "fp32", stored(8192, 8704));
-    NEAR(p.b2b_us, sqrt(30));
-    NEAR(p.b2b_threads, 8192);
-    NEAR(p.full_mlups, 8192 / STRETCH(sqrt(30), 0.21 / 0.19));
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.full.threads.us, sqrt(30));
+    NEAR(p.full.threads.threads, 8192);
+    NEAR(p.full.mlups, 8192 / STRETCH(sqrt(30), 0.21 / 0.19));
+    assert_int_equal(p.prov.within_measured, 1);
     p = predict(&in, "pull", "fp32", stored(32768, 32768)); /* sqrt(6 x 10) */
-    NEAR(p.b2b_us, sqrt(60));
+    NEAR(p.full.threads.us, sqrt(60));
     /* 2^22, halfway from 2^20 (200 us) to 2^24 (0.19 ns per thread) in
      * log(threads): within 0.2 % of proportional there */
     p = predict(&in, "push", "fp32", stored(1 << 22, 1 << 22));
-    assert_true(fabs(p.b2b_us - sqrt(200.0 * 16777216.0 * 0.19e-3)) < 1e-6 * p.b2b_us);
+    assert_true(fabs(p.full.threads.us - sqrt(200.0 * 16777216.0 * 0.19e-3)) < 1e-6 * p.full.threads.us);
     /* two cells per thread: half the threads, of 8-byte accesses (here the
      * 4-byte sweep x 2), against the 8-byte base probe (0.38 ns, pull 0.41) */
     model_kernel two = {0};
@@ -620,24 +626,24 @@ static void test_full_threads_sweep(void **state)
     model_lattice lat32 = cube(32);
     char err2[512];
     assert_int_equal(model_predict(&in, &two, &lat32, &p, err2, sizeof err2), 0);
-    NEAR(p.b2b_threads, 16384);
-    NEAR(p.b2b_us, 12);
-    NEAR(p.probe_ns_per_cell[0], 0.41 / 2);
-    NEAR(p.full_mlups, 32768 / STRETCH(12, 0.41 / 0.38));
+    NEAR(p.full.threads.threads, 16384);
+    NEAR(p.full.threads.us, 12);
+    NEAR(p.probe.ns_per_cell[0], 0.41 / 2);
+    NEAR(p.full.mlups, 32768 / STRETCH(12, 0.41 / 0.38));
     /* clamped below */
     p = predict(&in, "pull", "fp32", cube(8));
-    NEAR(p.b2b_us, 5);
-    assert_int_equal(p.within_measured, 0);
-    assert_non_null(strstr(p.notes, "below the threads sweep"));
+    NEAR(p.full.threads.us, 5);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "below the threads sweep"));
     /* past the largest probe (2.5 GB, far past the L2): at its rate */
     p = predict(&in, "pull", "fp32", cube(300));
-    NEAR(p.b2b_us, 27e6 * 0.19e-3);
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.full.threads.us, 27e6 * 0.19e-3);
+    assert_int_equal(p.prov.within_measured, 1);
     /* 256^3: the large end agrees with level 2 (the launch interval, not
      * stretched, is 0.05 % of the launch) */
     p = predict(&in, "push", "fp32", cube(256));
-    NEAR(p.full_mlups, 16777216 / STRETCH(16777216 * 0.19e-3, 0.25 / 0.19));
-    assert_true(fabs(p.full_mlups / 4000 - 1) < 1e-3);
+    NEAR(p.full.mlups, 16777216 / STRETCH(16777216 * 0.19e-3, 0.25 / 0.19));
+    assert_true(fabs(p.full.mlups / 4000 - 1) < 1e-3);
     /* blocks spread over the SMs in turn: with 4 SMs, 16^3 in blocks of 768
      * is 6 blocks, 2 on the busiest SM, as long as an even launch of
      * 4 x 2 x 768 = 6144 threads (log-log between 4096 and 16384); in
@@ -646,43 +652,43 @@ static void test_full_threads_sweep(void **state)
     model_lattice odd = cube(16);
     odd.block_size = 768;
     p = predict(&in, "pull", "fp32", odd);
-    NEAR(p.b2b_threads, 6144);
-    NEAR(p.b2b_us, 5 * pow(6.0 / 5, log(1.5) / log(4)));
+    NEAR(p.full.threads.threads, 6144);
+    NEAR(p.full.threads.us, 5 * pow(6.0 / 5, log(1.5) / log(4)));
     /* two blocks of 768 resident per SM hold all 6 at once: the same; one
      * per SM takes two waves: the kernel's own 4096 threads (5 us), the part
      * above the launch interval times the busiest SM's 2 blocks over an
      * even 1.5 (the host's interval is paid once) */
     odd.blocks_per_cu = 2;
-    NEAR(predict(&in, "pull", "fp32", odd).b2b_threads, 6144);
+    NEAR(predict(&in, "pull", "fp32", odd).full.threads.threads, 6144);
     odd.blocks_per_cu = 1;
     p = predict(&in, "pull", "fp32", odd);
-    NEAR(p.b2b_threads, 4096);
-    NEAR(p.b2b_us, STRETCH(5, 1.5));
+    NEAR(p.full.threads.threads, 4096);
+    NEAR(p.full.threads.us, STRETCH(5, 1.5));
     odd.blocks_per_cu = -1;
     odd.block_size = 256;
-    NEAR(predict(&in, "pull", "fp32", odd).b2b_threads, 4096);
+    NEAR(predict(&in, "pull", "fp32", odd).full.threads.threads, 4096);
     in.compute_units = 0;
     /* A-A: per phase (0.19 and 0.26 ns against 0.19), averaged */
     p = predict(&in, "aa", "fp32", cube(16));
-    NEAR(p.kernel_factor[0], 1);
-    NEAR(p.kernel_factor[1], 0.26 / 0.19);
-    NEAR(p.full_mlups, 4096 / ((STRETCH(5, 1) + STRETCH(5, 0.26 / 0.19)) / 2));
+    NEAR(p.full.threads.kernel_factor[0], 1);
+    NEAR(p.full.threads.kernel_factor[1], 0.26 / 0.19);
+    NEAR(p.full.mlups, 4096 / ((STRETCH(5, 1) + STRETCH(5, 0.26 / 0.19)) / 2));
     /* fp64: no 8-byte sweep -> the 4-byte one x 2, against the 8-byte base
      * (0.38 ns at N=19; pull 0.41) */
     p = predict(&in, "pull", "fp64", cube(16));
-    NEAR(p.b2b_us, 10);
-    assert_int_equal(p.b2b_word_bytes, 4);
-    NEAR(p.full_mlups, 4096 / STRETCH(10, 0.41 / 0.38));
-    assert_int_equal(p.within_measured, 0);
-    assert_non_null(strstr(p.notes, "no 8-byte threads sweep"));
+    NEAR(p.full.threads.us, 10);
+    assert_int_equal(p.full.threads.word_bytes, 4);
+    NEAR(p.full.mlups, 4096 / STRETCH(10, 0.41 / 0.38));
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "no 8-byte threads sweep"));
     /* N != 19 carries T(N) / T(19); K launches multiply */
     model_kernel k = described(10, 0, 0, 2);
     model_lattice lat = stored(4096, 4096);
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, 4096 / STRETCH(5, 0.1 / 0.19));
+    NEAR(p.full.mlups, 4096 / STRETCH(5, 0.1 / 0.19));
     k.launches_per_step = 3;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, 4096 / (3 * STRETCH(5, 0.1 / 0.19)));
+    NEAR(p.full.mlups, 4096 / (3 * STRETCH(5, 0.1 / 0.19)));
     model_inputs_free(&in);
     /* predict names the path and the numbers */
     char cmd[600];
@@ -704,8 +710,8 @@ static void test_full_threads_sweep(void **state)
     /* without a threads sweep: the size-sweep path, said so */
     load(&in, DATA "gpu", "cuda");
     p = predict(&in, "push", "fp32", cube(16));
-    assert_int_equal(p.full_path, MODEL_FULL_SIZE_SWEEP);
-    assert_non_null(strstr(p.notes, "no threads sweep"));
+    assert_int_equal(p.full.path, MODEL_FULL_SIZE_SWEEP);
+    assert_true(says(&p, "no threads sweep"));
     model_inputs_free(&in);
 }
 
@@ -731,21 +737,21 @@ static void test_full_threads_occupancy(void **state)
     model_lattice lat = cube(16);
     lat.occupancy = 0.5;
     model_prediction p = predict(&in, "pull", "fp32", lat);
-    NEAR(p.b2b_us, 10);
-    NEAR(p.b2b_occupancy, 0.5);
-    assert_int_equal(p.b2b_curves, 2);
-    NEAR(p.kernel_factor[0], 0.21 / 0.19); /* misalignment only: occupancy is in the curve */
-    NEAR(p.full_mlups, 4096 / STRETCH(10, 0.21 / 0.19));
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.full.threads.us, 10);
+    NEAR(p.full.threads.occupancy, 0.5);
+    assert_int_equal(p.full.threads.curves, 2);
+    NEAR(p.full.threads.kernel_factor[0], 0.21 / 0.19); /* misalignment only: occupancy is in the curve */
+    NEAR(p.full.mlups, 4096 / STRETCH(10, 0.21 / 0.19));
+    assert_int_equal(p.prov.within_measured, 1);
     lat.occupancy = 0.75; /* linear in 1 / occupancy: 2/3 of the way from 0.5 to 1 */
-    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 10 - 5 * 2.0 / 3);
+    NEAR(predict(&in, "pull", "fp32", lat).full.threads.us, 10 - 5 * 2.0 / 3);
     lat.occupancy = 0.25;
     p = predict(&in, "pull", "fp32", lat);
-    NEAR(p.b2b_us, 10);
-    assert_int_equal(p.within_measured, 0);
-    assert_non_null(strstr(p.notes, "outside the threads sweep"));
+    NEAR(p.full.threads.us, 10);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "outside the threads sweep"));
     lat.occupancy = -1;
-    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 5);
+    NEAR(predict(&in, "pull", "fp32", lat).full.threads.us, 5);
     model_inputs_free(&in);
     /* with 4 SMs, the 4-block curve holds 4 x 256 x 4 = 4096 threads at
      * once: at 16^3 forcing fewer blocks changes nothing that runs, and the
@@ -758,10 +764,10 @@ static void test_full_threads_occupancy(void **state)
     fclose(f);
     load(&in, dir, "cuda");
     lat.occupancy = 0.5;
-    NEAR(predict(&in, "pull", "fp32", lat).b2b_us, 5);
+    NEAR(predict(&in, "pull", "fp32", lat).full.threads.us, 5);
     model_lattice lat32 = cube(32);
     lat32.occupancy = 0.5;
-    NEAR(predict(&in, "pull", "fp32", lat32).b2b_us, sqrt(12.0 * 20.0));
+    NEAR(predict(&in, "pull", "fp32", lat32).full.threads.us, sqrt(12.0 * 20.0));
     model_inputs_free(&in);
     remove_folder(dir);
 }
@@ -817,20 +823,20 @@ static void test_payload_and_variants(void **state)
     model_lattice lat = cube(256);
     model_prediction p, q;
     assert_int_equal(model_predict(&in, &k, &lat, &q, err, sizeof err), 0); /* no arithmetic */
-    NEAR(q.compute_factor, 1);
+    NEAR(q.probe.compute_factor, 1);
     k.ops_per_cell = 150;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
     /* event-timed rows lose the start cost (2 us): 0.188 and 0.378 ns */
     const double t0 = 0.188, t151 = 0.378, f150 = (t0 + (t151 - t0) * 150 / 151) / t0;
-    NEAR(p.compute_factor, f150);
-    NEAR(p.probe_ns_per_cell[0], q.probe_ns_per_cell[0] * f150);
-    assert_non_null(strstr(p.notes, "payload sweep"));
-    assert_int_equal(p.within_measured, 1);
+    NEAR(p.probe.compute_factor, f150);
+    NEAR(p.probe.ns_per_cell[0], q.probe.ns_per_cell[0] * f150);
+    assert_true(says(&p, "payload sweep"));
+    assert_int_equal(p.prov.within_measured, 1);
     k.ops_per_cell = 302; /* past the sweep: clamped, said so */
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.compute_factor, t151 / t0);
-    assert_int_equal(p.within_measured, 0);
-    assert_non_null(strstr(p.notes, "past the payload sweep"));
+    NEAR(p.probe.compute_factor, t151 / t0);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "past the payload sweep"));
     model_inputs_free(&in);
     remove_folder(dir);
 
@@ -846,8 +852,8 @@ static void test_payload_and_variants(void **state)
     load(&in, disturbed, "cuda");
     k.ops_per_cell = 150;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.compute_factor, t151 / t0);
-    assert_non_null(strstr(p.notes, "slower than at 151"));
+    NEAR(p.probe.compute_factor, t151 / t0);
+    assert_true(says(&p, "slower than at 151"));
     model_inputs_free(&in);
     remove_folder(disturbed);
 
@@ -884,16 +890,16 @@ static void test_payload_and_variants(void **state)
     lat.block_size = 512;
     lat.occupancy = 0.5;
     p = predict(&in, "push", "fp32", lat);
-    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
+    assert_true(says(&p, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
     p = predict(&in, "pull", "fp32", lat);
-    assert_null(strstr(p.notes, "at the kernel's block size and occupancy: x"));
+    assert_false(says(&p, "at the kernel's block size and occupancy: x"));
     /* one row per variant at block 1024: read where it is the kernel's
      * launch (occupancy 0.5), not elsewhere */
     lat.block_size = 1024;
     p = predict(&in, "push", "fp32", lat);
-    NEAR(p.compute_factor, 1 + 0.08 * 150 / 151);
-    assert_non_null(strstr(p.notes, "payload probe at the kernel's block size and occupancy"));
-    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.060"));
+    NEAR(p.probe.compute_factor, 1 + 0.08 * 150 / 151);
+    assert_true(says(&p, "payload probe at the kernel's block size and occupancy"));
+    assert_true(says(&p, "L=0 M=10 at the kernel's block size and occupancy: x 1.060"));
     /* two cells per thread: the 8-byte payload, 2 x 150 operations per
      * thread against its 151 */
     {
@@ -902,20 +908,20 @@ static void test_payload_and_variants(void **state)
         two.cells_per_thread = 2;
         char err2[512];
         assert_int_equal(model_predict(&in, &two, &lat, &p, err2, sizeof err2), 0);
-        NEAR(p.compute_factor, 1 + 0.02 * 300 / 151);
+        NEAR(p.probe.compute_factor, 1 + 0.02 * 300 / 151);
     }
     lat.occupancy = 0.25;
     p = predict(&in, "push", "fp32", lat);
-    NEAR(p.compute_factor, 1); /* no payload probe of that launch, no payload sweep */
-    assert_null(strstr(p.notes, "payload probe at the kernel's block size and occupancy"));
+    NEAR(p.probe.compute_factor, 1); /* no payload probe of that launch, no payload sweep */
+    assert_false(says(&p, "payload probe at the kernel's block size and occupancy"));
     /* the stores: at the sweep's most common block size (512), its lowest occupancy */
-    assert_non_null(strstr(p.notes, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
+    assert_true(says(&p, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
     /* 16^3 = 4096 threads: push's kernel factor x (1.5 / 1.1) x (1 + 0.3 x 150 / 151) */
     lat = cube(16);
     p = predict(&in, "push", "fp32", lat);
-    NEAR(p.l2_factor[0], 1.5 / 1.1 * (1 + 0.3 * 150 / 151));
+    NEAR(p.full.threads.l2_factor[0], 1.5 / 1.1 * (1 + 0.3 * 150 / 151));
     lat = cube(256); /* the top: as in DRAM */
-    NEAR(predict(&in, "push", "fp32", lat).l2_factor[0], 1);
+    NEAR(predict(&in, "push", "fp32", lat).full.threads.l2_factor[0], 1);
     model_inputs_free(&in);
     remove_folder(dir2);
 }
@@ -991,10 +997,10 @@ static void threads_path_answers(const model_inputs *geo, const model_inputs *pl
     model_prediction p, q;
     assert_int_equal(model_predict(geo, k, &lat, &p, err, sizeof err), 0);
     assert_int_equal(model_predict(plain, k, &lat, &q, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
-    assert_int_equal(q.full_path, MODEL_FULL_THREADS_SWEEP);
-    NEAR(p.full_mlups, q.full_mlups);
-    NEAR(p.threads_sweep_mlups, 0); /* only set where the geometry path answered */
+    assert_int_equal(p.full.path, MODEL_FULL_THREADS_SWEEP);
+    assert_int_equal(q.full.path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.full.mlups, q.full.mlups);
+    assert_false(p.full.answer[MODEL_FULL_GEOMETRY].applies); /* the geometry path did not answer */
 }
 
 static void test_full_geometry(void **state)
@@ -1015,43 +1021,43 @@ static void test_full_geometry(void **state)
      * the payload's excess 10 - 7 = 3 us x 150 / 151 */
     model_prediction p = predict(&in, "pull", "fp32", launched(16, 768, 1));
     model_prediction q = predict(&plain, "pull", "fp32", launched(16, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 7 + 3 * OPS_SHARE);
-    NEAR(p.full_mlups, 4096 / (7 + 3 * OPS_SHARE));
-    NEAR(p.b2b_us, 6); /* printed: the plain (0/0) probe at 4096 threads */
-    NEAR(p.b2b_threads, 4096);
-    assert_int_equal(p.b2b_word_bytes, 4);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 7 + 3 * OPS_SHARE);
+    NEAR(p.full.mlups, 4096 / (7 + 3 * OPS_SHARE));
+    NEAR(p.full.geometry.aligned_us, 6); /* printed: the plain (0/0) probe at 4096 threads */
+    NEAR(p.full.geometry.threads, 4096);
+    assert_int_equal(p.full.geometry.word_bytes, 4);
     /* the threads path's answer kept beside it: the same as without the file */
-    assert_int_equal(q.full_path, MODEL_FULL_THREADS_SWEEP);
-    NEAR(p.threads_sweep_mlups, q.full_mlups);
-    assert_true(fabs(p.full_mlups - q.full_mlups) > 1e-3 * q.full_mlups);
-    NEAR(p.probe_mlups, q.probe_mlups); /* levels 1 and 2 untouched */
-    NEAR(p.roofline_mlups, q.roofline_mlups);
+    assert_int_equal(q.full.path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(p.full.answer[MODEL_FULL_THREADS_SWEEP].mlups, q.full.mlups);
+    assert_true(fabs(p.full.mlups - q.full.mlups) > 1e-3 * q.full.mlups);
+    NEAR(p.probe.mlups, q.probe.mlups); /* levels 1 and 2 untouched */
+    NEAR(p.roofline.mlups, q.roofline.mlups);
     /* push (L=0 M=10): 8 us + (10.5 - 8) x 150 / 151; the aligned probe
      * there is 6 us */
     p = predict(&in, "push", "fp32", launched(16, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.full_mlups, 4096 / (8 + 2.5 * OPS_SHARE));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.mlups, 4096 / (8 + 2.5 * OPS_SHARE));
     /* between the thread counts, each curve log-log: 24^3 = 13824 threads
      * is log(3.375) / log(8) = log(1.5) / log(2) of the way from 4096 to
      * 32768: 7 x (24 / 7)^f and 10 x (33 / 10)^f */
     const double f = log(1.5) / log(2), t = 7 * pow(24.0 / 7, f), tp = 10 * pow(33.0 / 10, f);
     p = predict(&in, "pull", "fp32", launched(24, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.b2b_threads, 13824);
-    NEAR(p.memory_us[0], t + (tp - t) * OPS_SHARE);
-    NEAR(p.full_mlups, 13824 / (t + (tp - t) * OPS_SHARE));
-    NEAR(p.threads_sweep_mlups, predict(&plain, "pull", "fp32", launched(24, 768, 1)).full_mlups);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.geometry.threads, 13824);
+    NEAR(model_full_answer(&p)->memory_us[0], t + (tp - t) * OPS_SHARE);
+    NEAR(p.full.mlups, 13824 / (t + (tp - t) * OPS_SHARE));
+    NEAR(p.full.answer[MODEL_FULL_THREADS_SWEEP].mlups, predict(&plain, "pull", "fp32", launched(24, 768, 1)).full.mlups);
     /* a kernel without arithmetic: the probe alone (7 us at 4096) */
     model_kernel k = described(19, 10, 0, 2);
     model_lattice lat = launched(16, 768, 1);
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.full_mlups, 4096 / 7.0);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.mlups, 4096 / 7.0);
     /* K launches per step: K x the launch */
     k.launches_per_step = 3;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.full_mlups, 4096 / 21.0);
+    NEAR(p.full.mlups, 4096 / 21.0);
     /* the CLI names the path */
     char cmd[1024];
     if (!access("model/model", X_OK)) {
@@ -1100,7 +1106,7 @@ static void test_geometry_fallbacks(void **state)
     model_prediction p;
     model_lattice lat = launched(16, 768, 1);
     assert_int_equal(model_predict(&in, &pull, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
     /* blocks per SM unknown (as many as fit: OpenCL, or not given), even
      * where the sweep has rows of as many as fit (requested 0) */
     threads_path_answers(&in, &plain, &pull, launched(16, 768, 0));
@@ -1116,7 +1122,7 @@ static void test_geometry_fallbacks(void **state)
      * (10 answers, the control) */
     model_kernel k = described(19, 10, 0, 2);
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
     k = described(19, 5, 0, 2);
     threads_path_answers(&in, &plain, &k, lat);
     k = described(19, 0, 19, 2);
@@ -1155,19 +1161,19 @@ static void test_geometry_aa(void **state)
      * 7 + (9 - 7) x 150/151 */
     model_lattice lat = launched(16, 768, 1);
     model_prediction p = predict(&in, "aa", "fp32", lat);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 4 + 1.5 * OPS_SHARE);
-    NEAR(p.memory_us[1], 7 + 2 * OPS_SHARE);
-    NEAR(p.b2b_us, 4); /* printed: the aligned in-place probe at the kernel's thread count */
-    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_IN_PLACE);
-    NEAR(p.full_mlups, 4096 / ((4 + 1.5 * OPS_SHARE + 7 + 2 * OPS_SHARE) / 2));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 4 + 1.5 * OPS_SHARE);
+    NEAR(model_full_answer(&p)->memory_us[1], 7 + 2 * OPS_SHARE);
+    NEAR(p.full.geometry.aligned_us, 4); /* printed: the aligned in-place probe at the kernel's thread count */
+    assert_int_equal(p.full.geometry.layout, PROBE_LAYOUT_IN_PLACE);
+    NEAR(p.full.mlups, 4096 / ((4 + 1.5 * OPS_SHARE + 7 + 2 * OPS_SHARE) / 2));
     /* 2048 cells: 3 + 1 x 150/151 and 5 + 1 x 150/151 */
     lat = (model_lattice){.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
                           .block_size = 768};
     p = predict(&in, "aa", "fp32", lat);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 3 + OPS_SHARE);
-    NEAR(p.memory_us[1], 5 + OPS_SHARE);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 3 + OPS_SHARE);
+    NEAR(model_full_answer(&p)->memory_us[1], 5 + OPS_SHARE);
     /* two lattices (a pull-like kernel with A-A's phases): the separate
      * arrays, 6 + 2 x 150/151 and 9 + 3 x 150/151 */
     model_kernel two = described(19, 0, 0, 2);
@@ -1176,9 +1182,9 @@ static void test_geometry_aa(void **state)
     two.ops_per_cell = D3Q19_BGK_OPS;
     lat = launched(16, 768, 1);
     assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 6 + 2 * OPS_SHARE);
-    NEAR(p.memory_us[1], 9 + 3 * OPS_SHARE);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 6 + 2 * OPS_SHARE);
+    NEAR(model_full_answer(&p)->memory_us[1], 9 + 3 * OPS_SHARE);
     /* where the in-place rows stop (32768 threads), or for one lattice
      * with L != M (no in-place probe of that), the threads path answers */
     model_kernel aa;
@@ -1199,7 +1205,7 @@ static void test_geometry_aa(void **state)
     load(&in, dir, "cuda");
     load(&plain, plain_dir, "cuda");
     threads_path_answers(&in, &plain, &aa, launched(16, 768, 1));
-    assert_int_equal(predict(&in, "pull", "fp32", launched(16, 768, 1)).full_path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(predict(&in, "pull", "fp32", launched(16, 768, 1)).full.path, MODEL_FULL_GEOMETRY);
     model_inputs_free(&in);
     model_inputs_free(&plain);
     remove_folder(dir);
@@ -1231,21 +1237,21 @@ static void test_geometry_swapped(void **state)
     assert_int_equal(swapped, 12);
     /* pull, 16^3: 5.5 + (8 - 5.5) x 150/151 (not the same arrays' 7 + 3) */
     model_prediction p = predict(&in, "pull", "fp32", launched(16, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_SWAPPED);
-    NEAR(p.memory_us[0], 5.5 + 2.5 * OPS_SHARE);
-    NEAR(p.b2b_us, 5);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.full.geometry.layout, PROBE_LAYOUT_SWAPPED);
+    NEAR(model_full_answer(&p)->memory_us[0], 5.5 + 2.5 * OPS_SHARE);
+    NEAR(p.full.geometry.aligned_us, 5);
     /* push, 2048 cells: 4.5 + 1 x 150/151 */
     model_lattice lat = {.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
                          .block_size = 768};
     p = predict(&in, "push", "fp32", lat);
-    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_SWAPPED);
-    NEAR(p.memory_us[0], 4.5 + OPS_SHARE);
+    assert_int_equal(p.full.geometry.layout, PROBE_LAYOUT_SWAPPED);
+    NEAR(model_full_answer(&p)->memory_us[0], 4.5 + OPS_SHARE);
     /* A-A: in place as before, 4 + 1.5 x 150/151 and 7 + 2 x 150/151 */
     p = predict(&in, "aa", "fp32", launched(16, 768, 1));
-    assert_int_equal(p.geometry_layout, PROBE_LAYOUT_IN_PLACE);
-    NEAR(p.memory_us[0], 4 + 1.5 * OPS_SHARE);
-    NEAR(p.memory_us[1], 7 + 2 * OPS_SHARE);
+    assert_int_equal(p.full.geometry.layout, PROBE_LAYOUT_IN_PLACE);
+    NEAR(model_full_answer(&p)->memory_us[0], 4 + 1.5 * OPS_SHARE);
+    NEAR(model_full_answer(&p)->memory_us[1], 7 + 2 * OPS_SHARE);
     /* 24^3 = 13824 threads: past the swapped rows, so the threads path (not
      * the same arrays' rows, which reach 32768) */
     model_kernel pull;
@@ -1281,25 +1287,25 @@ static void test_geometry_two_cells(void **state)
     model_lattice lat = launched(16, 768, 1);
     model_prediction p;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.b2b_threads, 2048);
-    assert_int_equal(p.b2b_word_bytes, 8);
-    NEAR(p.memory_us[0], 6 + 5 * 300.0 / 151);
-    NEAR(p.full_mlups, 4096 / (6 + 5 * 300.0 / 151));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.geometry.threads, 2048);
+    assert_int_equal(p.full.geometry.word_bytes, 8);
+    NEAR(model_full_answer(&p)->memory_us[0], 6 + 5 * 300.0 / 151);
+    NEAR(p.full.mlups, 4096 / (6 + 5 * 300.0 / 151));
     /* 20^3 = 8000 cells, 4000 threads: log-log between 2048 and 4096 */
     const double f = log(4000.0 / 2048) / log(2), t = 6 * pow(9.5 / 6, f), tp = 11 * pow(16.0 / 11, f);
     lat = launched(20, 768, 1);
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.full_mlups, 8000 / (t + (tp - t) * 300.0 / 151));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.mlups, 8000 / (t + (tp - t) * 300.0 / 151));
     /* 32^3: 16384 threads, past the 8-byte rows: the threads path */
     threads_path_answers(&in, &plain, &k, launched(32, 768, 1));
     /* fp64, one cell per thread: the same 8-byte rows at 4096 threads, the
      * excess x 150 / 151: 9.5 + 6.5 x 150 / 151 */
     p = predict(&in, "pull", "fp64", launched(16, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    assert_int_equal(p.b2b_word_bytes, 8);
-    NEAR(p.full_mlups, 4096 / (9.5 + 6.5 * OPS_SHARE));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    assert_int_equal(p.full.geometry.word_bytes, 8);
+    NEAR(p.full.mlups, 4096 / (9.5 + 6.5 * OPS_SHARE));
     model_inputs_free(&in);
     model_inputs_free(&plain);
     remove_folder(dir);
@@ -1340,22 +1346,23 @@ static void test_geometry_borrowed(void **state)
      * 150 / 151 us (the two backends alike at the largest probe: x 1), over
      * the 9 us floor; the CUDA load's own answer is the same */
     model_prediction p = predict(&cl, "pull", "fp32", launched(16, 768, 1));
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 7 + 3 * OPS_SHARE);
-    assert_non_null(strstr(p.notes, "cuda's geometry sweep at this launch"));
-    NEAR(predict(&cu, "pull", "fp32", launched(16, 768, 1)).memory_us[0], 7 + 3 * OPS_SHARE);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 7 + 3 * OPS_SHARE);
+    assert_true(says(&p, "cuda's geometry sweep at this launch"));
+    NEAR(predict(&cu, "pull", "fp32", launched(16, 768, 1)).full.answer[MODEL_FULL_GEOMETRY].memory_us[0],
+         7 + 3 * OPS_SHARE);
     /* a kernel without arithmetic: CUDA's 7 us is under OpenCL's floor */
     model_kernel k = described(19, 10, 0, 2);
     model_lattice lat = launched(16, 768, 1);
     assert_int_equal(model_predict(&cl, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(p.full_path, MODEL_FULL_GEOMETRY);
-    NEAR(p.memory_us[0], 9);
-    NEAR(p.b2b_us, 9); /* the aligned probe's 6 us, at the floor too */
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 9);
+    NEAR(p.full.geometry.aligned_us, 9); /* the aligned probe's 6 us, at the floor too */
     assert_int_equal(model_predict(&cu, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.memory_us[0], 7);
+    NEAR(model_full_answer(&p)->memory_us[0], 7);
     /* a launch CUDA did not measure: the threads path */
     p = predict(&cl, "pull", "fp32", launched(16, 256, 2));
-    assert_int_equal(p.full_path, MODEL_FULL_THREADS_SWEEP);
+    assert_int_equal(p.full.path, MODEL_FULL_THREADS_SWEEP);
     model_inputs_free(&cl);
     model_inputs_free(&cu);
     remove_folder(dir);

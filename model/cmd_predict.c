@@ -1,0 +1,215 @@
+/* model predict: one kernel at one lattice size, level by level. */
+#include "commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernel.h"
+#include "predict.h"
+#include "report.h"
+
+static const char predict_usage[] =
+    "usage: model predict --data DIR [--backend B] KERNEL --size NX[xNYxNZ] [--occupancy F | --blocks-per-sm K]\n"
+    "Predicted MLUPS of one kernel on the device whose stream and membench results\n"
+    "are in DIR, at each level of the model, with what each level read.\n"
+    "KERNEL is a built-in scheme:\n"
+    "  --scheme push|pull|split|aa --precision fp32|fp64\n"
+    "    push  19 words read, 19 written, 0 misaligned reads, 10 misaligned writes\n"
+    "    pull, split  10 misaligned reads, 0 misaligned writes\n"
+    "    aa    one lattice; launches alternate 0/0 (even step) and 10/10 (odd step)\n"
+    "    (10 = the D3Q19 populations with a nonzero x velocity)\n"
+    "or a description of any other kernel, per cell and time step:\n"
+    "  --words-read N          words read (required)\n"
+    "  --words-written N       words written (default: as read)\n"
+    "  --misaligned-reads L    reads at index+1 (default 0)\n"
+    "  --misaligned-writes M   writes at index+1 (default 0)\n"
+    "  --word-bytes B          bytes per word (default 4; membench probes 4 and 8,\n"
+    "                          others are read from the nearest, scaled)\n"
+    "  --lattices 1|2          copies of the lattice in memory (default 2)\n"
+    "  --launches-per-step K   kernel launches that make one step (default 1)\n"
+    "  --ops F                 floating-point operations per cell, FMA counted once\n"
+    "                          (default 0; the schemes: 150, lbmkernels' BGK collision)\n"
+    "  A kernel whose launches alternate between access patterns takes a comma\n"
+    "  list, one entry per launch in turn (a single value applies to all):\n"
+    "    --misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1   is A-A;\n"
+    "  the prediction averages the launches by time.\n"
+    "Lattice and launch:\n"
+    "  --size NX[xNYxNZ]       lattice (one number: a cube)\n"
+    "  --occupancy F           resident threads / max per SM the kernel reaches, (0,1]\n"
+    "  --blocks-per-sm K       or resident blocks per SM (with --block-size)\n"
+    "  --block-size B          threads per block (picks probes of that block size)\n"
+    "  --cells-per-thread V    adjacent cells per thread whose aligned words move as one\n"
+    "                          vector of V words (lbmkernels' cells_per_thread; default 1)\n"
+    "  --data DIR              result folder (stream.csv, stream-meta.csv, membench.csv,\n"
+    "                          membench-fit.csv, launch.csv)\n"
+    "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
+    "  --help, --version\n" MODEL_LEVELS_HELP;
+
+typedef struct {
+    const char *scheme, *precision, *size;
+    model_kernel k; /* the description flags */
+    model_lattice lat;
+    int described, have_written, cells_per_thread;
+    int n_reads, n_writes, reads[MODEL_MAX_PHASES], writes[MODEL_MAX_PHASES];
+} predict_args;
+
+static int phase_list(const char *flag, const char *s, int *out)
+{
+    int n = model_parse_phase_list(s, 100000, out);
+    if (n < 0)
+        lbp_usage_error("%s: '%s' is not a whole number or a comma list of up to %d (one per alternating launch)",
+                        flag, s, MODEL_MAX_PHASES);
+    return n;
+}
+
+/* The flags that describe a kernel; 0 when o is not one. */
+static int kernel_option(int o, const char *arg, predict_args *a)
+{
+    model_kernel *k = &a->k;
+    switch (o) {
+    case OPT_WORDS_READ: k->words_read = (double)lbp_parse_int("--words-read", arg, 1, 1000); break;
+    case OPT_WORDS_WRITTEN:
+        k->words_written = (double)lbp_parse_int("--words-written", arg, 1, 1000);
+        a->have_written = 1;
+        break;
+    case OPT_MIS_READS: a->n_reads = phase_list("--misaligned-reads", arg, a->reads); break;
+    case OPT_MIS_WRITES: a->n_writes = phase_list("--misaligned-writes", arg, a->writes); break;
+    case OPT_WORD_BYTES: k->word_bytes = (int)lbp_parse_int("--word-bytes", arg, 1, 64); break;
+    case OPT_LATTICES: k->lattices = (int)lbp_parse_int("--lattices", arg, 1, 2); break;
+    case OPT_LAUNCHES: k->launches_per_step = (int)lbp_parse_int("--launches-per-step", arg, 1, 64); break;
+    case OPT_OPS: k->ops_per_cell = lbp_parse_double("--ops", arg, 0, 1e6); break;
+    default: return 0;
+    }
+    a->described = 1;
+    return 1;
+}
+
+static void predict_option(int o, const char *arg, void *ctx)
+{
+    predict_args *a = ctx;
+    if (kernel_option(o, arg, a)) return;
+    switch (o) {
+    case OPT_SCHEME:
+        a->scheme = arg;
+        lbp_parse_choice("--scheme", arg, (const char *const[]){"push", "pull", "split", "aa", NULL});
+        break;
+    case OPT_PRECISION:
+        a->precision = arg;
+        lbp_parse_choice("--precision", arg, (const char *const[]){"fp32", "fp64", NULL});
+        break;
+    case OPT_SIZE: a->size = arg; break;
+    case OPT_OCCUPANCY: a->lat.occupancy = lbp_parse_double("--occupancy", arg, 1e-6, 1); break;
+    case OPT_BLOCKS_PER_SM: a->lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", arg, 1, 1024); break;
+    case OPT_BLOCK_SIZE: a->lat.block_size = (int)lbp_parse_int("--block-size", arg, 1, 65536); break;
+    case OPT_CELLS_PER_THREAD: a->cells_per_thread = (int)lbp_parse_int("--cells-per-thread", arg, 1, 64); break;
+    }
+}
+
+static void parse_size(const char *s, model_lattice *lat)
+{
+    long long v[3];
+    char tail;
+    int n = sscanf(s, "%lldx%lldx%lld%c", &v[0], &v[1], &v[2], &tail);
+    if (n != 3) {
+        n = sscanf(s, "%lld%c", &v[0], &tail) == 1 ? 1 : 0;
+        v[1] = v[2] = v[0];
+    }
+    if (!n || s[0] < '0' || s[0] > '9' || v[0] < 1 || v[1] < 1 || v[2] < 1 || v[0] > 100000 || v[1] > 100000 ||
+        v[2] > 100000)
+        lbp_usage_error("--size: '%s' is not NX or NXxNYxNZ (whole numbers 1..100000)", s);
+    lat->nx = v[0];
+    lat->ny = v[1];
+    lat->nz = v[2];
+    lat->cells = (double)lat->nx * lat->ny * lat->nz;
+}
+
+/* The described kernel's alternating launches, each checked against its
+ * word counts. */
+static void described_phases(predict_args *a)
+{
+    model_kernel *k = &a->k;
+    if (a->n_reads > 1 && a->n_writes > 1 && a->n_reads != a->n_writes)
+        lbp_usage_error("--misaligned-reads has %d launches, --misaligned-writes %d: give lists of the same length "
+                        "(or one value)", a->n_reads, a->n_writes);
+    k->phases = a->n_reads > a->n_writes ? a->n_reads : a->n_writes;
+    for (int p = 0; p < k->phases; p++) {
+        k->misaligned_reads[p] = a->reads[a->n_reads > 1 ? p : 0];
+        k->misaligned_writes[p] = a->writes[a->n_writes > 1 ? p : 0];
+        if (k->misaligned_reads[p] > k->words_read)
+            lbp_usage_error("--misaligned-reads: %d is more than the %g words read", k->misaligned_reads[p],
+                            k->words_read);
+        if (k->misaligned_writes[p] > k->words_written)
+            lbp_usage_error("--misaligned-writes: %d is more than the %g words written", k->misaligned_writes[p],
+                            k->words_written);
+    }
+}
+
+/* A built-in scheme, or the kernel the flags describe. */
+static void kernel_from_args(predict_args *a)
+{
+    if (a->scheme || a->precision) {
+        if (a->described)
+            lbp_usage_error("--scheme describes the kernel already: drop the kernel description flags, or --scheme");
+        if (!a->scheme || !a->precision) lbp_usage_error("--scheme and --precision go together");
+        model_builtin_kernel(&a->k, a->scheme, a->precision);
+    } else {
+        if (!a->described || a->k.words_read <= 0)
+            lbp_usage_error("missing kernel: --scheme and --precision, or --words-read N (and the other description "
+                            "flags)");
+        if (!a->have_written) a->k.words_written = a->k.words_read;
+        described_phases(a);
+        snprintf(a->k.name, sizeof a->k.name, "described kernel");
+    }
+    a->k.cells_per_thread = a->cells_per_thread;
+}
+
+/* Blocks per SM mean the occupancy lbmkernels would record for them
+ * (validate passes both), where the device says its threads per SM. */
+static void occupancy_from_blocks(const model_inputs *in, model_lattice *lat)
+{
+    const char *mt = model_meta_value(in, "max_threads_per_cu");
+    if (lat->blocks_per_cu > 0 && lat->block_size > 0 && mt && atof(mt) > 0)
+        lat->occupancy = lat->blocks_per_cu * lat->block_size / atof(mt);
+    if (lat->occupancy > 1)
+        lbp_usage_error("--blocks-per-sm %g of %d threads: more than the %s threads an SM holds", lat->blocks_per_cu,
+                        lat->block_size, mt);
+}
+
+int model_cmd_predict(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        MODEL_SHARED_OPTS,
+        MODEL_OPT("scheme", required_argument, OPT_SCHEME), MODEL_OPT("precision", required_argument, OPT_PRECISION),
+        MODEL_OPT("words-read", required_argument, OPT_WORDS_READ),
+        MODEL_OPT("words-written", required_argument, OPT_WORDS_WRITTEN),
+        MODEL_OPT("misaligned-reads", required_argument, OPT_MIS_READS),
+        MODEL_OPT("misaligned-writes", required_argument, OPT_MIS_WRITES),
+        MODEL_OPT("word-bytes", required_argument, OPT_WORD_BYTES),
+        MODEL_OPT("lattices", required_argument, OPT_LATTICES),
+        MODEL_OPT("launches-per-step", required_argument, OPT_LAUNCHES), MODEL_OPT("size", required_argument, OPT_SIZE),
+        MODEL_OPT("occupancy", required_argument, OPT_OCCUPANCY),
+        MODEL_OPT("blocks-per-sm", required_argument, OPT_BLOCKS_PER_SM),
+        MODEL_OPT("block-size", required_argument, OPT_BLOCK_SIZE),
+        MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
+        MODEL_OPT("ops", required_argument, OPT_OPS), {0, 0, 0, 0}};
+    predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
+                      .lat = {.occupancy = -1, .blocks_per_cu = -1}, .cells_per_thread = 1, .n_reads = 1,
+                      .n_writes = 1};
+    model_cli cli;
+    model_parse_options(&cli, argc, argv, opts, predict_usage, predict_option, &a,
+                        "the folder with stream.csv and membench.csv");
+    if (!a.size) lbp_usage_error("missing --size NX[xNYxNZ]");
+    if (a.lat.occupancy > 0 && a.lat.blocks_per_cu > 0) lbp_usage_error("give --occupancy or --blocks-per-sm, not both");
+    parse_size(a.size, &a.lat);
+    kernel_from_args(&a);
+    model_inputs in;
+    model_load_or_fail(&in, cli.dir, cli.backend);
+    occupancy_from_blocks(&in, &a.lat);
+    model_prediction *pr = malloc(sizeof *pr);
+    char err[1024];
+    if (!pr || model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) lbp_fail("%s", pr ? err : "out of memory");
+    model_report_prediction(&in, &a.k, &a.lat, pr);
+    free(pr);
+    model_inputs_free(&in);
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* model validate: every measured point of lbm.csv beside its prediction,
+ * written to model.csv and held to the error bars. */
+#include "commands.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "kernel.h"
+#include "report.h"
+#include "table.h"
+#include "validation.h"
+
+static const char validate_usage[] =
+    "usage: model validate --data DIR [--backend B] [--max-error PCT] [--max-error-small PCT] [--force]\n"
+    "Predict every measured point of DIR/lbm.csv (each row with its own backend's\n"
+    "stream and membench rows), write DIR/model.csv and DIR/model-meta.csv, print\n"
+    "measured, predicted and roofline MLUPS with the error of the full model\n"
+    "(error% = 100 (predicted - measured) / measured: > 0, the model is optimistic).\n"
+    "  --max-error PCT         bar for lattices of 128^3 cells and more (default 5)\n"
+    "  --max-error-small PCT   bar for smaller lattices (default 10)\n"
+    "  --backend cuda|opencl   only this backend's rows\n"
+    "  --force                 replace existing model.csv / model-meta.csv\n"
+    "Exit 1 when any point's |error| exceeds its bar.\n" MODEL_LEVELS_HELP;
+
+enum { MAX_BACKENDS = 4 };
+
+/* lbm.csv's points with their predictions, and each backend's inputs. */
+typedef struct {
+    const char *dir, *only;
+    char path[600];
+    lbp_table lbm;
+    model_inputs inputs[MAX_BACKENDS];
+    int n_inputs;
+    model_validated_point *pts;
+    int n;
+} validation;
+
+static void validate_option(int o, const char *arg, void *ctx)
+{
+    model_error_bars *bars = ctx;
+    if (o == OPT_MAX_ERROR) bars->large = lbp_parse_double("--max-error", arg, 0, 1e6);
+    if (o == OPT_MAX_ERROR_SMALL) bars->small = lbp_parse_double("--max-error-small", arg, 0, 1e6);
+}
+
+static double lbm_number(const validation *v, int row, const char *col, double fallback)
+{
+    if (lbp_table_column(&v->lbm, col) < 0) return fallback;
+    char err[512];
+    double x;
+    if (lbp_table_number_by_name(&v->lbm, row, col, &x, err, sizeof err)) lbp_fail("%s", err);
+    return x;
+}
+
+/* The inputs of a backend, loaded at its first row. */
+static const model_inputs *inputs_of(validation *v, const char *backend, int line)
+{
+    for (int b = 0; b < v->n_inputs; b++)
+        if (!strcmp(v->inputs[b].backend, backend)) return &v->inputs[b];
+    if (v->n_inputs == MAX_BACKENDS) lbp_fail("%s:%d: more than %d backends", v->path, line, MAX_BACKENDS);
+    model_load_or_fail(&v->inputs[v->n_inputs], v->dir, backend);
+    return &v->inputs[v->n_inputs++];
+}
+
+/* The row's kernel: its scheme and precision, and how lbmkernels launched it. */
+static model_kernel kernel_of(const validation *v, int row, const model_validated_point *pt)
+{
+    const int line = v->lbm.line[row];
+    model_kernel k;
+    if (model_builtin_kernel(&k, pt->scheme, pt->precision))
+        lbp_fail("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64, got '%s' '%s'", v->path, line,
+                 pt->scheme, pt->precision);
+    const double cpt = lbm_number(v, row, "cells_per_thread", 1), lattices = lbm_number(v, row, "lattices", k.lattices);
+    if (cpt < 0 || cpt > 64 || cpt != (int)cpt)
+        lbp_fail("%s:%d: expected cells_per_thread a whole number 0..64 (0: a row per thread), got %g", v->path, line,
+                 cpt);
+    if ((int)lattices != k.lattices)
+        lbp_fail("%s:%d: %s keeps %d lattice(s), the row says %g", v->path, line, pt->scheme, k.lattices, lattices);
+    k.cells_per_thread = (int)cpt;
+    return k;
+}
+
+static model_lattice lattice_of(const validation *v, int row)
+{
+    const double nx = lbm_number(v, row, "nx", 0), ny = lbm_number(v, row, "ny", 0), nz = lbm_number(v, row, "nz", 0);
+    return (model_lattice){.nx = (long long)nx, .ny = (long long)ny, .nz = (long long)nz,
+                           .cells = lbm_number(v, row, "cells", 0),
+                           .stored_cells = lbm_number(v, row, "nx_padded", nx) * ny * nz,
+                           .occupancy = lbm_number(v, row, "occupancy", -1),
+                           .blocks_per_cu = lbm_number(v, row, "blocks_per_cu", -1),
+                           .block_size = (int)lbm_number(v, row, "block_size", 0)};
+}
+
+/* One periodic row of lbm.csv, predicted. */
+static void add_point(validation *v, int row)
+{
+    const lbp_table *t = &v->lbm;
+    model_validated_point *pt = &v->pts[v->n];
+    snprintf(pt->backend, sizeof pt->backend, "%s", lbp_table_text(t, row, lbp_table_column(t, "backend")));
+    snprintf(pt->scheme, sizeof pt->scheme, "%s", lbp_table_text(t, row, lbp_table_column(t, "scheme")));
+    snprintf(pt->precision, sizeof pt->precision, "%s", lbp_table_text(t, row, lbp_table_column(t, "precision")));
+    const model_inputs *in = inputs_of(v, pt->backend, t->line[row]);
+    const model_kernel k = kernel_of(v, row, pt);
+    const model_lattice lat = lattice_of(v, row);
+    pt->measured = lbm_number(v, row, "mlups_median", 0);
+    if (lat.cells <= 0 || pt->measured <= 0)
+        lbp_fail("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
+    char err[1024];
+    if (model_predict(in, &k, &lat, &pt->pr, err, sizeof err)) lbp_fail("%s", err);
+    pt->nx = lat.nx;
+    pt->ny = lat.ny;
+    pt->nz = lat.nz;
+    pt->block_size = lat.block_size;
+    pt->cells = lat.cells;
+    pt->error_pct = 100 * (pt->pr.full.mlups - pt->measured) / pt->measured;
+    v->n++;
+}
+
+static void read_points(validation *v)
+{
+    static const char *const cols[] = {"device", "backend", "scheme", "precision", "boundary", "nx", "ny", "nz",
+                                       "cells", "block_size", "mlups_median", NULL};
+    char err[1024];
+    snprintf(v->path, sizeof v->path, "%s/lbm.csv", v->dir);
+    int r = lbp_table_read_columns(&v->lbm, v->path, cols, err, sizeof err);
+    if (r == LBP_TABLE_MISSING) lbp_fail("%s: missing (expected the lbmkernels tool's measurements)", v->path);
+    if (r) lbp_fail("%s", err);
+    v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
+    if (!v->pts) lbp_fail("%s: out of memory", v->path);
+    const int ib = lbp_table_column(&v->lbm, "backend"), ibd = lbp_table_column(&v->lbm, "boundary");
+    for (int row = 0; row < v->lbm.rows; row++)
+        if (!strcmp(lbp_table_text(&v->lbm, row, ibd), "periodic") &&
+            (!v->only || !strcmp(lbp_table_text(&v->lbm, row, ib), v->only)))
+            add_point(v, row);
+    if (!v->n)
+        lbp_fail("%s: no periodic rows%s%s to validate", v->path, v->only ? " for backend " : "", v->only ? v->only : "");
+}
+
+/* An lbp_device_info from stream-meta.csv (the keys lbp_write_meta writes),
+ * so model-meta.csv describes the same device. */
+static void device_info_from_meta(const model_inputs *in, lbp_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+#define S(field, key) do { const char *v_ = model_meta_value(in, key); snprintf(info->field, sizeof info->field, "%s", v_ ? v_ : ""); } while (0)
+#define I(field, key) do { const char *v_ = model_meta_value(in, key); info->field = v_ ? atoll(v_) : -1; } while (0)
+    S(name, "device"); S(slug, "slug"); S(vendor, "vendor"); S(platform, "platform");
+    S(driver, "driver");
+    info->kind = lbp_kind_from_name(model_meta_value(in, "kind"));
+    I(compute_units, "compute_units"); I(clock_mhz, "clock_mhz"); I(mem_clock_mhz, "mem_clock_mhz");
+    I(bus_width_bits, "bus_width_bits"); I(l2_bytes, "l2_bytes"); I(global_mem_bytes, "global_mem_bytes");
+    I(ecc, "ecc"); I(fp64, "fp64"); I(max_threads_per_cu, "max_threads_per_cu"); I(warp_size, "warp_size");
+#undef S
+#undef I
+    const char *t = model_meta_value(in, "theoretical_gbs");
+    info->theoretical_gbs = t ? atof(t) : 0;
+    const char *cc = model_meta_value(in, "compute_capability");
+    if (cc) sscanf(cc, "%d.%d", &info->cc_major, &info->cc_minor);
+    if (!info->slug[0]) snprintf(info->slug, sizeof info->slug, "%s", in->device);
+    snprintf(info->backend, sizeof info->backend, "%s", in->backend);
+}
+
+static void write_model_csv(const validation *v, const lbp_device_info *info, int force)
+{
+    lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
+                                "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
+                                "probe_mlups,full_mlups,error_pct,within_measured",
+                                info, force);
+    for (int i = 0; i < v->n; i++) {
+        const model_validated_point *pt = &v->pts[i];
+        const model_prediction *p = &pt->pr;
+        lbp_csv_set_backend(csv, pt->backend);
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s", pt->scheme, pt->precision,
+                    pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured, p->roofline.mlups, p->probe.mlups,
+                    p->full.mlups, pt->error_pct, p->prov.within_measured ? "yes" : "no");
+    }
+    lbp_csv_commit(csv);
+}
+
+/* "opencl:cuda" for each backend that read another's sweeps, else "own". */
+static void borrowed_backends(const validation *v, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int b = 0; b < v->n_inputs; b++)
+        if (strcmp(v->inputs[b].occupancy_from, v->inputs[b].backend) && used < len)
+            used += snprintf(out + used, len - used, "%s%s:%s", used ? " " : "", v->inputs[b].backend,
+                             v->inputs[b].occupancy_from);
+    if (!out[0]) snprintf(out, len, "own");
+}
+
+static void write_model_meta(const validation *v, const lbp_device_info *info, const model_error_bars *bars,
+                             const model_validation_stats *s, int force)
+{
+    const model_full_path path = v->pts[0].pr.full.path;
+    const int over = s->over_large + s->over_small;
+    char borrowed[128];
+    borrowed_backends(v, borrowed, sizeof borrowed);
+    lbp_kv extra[16];
+    int ne = 0;
+#define KV(k, ...) do { extra[ne].key = k; snprintf(extra[ne].value, sizeof extra[ne].value, __VA_ARGS__); ne++; } while (0)
+    KV("points", "%d", v->n);
+    KV("max_error_pct", "%g", bars->large);
+    KV("max_error_small_pct", "%g", bars->small);
+    KV("worst_error_pct", "%.3f", s->worst_large);
+    KV("worst_error_small_pct", "%.3f", s->worst_small);
+    KV("points_over", "%d", over);
+    KV("launch_combination", "%s", path != MODEL_FULL_SIZE_SWEEP ? "threads sweep (back to back)" : "max(memory, launch)");
+    KV("full_path", "%s", s->geometry ? "geometry+threads_sweep" : path == MODEL_FULL_THREADS_SWEEP ? "threads_sweep" : "size_sweep");
+    KV("geometry_points", "%d", s->geometry);
+    KV("occupancy_from", "%s", borrowed);
+    KV("launch_us", "%.3f", v->inputs[0].have_launch ? v->inputs[0].launch_us : -1);
+    KV("start_cost_us", "%.3f", v->inputs[0].start_cost_ms * 1e3);
+    KV("result", "%s", over ? "fail" : "pass");
+#undef KV
+    lbp_write_meta(v->dir, "model", info, model_argc, model_argv, extra, ne, force);
+}
+
+int model_cmd_validate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        MODEL_SHARED_OPTS, MODEL_OPT("force", no_argument, LBP_OPT_FORCE),
+        MODEL_OPT("max-error", required_argument, OPT_MAX_ERROR),
+        MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL), {0, 0, 0, 0}};
+    model_error_bars bars = {.large = 5, .small = 10};
+    model_cli cli;
+    model_parse_options(&cli, argc, argv, opts, validate_usage, validate_option, &bars,
+                        "the folder with lbm.csv, stream.csv, membench.csv");
+    const int force = cli.common.force;
+    lbp_check_fresh(cli.dir, (const char *const[]){"model.csv", "model-meta.csv", NULL}, force);
+    validation v = {.dir = cli.dir, .only = cli.backend};
+    read_points(&v);
+    model_validation_stats s;
+    model_validation_stats_of(v.pts, v.n, &bars, &s);
+    model_report_points(v.pts, v.n, &bars);
+    model_report_validation(&s, &bars, v.inputs, v.n_inputs);
+    lbp_device_info info;
+    device_info_from_meta(&v.inputs[0], &info);
+    write_model_csv(&v, &info, force);
+    write_model_meta(&v, &info, &bars, &s, force);
+    printf("wrote %s/model.csv, %s/model-meta.csv\n", v.dir, v.dir);
+    for (int b = 0; b < v.n_inputs; b++) model_inputs_free(&v.inputs[b]);
+    lbp_table_free(&v.lbm);
+    free(v.pts);
+    const int over = s.over_large + s.over_small;
+    if (over) {
+        fprintf(stderr, "model: %d point(s) over the error bar (%.1f %% from 128^3, %.1f %% below)\n", over,
+                bars.large, bars.small);
+        return LBP_EXIT_FAIL;
+    }
+    return 0;
+}

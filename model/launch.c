@@ -1,0 +1,38 @@
+/* Blocks over SMs, work-groups over cores: see launch.h. */
+#include "launch.h"
+
+#include <math.h>
+
+double model_busiest_sm_threads(const model_inputs *in, double threads, int block)
+{
+    if (in->is_cpu || in->compute_units <= 0 || block <= 0) return threads;
+    double blocks = ceil(threads / block);
+    return in->compute_units * ceil(blocks / in->compute_units) * block;
+}
+
+double model_cpu_row_imbalance(const model_inputs *in, const model_kernel *k, const model_lattice *lat)
+{
+    const double rows = (double)lat->ny * (double)lat->nz, cores = in->compute_units, bs = lat->block_size;
+    if (!in->is_cpu || k->cells_per_thread > 0 || cores < 2 || bs <= 0 || rows <= 0) return 1;
+    const double groups = ceil(rows / bs), short_by = groups * bs - rows; /* the last group's missing rows */
+    double busiest = 0;
+    for (double c = 0; c < cores && c < groups; c++) {
+        /* core c: groups c, c + cores, ...; the last one to core (groups - 1) mod cores */
+        double r = ceil((groups - c) / cores) * bs - (fmod(groups - 1, cores) == c ? short_by : 0);
+        busiest = fmax(busiest, r);
+    }
+    return busiest / (rows / cores);
+}
+
+int model_cells_per_thread(const model_kernel *k)
+{
+    return k->cells_per_thread > 1 ? k->cells_per_thread : 1;
+}
+
+int model_launch_bound(const model_inputs *in, const model_kernel *k, const double *memory_us)
+{
+    if (!in->have_launch) return 0;
+    for (int p = 0; p < k->phases; p++)
+        if (k->launches_per_step * in->launch_us >= 0.9 * memory_us[p]) return 1;
+    return 0;
+}

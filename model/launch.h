@@ -1,0 +1,31 @@
+/* How a launch's blocks spread over the device: what the slowest SM or
+ * core is given decides how long the launch lasts. */
+#ifndef MODEL_LAUNCH_H
+#define MODEL_LAUNCH_H
+
+#include "inputs.h"
+#include "kernel.h"
+#include "predict.h"
+
+/* A launch of `threads` in blocks of `block` as the thread count of an even
+ * launch with the same load on its busiest SM: blocks go to the SMs in
+ * turn, so a launch whose blocks do not fill every SM equally lasts as long
+ * as one that gives every SM the busiest one's share.  Unchanged on a CPU
+ * or where the SM count is unknown. */
+double model_busiest_sm_threads(const model_inputs *in, double threads, int block);
+
+/* A kernel of a row per thread on a CPU (cells_per_thread 0, lbmkernels'
+ * CPU shape): its work-groups of block_size rows go to the cores in turn as
+ * they free up, so a launch of few groups lasts as long as the busiest
+ * core's rows take.  Returns that share over an even one; 1 elsewhere. */
+double model_cpu_row_imbalance(const model_inputs *in, const model_kernel *k, const model_lattice *lat);
+
+/* Cells a thread updates (0 or 1 in the kernel: one). */
+int model_cells_per_thread(const model_kernel *k);
+
+/* Some phase's K launches take little more than the host's interval to
+ * issue them back to back (at least 0.9 of it): the launches, not the
+ * memory, bound the step.  0 where the interval was not measured. */
+int model_launch_bound(const model_inputs *in, const model_kernel *k, const double *memory_us);
+
+#endif

@@ -1,0 +1,69 @@
+/* Inside the model: the pieces of level 2 and the paths of level 3, each
+ * in its own file; model_predict (predict.c) puts them together. */
+#ifndef MODEL_LEVELS_H
+#define MODEL_LEVELS_H
+
+#include "lookup.h"
+#include "predict.h"
+
+/* ---- level 2 (probe.c, misalign.c, occupancy.c, compute.c) ---- */
+
+/* The base probe T(N) at L = M = 0, no payload: the words sweep, else any
+ * aligned probe at the default launch. */
+typedef struct {
+    model_probe_curve found; /* the curve over N and where it was read */
+    double threads;          /* median thread count of its rows (their working set) */
+    double occupancy;        /* median occupancy of its rows, -1 unknown */
+    int block_size;          /* its rows' block size */
+} model_base_probe;
+
+/* fallbacks: PROBE_OR_OTHER_WORD to read another word size scaled by
+ * bytes.  Returns 1 when found (free base->found), else 0. */
+int model_base_probe_find(const model_inputs *in, int word_bytes, int block_size, unsigned fallbacks,
+                          model_base_probe *base, model_provenance *prov);
+
+/* Extra ns per thread of L misaligned reads and M misaligned writes, at the
+ * kernel's block size and N, over the base probe's time (never < 0). */
+double model_misalignment_extra(const model_inputs *in, const model_base_probe *base, const model_lattice *lat,
+                                const model_probe_shape *shape, model_provenance *prov);
+
+/* Probe time at the kernel's occupancy over at the base probe's own. */
+double model_occupancy_factor(const model_inputs *in, const model_base_probe *base, const model_lattice *lat,
+                              model_provenance *prov);
+
+/* A variant of the occupancy sweep (L, M misaligned, or payload) over the
+ * aligned probe at the kernel's block size and occupancy; -1 where not
+ * measured.  *ops (may be NULL): the payload's operations per thread. */
+typedef struct {
+    int word_bytes, misaligned_reads, misaligned_writes, payload;
+} model_variant;
+double model_variant_ratio(const model_inputs *in, const model_variant *v, const model_lattice *lat, int *ops,
+                           model_provenance *prov);
+
+/* The kernel's arithmetic (ops per thread at accesses of word_bytes):
+ * payload probe time over the aligned probe's, >= 1; 1 without payload
+ * probes or ops. */
+double model_compute_factor(const model_inputs *in, double ops, int word_bytes, const model_lattice *lat,
+                            model_provenance *prov);
+
+/* Level 2 for a kernel (probe.c).  Returns 0, or -1 with err. */
+int model_probe_level_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                         model_probe_level *out, model_provenance *prov, char *err, size_t err_len);
+
+/* ---- level 3 ---- */
+
+/* What every path reads. */
+typedef struct {
+    const model_inputs *in;
+    const model_kernel *k;
+    const model_lattice *lat;
+    const model_probe_level *probe; /* level 2's answer */
+} model_path_query;
+
+/* A path writes out->full.answer[its id] (applies = 0 where it does not
+ * apply) and its detail in out->full. */
+void model_geometry_path(const model_path_query *q, model_prediction *out);
+void model_threads_path(const model_path_query *q, model_prediction *out);
+void model_size_sweep_path(const model_path_query *q, model_prediction *out);
+
+#endif

@@ -1,0 +1,174 @@
+/* Level 3, the threads-sweep path: the measured per-launch time of the
+ * aligned N=19 probe launched back to back at the lattice's thread count,
+ * stretched by the kernel's factor from level 2 (misalignment, N, block
+ * size, and what misalignment and arithmetic cost more where the working
+ * set sits in the L2), K launches a step.  Small lattices run few threads
+ * (partial waves, latency- and launch-bound), which no bandwidth curve of a
+ * many-thread copy shows; the probe measured at that thread count does.
+ *
+ * A kernel of v cells per thread runs cells / v threads of v x word-byte
+ * accesses, and is read on the probes of that access width.  Memory time
+ * follows the cells updated, not the threads launched: the threads of row
+ * padding move nothing.  The per-launch time already holds the host's
+ * launch interval and the gap between steps, so no launch term is added;
+ * the kernel's factors, measured with many threads (bandwidth-bound),
+ * stretch only the part above that interval.  K > 1 launches per step: K
+ * full launches at the lattice's thread count, an upper bound where the
+ * launches split the work. */
+#include "levels.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "backtoback.h"
+#include "launch.h"
+
+/* The thread count to read, and how much longer the busiest SM (or core)
+ * keeps the launch than an even share.  One wave (all blocks resident at
+ * once, or blocks per SM unknown): the thread count of an even launch with
+ * the load of the kernel's busiest SM.  More waves: the kernel's own count
+ * (so its own working set, L2 or DRAM), stretched by the busiest SM's
+ * share of blocks over an even one, as SMs that finish take the next
+ * block. */
+static double threads_read(const model_path_query *q, double *imbalance, model_provenance *prov)
+{
+    const model_inputs *in = q->in;
+    const model_lattice *lat = q->lat;
+    double threads = lat->cells / model_cells_per_thread(q->k);
+    *imbalance = 1;
+    if (lat->blocks_per_cu > 0 && lat->block_size > 0 &&
+        ceil(threads / lat->block_size) > lat->blocks_per_cu * in->compute_units)
+        *imbalance = model_busiest_sm_threads(in, threads, lat->block_size) / threads;
+    else
+        threads = model_busiest_sm_threads(in, threads, lat->block_size);
+    const double rows_imbalance = model_cpu_row_imbalance(in, q->k, lat);
+    if (rows_imbalance > 1) {
+        *imbalance = rows_imbalance;
+        model_note(prov, "work-groups of %d rows on %g cores: the busiest core's share x %.3f", lat->block_size,
+                   in->compute_units, rows_imbalance);
+    }
+    return threads;
+}
+
+/* The part of a launch above the host's interval, stretched by f. */
+static double stretch(const model_inputs *in, double us, double f)
+{
+    const double floor_us = in->have_launch ? fmin(in->launch_us, us) : 0;
+    return floor_us + (us - floor_us) * f;
+}
+
+/* Occupancy sweep at the kernel's block size over at the threads sweep's,
+ * at the kernel's occupancy; 1 where either curve is missing. */
+static double block_factor(const model_inputs *in, int w, const model_lattice *lat, int sweep_block)
+{
+    if (sweep_block <= 0 || sweep_block == lat->block_size) return 1;
+    model_probe_lookup lk = {.x = PROBE_X_OCCUPANCY, .min_points = 2}, ls = lk;
+    lk.q = model_probe_aligned(PROBE_OCCUPANCY, w, lat->block_size);
+    ls.q = model_probe_aligned(PROBE_OCCUPANCY, w, sweep_block);
+    model_probe_curve k, s;
+    double f = 1;
+    if (model_probe_find(in, &lk, &k, NULL)) {
+        if (model_probe_find(in, &ls, &s, NULL)) {
+            int ignore = 0;
+            const double r = model_interp(k.curve.p, k.curve.n, lat->occupancy, &ignore) /
+                             model_interp(s.curve.p, s.curve.n, lat->occupancy, &ignore);
+            if (r > 0) f = r;
+            model_probe_curve_free(&s);
+        }
+        model_probe_curve_free(&k);
+    }
+    return f;
+}
+
+/* How much more a variant of the threads sweep (L, M, or payload) costs at
+ * `threads` than where the working set is in DRAM: its ratio to the aligned
+ * curve there over the same ratio at the largest count both measured, each
+ * at least 1 (below is noise), the excess over 1 scaled by ops over the
+ * payload's.  1 where either curve is missing. */
+static double l2_ratio(const model_inputs *in, const model_probe_query *variant, double threads, double ops)
+{
+    model_probe_lookup l = {.q = *variant, .x = PROBE_X_LAUNCH, .min_points = 2, .with_aligned = 1};
+    model_probe_curve c;
+    if (!model_probe_find(in, &l, &c, NULL)) return 1;
+    const model_curve *v = &c.curve, *a = &c.aligned;
+    const int probe_ops = c.rows[c.n_rows - 1]->ops;
+    const double lo = fmax(v->p[0].x, a->p[0].x), hi = fmin(v->p[v->n - 1].x, a->p[a->n - 1].x);
+    const double scale = variant->payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
+    const double x = fmin(fmax(log(threads), lo), hi);
+    int ignore = 0;
+    double here = exp(model_interp(v->p, v->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
+    double top = exp(model_interp(v->p, v->n, hi, &ignore) - model_interp(a->p, a->n, hi, &ignore));
+    here = 1 + (fmax(here, 1) - 1) * scale;
+    top = 1 + (fmax(top, 1) - 1) * scale;
+    model_probe_curve_free(&c);
+    return here / top;
+}
+
+/* The L2 factor of phase p: the phase's misalignment (at the sweep's word
+ * size) and the payload (at the kernel's access width, as level 2 reads
+ * it). */
+static double l2_factor(const model_path_query *q, const model_b2b_set *set, int p, double threads)
+{
+    const int v = model_cells_per_thread(q->k), L = q->k->misaligned_reads[p], M = q->k->misaligned_writes[p];
+    model_probe_query variant = model_probe_aligned(PROBE_THREADS, set->word_bytes, set->block_size);
+    variant.blocks_requested = 0;
+    variant.words = D3Q19_Q;
+    double f = 1;
+    if (L || M) {
+        variant.misaligned_reads = L;
+        variant.misaligned_writes = M;
+        f = l2_ratio(q->in, &variant, threads, 0);
+    }
+    variant.misaligned_reads = variant.misaligned_writes = 0;
+    variant.payload = 1;
+    variant.word_bytes = q->k->word_bytes * v;
+    return f * l2_ratio(q->in, &variant, threads, q->k->ops_per_cell * v);
+}
+
+void model_threads_path(const model_path_query *q, model_prediction *out)
+{
+    const model_inputs *in = q->in;
+    const model_kernel *k = q->k;
+    const model_lattice *lat = q->lat;
+    model_threads_detail *d = &out->full.threads;
+    model_path_answer *a = &out->full.answer[MODEL_FULL_THREADS_SWEEP];
+    const int v = model_cells_per_thread(k), access = k->word_bytes * v;
+    model_b2b_set set;
+    if (!model_b2b_threads(in, access, lat->block_size, PROBE_OR_OTHER_WORD, &set, &a->prov)) return;
+    double imbalance;
+    const double threads = threads_read(q, &imbalance, &a->prov);
+    /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
+     * smaller working set: where that lets it stay in the L2 while the
+     * probe at the same thread count spills, the probe with the kernel's
+     * working set, scaled to its thread count, is the shorter time */
+    const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
+    const model_b2b_time t = model_b2b_launch_us(in, &set, lat->occupancy, threads, same_set, &a->prov);
+    double per_launch_us = imbalance > 1 ? stretch(in, t.us, imbalance) : t.us;
+    /* with occupancy curves, occupancy is in the per-launch time: the base
+     * probe at the kernel's occupancy keeps misalignment and N only */
+    model_lattice base_lat = t.two_d ? *lat : (model_lattice){.block_size = lat->block_size};
+    const double block_f = t.two_d ? block_factor(in, set.word_bytes, lat, set.block_size) : 1;
+    per_launch_us *= (double)access / set.word_bytes;
+    model_probe_timing base;
+    char err[256];
+    const model_probe_shape base_shape = {.words = D3Q19_Q, .word_bytes = access};
+    if (model_probe_time(in, &base_shape, &base_lat, &base, &a->prov, err, sizeof err)) {
+        model_note(&a->prov, "%s", err);
+        model_b2b_free(&set);
+        return;
+    }
+    a->applies = a->complete = 1;
+    *d = (model_threads_detail){.threads = threads, .us = per_launch_us, .word_bytes = set.word_bytes,
+                                .points = set.points, .curves = set.n, .occupancy = t.occupancy,
+                                .block_factor = block_f, .base19_ns = base.ns_per_thread};
+    double step_us = 0;
+    for (int p = 0; p < k->phases; p++) {
+        d->l2_factor[p] = l2_factor(q, &set, p, threads);
+        d->kernel_factor[p] = q->probe->ns_per_cell[p] * v / base.ns_per_thread * d->block_factor * d->l2_factor[p];
+        a->memory_us[p] = k->launches_per_step * stretch(in, per_launch_us, d->kernel_factor[p]);
+        step_us += a->memory_us[p] / k->phases;
+    }
+    a->launch_bound = model_launch_bound(in, k, a->memory_us);
+    a->mlups = lat->cells / step_us;
+    model_b2b_free(&set);
+}

@@ -1,0 +1,75 @@
+/* model validate's sums: see validation.h. */
+#include "validation.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "commands.h"
+
+int model_point_is_large(const model_validated_point *v)
+{
+    return v->cells >= MODEL_LARGE_CELLS;
+}
+
+int model_point_over(const model_validated_point *v, const model_error_bars *bars)
+{
+    return fabs(v->error_pct) > (model_point_is_large(v) ? bars->large : bars->small);
+}
+
+static double error_pct_of(double predicted, double measured)
+{
+    return 100 * (predicted - measured) / measured;
+}
+
+/* Below 128^3: the answer's error beside the other way to combine memory
+ * and launches -- the size-sweep path beside the threads path, or memory +
+ * launch interval beside their max. */
+static void add_small(const model_validated_point *v, model_validation_stats *s)
+{
+    const model_full_level *f = &v->pr.full;
+    const double alt = f->path == MODEL_FULL_SIZE_SWEEP ? f->size_sweep.sum_mlups
+                                                        : f->answer[MODEL_FULL_SIZE_SWEEP].mlups;
+    s->small++;
+    s->small_error_sum += fabs(v->error_pct);
+    s->small_alternative_sum += fabs(error_pct_of(alt, v->measured));
+}
+
+static void add_geometry(const model_validated_point *v, model_validation_stats *s)
+{
+    const model_path_answer *threads = &v->pr.full.answer[MODEL_FULL_THREADS_SWEEP];
+    s->geometry++;
+    s->geometry_error_sum += fabs(v->error_pct);
+    if (!threads->applies) return;
+    s->geometry_with_threads++;
+    s->geometry_threads_sum += fabs(error_pct_of(threads->mlups, v->measured));
+}
+
+static void add_fallbacks(const model_provenance *p, model_validation_stats *s)
+{
+    int seen[MODEL_FALLBACK_KINDS] = {0};
+    for (int i = 0; i < p->n_fallbacks; i++) seen[p->fallbacks[i].kind] = 1;
+    for (int k = 0; k < MODEL_FALLBACK_KINDS; k++) s->fallback_points[k] += seen[k];
+}
+
+void model_validation_stats_of(const model_validated_point *pts, int n, const model_error_bars *bars,
+                               model_validation_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->points = n;
+    s->alternative_is_sum = n && pts[0].pr.full.path == MODEL_FULL_SIZE_SWEEP;
+    for (int i = 0; i < n; i++) {
+        const model_validated_point *v = &pts[i];
+        const double e = fabs(v->error_pct);
+        const int over = model_point_over(v, bars);
+        if (model_point_is_large(v)) {
+            s->worst_large = fmax(s->worst_large, e);
+            s->over_large += over;
+        } else {
+            s->worst_small = fmax(s->worst_small, e);
+            s->over_small += over;
+            add_small(v, s);
+        }
+        if (v->pr.full.path == MODEL_FULL_GEOMETRY) add_geometry(v, s);
+        add_fallbacks(&v->pr.prov, s);
+    }
+}

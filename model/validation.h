@@ -1,0 +1,41 @@
+/* model validate's numbers: each measured point beside its prediction, and
+ * what they add up to.  Computing only; report.h prints them. */
+#ifndef MODEL_VALIDATION_H
+#define MODEL_VALIDATION_H
+
+#include "predict.h"
+
+typedef struct {
+    char backend[16], scheme[16], precision[8];
+    long long nx, ny, nz, block_size;
+    double cells, measured;
+    double error_pct; /* 100 (predicted - measured) / measured: > 0 the model is optimistic */
+    model_prediction pr;
+} model_validated_point;
+
+/* |error| allowed, in percent: from MODEL_LARGE_CELLS (128^3) on, and below. */
+typedef struct {
+    double large, small;
+} model_error_bars;
+
+typedef struct {
+    int points, over_large, over_small;
+    double worst_large, worst_small;
+    int small;                      /* points below 128^3 */
+    double small_error_sum;         /* their |error|, summed */
+    double small_alternative_sum;   /* the same, of the other way to combine memory and launches */
+    int alternative_is_sum;         /* that other way: memory + launch (1), the size-sweep path (0) */
+    int geometry;                   /* points the geometry path answered */
+    double geometry_error_sum;      /* their |error|, summed */
+    int geometry_with_threads;      /* of those, the points the threads-sweep path answers too */
+    double geometry_threads_sum;    /* its |error| there, summed */
+    int fallback_points[MODEL_FALLBACK_KINDS]; /* points that read a fallback of each kind */
+} model_validation_stats;
+
+int model_point_is_large(const model_validated_point *v);
+int model_point_over(const model_validated_point *v, const model_error_bars *bars);
+
+void model_validation_stats_of(const model_validated_point *pts, int n, const model_error_bars *bars,
+                               model_validation_stats *s);
+
+#endif
