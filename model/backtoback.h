@@ -41,7 +41,9 @@ typedef struct {
 
 /* Per-launch µs at `threads` for a kernel of this occupancy (<= 0 unknown):
  * between the curves either side of it where there are several with known
- * occupancy, else on the full-occupancy curve.  same_set > 0 (a kernel
+ * occupancy (an L2-resident lattice needs many more bytes in flight than a
+ * DRAM-bound one, so the occupancy's effect there is not the DRAM-regime
+ * ratio level 2 reads), else on the full-occupancy curve.  same_set > 0 (a kernel
  * keeping fewer lattices than the probe): the thread count whose working
  * set is the kernel's.  Sorts set's curves by occupancy. */
 model_b2b_time model_b2b_launch_us(const model_inputs *in, model_b2b_set *set, double occupancy, double threads,

@@ -195,9 +195,9 @@ int model_cmd_predict(int argc, char **argv)
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .cells_per_thread = 1, .n_reads = 1,
                       .n_writes = 1};
+    static const model_command cmd = {opts, predict_usage, predict_option, "the folder with stream.csv and membench.csv"};
     model_cli cli;
-    model_parse_options(&cli, argc, argv, opts, predict_usage, predict_option, &a,
-                        "the folder with stream.csv and membench.csv");
+    model_parse_options(&cli, argc, argv, &cmd, &a);
     if (!a.size) lbp_usage_error("missing --size NX[xNYxNZ]");
     if (a.lat.occupancy > 0 && a.lat.blocks_per_cu > 0) lbp_usage_error("give --occupancy or --blocks-per-sm, not both");
     parse_size(a.size, &a.lat);

@@ -224,9 +224,10 @@ int model_cmd_validate(int argc, char **argv)
         MODEL_OPT("max-error", required_argument, OPT_MAX_ERROR),
         MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL), {0, 0, 0, 0}};
     model_error_bars bars = {.large = 5, .small = 10};
+    static const model_command cmd = {opts, validate_usage, validate_option,
+                                      "the folder with lbm.csv, stream.csv, membench.csv"};
     model_cli cli;
-    model_parse_options(&cli, argc, argv, opts, validate_usage, validate_option, &bars,
-                        "the folder with lbm.csv, stream.csv, membench.csv");
+    model_parse_options(&cli, argc, argv, &cmd, &bars);
     const int force = cli.common.force;
     lbp_check_fresh(cli.dir, (const char *const[]){"model.csv", "model-meta.csv", NULL}, force);
     validation v = {.dir = cli.dir, .only = cli.backend};

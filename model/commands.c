@@ -15,20 +15,19 @@
 int model_argc;
 char **model_argv;
 
-void model_parse_options(model_cli *cli, int argc, char **argv, const struct option *opts, const char *usage,
-                         void (*own)(int o, const char *arg, void *ctx), void *ctx, const char *missing_dir)
+void model_parse_options(model_cli *cli, int argc, char **argv, const model_command *cmd, void *ctx)
 {
     *cli = (model_cli){.common = {.device = -1}};
     optind = 1;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "", cmd->opts, NULL)) != -1) {
         if (o == OPT_DATA) cli->dir = optarg;
         else if (o == '?') lbp_bad_option();
-        else if (o >= LBP_OPT_FIRST_TOOL && own) own(o, optarg, ctx);
-        else if (!lbp_common_opt(&cli->common, o, optarg, usage)) lbp_bad_option();
+        else if (o >= LBP_OPT_FIRST_TOOL && cmd->own) cmd->own(o, optarg, ctx);
+        else if (!lbp_common_opt(&cli->common, o, optarg, cmd->usage)) lbp_bad_option();
     }
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!cli->dir) lbp_usage_error("missing --data DIR (%s)", missing_dir);
+    if (!cli->dir) lbp_usage_error("missing --data DIR (%s)", cmd->data_dir_is);
     const char *b = cli->common.backend;
     cli->backend = b && strcmp(b, "auto") ? b : NULL;
 }
@@ -125,8 +124,9 @@ static void print_drift_if_any(const char *dir)
 int model_cmd_summary(int argc, char **argv)
 {
     static const struct option opts[] = {MODEL_SHARED_OPTS, {0, 0, 0, 0}};
+    static const model_command cmd = {opts, summary_usage, NULL, "the folder with model.csv"};
     model_cli cli;
-    model_parse_options(&cli, argc, argv, opts, summary_usage, NULL, NULL, "the folder with model.csv");
+    model_parse_options(&cli, argc, argv, &cmd, NULL);
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/model.csv", cli.dir);
     static const char *const cols[] = {"backend", "scheme", "precision", "cells", "measured_mlups", "roofline_mlups",
@@ -201,10 +201,11 @@ int model_cmd_drift(int argc, char **argv)
 {
     static const struct option opts[] = {MODEL_SHARED_OPTS, MODEL_OPT("force", no_argument, LBP_OPT_FORCE),
                                          MODEL_OPT("max-change", required_argument, OPT_MAX_CHANGE), {0, 0, 0, 0}};
+    static const model_command cmd = {opts, drift_usage, drift_option,
+                                      "the folder with membench.csv and membench-recheck.csv"};
     model_cli cli;
     double max_change = -1;
-    model_parse_options(&cli, argc, argv, opts, drift_usage, drift_option, &max_change,
-                        "the folder with membench.csv and membench-recheck.csv");
+    model_parse_options(&cli, argc, argv, &cmd, &max_change);
     if (cli.backend) lbp_usage_error("--backend: drift compares every backend's probes");
     lbp_check_fresh(cli.dir, (const char *const[]){"drift.csv", NULL}, cli.common.force);
     char err[1024];

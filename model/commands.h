@@ -55,11 +55,19 @@ typedef struct {
     const char *backend; /* --backend, NULL for auto */
 } model_cli;
 
-/* Parses argv: the shared options, and each other one through own(o, arg,
- * ctx).  Exits 2 on a bad option or a stray argument, and without --data
- * (missing_dir says which folder it wants). */
-void model_parse_options(model_cli *cli, int argc, char **argv, const struct option *opts, const char *usage,
-                         void (*own)(int o, const char *arg, void *ctx), void *ctx, const char *missing_dir);
+/* A command's options: the table, its --help text, the handler of its own
+ * options (NULL: none), and the folder --data names (for the error). */
+typedef struct {
+    const struct option *opts;
+    const char *usage;
+    void (*own)(int o, const char *arg, void *ctx);
+    const char *data_dir_is;
+} model_command;
+
+/* Parses argv: the shared options, and each other one through
+ * cmd->own(o, arg, ctx).  Exits 2 on a bad option or a stray argument, and
+ * without --data. */
+void model_parse_options(model_cli *cli, int argc, char **argv, const model_command *cmd, void *ctx);
 
 /* model_inputs_load, or exit 1 with its message; warns when level 3 will
  * lack the launch interval. */

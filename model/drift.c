@@ -65,6 +65,17 @@ static int open_membench(lbp_table *t, const char *dir, const char *name, char *
     return r == LBP_TABLE_OK ? 0 : -1;
 }
 
+/* Why no recheck row found its partner. */
+static void no_match(const lbp_table *first, const lbp_table *again, int recheck_rows, char *err, size_t err_len)
+{
+    if (recheck_rows)
+        lbp_error(err, err_len, "%s: none of its %d threads-sweep rows matches one of %s (same backend, word size, L, "
+                  "M, payload, block size, blocks per SM and thread count expected)", again->path, recheck_rows,
+                  first->path);
+    else
+        lbp_error(err, err_len, "%s: no threads-sweep rows (expected membench --sweeps threads)", again->path);
+}
+
 int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, char *device, size_t device_len,
                       char *err, size_t err_len)
 {
@@ -109,12 +120,7 @@ int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, c
             snprintf(device, device_len, "%s", lbp_table_text(&again, r, lbp_table_column(&again, "device")));
     }
     if (!n) {
-        if (recheck_rows)
-            lbp_error(err, err_len, "%s: none of its %d threads-sweep rows matches one of %s (same backend, word size, L, "
-                 "M, payload, block size, blocks per SM and thread count expected)", again.path, recheck_rows,
-                 first.path);
-        else
-            lbp_error(err, err_len, "%s: no threads-sweep rows (expected membench --sweeps threads)", again.path);
+        no_match(&first, &again, recheck_rows, err, err_len);
         goto bad;
     }
     free(firsts);

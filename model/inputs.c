@@ -39,12 +39,20 @@ static const char *text(const lbp_table *t, int row, const char *column)
     return lbp_table_text(t, row, lbp_table_column(t, column));
 }
 
-#define NUM(t, row, name, dst)                                                \
-    do {                                                                      \
-        double v_;                                                            \
-        if (lbp_table_number_by_name(t, row, name, &v_, err, err_len)) goto bad; \
-        dst = v_;                                                             \
+/* A number of row r into dst, or return -1 from the row reader with err. */
+#define NUM(t, r, name, dst)                                                          \
+    do {                                                                              \
+        double v_;                                                                    \
+        if (lbp_table_number_by_name(t, r, name, &v_, err, err_len)) return -1;     \
+        dst = v_;                                                                     \
     } while (0)
+
+/* The loaders' one way out: the table freed, their status returned. */
+static int closed(lbp_table *t, int status)
+{
+    lbp_table_free(t);
+    return status;
+}
 
 int model_backends_in(const char *dir, char names[][16], int max, char *err, size_t err_len)
 {
@@ -98,6 +106,24 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     return 0;
 }
 
+/* A generated copy's row (not the driver's copy, not likwid-bench's, whose
+ * rows carry the device's backend but measure the host): 1 and *c, 0 for
+ * another row, -1 on a bad field. */
+static int read_copy(const model_inputs *in, const lbp_table *t, int r, model_copy_row *c, char *err, size_t err_len)
+{
+    if (!row_is_backend(t, r, in->backend) || strcmp(text(t, r, "kernel"), "copy") || !strcmp(text(t, r, "sweep"), "likwid"))
+        return 0;
+    c->size_sweep = !strcmp(text(t, r, "sweep"), "size");
+    NUM(t, r, "word_bytes", c->word_bytes);
+    NUM(t, r, "array_bytes", c->working_set);
+    c->working_set *= 2;
+    NUM(t, r, "bytes_moved", c->bytes_moved);
+    NUM(t, r, "ms_median", c->ms_median);
+    NUM(t, r, "gbs_median", c->gbs_median);
+    c->line = t->line[r];
+    return 1;
+}
+
 static int load_stream(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "sweep", "kernel", "word_bytes",
@@ -106,33 +132,15 @@ static int load_stream(model_inputs *in, char *err, size_t err_len)
     if (open_table(&t, in->dir, "stream.csv", cols, 0, err, err_len)) return -1;
     in->copies = calloc(t.rows ? t.rows : 1, sizeof *in->copies);
     for (int r = 0; r < t.rows; r++) {
-        /* generated copies only: not the driver's copy, not likwid-bench's
-         * (whose rows carry the device's backend but measure the host) */
-        if (!row_is_backend(&t, r, in->backend) || strcmp(text(&t, r, "kernel"), "copy") ||
-            !strcmp(text(&t, r, "sweep"), "likwid"))
-            continue;
-        model_copy_row *c = &in->copies[in->n_copies];
-        c->size_sweep = !strcmp(text(&t, r, "sweep"), "size");
-        NUM(&t, r, "word_bytes", c->word_bytes);
-        NUM(&t, r, "array_bytes", c->working_set);
-        c->working_set *= 2;
-        NUM(&t, r, "bytes_moved", c->bytes_moved);
-        NUM(&t, r, "ms_median", c->ms_median);
-        NUM(&t, r, "gbs_median", c->gbs_median);
-        c->line = t.line[r];
-        if (!in->device[0]) snprintf(in->device, sizeof in->device, "%s", text(&t, r, "device"));
-        in->n_copies++;
+        const int got = read_copy(in, &t, r, &in->copies[in->n_copies], err, err_len);
+        if (got < 0) return closed(&t, -1);
+        if (got && !in->device[0]) snprintf(in->device, sizeof in->device, "%s", text(&t, r, "device"));
+        in->n_copies += got;
     }
-    if (!in->n_copies) {
-        lbp_error(err, err_len, "%s: no kernel=copy rows for backend %s (expected the stream tool's copy sweeps)",
-             t.path, in->backend);
-        goto bad;
-    }
-    lbp_table_free(&t);
-    return 0;
-bad:
-    lbp_table_free(&t);
-    return -1;
+    if (!in->n_copies)
+        return closed(&t, lbp_error(err, err_len, "%s: no kernel=copy rows for backend %s (expected the stream tool's "
+                                    "copy sweeps)", t.path, in->backend));
+    return closed(&t, 0);
 }
 
 /* t0 (see inputs.h): intercept of ms vs bytes over the size-sweep points
@@ -184,6 +192,100 @@ static model_probe_sweep probe_sweep_of(const char *s)
     return PROBE_OTHER;
 }
 
+/* A backend that forced no blocks per SM (OpenCL) has no occupancy curve:
+ * another backend's of the same device serves.  How bandwidth follows the
+ * resident blocks is the memory system's, not the launch path's, and the
+ * model reads the curve as ratios only. */
+static void find_occupancy_source(model_inputs *in, const lbp_table *t)
+{
+    const int req = lbp_table_column(t, "blocks_per_cu_requested");
+    snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", in->backend);
+    int own = 0;
+    const char *other = NULL;
+    for (int r = 0; r < t->rows && req >= 0; r++) {
+        double q = 0;
+        if (probe_sweep_of(text(t, r, "sweep")) != PROBE_OCCUPANCY || lbp_table_number(t, r, req, &q, NULL, 0) || q <= 0)
+            continue;
+        if (row_is_backend(t, r, in->backend)) own = 1;
+        else if (!other) other = text(t, r, "backend");
+    }
+    if (!own && other) snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", other);
+}
+
+/* Room for n more rows in *rows (of *count), zeroed. */
+static int grow(model_probe_row **rows, int count, int n, const char *path, char *err, size_t err_len)
+{
+    model_probe_row *grown = realloc(*rows, sizeof **rows * (size_t)(count + n + 1));
+    if (!grown) return lbp_error(err, err_len, "%s: out of memory", path);
+    *rows = grown;
+    memset(grown + count, 0, sizeof *grown * (size_t)(n + 1));
+    return 0;
+}
+
+/* The fields of a probe row, checked. */
+static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, double *ms, char *err, size_t err_len)
+{
+    p->sweep = probe_sweep_of(text(t, r, "sweep"));
+    NUM(t, r, "words", p->words);
+    NUM(t, r, "word_bytes", p->word_bytes);
+    NUM(t, r, "misaligned_reads", p->misaligned_reads);
+    NUM(t, r, "misaligned_writes", p->misaligned_writes);
+    NUM(t, r, "block_size", p->block_size);
+    if (lbp_table_column(t, "blocks_per_cu_requested") >= 0) NUM(t, r, "blocks_per_cu_requested", p->blocks_requested);
+    NUM(t, r, "blocks_per_cu", p->blocks_per_cu);
+    NUM(t, r, "occupancy", p->occupancy);
+    NUM(t, r, "threads", p->threads);
+    if (lbp_table_column(t, "ops") >= 0) NUM(t, r, "ops", p->ops);
+    if (lbp_table_column(t, "in_place") >= 0) NUM(t, r, "in_place", p->in_place);
+    if (lbp_table_column(t, "swapped") >= 0) NUM(t, r, "swapped", p->swapped);
+    NUM(t, r, "ms_median", *ms);
+    if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
+        return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
+                         t->line[r]);
+    if (p->in_place != 0 && (p->in_place != 1 || p->misaligned_reads != p->misaligned_writes))
+        return lbp_error(err, err_len, "%s:%d: expected in_place 0, or 1 with misaligned_reads = misaligned_writes",
+                         t->path, t->line[r]);
+    if ((p->swapped != 0 && p->swapped != 1) || (p->swapped && p->in_place))
+        return lbp_error(err, err_len, "%s:%d: expected swapped 0, or 1 with in_place 0", t->path, t->line[r]);
+    return 0;
+}
+
+/* A probe row of membench.csv (geometry = 0) or membench-geometry.csv: 1
+ * and *p, 0 for a row the model does not read, -1 on a bad one. */
+static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geometry, model_probe_row *p, char *err,
+                      size_t err_len)
+{
+    double ms;
+    memset(p, 0, sizeof *p);
+    if (read_probe_fields(t, r, p, &ms, err, err_len)) return -1;
+    /* the model reads in-place and swapped probes at the kernels' own launches only */
+    if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY) return 0;
+    if (geometry != (p->sweep == PROBE_GEOMETRY))
+        return lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t->path, t->line[r],
+                         text(t, r, "sweep"));
+    if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY) {
+        /* per launch of a back-to-back queue: nothing to remove */
+        p->launch_us = ms * 1e3;
+        p->ns_per_thread = ms * 1e6 / p->threads;
+    } else {
+        /* the same start cost as the copies: the probe runs one launch too */
+        p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
+    }
+    return 1;
+}
+
+/* Whose row r is: this backend's (0), occupancy_from's threads or geometry
+ * row, borrowed (1), or neither (-1).  The occupancy sweep is read from
+ * occupancy_from. */
+static int row_owner(const model_inputs *in, const lbp_table *t, int r, int geometry)
+{
+    const model_probe_sweep sweep = geometry ? PROBE_GEOMETRY : probe_sweep_of(text(t, r, "sweep"));
+    const int borrowing = strcmp(in->occupancy_from, in->backend) != 0;
+    if (borrowing && (sweep == PROBE_THREADS || sweep == PROBE_GEOMETRY) && row_is_backend(t, r, in->occupancy_from))
+        return 1;
+    return row_is_backend(t, r, sweep == PROBE_OCCUPANCY && !geometry ? in->occupancy_from : in->backend) ? 0 : -1;
+}
+
 /* membench.csv, then (optional: geometry = 1) membench-geometry.csv, whose
  * rows are added to the same list. */
 static int load_membench(model_inputs *in, int geometry, char *err, size_t err_len)
@@ -196,107 +298,38 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
                         err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
-    model_probe_row *grown = realloc(in->probes, sizeof *in->probes * (size_t)(in->n_probes + t.rows + 1));
-    if (!grown) {
-        lbp_error(err, err_len, "%s: out of memory", t.path);
-        goto bad;
-    }
-    in->probes = grown;
-    memset(in->probes + in->n_probes, 0, sizeof *in->probes * (size_t)(t.rows + 1));
+    if (!geometry) find_occupancy_source(in, &t);
+    if (grow(&in->probes, in->n_probes, t.rows, t.path, err, err_len) ||
+        grow(&in->borrowed, in->n_borrowed, t.rows, t.path, err, err_len))
+        return closed(&t, -1);
     const int before = in->n_probes;
-    /* A backend that forced no blocks per SM (OpenCL) has no occupancy
-     * curve: another backend's of the same device serves.  How bandwidth
-     * follows the resident blocks is the memory system's, not the launch
-     * path's, and the model reads the curve as ratios only. */
-    if (!geometry) {
-        const int req = lbp_table_column(&t, "blocks_per_cu_requested");
-        snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", in->backend);
-        int own = 0;
-        const char *other = NULL;
-        for (int r = 0; r < t.rows && req >= 0; r++) {
-            double q = 0;
-            if (probe_sweep_of(text(&t, r, "sweep")) != PROBE_OCCUPANCY || lbp_table_number(&t, r, req, &q, NULL, 0) ||
-                q <= 0)
-                continue;
-            if (row_is_backend(&t, r, in->backend)) own = 1;
-            else if (!other) other = text(&t, r, "backend");
-        }
-        if (!own && other) snprintf(in->occupancy_from, sizeof in->occupancy_from, "%s", other);
-    }
-    const int borrowing = strcmp(in->occupancy_from, in->backend) != 0;
-    if (borrowing) {
-        grown = realloc(in->borrowed, sizeof *in->borrowed * (size_t)(in->n_borrowed + t.rows + 1));
-        if (!grown) {
-            lbp_error(err, err_len, "%s: out of memory", t.path);
-            goto bad;
-        }
-        in->borrowed = grown;
-        memset(in->borrowed + in->n_borrowed, 0, sizeof *in->borrowed * (size_t)(t.rows + 1));
-    }
     for (int r = 0; r < t.rows; r++) {
-        const model_probe_sweep sweep = geometry ? PROBE_GEOMETRY : probe_sweep_of(text(&t, r, "sweep"));
-        const int borrowed = borrowing && (sweep == PROBE_THREADS || sweep == PROBE_GEOMETRY) &&
-                             row_is_backend(&t, r, in->occupancy_from);
-        if (!borrowed && !row_is_backend(&t, r, sweep == PROBE_OCCUPANCY && !geometry ? in->occupancy_from : in->backend))
-            continue;
-        model_probe_row *p = borrowed ? &in->borrowed[in->n_borrowed] : &in->probes[in->n_probes];
-        memset(p, 0, sizeof *p);
-        double ms;
-        p->sweep = probe_sweep_of(text(&t, r, "sweep"));
-        NUM(&t, r, "words", p->words);
-        NUM(&t, r, "word_bytes", p->word_bytes);
-        NUM(&t, r, "misaligned_reads", p->misaligned_reads);
-        NUM(&t, r, "misaligned_writes", p->misaligned_writes);
-        NUM(&t, r, "block_size", p->block_size);
-        if (lbp_table_column(&t, "blocks_per_cu_requested") >= 0)
-            NUM(&t, r, "blocks_per_cu_requested", p->blocks_requested);
-        NUM(&t, r, "blocks_per_cu", p->blocks_per_cu);
-        NUM(&t, r, "occupancy", p->occupancy);
-        NUM(&t, r, "threads", p->threads);
-        if (lbp_table_column(&t, "ops") >= 0) NUM(&t, r, "ops", p->ops);
-        if (lbp_table_column(&t, "in_place") >= 0) NUM(&t, r, "in_place", p->in_place);
-        if (lbp_table_column(&t, "swapped") >= 0) NUM(&t, r, "swapped", p->swapped);
-        NUM(&t, r, "ms_median", ms);
-        if (p->threads <= 0 || ms <= 0 || p->words <= 0 || p->ops < 0) {
-            lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t.path, t.line[r]);
-            goto bad;
-        }
-        if (p->in_place != 0 && (p->in_place != 1 || p->misaligned_reads != p->misaligned_writes)) {
-            lbp_error(err, err_len, "%s:%d: expected in_place 0, or 1 with misaligned_reads = misaligned_writes", t.path,
-                 t.line[r]);
-            goto bad;
-        }
-        if ((p->swapped != 0 && p->swapped != 1) || (p->swapped && p->in_place)) {
-            lbp_error(err, err_len, "%s:%d: expected swapped 0, or 1 with in_place 0", t.path, t.line[r]);
-            goto bad;
-        }
-        /* the model reads in-place and swapped probes at the kernels' own launches only */
-        if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY) continue;
-        if (geometry != (p->sweep == PROBE_GEOMETRY)) {
-            lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t.path, t.line[r], text(&t, r, "sweep"));
-            goto bad;
-        }
-        if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY) {
-            /* per launch of a back-to-back queue: nothing to remove */
-            p->launch_us = ms * 1e3;
-            p->ns_per_thread = ms * 1e6 / p->threads;
-        } else {
-            /* the same start cost as the copies: the probe runs one launch too */
-            p->ns_per_thread = model_busy_ms(in, ms) * 1e6 / p->threads;
-        }
-        if (borrowed) in->n_borrowed++;
-        else in->n_probes++;
+        const int owner = row_owner(in, &t, r, geometry);
+        if (owner < 0) continue;
+        int *count = owner ? &in->n_borrowed : &in->n_probes;
+        const int got = read_probe(in, &t, r, geometry, (owner ? in->borrowed : in->probes) + *count, err, err_len);
+        if (got < 0) return closed(&t, -1);
+        *count += got;
     }
-    if (!geometry && in->n_probes == before) {
-        lbp_error(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe sweeps)",
-             t.path, in->backend);
-        goto bad;
-    }
-    lbp_table_free(&t);
-    return 0;
-bad:
-    lbp_table_free(&t);
-    return -1;
+    if (!geometry && in->n_probes == before)
+        return closed(&t, lbp_error(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe "
+                                    "sweeps)", t.path, in->backend));
+    return closed(&t, 0);
+}
+
+/* A misalignment fit of this backend: 1 and *m, 0 for another row, -1 on
+ * a bad field. */
+static int read_fit(const model_inputs *in, const lbp_table *t, int r, model_misalign_fit *m, char *err, size_t err_len)
+{
+    if (!row_is_backend(t, r, in->backend)) return 0;
+    const char *f = text(t, r, "fit");
+    m->misaligned = !strcmp(f, "misaligned_reads") ? 0 : !strcmp(f, "misaligned_writes") ? 1
+                  : !strcmp(f, "misaligned_both") ? 2 : -1;
+    if (m->misaligned < 0) return 0;
+    NUM(t, r, "word_bytes", m->word_bytes);
+    NUM(t, r, "words", m->words);
+    NUM(t, r, "slope_ns", m->slope_ns);
+    return 1;
 }
 
 static int load_fits(model_inputs *in, char *err, size_t err_len)
@@ -308,23 +341,25 @@ static int load_fits(model_inputs *in, char *err, size_t err_len)
     if (r0) return -1;
     in->fits = calloc(t.rows ? t.rows : 1, sizeof *in->fits);
     for (int r = 0; r < t.rows; r++) {
-        if (!row_is_backend(&t, r, in->backend)) continue;
-        const char *f = text(&t, r, "fit");
-        int kind = !strcmp(f, "misaligned_reads") ? 0 : !strcmp(f, "misaligned_writes") ? 1
-                 : !strcmp(f, "misaligned_both") ? 2 : -1;
-        if (kind < 0) continue;
-        model_misalign_fit *m = &in->fits[in->n_fits];
-        m->misaligned = kind;
-        NUM(&t, r, "word_bytes", m->word_bytes);
-        NUM(&t, r, "words", m->words);
-        NUM(&t, r, "slope_ns", m->slope_ns);
-        in->n_fits++;
+        const int got = read_fit(in, &t, r, &in->fits[in->n_fits], err, err_len);
+        if (got < 0) return closed(&t, -1);
+        in->n_fits += got;
     }
-    lbp_table_free(&t);
-    return 0;
-bad:
-    lbp_table_free(&t);
-    return -1;
+    return closed(&t, 0);
+}
+
+/* A launch.csv row of this backend: its mode (1 back_to_back, 2 graph),
+ * launches and µs; 0 for another row, -1 on a bad field. */
+static int read_launch(const model_inputs *in, const lbp_table *t, int r, double *launches, double *us, char *err,
+                       size_t err_len)
+{
+    if (!row_is_backend(t, r, in->backend)) return 0;
+    const char *mode = text(t, r, "mode");
+    const int kind = !strcmp(mode, "back_to_back") ? 1 : !strcmp(mode, "graph") ? 2 : 0;
+    if (!kind) return 0;
+    NUM(t, r, "launches", *launches);
+    NUM(t, r, "us_median", *us);
+    return kind;
 }
 
 /* ℓ: the back_to_back row with the most launches (the steady state), and
@@ -336,30 +371,17 @@ static int load_launch(model_inputs *in, char *err, size_t err_len)
     int r0 = open_table(&t, in->dir, "launch.csv", cols, 1, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
-    double best_launches = -1, best_graph = -1;
+    double most[3] = {-1, -1, -1};
     for (int r = 0; r < t.rows; r++) {
-        if (!row_is_backend(&t, r, in->backend)) continue;
-        int b2b = !strcmp(text(&t, r, "mode"), "back_to_back"), graph = !strcmp(text(&t, r, "mode"), "graph");
-        if (!b2b && !graph) continue;
         double launches, us;
-        NUM(&t, r, "launches", launches);
-        NUM(&t, r, "us_median", us);
-        if (b2b && launches > best_launches) {
-            best_launches = launches;
-            in->launch_us = us;
-            in->have_launch = 1;
-        }
-        if (graph && launches > best_graph) {
-            best_graph = launches;
-            in->gap_us = us;
-            in->have_gap = 1;
-        }
+        const int kind = read_launch(in, &t, r, &launches, &us, err, err_len);
+        if (kind < 0) return closed(&t, -1);
+        if (!kind || launches <= most[kind]) continue;
+        most[kind] = launches;
+        if (kind == 1) in->launch_us = us, in->have_launch = 1;
+        else in->gap_us = us, in->have_gap = 1;
     }
-    lbp_table_free(&t);
-    return 0;
-bad:
-    lbp_table_free(&t);
-    return -1;
+    return closed(&t, 0);
 }
 
 int model_inputs_load(model_inputs *in, const char *dir, const char *backend, char *err,

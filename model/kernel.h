@@ -20,7 +20,7 @@ typedef struct {
     char name[48];
     double words_read;             /* per cell and step (N for the probe) */
     double words_written;
-    int word_bytes;                /* s: 4 (fp32) or 8 (fp64) */
+    int word_bytes;                /* s: 4 (fp32), 8 (fp64), 2 (fp16 storage), ... */
     int lattices;                  /* 2 (A-B) or 1 (A-A): working set */
     int launches_per_step;         /* K launches make one time step */
     int phases;                    /* alternating launch patterns, >= 1 */

@@ -329,7 +329,7 @@ void model_probe_record(const model_probe_lookup *l, const model_probe_curve *c,
         char asked[128];
         snprintf(asked, sizeof asked, "%s at block %d", what, l->q.block_size);
         snprintf(got, sizeof got, "block %d, the sweep's most common", r->block_size);
-        model_fell_back(prov, MODEL_FALLBACK_BLOCK, asked, got, "not measured at block %d", l->q.block_size);
+        model_fell_back(prov, MODEL_FALLBACK_BLOCK, asked, got, "nothing to read at block %d", l->q.block_size);
     }
     if (r->sweep != l->q.sweep) {
         char asked[96];

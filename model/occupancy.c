@@ -17,13 +17,17 @@ static model_probe_lookup aligned_occupancy(int word_bytes, int block_size, unsi
     return l;
 }
 
-/* f(at) / f(from) on curve c, read at as many bytes in flight as `asked`
- * word bytes hold where c is of `read` bytes. */
-static double curve_ratio(const model_curve *at_c, double at, const model_curve *from_c, double from, int asked,
-                          int read, int *clamped)
+/* The time on curve a at x over the time on curve b at y. */
+static double time_ratio(const model_curve *a, double x, const model_curve *b, double y, int *clamped)
 {
-    const double scale = (double)asked / read;
-    return model_interp(at_c->p, at_c->n, at * scale, clamped) / model_interp(from_c->p, from_c->n, from * scale, clamped);
+    return model_interp(a->p, a->n, x, clamped) / model_interp(b->p, b->n, y, clamped);
+}
+
+/* What an occupancy of `asked`-byte words reads on a curve of `read`-byte
+ * words: as many bytes in flight. */
+static double in_flight(int asked, int read)
+{
+    return (double)asked / read;
 }
 
 /* The kernel's block size was swept: its curve at the kernel's occupancy
@@ -40,7 +44,8 @@ static double at_kernel_block(const model_inputs *in, const model_base_probe *ba
     double factor = -1;
     if (model_probe_find(in, &lp, &p, NULL)) {
         int clamped = 0;
-        factor = curve_ratio(&k.curve, lat->occupancy, &p.curve, base->occupancy, w, k.read.word_bytes, &clamped);
+        const double s = in_flight(w, k.read.word_bytes);
+        factor = time_ratio(&k.curve, lat->occupancy * s, &p.curve, base->occupancy * s, &clamped);
         model_probe_record(&lk, &k, prov);
         if (clamped)
             model_clamped(prov, "occupancy %.3f outside the measured range at block %d: clamped", lat->occupancy,
@@ -79,7 +84,8 @@ static double at_probe_block(const model_inputs *in, const model_base_probe *bas
     double factor = 1;
     if (occupancy > 0 && base->occupancy > 0 && found) {
         int clamped = 0;
-        factor = curve_ratio(&c.curve, occupancy, &c.curve, base->occupancy, w, c.read.word_bytes, &clamped);
+        const double s = in_flight(w, c.read.word_bytes);
+        factor = time_ratio(&c.curve, occupancy * s, &c.curve, base->occupancy * s, &clamped);
         model_probe_record(&l, &c, prov);
         if (clamped)
             model_clamped(prov, "occupancy %.3f outside the measured %.3f..%.3f: clamped", occupancy, c.curve.p[0].x,

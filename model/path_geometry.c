@@ -4,8 +4,9 @@
  * (cells / cells per thread) -- each launch is the probe there with the
  * phase's L and M, plus the collision payload's excess over it scaled by
  * the kernel's operations per thread over the payload's (counted, not
- * weighed: at these sizes the arithmetic's latency, one operation after
- * another, is what shows).  Waves of blocks, blocks per SM and what
+ * weighed: the 8-byte probe read for a float kernel of two cells per
+ * thread computes in double, but at these sizes the arithmetic's latency,
+ * one operation after another, is what shows).  Waves of blocks, blocks per SM and what
  * misalignment and arithmetic cost at that working set are then measured,
  * not modelled.
  *

@@ -144,8 +144,12 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
     const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
     const model_b2b_time t = model_b2b_launch_us(in, &set, lat->occupancy, threads, same_set, &a->prov);
     double per_launch_us = imbalance > 1 ? stretch(in, t.us, imbalance) : t.us;
-    /* with occupancy curves, occupancy is in the per-launch time: the base
-     * probe at the kernel's occupancy keeps misalignment and N only */
+    /* The kernel factor is level 2's probe over its base probe (N=19,
+     * aligned, the kernel's access width and block size).  With occupancy
+     * curves the occupancy is in the per-launch time already: the base is
+     * read at the kernel's occupancy, so the factor keeps misalignment and
+     * N (and the block size's factor); with one curve, at the probe's own,
+     * so it carries the occupancy too. */
     model_lattice base_lat = t.two_d ? *lat : (model_lattice){.block_size = lat->block_size};
     const double block_f = t.two_d ? block_factor(in, set.word_bytes, lat, set.block_size) : 1;
     per_launch_us *= (double)access / set.word_bytes;

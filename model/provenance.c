@@ -19,27 +19,30 @@ static void append_note(model_provenance *p, const char *line)
     snprintf(p->notes + used, sizeof p->notes - used, "%s%s", used ? "; " : "", line);
 }
 
+static void vnote(model_provenance *p, const char *fmt, va_list ap)
+{
+    char line[400];
+    vsnprintf(line, sizeof line, fmt, ap);
+    append_note(p, line);
+}
+
 void model_note(model_provenance *p, const char *fmt, ...)
 {
     if (!p) return;
-    char line[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vnote(p, fmt, ap);
     va_end(ap);
-    append_note(p, line);
 }
 
 void model_clamped(model_provenance *p, const char *fmt, ...)
 {
     if (!p) return;
-    char line[400];
+    p->within_measured = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vnote(p, fmt, ap);
     va_end(ap);
-    p->within_measured = 0;
-    append_note(p, line);
 }
 
 static void add_fallback(model_provenance *p, const model_fallback *f)

@@ -19,6 +19,7 @@
 #include "../model/inputs.h"
 #include "../model/interp.h"
 #include "../model/kernel.h"
+#include "../model/lookup.h"
 #include "../model/predict.h"
 #include "../core/table.h"
 
@@ -171,6 +172,125 @@ static void test_interp(void **state)
     }
     NEAR(end_spike[3].y, 3); /* the ends are kept */
     NEAR(end_spike[0].y, 1);
+}
+
+/* ---- the probe lookup and its provenance ------------------------------- */
+
+/* One lookup: the query as asked where measured; where not, the block size
+ * the sweep has, the nearest word size (any width), the stand-in sweep --
+ * each only where allowed, each recorded: what was asked, what was read. */
+static void test_lookup_fallbacks(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in, DATA "gpu", "cuda");
+    model_probe_curve c;
+    model_provenance prov;
+    model_provenance_init(&prov);
+    model_probe_lookup l = {.x = PROBE_X_WORDS};
+    l.q = model_probe_aligned(PROBE_WORDS, 4, 256);
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1);
+    assert_int_equal(c.curve.n, 3); /* N = 10, 20, 40, the start cost removed */
+    NEAR(c.curve.p[0].x, 10);
+    NEAR(c.curve.p[0].y, 0.1);
+    assert_int_equal(prov.n_fallbacks, 0);
+    model_probe_curve_free(&c);
+    /* block 128 was not swept: nothing, unless the sweep's block may stand in */
+    l.q.block_size = 128;
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 0);
+    assert_int_equal(prov.n_fallbacks, 0);
+    l.fallbacks = PROBE_OR_COMMON_BLOCK;
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1);
+    assert_int_equal(c.read.block_size, 256);
+    assert_int_equal(prov.n_fallbacks, 1);
+    assert_int_equal(prov.fallbacks[0].kind, MODEL_FALLBACK_BLOCK);
+    assert_true(model_provenance_says(&prov, "4-byte words sweep at block 128: read block 256, the sweep's most common"));
+    assert_int_equal(prov.within_measured, 1);
+    model_probe_curve_free(&c);
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1); /* recorded once */
+    assert_int_equal(prov.n_fallbacks, 1);
+    model_probe_curve_free(&c);
+    /* word sizes never probed read the nearest one measured (4 and 8 here),
+     * scaled by bytes: no longer within what was measured */
+    assert_int_equal(model_other_word(&in, 2), 4);
+    assert_int_equal(model_other_word(&in, 4), 8);
+    assert_int_equal(model_other_word(&in, 8), 4);
+    assert_int_equal(model_other_word(&in, 16), 8);
+    model_provenance_init(&prov);
+    l = (model_probe_lookup){.x = PROBE_X_WORDS, .fallbacks = PROBE_OR_OTHER_WORD, .word_use = PROBE_WORD_SCALED};
+    l.q = model_probe_aligned(PROBE_WORDS, 16, 256);
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1);
+    assert_int_equal(c.read.word_bytes, 8);
+    NEAR(c.curve.p[0].y, 0.2);
+    assert_int_equal(prov.fallbacks[0].kind, MODEL_FALLBACK_WORD);
+    assert_true(model_provenance_says(&prov, "16-byte words sweep: read the 8-byte one scaled by 2 (no 16-byte words sweep)"));
+    assert_int_equal(prov.within_measured, 0);
+    model_probe_curve_free(&c);
+    /* read as a ratio, another word size stays within what was measured */
+    model_provenance_init(&prov);
+    l.q.word_bytes = 2;
+    l.word_use = PROBE_WORD_RATIO;
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1);
+    assert_int_equal(c.read.word_bytes, 4);
+    assert_true(model_provenance_says(&prov, "2-byte words sweep: read the 4-byte one as a ratio"));
+    assert_int_equal(prov.within_measured, 1);
+    model_probe_curve_free(&c);
+    /* no misaligned_reads sweep of 8-byte words: the word_bytes sweep's
+     * 0/0 and 10/0 points stand in, where allowed */
+    model_provenance_init(&prov);
+    l = (model_probe_lookup){.x = PROBE_X_MISALIGNED, .near_words = 19};
+    l.q = model_probe_aligned(PROBE_MISALIGNED_READS, 8, 256);
+    l.q.misaligned_reads = PROBE_ANY;
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 0);
+    l.fallbacks = PROBE_OR_STAND_IN_SWEEP;
+    assert_int_equal(model_probe_find(&in, &l, &c, &prov), 1);
+    assert_int_equal(c.read.sweep, PROBE_WORD_BYTES);
+    assert_int_equal(c.curve.n, 2);
+    NEAR(c.curve.p[1].x, 10);
+    NEAR(c.curve.p[1].y, 0.41);
+    assert_int_equal(prov.fallbacks[0].kind, MODEL_FALLBACK_SWEEP);
+    assert_true(model_provenance_says(&prov, "8-byte misaligned_reads sweep: read the 8-byte word_bytes sweep"));
+    model_probe_curve_free(&c);
+    /* a misalignment curve answers only with a misaligned point: the
+     * 4-byte word_bytes sweep's writes side holds 0/0 and 0/10, its both
+     * side nothing but 0/0 */
+    l.q = model_probe_aligned(PROBE_WORD_BYTES, 4, 256);
+    l.q.misaligned_reads = PROBE_ANY;
+    l.q.misaligned_writes = PROBE_AS_READS;
+    l.fallbacks = 0;
+    assert_int_equal(model_probe_find(&in, &l, &c, NULL), 0);
+    model_inputs_free(&in);
+}
+
+/* Provenance: notes once, fallbacks once, and a merge keeps both sides'
+ * clamps. */
+static void test_provenance_records(void **state)
+{
+    (void)state;
+    model_provenance a, b;
+    model_provenance_init(&a);
+    model_provenance_init(&b);
+    model_note(&a, "one");
+    model_note(&a, "one");
+    model_clamped(&b, "two at %d", 2);
+    model_note(&b, "one");
+    model_fell_back(&a, MODEL_FALLBACK_WORD, "asked", "read", "why %d", 1);
+    model_fell_back(&a, MODEL_FALLBACK_WORD, "asked", "read", "why %d", 2);
+    model_fell_back(&b, MODEL_FALLBACK_MEDIAN, "curve", "its median", "a spike");
+    assert_string_equal(a.notes, "one");
+    assert_int_equal(a.n_fallbacks, 1);
+    assert_int_equal(a.within_measured, 1);
+    model_provenance_merge(&a, &b);
+    assert_string_equal(a.notes, "one; two at 2");
+    assert_int_equal(a.n_fallbacks, 2);
+    assert_int_equal(a.within_measured, 0);
+    char line[256];
+    model_fallback_format(&a.fallbacks[1], line, sizeof line);
+    assert_string_equal(line, "curve: read its median (a spike)");
+    assert_string_equal(model_fallback_kind_name(MODEL_FALLBACK_MEDIAN), "running median");
+    assert_true(model_provenance_says(&a, "its median"));
+    assert_false(model_provenance_says(&a, "three"));
+    model_note(NULL, "nowhere"); /* a reading whose caveats are not recorded */
 }
 
 /* ---- level 1 ------------------------------------------------------------ */
@@ -380,6 +500,9 @@ static void test_probe_sweep_spike(void **state)
     load(&in, dir, "cuda");
     model_prediction p = predict(&in, "pull", "fp32", cube(256));
     NEAR(p.probe.ns_per_cell[0], 0.19 + (0.217 - 0.192));
+    /* and says so (L = 15, between the spike and L = 19, moves too) */
+    assert_true(says(&p, "4-byte misaligned_reads sweep: read 2 points as the median of their neighbours"));
+    assert_int_equal(p.prov.fallbacks[p.prov.n_fallbacks - 1].kind, MODEL_FALLBACK_MEDIAN);
     model_inputs_free(&in);
     remove_folder(dir);
 }
@@ -916,6 +1039,7 @@ static void test_payload_and_variants(void **state)
     assert_false(says(&p, "payload probe at the kernel's block size and occupancy"));
     /* the stores: at the sweep's most common block size (512), its lowest occupancy */
     assert_true(says(&p, "L=0 M=10 at the kernel's block size and occupancy: x 1.050"));
+    assert_true(says(&p, "4-byte occupancy sweep, L=0 M=10 at block 1024: read block 512, the sweep's most common"));
     /* 16^3 = 4096 threads: push's kernel factor x (1.5 / 1.1) x (1 + 0.3 x 150 / 151) */
     lat = cube(16);
     p = predict(&in, "push", "fp32", lat);
@@ -1081,6 +1205,8 @@ static void test_full_geometry(void **state)
                  dir);
         assert_int_equal(run(cmd), 0);
         assert_true(file_has("/tmp/test_model.out", "1 points from the geometry path"));
+        /* the probes of block 256 read for the kernel's 768, counted */
+        assert_true(file_has("/tmp/test_model.out", "points that read a fallback (model predict shows which): block size 1"));
         snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
         assert_true(file_has(cmd, "geometry_points,1"));
         assert_true(file_has(cmd, "full_path,geometry+threads_sweep"));
@@ -1090,6 +1216,46 @@ static void test_full_geometry(void **state)
         assert_true(file_has(cmd, full));
     }
     remove_folder(dir);
+}
+
+/* Level 3's paths are asked in order -- geometry, threads sweep, size
+ * sweep --, the first that applies answers, and the others are computed
+ * beside it with their own clamps, which are not the answer's. */
+static void test_full_paths_precedence(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    model_inputs in, plain;
+    geometry_and_plain(dir, plain_dir, &in, &plain);
+    /* 2048 threads: the geometry sweep's lowest count, below the threads sweep's 4096 */
+    model_lattice lat = {.nx = 2048, .ny = 1, .nz = 1, .cells = 2048, .occupancy = -1, .blocks_per_cu = 1,
+                         .block_size = 768};
+    model_prediction p = predict(&in, "push", "fp32", lat);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) assert_int_equal(p.full.answer[i].applies, 1);
+    NEAR(p.full.mlups, p.full.answer[MODEL_FULL_GEOMETRY].mlups);
+    NEAR(p.full.mlups, 2048 / (5 + 1.5 * OPS_SHARE)); /* L=0 M=10 there: 5 us, payload 6.5 */
+    assert_true(p.full.answer[MODEL_FULL_SIZE_SWEEP].mlups > 0);
+    assert_int_equal(p.full.answer[MODEL_FULL_THREADS_SWEEP].prov.within_measured, 0);
+    assert_true(model_provenance_says(&p.full.answer[MODEL_FULL_THREADS_SWEEP].prov, "below the threads sweep"));
+    assert_false(says(&p, "below the threads sweep"));
+    assert_int_equal(p.prov.within_measured, 1);
+    /* without the geometry file the threads path answers; without a
+     * threads sweep, the size sweep */
+    p = predict(&plain, "push", "fp32", lat);
+    assert_int_equal(p.full.path, MODEL_FULL_THREADS_SWEEP);
+    assert_int_equal(p.full.answer[MODEL_FULL_GEOMETRY].applies, 0);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "below the threads sweep"));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    load(&in, DATA "gpu", "cuda");
+    p = predict(&in, "push", "fp32", lat);
+    assert_int_equal(p.full.path, MODEL_FULL_SIZE_SWEEP);
+    assert_int_equal(p.full.answer[MODEL_FULL_GEOMETRY].applies + p.full.answer[MODEL_FULL_THREADS_SWEEP].applies, 0);
+    model_inputs_free(&in);
+    remove_folder(dir);
+    remove_folder(plain_dir);
 }
 
 /* Where the geometry sweep did not measure the kernel's launch, the threads
@@ -1574,6 +1740,12 @@ static void test_cli(void **state)
     assert_true(file_has("/tmp/test_model.out", "3333.3"));
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme push --precision fp32 "
                          "--size 256 --block-size 256 --blocks-per-sm 9"), 2);
+    /* predict says what it read instead of what was asked */
+    assert_int_equal(run("./model/model predict --data " DATA "gpu --backend opencl --scheme pull --precision fp32 "
+                         "--size 256"), 0);
+    assert_true(file_has("/tmp/test_model.out", "read instead (word size): misaligned 4-byte probes: read 8-byte ones "
+                                                "scaled by 0.5 (no misaligned 4-byte probes)"));
+    assert_true(file_has("/tmp/test_model.out", "within_measured: no"));
     /* bad flags: 2; bad input: 1, naming file and line */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme sideways --precision fp32 --size 64"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme push --precision fp32 --size 64x"), 2);
@@ -1593,6 +1765,8 @@ int main(void)
         cmocka_unit_test(test_malformed_folder),
         cmocka_unit_test(test_meta_quoted),
         cmocka_unit_test(test_interp),
+        cmocka_unit_test(test_lookup_fallbacks),
+        cmocka_unit_test(test_provenance_records),
         cmocka_unit_test(test_probe_sweep_spike),
         cmocka_unit_test(test_roofline_gpu),
         cmocka_unit_test(test_roofline_cpu_write_allocate),
@@ -1607,6 +1781,7 @@ int main(void)
         cmocka_unit_test(test_full_threads_occupancy),
         cmocka_unit_test(test_payload_and_variants),
         cmocka_unit_test(test_full_geometry),
+        cmocka_unit_test(test_full_paths_precedence),
         cmocka_unit_test(test_geometry_fallbacks),
         cmocka_unit_test(test_geometry_aa),
         cmocka_unit_test(test_geometry_swapped),
