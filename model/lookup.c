@@ -243,6 +243,7 @@ static int find_aligned(const model_inputs *in, const model_probe_lookup *l, int
     }
     if (!ok) return 0;
     out->aligned = c.curve;
+    out->aligned_word_bytes = c.read.word_bytes;
     free(c.rows);
     return 1;
 }
@@ -336,6 +337,13 @@ void model_probe_record(const model_probe_lookup *l, const model_probe_curve *c,
         describe(&l->q, r->word_bytes, asked, sizeof asked);
         snprintf(got, sizeof got, "the %s", what);
         model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked, got, "not measured");
+    }
+    if (c->aligned.n && c->aligned_word_bytes != r->word_bytes) {
+        char asked[128];
+        snprintf(asked, sizeof asked, "aligned %d-byte occupancy sweep at block %d", r->word_bytes, r->block_size);
+        snprintf(got, sizeof got, "the %d-byte one x %.3f, the ratio of the two sizes' N=19 probes",
+                 c->aligned_word_bytes, c->aligned_scale);
+        model_fell_back(prov, MODEL_FALLBACK_WORD, asked, got, "not measured");
     }
     if (c->replaced) {
         snprintf(got, sizeof got, "%d point%s as the median of %s neighbours", c->replaced, c->replaced > 1 ? "s" : "",

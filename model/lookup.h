@@ -97,6 +97,7 @@ typedef struct {
      * same axis, times aligned_scale */
     model_curve aligned;
     double aligned_scale;
+    int aligned_word_bytes;
     int replaced;                 /* points taken as their neighbours' median */
 } model_probe_curve;
 

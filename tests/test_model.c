@@ -19,6 +19,7 @@
 #include "../model/inputs.h"
 #include "../model/interp.h"
 #include "../model/kernel.h"
+#include "../model/levels.h"
 #include "../model/lookup.h"
 #include "../model/predict.h"
 #include "../core/table.h"
@@ -1050,6 +1051,39 @@ static void test_payload_and_variants(void **state)
     remove_folder(dir2);
 }
 
+/* A variant of the occupancy sweep over the aligned probe at the same
+ * launch, where the aligned one was swept at another word size only: that
+ * one, times the two sizes' N=19 base probes' ratio, and said so. */
+static void test_lookup_aligned_other_word(void **state)
+{
+    (void)state;
+    static char extra[4096];
+    extra[0] = 0;
+    row(extra, sizeof extra, "words", 0, 0, 256, 0, 1.0, 1e6, 0.192, "events", 0);     /* 0.19 ns */
+    row_w(extra, sizeof extra, "words", 8, 0, 0, 256, 0, 1.0, 1e6, 0.382, "events", 0); /* 0.38 ns: x 2 */
+    row(extra, sizeof extra, "occupancy", 0, 0, 512, 4, 0.5, 1e6, 0.202, "events", 0);
+    row(extra, sizeof extra, "occupancy", 0, 0, 512, 8, 1.0, 1e6, 0.192, "events", 0);
+    row_w(extra, sizeof extra, "occupancy", 8, 0, 0, 512, 4, 0.5, 1e6, 0.002 + 0.4 * 1.1, "events", 151);
+    row_w(extra, sizeof extra, "occupancy", 8, 0, 0, 512, 8, 1.0, 1e6, 0.002 + 0.38 * 1.1, "events", 151);
+    char dir[] = "/tmp/test_model_aligned_XXXXXX";
+    variants_folder(dir, extra);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_lattice lat = cube(256);
+    lat.block_size = 512;
+    lat.occupancy = 0.5;
+    model_provenance prov;
+    model_provenance_init(&prov);
+    int ops = 0;
+    const model_variant payload = {.word_bytes = 8, .payload = 1};
+    NEAR(model_variant_ratio(&in, &payload, &lat, &ops, &prov), 1.1);
+    assert_int_equal(ops, 151);
+    assert_true(model_provenance_says(&prov, "aligned 8-byte occupancy sweep at block 512: read the 4-byte one x 2.000"));
+    assert_int_equal(prov.within_measured, 1);
+    model_inputs_free(&in);
+    remove_folder(dir);
+}
+
 /* ---- level 3 from the geometry sweep ----------------------------------- */
 
 /* threads_folder plus model-data/geometry/membench-geometry.csv: the N=19
@@ -1780,6 +1814,7 @@ int main(void)
         cmocka_unit_test(test_full_threads_sweep),
         cmocka_unit_test(test_full_threads_occupancy),
         cmocka_unit_test(test_payload_and_variants),
+        cmocka_unit_test(test_lookup_aligned_other_word),
         cmocka_unit_test(test_full_geometry),
         cmocka_unit_test(test_full_paths_precedence),
         cmocka_unit_test(test_geometry_fallbacks),
