@@ -5,37 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "embed.h"
+#include "kernelfile.h"
+
+LBP_EMBED_TEXT(model_push_kernel, "model/kernels/push.kernel");
+LBP_EMBED_TEXT(model_pull_kernel, "model/kernels/pull.kernel");
+LBP_EMBED_TEXT(model_split_kernel, "model/kernels/split.kernel");
+LBP_EMBED_TEXT(model_aa_kernel, "model/kernels/aa.kernel");
+
+/* The shipped schemes' description files, compiled in. */
+static const struct {
+    const char *scheme, *text;
+} builtin_files[] = {
+    {"push", model_push_kernel}, {"pull", model_pull_kernel}, {"split", model_split_kernel}, {"aa", model_aa_kernel}};
+
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision)
 {
     memset(k, 0, sizeof *k);
-    if (!strcmp(precision, "fp32")) k->word_bytes = 4;
-    else if (!strcmp(precision, "fp64")) k->word_bytes = 8;
+    int word_bytes;
+    if (!strcmp(precision, "fp32")) word_bytes = 4;
+    else if (!strcmp(precision, "fp64")) word_bytes = 8;
     else return -1;
-    k->words_read = k->words_written = D3Q19_Q;
-    k->lattices = 2;
-    k->launches_per_step = 1;
-    k->phases = 1;
-    k->cells_per_thread = 1;
-    k->ops_per_cell = D3Q19_BGK_OPS;
-    if (!strcmp(scheme, "push")) {
-        /* collide, then write to x + c_i: the x-moving populations land
-         * one word off the aligned index */
-        k->misaligned_writes[0] = D3Q19_X_MOVING;
-    } else if (!strcmp(scheme, "pull") || !strcmp(scheme, "split")) {
-        /* read from x - c_i (split: x - c_ix only, y and z shifts are whole
-         * rows and stay aligned), write in place */
-        k->misaligned_reads[0] = D3Q19_X_MOVING;
-    } else if (!strcmp(scheme, "aa")) {
-        /* even (α) step: own cell both ways; odd (β) step: read at x - c_i,
-         * write at x + c_i.  One lattice in memory. */
-        k->lattices = 1;
-        k->phases = 2;
-        k->misaligned_reads[1] = k->misaligned_writes[1] = D3Q19_X_MOVING;
-    } else {
-        return -1;
+    for (size_t i = 0; i < sizeof builtin_files / sizeof *builtin_files; i++) {
+        if (strcmp(scheme, builtin_files[i].scheme)) continue;
+        char path[64], err[512];
+        snprintf(path, sizeof path, "model/kernels/%s.kernel", scheme);
+        model_kernel_file f;
+        if (model_kernel_file_parse(builtin_files[i].text, path, &f, err, sizeof err)) {
+            /* the embedded files are the program's own: tests/test_kernelfile parses them */
+            fprintf(stderr, "model: built-in %s\n", err);
+            abort();
+        }
+        *k = f.k;
+        k->word_bytes = word_bytes;
+        snprintf(k->name, sizeof k->name, "%s %s", scheme, precision);
+        return 0;
     }
-    snprintf(k->name, sizeof k->name, "%s %s", scheme, precision);
-    return 0;
+    return -1;
 }
 
 int model_parse_phase_list(const char *s, int max, int *out)

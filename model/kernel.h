@@ -16,6 +16,12 @@
  * arithmetic is not counted.  tests/test_lbmkernels counts it again. */
 #define D3Q19_BGK_OPS 150
 
+/* How a kernel's threads map to cells (model_launched_threads in launch.h
+ * counts them): one per cell (or per cells_per_thread cells) in a flat
+ * launch; one thread row per lattice row, each rounded up to the block's x
+ * size; or a grid of blocks over x, y and z, each dimension rounded up. */
+typedef enum { MODEL_LAUNCH_LINEAR, MODEL_LAUNCH_ROWS, MODEL_LAUNCH_GRID } model_launch_kind;
+
 typedef struct {
     char name[48];
     double words_read;             /* per cell and step (N for the probe) */
@@ -33,10 +39,13 @@ typedef struct {
     double ops_per_cell;           /* floating-point arithmetic per cell (FMA
                                       once), read from membench's payload
                                       probes; 0: none or unknown */
+    model_launch_kind launch;      /* 0: linear, as lbmkernels launches */
+    int block[3];                  /* grid launch: threads per block in x, y, z */
 } model_kernel;
 
-/* push, pull, split, aa at fp32 or fp64, one cell per thread, D3Q19_BGK_OPS.  Returns 0,
- * or -1 for an unknown name. */
+/* push, pull, split, aa at fp32 or fp64, read from model/kernels/<scheme>.kernel
+ * (embedded in the binary) with the precision's word size.  Returns 0, or -1
+ * for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);
 
 /* "0,10" -> {0, 10}: the misalignments of alternating launches.  Returns the

@@ -1,0 +1,355 @@
+/* Kernel description files: see kernelfile.h. */
+#include "kernelfile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+enum {
+    KEY_NAME, KEY_WORDS_READ, KEY_WORDS_WRITTEN, KEY_MIS_READS, KEY_MIS_WRITES, KEY_WORD_BYTES, KEY_LATTICES,
+    KEY_LAUNCHES, KEY_OPS, KEY_CELLS_PER_THREAD, KEY_LAUNCH, KEY_BLOCK, KEY_BLOCK_SIZE, KEY_REGISTERS,
+    KEY_OCCUPANCY, KEY_BLOCKS_PER_SM, KEYS
+};
+
+static const char *const key_names[KEYS] = {
+    "name", "words_read", "words_written", "misaligned_reads", "misaligned_writes", "word_bytes", "lattices",
+    "launches_per_step", "ops_per_cell", "cells_per_thread", "launch", "block", "block_size", "registers",
+    "occupancy", "blocks_per_sm"};
+
+/* The parse in progress: where each key was given (0: not), for the
+ * errors of the checks made after the last line. */
+typedef struct {
+    const char *file;
+    int line, last_line;
+    int at[KEYS];
+    int n_reads, n_writes;
+    model_kernel_file *out;
+    char *err;
+    size_t err_len;
+} parse_state;
+
+static int fail_at(parse_state *s, int line, int key, const char *fmt, const char *value, const char *why)
+{
+    char what[256];
+    snprintf(what, sizeof what, fmt, value, why);
+    snprintf(s->err, s->err_len, "%s:%d: %s: %s", s->file, line, key_names[key], what);
+    return -1;
+}
+
+/* A number within [lo, hi] (whole: no fraction), or -1 with the error. */
+static int number(parse_state *s, int key, const char *v, double lo, double hi, int whole, double *out)
+{
+    char *end;
+    errno = 0;
+    const double x = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(x) || (whole && x != floor(x)))
+        return fail_at(s, s->line, key, "'%s' is not %s", v, whole ? "a whole number" : "a number");
+    if (x < lo || x > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "out of range %g..%g", lo, hi);
+        return fail_at(s, s->line, key, "'%s' is %s", v, range);
+    }
+    *out = x;
+    return 0;
+}
+
+static int whole(parse_state *s, int key, const char *v, int lo, int hi, int *out)
+{
+    double x;
+    if (number(s, key, v, lo, hi, 1, &x)) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
+{
+    char packed[256]; /* "0, 10" read as "0,10" */
+    size_t len = 0;
+    for (const char *c = v; *c && len < sizeof packed - 1; c++)
+        if (!isspace((unsigned char)*c)) packed[len++] = *c;
+    packed[len] = 0;
+    if ((*n = model_parse_phase_list(packed, 1000, out)) < 0)
+        return fail_at(s, s->line, key, "'%s' is not %s", v,
+                       "a whole number 0..1000 or a comma list of them, one per alternating launch (at most 8)");
+    return 0;
+}
+
+static int block_dims(parse_state *s, const char *v, int *b)
+{
+    char tail;
+    if (sscanf(v, "%dx%dx%d%c", &b[0], &b[1], &b[2], &tail) != 3 || !isdigit((unsigned char)v[0]))
+        return fail_at(s, s->line, KEY_BLOCK, "'%s' is not %s", v, "BXxBYxBZ (three whole numbers)");
+    if (b[0] < 1 || b[1] < 1 || b[2] < 1 || (long)b[0] * b[1] * b[2] > 1024)
+        return fail_at(s, s->line, KEY_BLOCK, "'%s' is %s", v, "out of range (each >= 1, at most 1024 threads)");
+    return 0;
+}
+
+static int launch_kind(parse_state *s, const char *v, model_launch_kind *out)
+{
+    static const char *const kinds[] = {"linear", "rows", "grid"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, kinds[i])) {
+            *out = (model_launch_kind)i;
+            return 0;
+        }
+    return fail_at(s, s->line, KEY_LAUNCH, "'%s' is not %s", v, "linear, rows or grid");
+}
+
+static int set_value(parse_state *s, int key, const char *v)
+{
+    model_kernel_file *f = s->out;
+    model_kernel *k = &f->k;
+    double x;
+    int r = 0;
+    switch (key) {
+    case KEY_NAME:
+        if (!*v || strlen(v) >= sizeof k->name) return fail_at(s, s->line, key, "'%s' is %s", v, "empty or over 47 characters");
+        snprintf(k->name, sizeof k->name, "%s", v);
+        break;
+    case KEY_WORDS_READ: r = number(s, key, v, 1, 1000, 1, &k->words_read); break;
+    case KEY_WORDS_WRITTEN: r = number(s, key, v, 1, 1000, 1, &k->words_written); break;
+    case KEY_MIS_READS: r = phase_list(s, key, v, k->misaligned_reads, &s->n_reads); break;
+    case KEY_MIS_WRITES: r = phase_list(s, key, v, k->misaligned_writes, &s->n_writes); break;
+    case KEY_WORD_BYTES:
+        if (!(r = whole(s, key, v, 2, 8, &k->word_bytes)) && (k->word_bytes & (k->word_bytes - 1)))
+            r = fail_at(s, s->line, key, "'%s' is %s", v, "not 2, 4 or 8");
+        f->word_bytes_given = 1;
+        break;
+    case KEY_LATTICES: r = whole(s, key, v, 1, 2, &k->lattices); break;
+    case KEY_LAUNCHES: r = whole(s, key, v, 1, 64, &k->launches_per_step); break;
+    case KEY_OPS: r = number(s, key, v, 0, 1e6, 0, &k->ops_per_cell); break;
+    case KEY_CELLS_PER_THREAD: r = whole(s, key, v, 1, 64, &k->cells_per_thread); break;
+    case KEY_LAUNCH: r = launch_kind(s, v, &k->launch); break;
+    case KEY_BLOCK: r = block_dims(s, v, k->block); break;
+    case KEY_BLOCK_SIZE: r = whole(s, key, v, 1, 1024, &f->block_size); break;
+    case KEY_REGISTERS: r = whole(s, key, v, 1, 255, &f->registers); break;
+    case KEY_OCCUPANCY:
+        r = number(s, key, v, 0, 1, 0, &f->occupancy);
+        if (!r && f->occupancy <= 0) r = fail_at(s, s->line, key, "'%s' is %s", v, "out of range (0, 1]");
+        break;
+    case KEY_BLOCKS_PER_SM:
+        r = number(s, key, v, 1, 64, 1, &x);
+        f->blocks_per_sm = x;
+        break;
+    }
+    return r;
+}
+
+/* "  key = value  # comment": the key and value trimmed, in place.  Returns
+ * 0 for a line with nothing on it, 1 for key = value, -1 otherwise. */
+static int split_line(char *line, char **key, char **value)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *eq = strchr(line, '=');
+    char *p = line;
+    while (isspace((unsigned char)*p)) p++;
+    if (!*p) return 0;
+    if (!eq) return -1;
+    *eq = 0;
+    char *v = eq + 1;
+    for (char *e = eq; e > p && isspace((unsigned char)e[-1]);) *--e = 0;
+    while (isspace((unsigned char)*v)) v++;
+    for (char *e = v + strlen(v); e > v && isspace((unsigned char)e[-1]);) *--e = 0;
+    *key = p;
+    *value = v;
+    return 1;
+}
+
+static int one_line(parse_state *s, char *line)
+{
+    char *key, *value;
+    const int r = split_line(line, &key, &value);
+    if (!r) return 0;
+    if (r < 0) {
+        snprintf(s->err, s->err_len, "%s:%d: '%s' is not a 'key = value' line", s->file, s->line, line);
+        return -1;
+    }
+    int id = 0;
+    while (id < KEYS && strcmp(key, key_names[id])) id++;
+    if (id == KEYS) {
+        snprintf(s->err, s->err_len, "%s:%d: %s: unknown key (doc/kernels.md lists the keys)", s->file, s->line, key);
+        return -1;
+    }
+    if (s->at[id]) {
+        char first[32];
+        snprintf(first, sizeof first, "%d", s->at[id]);
+        return fail_at(s, s->line, id, "given again (first on line %s)%s", first, "");
+    }
+    s->at[id] = s->line;
+    if (!*value) return fail_at(s, s->line, id, "no value%s%s", "", "");
+    return set_value(s, id, value);
+}
+
+/* The line of the later of two keys given (for a contradiction). */
+static int later(const parse_state *s, int a, int b)
+{
+    return s->at[a] > s->at[b] ? a : b;
+}
+
+static int check_misalignment(parse_state *s)
+{
+    model_kernel *k = &s->out->k;
+    if (s->n_reads > 1 && s->n_writes > 1 && s->n_reads != s->n_writes)
+    {
+        char v[96];
+        snprintf(v, sizeof v, "%d launches in misaligned_reads, %d in misaligned_writes", s->n_reads, s->n_writes);
+        return fail_at(s, s->at[later(s, KEY_MIS_READS, KEY_MIS_WRITES)], later(s, KEY_MIS_READS, KEY_MIS_WRITES),
+                       "%s: %s", v, "give lists of one length (or one value)");
+    }
+    k->phases = s->n_reads > s->n_writes ? s->n_reads : s->n_writes;
+    for (int p = k->phases - 1; p >= 0; p--) {
+        k->misaligned_reads[p] = k->misaligned_reads[s->n_reads > 1 ? p : 0];
+        k->misaligned_writes[p] = k->misaligned_writes[s->n_writes > 1 ? p : 0];
+    }
+    for (int p = 0; p < k->phases; p++) {
+        char v[16];
+        if (k->misaligned_reads[p] > k->words_read) {
+            snprintf(v, sizeof v, "%d", k->misaligned_reads[p]);
+            return fail_at(s, s->at[KEY_MIS_READS], KEY_MIS_READS, "%s is %s", v, "more than words_read");
+        }
+        if (k->misaligned_writes[p] > k->words_written) {
+            snprintf(v, sizeof v, "%d", k->misaligned_writes[p]);
+            return fail_at(s, s->at[KEY_MIS_WRITES], KEY_MIS_WRITES, "%s is %s", v, "more than words_written");
+        }
+    }
+    return 0;
+}
+
+/* The block's shape against the launch; fills block[] and block_size. */
+static int check_block(parse_state *s)
+{
+    model_kernel_file *f = s->out;
+    model_kernel *k = &f->k;
+    const int have_block = s->at[KEY_BLOCK] > 0;
+    if (k->launch == MODEL_LAUNCH_GRID && !have_block)
+        return fail_at(s, s->last_line, KEY_BLOCK, "missing%s%s (a grid launch needs BXxBYxBZ)", "", "");
+    if (have_block && k->launch != MODEL_LAUNCH_GRID && (k->block[1] != 1 || k->block[2] != 1))
+        return fail_at(s, s->at[later(s, KEY_BLOCK, KEY_LAUNCH)], later(s, KEY_BLOCK, KEY_LAUNCH),
+                       "a %s launch with a block of y or z size above 1%s (use launch = grid)",
+                       k->launch == MODEL_LAUNCH_ROWS ? "rows" : "linear", "");
+    if (have_block) {
+        const int threads = k->block[0] * k->block[1] * k->block[2];
+        if (f->block_size && f->block_size != threads) {
+            char v[96];
+            snprintf(v, sizeof v, "block_size %d, block %dx%dx%d", f->block_size, k->block[0], k->block[1],
+                     k->block[2]);
+            return fail_at(s, s->at[later(s, KEY_BLOCK, KEY_BLOCK_SIZE)], later(s, KEY_BLOCK, KEY_BLOCK_SIZE),
+                           "%s: %s", v, "block_size must be BX*BY*BZ");
+        }
+        f->block_size = threads;
+    } else if (f->block_size) {
+        k->block[0] = f->block_size;
+        k->block[1] = k->block[2] = 1;
+    }
+    if (k->launch == MODEL_LAUNCH_ROWS && !f->block_size)
+        return fail_at(s, s->last_line, KEY_BLOCK_SIZE, "missing%s%s (a rows launch rounds each row up to a block)",
+                       "", "");
+    return 0;
+}
+
+/* At most one of registers, occupancy, blocks_per_sm; the first two need
+ * the block size. */
+static int check_occupancy(parse_state *s)
+{
+    const int keys[3] = {KEY_REGISTERS, KEY_OCCUPANCY, KEY_BLOCKS_PER_SM};
+    int first = -1;
+    for (int i = 0; i < 3; i++) {
+        if (!s->at[keys[i]]) continue;
+        if (first >= 0)
+            return fail_at(s, s->at[later(s, first, keys[i])], later(s, first, keys[i]),
+                           "given with %s%s: give one of registers, occupancy, blocks_per_sm",
+                           key_names[s->at[first] > s->at[keys[i]] ? keys[i] : first], "");
+        first = keys[i];
+    }
+    if ((s->at[KEY_REGISTERS] || s->at[KEY_BLOCKS_PER_SM]) && !s->out->block_size) {
+        const int key = s->at[KEY_REGISTERS] ? KEY_REGISTERS : KEY_BLOCKS_PER_SM;
+        return fail_at(s, s->at[key], key, "needs block_size or block%s%s", "", "");
+    }
+    return 0;
+}
+
+static int check_required(parse_state *s)
+{
+    const int required[] = {KEY_NAME, KEY_WORDS_READ};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!s->at[required[i]])
+            return fail_at(s, s->last_line, required[i], "missing%s%s (a required key)", "", "");
+    if (!s->at[KEY_WORDS_WRITTEN]) s->out->k.words_written = s->out->k.words_read;
+    return 0;
+}
+
+int model_kernel_file_parse(const char *text, const char *file, model_kernel_file *out, char *err, size_t err_len)
+{
+    *out = (model_kernel_file){.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1,
+                                     .cells_per_thread = 1}};
+    parse_state s = {.file = file, .n_reads = 1, .n_writes = 1, .out = out, .err = err, .err_len = err_len};
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        const size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        s.line++;
+        if (n >= sizeof line) {
+            snprintf(err, err_len, "%s:%d: line longer than %zu characters", file, s.line, sizeof line - 1);
+            return -1;
+        }
+        memcpy(line, p, n);
+        line[n] = 0;
+        if (one_line(&s, line)) return -1;
+        p += n + (nl != NULL);
+    }
+    s.last_line = s.line > 0 ? s.line : 1;
+    if (check_required(&s) || check_misalignment(&s) || check_block(&s) || check_occupancy(&s)) return -1;
+    return 0;
+}
+
+int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open (%s)", path, strerror(errno));
+        return -1;
+    }
+    char text[16384];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    const int too_long = !feof(f);
+    fclose(f);
+    if (too_long) {
+        snprintf(err, err_len, "%s: longer than %zu bytes: not a kernel description", path, sizeof text - 1);
+        return -1;
+    }
+    text[n] = 0;
+    if (memchr(text, 0, n)) {
+        snprintf(err, err_len, "%s: holds a NUL byte: not a kernel description", path);
+        return -1;
+    }
+    return model_kernel_file_parse(text, path, out, err, err_len);
+}
+
+int model_kernel_file_launch(const model_kernel_file *f, const model_inputs *in, model_lattice *lat, char *err,
+                             size_t err_len)
+{
+    if (lat->block_size <= 0) lat->block_size = f->block_size;
+    if (lat->occupancy > 0 || lat->blocks_per_cu > 0) return 0; /* the command line said */
+    if (f->occupancy > 0) lat->occupancy = f->occupancy;
+    if (f->blocks_per_sm > 0) lat->blocks_per_cu = f->blocks_per_sm;
+    if (f->registers <= 0) return 0;
+    const char *cc = model_meta_value(in, "compute_capability");
+    int major, minor, blocks = -1;
+    if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2)
+        blocks = lbp_nv_blocks_per_sm(major, minor, f->registers, lat->block_size, 0);
+    if (blocks < 1) {
+        snprintf(err, err_len,
+                 "registers = %d: the device's compute capability (%s) does not give blocks per SM: give "
+                 "occupancy or blocks_per_sm instead",
+                 f->registers, cc ? cc : "not in stream-meta.csv");
+        return -1;
+    }
+    lat->blocks_per_cu = blocks;
+    return 0;
+}
