@@ -3,8 +3,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel.h"
+#include "kernelfile.h"
 #include "predict.h"
 #include "report.h"
 
@@ -18,6 +20,12 @@ static const char predict_usage[] =
     "    pull, split  10 misaligned reads, 0 misaligned writes\n"
     "    aa    one lattice; launches alternate 0/0 (even step) and 10/10 (odd step)\n"
     "    (10 = the D3Q19 populations with a nonzero x velocity)\n"
+    "or a kernel description file (doc/kernels.md; examples/kernels/):\n"
+    "  --kernel FILE           name, words, misalignment, word size, lattices, launches,\n"
+    "                          operations, cells per thread, the launch (linear, rows,\n"
+    "                          grid), block and registers or occupancy; --precision\n"
+    "                          fp32|fp64 sets its word size, the launch flags below\n"
+    "                          override the file's\n"
     "or a description of any other kernel, per cell and time step:\n"
     "  --words-read N          words read (required)\n"
     "  --words-written N       words written (default: as read)\n"
@@ -46,8 +54,9 @@ static const char predict_usage[] =
     "  --help, --version\n" MODEL_LEVELS_HELP;
 
 typedef struct {
-    const char *scheme, *precision, *size;
+    const char *scheme, *precision, *size, *kernel_file;
     model_kernel k; /* the description flags */
+    model_kernel_file file; /* --kernel FILE */
     model_lattice lat;
     int described, have_written, cells_per_thread;
     int n_reads, n_writes, reads[MODEL_MAX_PHASES], writes[MODEL_MAX_PHASES];
@@ -98,6 +107,7 @@ static void predict_option(int o, const char *arg, void *ctx)
         lbp_parse_choice("--precision", arg, (const char *const[]){"fp32", "fp64", NULL});
         break;
     case OPT_SIZE: a->size = arg; break;
+    case OPT_KERNEL: a->kernel_file = arg; break;
     case OPT_OCCUPANCY: a->lat.occupancy = lbp_parse_double("--occupancy", arg, 1e-6, 1); break;
     case OPT_BLOCKS_PER_SM: a->lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", arg, 1, 1024); break;
     case OPT_BLOCK_SIZE: a->lat.block_size = (int)lbp_parse_int("--block-size", arg, 1, 65536); break;
@@ -144,10 +154,28 @@ static void described_phases(predict_args *a)
     }
 }
 
-/* A built-in scheme, or the kernel the flags describe. */
+/* The kernel of --kernel FILE (exit 2 on any mistake in it), its word size
+ * from --precision where given. */
+static void kernel_from_file(predict_args *a)
+{
+    char err[1024];
+    if (a->scheme || a->described)
+        lbp_usage_error("--kernel %s describes the kernel already: drop --scheme or the description flags",
+                        a->kernel_file);
+    if (model_kernel_file_read(a->kernel_file, &a->file, err, sizeof err)) lbp_usage_error("%s", err);
+    a->k = a->file.k;
+    if (a->precision) a->k.word_bytes = model_precision_word_bytes(a->precision);
+    if (a->k.launch == MODEL_LAUNCH_GRID && a->lat.block_size > 0 && a->lat.block_size != a->file.block_size)
+        lbp_usage_error("--block-size %d: %s launches a grid of %dx%dx%d blocks (%d threads)", a->lat.block_size,
+                        a->kernel_file, a->k.block[0], a->k.block[1], a->k.block[2], a->file.block_size);
+}
+
+/* A built-in scheme, a kernel file, or the kernel the flags describe. */
 static void kernel_from_args(predict_args *a)
 {
-    if (a->scheme || a->precision) {
+    if (a->kernel_file) {
+        kernel_from_file(a);
+    } else if (a->scheme || a->precision) {
         if (a->described)
             lbp_usage_error("--scheme describes the kernel already: drop the kernel description flags, or --scheme");
         if (!a->scheme || !a->precision) lbp_usage_error("--scheme and --precision go together");
@@ -160,7 +188,7 @@ static void kernel_from_args(predict_args *a)
         described_phases(a);
         snprintf(a->k.name, sizeof a->k.name, "described kernel");
     }
-    a->k.cells_per_thread = a->cells_per_thread;
+    if (a->cells_per_thread || !a->kernel_file) a->k.cells_per_thread = a->cells_per_thread ? a->cells_per_thread : 1;
 }
 
 /* Blocks per SM mean the occupancy lbmkernels would record for them
@@ -191,9 +219,10 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("blocks-per-sm", required_argument, OPT_BLOCKS_PER_SM),
         MODEL_OPT("block-size", required_argument, OPT_BLOCK_SIZE),
         MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
-        MODEL_OPT("ops", required_argument, OPT_OPS), {0, 0, 0, 0}};
+        MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
+        {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
-                      .lat = {.occupancy = -1, .blocks_per_cu = -1}, .cells_per_thread = 1, .n_reads = 1,
+                      .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,
                       .n_writes = 1};
     static const model_command cmd = {opts, predict_usage, predict_option, "the folder with stream.csv and membench.csv"};
     model_cli cli;
@@ -204,9 +233,11 @@ int model_cmd_predict(int argc, char **argv)
     kernel_from_args(&a);
     model_inputs in;
     model_load_or_fail(&in, cli.dir, cli.backend);
+    char err[1024];
+    if (a.kernel_file && model_kernel_file_launch(&a.file, &in, &a.lat, err, sizeof err))
+        lbp_usage_error("%s: %s", a.kernel_file, err);
     occupancy_from_blocks(&in, &a.lat);
     model_prediction *pr = malloc(sizeof *pr);
-    char err[1024];
     if (!pr || model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) lbp_fail("%s", pr ? err : "out of memory");
     model_report_prediction(&in, &a.k, &a.lat, pr);
     free(pr);

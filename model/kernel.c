@@ -19,13 +19,18 @@ static const struct {
 } builtin_files[] = {
     {"push", model_push_kernel}, {"pull", model_pull_kernel}, {"split", model_split_kernel}, {"aa", model_aa_kernel}};
 
+int model_precision_word_bytes(const char *precision)
+{
+    if (!strcmp(precision, "fp32")) return 4;
+    if (!strcmp(precision, "fp64")) return 8;
+    return -1;
+}
+
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision)
 {
     memset(k, 0, sizeof *k);
-    int word_bytes;
-    if (!strcmp(precision, "fp32")) word_bytes = 4;
-    else if (!strcmp(precision, "fp64")) word_bytes = 8;
-    else return -1;
+    const int word_bytes = model_precision_word_bytes(precision);
+    if (word_bytes < 0) return -1;
     for (size_t i = 0; i < sizeof builtin_files / sizeof *builtin_files; i++) {
         if (strcmp(scheme, builtin_files[i].scheme)) continue;
         char path[64], err[512];

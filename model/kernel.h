@@ -48,6 +48,9 @@ typedef struct {
  * for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);
 
+/* Bytes per stored word of a precision ("fp32": 4), -1 for an unknown one. */
+int model_precision_word_bytes(const char *precision);
+
 /* "0,10" -> {0, 10}: the misalignments of alternating launches.  Returns the
  * count (1..MODEL_MAX_PHASES), or -1 when s is not such a list of whole
  * numbers in [0, max]. */

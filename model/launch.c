@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 double model_busiest_sm_threads(const model_inputs *in, double threads, int block)
 {
@@ -35,4 +36,40 @@ int model_launch_bound(const model_inputs *in, const model_kernel *k, const doub
     for (int p = 0; p < k->phases; p++)
         if (k->launches_per_step * in->launch_us >= 0.9 * memory_us[p]) return 1;
     return 0;
+}
+
+/* n rounded up to a multiple of b. */
+static double round_up(double n, double b)
+{
+    return b > 0 ? ceil(n / b) * b : n;
+}
+
+double model_launched_threads(const model_kernel *k, const model_lattice *lat)
+{
+    const int v = model_cells_per_thread(k);
+    const double row = ceil((double)lat->nx / v), ny = (double)lat->ny, nz = (double)lat->nz;
+    switch (k->launch) {
+    case MODEL_LAUNCH_ROWS:
+        if (lat->block_size > 0) return round_up(row, lat->block_size) * ny * nz;
+        break;
+    case MODEL_LAUNCH_GRID:
+        return round_up(row, k->block[0]) * round_up(ny, k->block[1]) * round_up(nz, k->block[2]);
+    case MODEL_LAUNCH_LINEAR: break;
+    }
+    return lat->cells / v;
+}
+
+model_launch_shape model_launch_shape_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat)
+{
+    model_launch_shape s = {.threads = model_launched_threads(k, lat)};
+    if (lat->block_size <= 0) return s;
+    s.blocks = ceil(s.threads / lat->block_size);
+    double per_sm = lat->blocks_per_cu;
+    const char *mt = model_meta_value(in, "max_threads_per_cu");
+    if (per_sm <= 0 && lat->occupancy > 0 && mt && atof(mt) > 0)
+        per_sm = floor(lat->occupancy * atof(mt) / lat->block_size + 1e-9); /* as occupancy_from_blocks, inverted */
+    if (in->is_cpu || in->compute_units <= 0 || per_sm < 1) return s;
+    s.per_wave = in->compute_units * per_sm;
+    s.waves = s.blocks / s.per_wave;
+    return s;
 }

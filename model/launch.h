@@ -23,6 +23,23 @@ double model_cpu_row_imbalance(const model_inputs *in, const model_kernel *k, co
 /* Cells a thread updates (0 or 1 in the kernel: one). */
 int model_cells_per_thread(const model_kernel *k);
 
+/* Threads the kernel's launch starts on lat (v = cells per thread, along
+ * x): linear, cells / v; rows, ny x nz rows of ceil(nx / v) threads, each
+ * rounded up to the block size; grid, ceil(nx / v), ny and nz each rounded
+ * up to the block's x, y and z size.  The threads past the lattice's edge
+ * idle, but still hold an SM's slots and issue their index arithmetic and
+ * bounds check, so the model reads its sweeps at this count.  A rows launch
+ * of unknown block size: as linear. */
+double model_launched_threads(const model_kernel *k, const model_lattice *lat);
+
+/* The launch's blocks, resident blocks per wave and waves (blocks over SMs
+ * x blocks per SM, those from the occupancy where only it is known); 0 for
+ * what the block size, the SM count or the blocks per SM leave unknown. */
+typedef struct {
+    double threads, blocks, per_wave, waves;
+} model_launch_shape;
+model_launch_shape model_launch_shape_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat);
+
 /* Some phase's K launches take little more than the host's interval to
  * issue them back to back (at least 0.9 of it): the launches, not the
  * memory, bound the step.  0 where the interval was not measured. */

@@ -1,7 +1,7 @@
 /* Level 3, the geometry path (first in line): where membench-geometry.csv
  * measured the N=19 probe at the kernel's own launch -- access width, block
  * size, blocks per SM (known, so forced), the lattice's thread count
- * (cells / cells per thread) -- each launch is the probe there with the
+ * (launched: model_launched_threads) -- each launch is the probe there with the
  * phase's L and M, plus the collision payload's excess over it scaled by
  * the kernel's operations per thread over the payload's (counted, not
  * weighed: the 8-byte probe read for a float kernel of two cells per
@@ -88,7 +88,7 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
         return 0;
     model_probe_query launch = launch_query(k, lat);
     launch.layout = layout_of(in, k, lat);
-    const double threads = lat->cells / model_cells_per_thread(k);
+    const double threads = model_launched_threads(k, lat);
     for (int p = 0; p < k->phases; p++)
         if ((us[p] = phase_us(in, k, launch, p, threads)) <= 0) return 0;
     launch.misaligned_reads = launch.misaligned_writes = 0;

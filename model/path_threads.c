@@ -6,6 +6,9 @@
  * (partial waves, latency- and launch-bound), which no bandwidth curve of a
  * many-thread copy shows; the probe measured at that thread count does.
  *
+ * The thread count is the launch's (model_launched_threads): threads past
+ * the lattice's edge of a rows or grid launch idle but hold slots and
+ * issue, so they are read as working ones.
  * A kernel of v cells per thread runs cells / v threads of v x word-byte
  * accesses, and is read on the probes of that access width.  Memory time
  * follows the cells updated, not the threads launched: the threads of row
@@ -34,7 +37,7 @@ static double threads_read(const model_path_query *q, double *imbalance, model_p
 {
     const model_inputs *in = q->in;
     const model_lattice *lat = q->lat;
-    double threads = lat->cells / model_cells_per_thread(q->k);
+    double threads = model_launched_threads(q->k, lat);
     *imbalance = 1;
     if (lat->blocks_per_cu > 0 && lat->block_size > 0 &&
         ceil(threads / lat->block_size) > lat->blocks_per_cu * in->compute_units)

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "launch.h"
 #include "levels.h"
 
 /* Level 3's paths, in the order they are asked: the most direct
@@ -44,6 +45,8 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     model_provenance_init(&out->prov);
     model_roofline(in, k, &out->roofline);
     if (model_probe_level_of(in, k, lat, &out->probe, &out->prov, err, err_len)) return -1;
+    const model_launch_shape shape = model_launch_shape_of(in, k, lat);
+    out->full.launch = (model_launch_detail){shape.threads, shape.blocks, shape.waves};
     const model_path_query q = {in, k, lat, &out->probe};
     full_level(&q, out);
     return 0;

@@ -90,6 +90,12 @@ typedef struct {
 
 /* Level 3. */
 typedef struct {
+    double threads_launched; /* the launch's threads (idle ones included) */
+    double blocks, waves;    /* 0 where the block size or blocks per SM are unknown */
+} model_launch_detail;
+
+typedef struct {
+    model_launch_detail launch;
     model_full_path path; /* the path that answered */
     double mlups;         /* its answer */
     model_path_answer answer[MODEL_FULL_PATHS];

@@ -19,6 +19,28 @@ static void print_phases_us(const case_t *c, const double *memory_us)
     for (int p = 1; p < c->k->phases; p++) printf(" / %.2f us", memory_us[p]);
 }
 
+static const char *launch_name(model_launch_kind kind)
+{
+    return kind == MODEL_LAUNCH_ROWS ? "a thread row per lattice row" : kind == MODEL_LAUNCH_GRID ? "a grid" : "linear";
+}
+
+/* The launch: threads against cells, blocks and waves, where known. */
+static void print_launch(const case_t *c)
+{
+    const model_launch_detail *l = &c->p->full.launch;
+    const int v = c->k->cells_per_thread > 1 ? c->k->cells_per_thread : 1;
+    printf("launch %s", launch_name(c->k->launch));
+    if (c->k->launch == MODEL_LAUNCH_GRID)
+        printf(" of %dx%dx%d blocks", c->k->block[0], c->k->block[1], c->k->block[2]);
+    else if (c->lat->block_size > 0)
+        printf(" in blocks of %d", c->lat->block_size);
+    printf(": %.0f threads for %.0f cells (%d per thread), %.1f %% of them idle", l->threads_launched, c->lat->cells,
+           v, 100 * (1 - c->lat->cells / (l->threads_launched * v)));
+    if (l->blocks > 0) printf(", %.0f blocks", l->blocks);
+    if (l->waves > 0) printf(", %.2f waves", l->waves);
+    printf("\n");
+}
+
 static void print_header(const case_t *c)
 {
     char what[400];
@@ -27,7 +49,9 @@ static void print_header(const case_t *c)
     printf("lattice %lldx%lldx%lld = %.0f cells", c->lat->nx, c->lat->ny, c->lat->nz, c->lat->cells);
     if (c->lat->occupancy > 0) printf(", occupancy %.3f", c->lat->occupancy);
     if (c->lat->blocks_per_cu > 0) printf(", %g blocks per SM", c->lat->blocks_per_cu);
-    printf("\n\n%-12s %12s  %s\n", "level", "MLUPS", "from");
+    printf("\n");
+    print_launch(c);
+    printf("\n%-12s %12s  %s\n", "level", "MLUPS", "from");
 }
 
 static void print_levels_1_2(const case_t *c)
