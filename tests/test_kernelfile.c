@@ -1,0 +1,346 @@
+/* model/kernelfile.c and the launch: every kind of mistake in a kernel
+ * description file gets its one-line error naming the file, the line and
+ * the key; the shipped schemes' files say what the schemes move; the
+ * example files parse; the launched thread count of linear, rows and grid
+ * launches; a rows launch with idle threads predicted on the synthetic
+ * folder tests/model-data/launch (the gpu folder plus a threads sweep and
+ * 10 SMs) as the linear launch of as many threads, over fewer cells; and
+ * model predict --kernel's exit status.  Run from the repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../model/kernel.h"
+#include "../model/kernelfile.h"
+#include "../model/launch.h"
+#include "../model/predict.h"
+
+#define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1e-3, fabs((double)(b))))
+
+static char err[1024];
+
+static model_kernel_file parsed(const char *text)
+{
+    model_kernel_file f;
+    const int r = model_kernel_file_parse(text, "k.kernel", &f, err, sizeof err);
+    if (r) fprintf(stderr, "%s\n", err);
+    assert_int_equal(r, 0);
+    return f;
+}
+
+/* ---- the shipped schemes ------------------------------------------------ */
+
+static void test_builtin_schemes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scheme;
+        int lattices, phases, reads[2], writes[2];
+    } want[] = {{"push", 2, 1, {0}, {10}}, {"pull", 2, 1, {10}, {0}}, {"split", 2, 1, {10}, {0}},
+                {"aa", 1, 2, {0, 10}, {0, 10}}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        model_kernel k;
+        assert_int_equal(model_builtin_kernel(&k, want[i].scheme, "fp64"), 0);
+        assert_int_equal(k.word_bytes, 8);
+        assert_true(k.words_read == D3Q19_Q && k.words_written == D3Q19_Q);
+        assert_true(k.ops_per_cell == D3Q19_BGK_OPS);
+        assert_int_equal(k.lattices, want[i].lattices);
+        assert_int_equal(k.phases, want[i].phases);
+        assert_int_equal(k.launches_per_step, 1);
+        assert_int_equal(k.cells_per_thread, 1);
+        assert_int_equal(k.launch, MODEL_LAUNCH_LINEAR);
+        for (int p = 0; p < k.phases; p++) {
+            assert_int_equal(k.misaligned_reads[p], want[i].reads[p]);
+            assert_int_equal(k.misaligned_writes[p], want[i].writes[p]);
+        }
+        /* the file on disk is the one compiled in */
+        char path[64];
+        snprintf(path, sizeof path, "model/kernels/%s.kernel", want[i].scheme);
+        model_kernel_file f;
+        assert_int_equal(model_kernel_file_read(path, &f, err, sizeof err), 0);
+        assert_true(f.k.words_read == k.words_read && f.k.words_written == k.words_written);
+        assert_true(f.k.ops_per_cell == k.ops_per_cell);
+        assert_int_equal(f.k.lattices, k.lattices);
+        assert_int_equal(f.k.phases, k.phases);
+        assert_int_equal(f.k.launch, k.launch);
+        assert_memory_equal(f.k.misaligned_reads, k.misaligned_reads, sizeof k.misaligned_reads);
+        assert_memory_equal(f.k.misaligned_writes, k.misaligned_writes, sizeof k.misaligned_writes);
+        assert_false(f.word_bytes_given); /* the precision gives it */
+    }
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    assert_int_equal(k.word_bytes, 4);
+    assert_string_equal(k.name, "pull fp32");
+    assert_int_equal(model_builtin_kernel(&k, "bgk", "fp32"), -1);
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp128"), -1);
+}
+
+static void test_example_files(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"d3q15-pull", "d3q27-pull", "d2q9-pull", "thermal-d3q39"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "examples/kernels/%s.kernel", files[i]);
+        model_kernel_file f;
+        const int r = model_kernel_file_read(path, &f, err, sizeof err);
+        if (r) fprintf(stderr, "%s\n", err);
+        assert_int_equal(r, 0);
+        assert_string_equal(f.k.name, files[i]);
+    }
+}
+
+/* ---- what a file may say ------------------------------------------------ */
+
+static void test_parse_values(void **state)
+{
+    (void)state;
+    model_kernel_file f = parsed("# a comment\n\n  name = my kernel  # trailing comment\nwords_read=39\n"
+                                 "misaligned_reads = 0, 20\nmisaligned_writes = 0,20\nword_bytes = 2\nlattices = 1\n"
+                                 "launches_per_step = 2\nops_per_cell = 12.5\ncells_per_thread = 2\n"
+                                 "launch = grid\nblock = 32x4x2\nregisters = 40");
+    assert_string_equal(f.k.name, "my kernel");
+    assert_true(f.k.words_read == 39 && f.k.words_written == 39); /* written: as read */
+    assert_int_equal(f.k.phases, 2);
+    assert_int_equal(f.k.misaligned_reads[1], 20);
+    assert_int_equal(f.k.misaligned_writes[0], 0);
+    assert_int_equal(f.k.word_bytes, 2);
+    assert_true(f.word_bytes_given);
+    assert_int_equal(f.k.lattices, 1);
+    assert_int_equal(f.k.launches_per_step, 2);
+    assert_true(f.k.ops_per_cell == 12.5);
+    assert_int_equal(f.k.cells_per_thread, 2);
+    assert_int_equal(f.k.launch, MODEL_LAUNCH_GRID);
+    assert_int_equal(f.k.block[1], 4);
+    assert_int_equal(f.block_size, 256);
+    assert_int_equal(f.registers, 40);
+    /* the defaults; a single misalignment applies to every launch */
+    f = parsed("name = n\nwords_read = 9\nwords_written = 5\nmisaligned_reads = 1, 2\nmisaligned_writes = 3\n");
+    assert_int_equal(f.k.word_bytes, 4);
+    assert_false(f.word_bytes_given);
+    assert_int_equal(f.k.lattices, 2);
+    assert_int_equal(f.k.launch, MODEL_LAUNCH_LINEAR);
+    assert_int_equal(f.k.phases, 2);
+    assert_int_equal(f.k.misaligned_writes[1], 3);
+    assert_int_equal(f.block_size, 0);
+    /* rows: the block size is the block's x size */
+    f = parsed("name = n\nwords_read = 9\nlaunch = rows\nblock_size = 128\noccupancy = 0.5\n");
+    assert_int_equal(f.k.block[0], 128);
+    assert_int_equal(f.k.block[2], 1);
+    assert_true(f.occupancy == 0.5);
+}
+
+/* Each kind of mistake, and the error's start: "FILE:LINE: KEY: ". */
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *error;
+    } cases[] = {
+        {"name = n\nwords_read 19\n", "k.kernel:2: 'words_read 19' is not a 'key = value' line"},
+        {"name = n\nwords_read = 19\nword_size = 4\n", "k.kernel:3: word_size: unknown key"},
+        {"name = n\nwords_read = 19\n# c\nwords_read = 19\n", "k.kernel:4: words_read: given again (first on line 2)"},
+        {"name = n\n", "k.kernel:1: words_read: missing"},
+        {"words_read = 19\n\n", "k.kernel:2: name: missing"},
+        {"name = n\nwords_read = nineteen\n", "k.kernel:2: words_read: 'nineteen' is not a whole number"},
+        {"name = n\nwords_read = 19.5\n", "k.kernel:2: words_read: '19.5' is not a whole number"},
+        {"name = n\nwords_read = 19\nops_per_cell = 1e\n", "k.kernel:3: ops_per_cell: '1e' is not a number"},
+        {"name = n\nwords_read = 0\n", "k.kernel:2: words_read: '0' is out of range"},
+        {"name = n\nwords_read = 19\nlattices = 3\n", "k.kernel:3: lattices: '3' is out of range"},
+        {"name = n\nwords_read = 19\nword_bytes = 3\n", "k.kernel:3: word_bytes: '3' is not 2, 4 or 8"},
+        {"name = n\nwords_read = 19\noccupancy = 0\n", "k.kernel:3: occupancy: '0' is out of range"},
+        {"name = n\nwords_read = 19\nmisaligned_reads = 1;2\n", "k.kernel:3: misaligned_reads: '1;2' is not"},
+        {"name = n\nwords_read = 19\nlaunch = tiles\n", "k.kernel:3: launch: 'tiles' is not linear, rows or grid"},
+        {"name = n\nwords_read = 19\nlaunch = grid\nblock = 32x4\n", "k.kernel:4: block: '32x4' is not BXxBYxBZ"},
+        {"name = n\nwords_read = 19\nlaunch = grid\nblock = 64x64x1\n", "k.kernel:4: block: '64x64x1' is out of range"},
+        {"name = n\nwords_read = 19\nlattices =\n", "k.kernel:3: lattices: no value"},
+        {"name = 0123456789012345678901234567890123456789012345678\nwords_read = 9\n", "k.kernel:1: name: "},
+        /* contradictions, at the later key's line */
+        {"name = n\nwords_read = 19\nblock = 32x4x1\nlaunch = rows\n", "k.kernel:4: launch: a rows launch with a block"},
+        {"name = n\nwords_read = 19\nblock = 32x1x2\n", "k.kernel:3: block: a linear launch with a block"},
+        {"name = n\nwords_read = 19\nlaunch = grid\nblock = 32x4x1\nblock_size = 256\n",
+         "k.kernel:5: block_size: block_size 256, block 32x4x1: block_size must be BX*BY*BZ"},
+        {"name = n\nwords_read = 19\nlaunch = grid\n", "k.kernel:3: block: missing"},
+        {"name = n\nwords_read = 19\nlaunch = rows\n", "k.kernel:3: block_size: missing"},
+        {"name = n\nwords_read = 19\nblock_size = 128\noccupancy = 0.5\nregisters = 32\n",
+         "k.kernel:5: registers: given with occupancy"},
+        {"name = n\nwords_read = 19\nblocks_per_sm = 4\n", "k.kernel:3: blocks_per_sm: needs block_size or block"},
+        {"name = n\nwords_read = 19\nregisters = 32\n", "k.kernel:3: registers: needs block_size or block"},
+        {"name = n\nwords_read = 9\nmisaligned_reads = 10\n", "k.kernel:3: misaligned_reads: 10 is more than words_read"},
+        {"name = n\nwords_read = 9\nwords_written = 4\nmisaligned_writes = 0,5\n",
+         "k.kernel:4: misaligned_writes: 5 is more than words_written"},
+        {"name = n\nwords_read = 19\nmisaligned_reads = 0,10\nmisaligned_writes = 0,10,0\n",
+         "k.kernel:4: misaligned_writes: 2 launches in misaligned_reads, 3 in misaligned_writes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        model_kernel_file f;
+        err[0] = 0;
+        assert_int_equal(model_kernel_file_parse(cases[i].text, "k.kernel", &f, err, sizeof err), -1);
+        if (strncmp(err, cases[i].error, strlen(cases[i].error)))
+            fprintf(stderr, "case %zu: got '%s', want '%s...'\n", i, err, cases[i].error);
+        assert_int_equal(strncmp(err, cases[i].error, strlen(cases[i].error)), 0);
+        assert_null(strchr(err, '\n')); /* one line */
+    }
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/no-such.kernel", &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "tests/no-such.kernel: cannot open"));
+}
+
+/* ---- the launch --------------------------------------------------------- */
+
+static model_lattice box(long long nx, long long ny, long long nz, int block)
+{
+    return (model_lattice){.nx = nx, .ny = ny, .nz = nz, .cells = (double)nx * ny * nz, .occupancy = -1,
+                           .blocks_per_cu = -1, .block_size = block};
+}
+
+static void test_launched_threads(void **state)
+{
+    (void)state;
+    model_kernel k = {.cells_per_thread = 1};
+    model_lattice lat = box(100, 10, 3, 128);
+    NEAR(model_launched_threads(&k, &lat), 3000); /* linear: one per cell */
+    k.launch = MODEL_LAUNCH_ROWS;
+    NEAR(model_launched_threads(&k, &lat), 128 * 10 * 3); /* each row of 100 rounded up to 128 */
+    lat = box(256, 10, 3, 128);
+    NEAR(model_launched_threads(&k, &lat), 256 * 10 * 3); /* a multiple: none idle */
+    k.cells_per_thread = 2;
+    lat = box(100, 10, 3, 32);
+    NEAR(model_launched_threads(&k, &lat), 64 * 10 * 3); /* 50 threads a row, rounded up to 64 */
+    lat.block_size = 0;
+    NEAR(model_launched_threads(&k, &lat), 1500); /* unknown block: as linear */
+    k = (model_kernel){.launch = MODEL_LAUNCH_GRID, .block = {32, 4, 2}};
+    lat = box(100, 10, 3, 256);
+    NEAR(model_launched_threads(&k, &lat), 128 * 12 * 4);
+    lat = box(1000, 1000, 1, 256);
+    k.block[2] = 1;
+    NEAR(model_launched_threads(&k, &lat), 1024 * 1000); /* a flat lattice */
+}
+
+static void load(model_inputs *in)
+{
+    const int r = model_inputs_load(in, "tests/model-data/launch", "cuda", err, sizeof err);
+    if (r) fprintf(stderr, "%s\n", err);
+    assert_int_equal(r, 0);
+}
+
+static model_prediction predict(const model_inputs *in, const model_kernel *k, model_lattice lat)
+{
+    model_prediction p;
+    assert_int_equal(model_predict(in, k, &lat, &p, err, sizeof err), 0);
+    return p;
+}
+
+/* A rows launch of 200-cell rows in blocks of 256 starts the threads of a
+ * linear launch of 256-cell rows: the threads sweep is read there, so the
+ * step takes as long and the rows launch updates 200/256 of the cells. */
+static void test_idle_threads_predicted(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in);
+    model_kernel rows, linear;
+    assert_int_equal(model_builtin_kernel(&rows, "pull", "fp32"), 0);
+    linear = rows;
+    rows.launch = MODEL_LAUNCH_ROWS;
+    model_lattice idle = box(200, 64, 64, 256), full = box(256, 64, 64, 256);
+    idle.blocks_per_cu = full.blocks_per_cu = 4;
+    const model_prediction pi = predict(&in, &rows, idle), pf = predict(&in, &linear, full);
+    assert_int_equal(pi.full.path, MODEL_FULL_THREADS_SWEEP);
+    assert_int_equal(pf.full.path, MODEL_FULL_THREADS_SWEEP);
+    NEAR(pi.full.launch.threads_launched, 256 * 64 * 64);
+    NEAR(pi.full.threads.threads, pf.full.threads.threads);
+    NEAR(pi.full.mlups, pf.full.mlups * 200 / 256);
+    /* 4096 blocks of 256 over 10 SMs x 4 blocks per SM */
+    NEAR(pi.full.launch.blocks, 4096);
+    NEAR(pi.full.launch.waves, 4096 / 40.0);
+    /* the same rows launch counted as linear would read fewer threads and
+     * predict more: the idle threads cost */
+    const model_prediction pl = predict(&in, &linear, idle);
+    NEAR(pl.full.launch.threads_launched, 200 * 64 * 64);
+    assert_true(pl.full.mlups > pi.full.mlups * 1.1);
+    /* waves from the occupancy where blocks per SM are not given: 0.5 x
+     * 2048 threads per SM / 256 = 4 blocks per SM */
+    idle.blocks_per_cu = -1;
+    idle.occupancy = 0.5;
+    NEAR(predict(&in, &rows, idle).full.launch.waves, 4096 / 40.0);
+    model_inputs_free(&in);
+}
+
+/* ---- model predict --kernel --------------------------------------------- */
+
+static int run(const char *cmd)
+{
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The file `text` written to a temporary path (path: a mkstemp template). */
+static void write_file(char *path, const char *text)
+{
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char bad[] = "/tmp/lbp-kernelfile-XXXXXX", regs[] = "/tmp/lbp-kernelfile-XXXXXX", cmd[1024];
+    write_file(bad, "name = n\nwords_read = 19\nlaunch = rows\nblock = 32x2x1\n");
+    write_file(regs, "name = n\nwords_read = 19\nblock_size = 128\nregisters = 32\n");
+    const char *const predict = "./model/model predict --data tests/model-data/launch --backend cuda --size 100x20x20";
+    snprintf(cmd, sizeof cmd, "%s --kernel examples/kernels/d3q15-pull.kernel >/dev/null", predict);
+    assert_int_equal(run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/aa.kernel --precision fp64 >/dev/null", predict);
+    assert_int_equal(run(cmd), 0);
+    /* a malformed file: exit 2, one line naming the file, the line and the key */
+    snprintf(cmd, sizeof cmd, "%s --kernel %s 2>&1 >/dev/null | grep -c '%s:4: block: a rows launch' | grep -qx 1",
+             predict, bad, bad);
+    assert_int_equal(run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s --kernel %s >/dev/null 2>&1", predict, bad);
+    assert_int_equal(run(cmd), 2);
+    snprintf(cmd, sizeof cmd, "%s --kernel tests/no-such.kernel >/dev/null 2>&1", predict);
+    assert_int_equal(run(cmd), 2);
+    /* a kernel said twice */
+    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/pull.kernel --scheme pull --precision fp32 >/dev/null 2>&1",
+             predict);
+    assert_int_equal(run(cmd), 2);
+    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/pull.kernel --words-read 9 >/dev/null 2>&1", predict);
+    assert_int_equal(run(cmd), 2);
+    /* a grid's block given again, and otherwise */
+    snprintf(cmd, sizeof cmd, "%s --kernel examples/kernels/d2q9-pull.kernel --block-size 128 >/dev/null 2>&1",
+             predict);
+    assert_int_equal(run(cmd), 2);
+    /* registers on a device whose compute capability is not recorded */
+    snprintf(cmd, sizeof cmd, "%s --kernel %s >/dev/null 2>&1", predict, regs);
+    assert_int_equal(run(cmd), 2);
+    /* with --occupancy instead, the registers are not needed */
+    snprintf(cmd, sizeof cmd, "%s --kernel %s --occupancy 0.5 >/dev/null 2>&1", predict, regs);
+    assert_int_equal(run(cmd), 0);
+    unlink(bad);
+    unlink(regs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtin_schemes),  cmocka_unit_test(test_example_files),
+        cmocka_unit_test(test_parse_values),     cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_launched_threads), cmocka_unit_test(test_idle_threads_predicted),
+        cmocka_unit_test(test_cli),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
