@@ -276,6 +276,42 @@ static void test_idle_threads_predicted(void **state)
     model_inputs_free(&in);
 }
 
+/* The file's launch onto the lattice: registers become blocks per SM by the
+ * device's compute capability (9.0: 32 registers x 128 threads leave 16
+ * blocks, the SM's 2048 threads), the command line's values win. */
+static void test_file_launch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-kernelfile-XXXXXX", cmd[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp tests/model-data/launch/*.csv %s/ && echo compute_capability,9.0 >> %s/stream-meta.csv",
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), 0);
+    load(&plain);
+    model_kernel_file f = parsed("name = n\nwords_read = 19\nblock_size = 128\nregisters = 32\n");
+    model_lattice lat = box(100, 100, 100, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    assert_int_equal(lat.block_size, 128);
+    NEAR(lat.blocks_per_cu, 16);
+    lat = box(100, 100, 100, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &plain, &lat, err, sizeof err), -1); /* no compute capability */
+    assert_non_null(strstr(err, "registers = 32"));
+    lat.occupancy = 0.25; /* given on the command line */
+    assert_int_equal(model_kernel_file_launch(&f, &plain, &lat, err, sizeof err), 0);
+    assert_true(lat.blocks_per_cu < 0);
+    f = parsed("name = n\nwords_read = 19\nblock_size = 64\noccupancy = 0.5\n");
+    lat = box(100, 100, 100, 256);
+    assert_int_equal(model_kernel_file_launch(&f, &plain, &lat, err, sizeof err), 0);
+    assert_int_equal(lat.block_size, 256); /* --block-size kept */
+    NEAR(lat.occupancy, 0.5);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- model predict --kernel --------------------------------------------- */
 
 static int run(const char *cmd)
@@ -340,7 +376,7 @@ int main(void)
         cmocka_unit_test(test_builtin_schemes),  cmocka_unit_test(test_example_files),
         cmocka_unit_test(test_parse_values),     cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_launched_threads), cmocka_unit_test(test_idle_threads_predicted),
-        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
