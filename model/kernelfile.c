@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,21 @@ typedef struct {
     size_t err_len;
 } parse_state;
 
-static int fail_at(parse_state *s, int line, int key, const char *fmt, const char *value, const char *why)
+/* "FILE:LINE: KEY: what"; returns -1. */
+static int vfail_at(parse_state *s, int line, int key, const char *fmt, va_list ap)
 {
     char what[256];
-    snprintf(what, sizeof what, fmt, value, why);
+    vsnprintf(what, sizeof what, fmt, ap);
     snprintf(s->err, s->err_len, "%s:%d: %s: %s", s->file, line, key_names[key], what);
+    return -1;
+}
+
+__attribute__((format(printf, 4, 5))) static int fail_at(parse_state *s, int line, int key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(s, line, key, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -49,11 +60,7 @@ static int number(parse_state *s, int key, const char *v, double lo, double hi, 
     const double x = strtod(v, &end);
     if (end == v || *end || errno || !isfinite(x) || (whole && x != floor(x)))
         return fail_at(s, s->line, key, "'%s' is not %s", v, whole ? "a whole number" : "a number");
-    if (x < lo || x > hi) {
-        char range[64];
-        snprintf(range, sizeof range, "out of range %g..%g", lo, hi);
-        return fail_at(s, s->line, key, "'%s' is %s", v, range);
-    }
+    if (x < lo || x > hi) return fail_at(s, s->line, key, "'%s' is out of range %g..%g", v, lo, hi);
     *out = x;
     return 0;
 }
@@ -74,8 +81,9 @@ static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
         if (!isspace((unsigned char)*c)) packed[len++] = *c;
     packed[len] = 0;
     if ((*n = model_parse_phase_list(packed, 1000, out)) < 0)
-        return fail_at(s, s->line, key, "'%s' is not %s", v,
-                       "a whole number 0..1000 or a comma list of them, one per alternating launch (at most 8)");
+        return fail_at(s, s->line, key,
+                       "'%s' is not a whole number 0..1000 or a comma list of them, one per alternating launch "
+                       "(at most 8)", v);
     return 0;
 }
 
@@ -83,9 +91,9 @@ static int block_dims(parse_state *s, const char *v, int *b)
 {
     char tail;
     if (sscanf(v, "%dx%dx%d%c", &b[0], &b[1], &b[2], &tail) != 3 || !isdigit((unsigned char)v[0]))
-        return fail_at(s, s->line, KEY_BLOCK, "'%s' is not %s", v, "BXxBYxBZ (three whole numbers)");
+        return fail_at(s, s->line, KEY_BLOCK, "'%s' is not BXxBYxBZ (three whole numbers)", v);
     if (b[0] < 1 || b[1] < 1 || b[2] < 1 || (long)b[0] * b[1] * b[2] > 1024)
-        return fail_at(s, s->line, KEY_BLOCK, "'%s' is %s", v, "out of range (each >= 1, at most 1024 threads)");
+        return fail_at(s, s->line, KEY_BLOCK, "'%s' is out of range (each >= 1, at most 1024 threads)", v);
     return 0;
 }
 
@@ -97,7 +105,7 @@ static int launch_kind(parse_state *s, const char *v, model_launch_kind *out)
             *out = (model_launch_kind)i;
             return 0;
         }
-    return fail_at(s, s->line, KEY_LAUNCH, "'%s' is not %s", v, "linear, rows or grid");
+    return fail_at(s, s->line, KEY_LAUNCH, "'%s' is not linear, rows or grid", v);
 }
 
 static int set_value(parse_state *s, int key, const char *v)
@@ -108,7 +116,7 @@ static int set_value(parse_state *s, int key, const char *v)
     int r = 0;
     switch (key) {
     case KEY_NAME:
-        if (!*v || strlen(v) >= sizeof k->name) return fail_at(s, s->line, key, "'%s' is %s", v, "empty or over 47 characters");
+        if (strlen(v) >= sizeof k->name) return fail_at(s, s->line, key, "'%s' is over 47 characters", v);
         snprintf(k->name, sizeof k->name, "%s", v);
         break;
     case KEY_WORDS_READ: r = number(s, key, v, 1, 1000, 1, &k->words_read); break;
@@ -117,7 +125,7 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_MIS_WRITES: r = phase_list(s, key, v, k->misaligned_writes, &s->n_writes); break;
     case KEY_WORD_BYTES:
         if (!(r = whole(s, key, v, 2, 8, &k->word_bytes)) && (k->word_bytes & (k->word_bytes - 1)))
-            r = fail_at(s, s->line, key, "'%s' is %s", v, "not 2, 4 or 8");
+            r = fail_at(s, s->line, key, "'%s' is not 2, 4 or 8", v);
         f->word_bytes_given = 1;
         break;
     case KEY_LATTICES: r = whole(s, key, v, 1, 2, &k->lattices); break;
@@ -130,7 +138,7 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_REGISTERS: r = whole(s, key, v, 1, 255, &f->registers); break;
     case KEY_OCCUPANCY:
         r = number(s, key, v, 0, 1, 0, &f->occupancy);
-        if (!r && f->occupancy <= 0) r = fail_at(s, s->line, key, "'%s' is %s", v, "out of range (0, 1]");
+        if (!r && f->occupancy <= 0) r = fail_at(s, s->line, key, "'%s' is out of range (0, 1]", v);
         break;
     case KEY_BLOCKS_PER_SM:
         r = number(s, key, v, 1, 64, 1, &x);
@@ -176,47 +184,42 @@ static int one_line(parse_state *s, char *line)
         snprintf(s->err, s->err_len, "%s:%d: %s: unknown key (doc/kernels.md lists the keys)", s->file, s->line, key);
         return -1;
     }
-    if (s->at[id]) {
-        char first[32];
-        snprintf(first, sizeof first, "%d", s->at[id]);
-        return fail_at(s, s->line, id, "given again (first on line %s)%s", first, "");
-    }
+    if (s->at[id]) return fail_at(s, s->line, id, "given again (first on line %d)", s->at[id]);
     s->at[id] = s->line;
-    if (!*value) return fail_at(s, s->line, id, "no value%s%s", "", "");
+    if (!*value) return fail_at(s, s->line, id, "no value");
     return set_value(s, id, value);
 }
 
-/* The line of the later of two keys given (for a contradiction). */
-static int later(const parse_state *s, int a, int b)
+/* A contradiction between keys a and b, reported at the later one's line. */
+__attribute__((format(printf, 4, 5))) static int fail_later(parse_state *s, int a, int b, const char *fmt, ...)
 {
-    return s->at[a] > s->at[b] ? a : b;
+    const int key = s->at[a] > s->at[b] ? a : b;
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(s, s->at[key], key, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 static int check_misalignment(parse_state *s)
 {
     model_kernel *k = &s->out->k;
     if (s->n_reads > 1 && s->n_writes > 1 && s->n_reads != s->n_writes)
-    {
-        char v[96];
-        snprintf(v, sizeof v, "%d launches in misaligned_reads, %d in misaligned_writes", s->n_reads, s->n_writes);
-        return fail_at(s, s->at[later(s, KEY_MIS_READS, KEY_MIS_WRITES)], later(s, KEY_MIS_READS, KEY_MIS_WRITES),
-                       "%s: %s", v, "give lists of one length (or one value)");
-    }
+        return fail_later(s, KEY_MIS_READS, KEY_MIS_WRITES,
+                          "%d launches in misaligned_reads, %d in misaligned_writes: give lists of one length (or "
+                          "one value)", s->n_reads, s->n_writes);
     k->phases = s->n_reads > s->n_writes ? s->n_reads : s->n_writes;
     for (int p = k->phases - 1; p >= 0; p--) {
         k->misaligned_reads[p] = k->misaligned_reads[s->n_reads > 1 ? p : 0];
         k->misaligned_writes[p] = k->misaligned_writes[s->n_writes > 1 ? p : 0];
     }
     for (int p = 0; p < k->phases; p++) {
-        char v[16];
-        if (k->misaligned_reads[p] > k->words_read) {
-            snprintf(v, sizeof v, "%d", k->misaligned_reads[p]);
-            return fail_at(s, s->at[KEY_MIS_READS], KEY_MIS_READS, "%s is %s", v, "more than words_read");
-        }
-        if (k->misaligned_writes[p] > k->words_written) {
-            snprintf(v, sizeof v, "%d", k->misaligned_writes[p]);
-            return fail_at(s, s->at[KEY_MIS_WRITES], KEY_MIS_WRITES, "%s is %s", v, "more than words_written");
-        }
+        if (k->misaligned_reads[p] > k->words_read)
+            return fail_at(s, s->at[KEY_MIS_READS], KEY_MIS_READS, "%d is more than words_read",
+                           k->misaligned_reads[p]);
+        if (k->misaligned_writes[p] > k->words_written)
+            return fail_at(s, s->at[KEY_MIS_WRITES], KEY_MIS_WRITES, "%d is more than words_written",
+                           k->misaligned_writes[p]);
     }
     return 0;
 }
@@ -228,28 +231,22 @@ static int check_block(parse_state *s)
     model_kernel *k = &f->k;
     const int have_block = s->at[KEY_BLOCK] > 0;
     if (k->launch == MODEL_LAUNCH_GRID && !have_block)
-        return fail_at(s, s->last_line, KEY_BLOCK, "missing%s%s (a grid launch needs BXxBYxBZ)", "", "");
+        return fail_at(s, s->last_line, KEY_BLOCK, "missing (a grid launch needs BXxBYxBZ)");
     if (have_block && k->launch != MODEL_LAUNCH_GRID && (k->block[1] != 1 || k->block[2] != 1))
-        return fail_at(s, s->at[later(s, KEY_BLOCK, KEY_LAUNCH)], later(s, KEY_BLOCK, KEY_LAUNCH),
-                       "a %s launch with a block of y or z size above 1%s (use launch = grid)",
-                       k->launch == MODEL_LAUNCH_ROWS ? "rows" : "linear", "");
+        return fail_later(s, KEY_BLOCK, KEY_LAUNCH, "a %s launch with a block of y or z size above 1 (use launch = grid)",
+                          k->launch == MODEL_LAUNCH_ROWS ? "rows" : "linear");
     if (have_block) {
         const int threads = k->block[0] * k->block[1] * k->block[2];
-        if (f->block_size && f->block_size != threads) {
-            char v[96];
-            snprintf(v, sizeof v, "block_size %d, block %dx%dx%d", f->block_size, k->block[0], k->block[1],
-                     k->block[2]);
-            return fail_at(s, s->at[later(s, KEY_BLOCK, KEY_BLOCK_SIZE)], later(s, KEY_BLOCK, KEY_BLOCK_SIZE),
-                           "%s: %s", v, "block_size must be BX*BY*BZ");
-        }
+        if (f->block_size && f->block_size != threads)
+            return fail_later(s, KEY_BLOCK, KEY_BLOCK_SIZE, "block_size %d, block %dx%dx%d: block_size must be BX*BY*BZ",
+                              f->block_size, k->block[0], k->block[1], k->block[2]);
         f->block_size = threads;
     } else if (f->block_size) {
         k->block[0] = f->block_size;
         k->block[1] = k->block[2] = 1;
     }
     if (k->launch == MODEL_LAUNCH_ROWS && !f->block_size)
-        return fail_at(s, s->last_line, KEY_BLOCK_SIZE, "missing%s%s (a rows launch rounds each row up to a block)",
-                       "", "");
+        return fail_at(s, s->last_line, KEY_BLOCK_SIZE, "missing (a rows launch rounds each row up to a block)");
     return 0;
 }
 
@@ -262,14 +259,13 @@ static int check_occupancy(parse_state *s)
     for (int i = 0; i < 3; i++) {
         if (!s->at[keys[i]]) continue;
         if (first >= 0)
-            return fail_at(s, s->at[later(s, first, keys[i])], later(s, first, keys[i]),
-                           "given with %s%s: give one of registers, occupancy, blocks_per_sm",
-                           key_names[s->at[first] > s->at[keys[i]] ? keys[i] : first], "");
+            return fail_later(s, first, keys[i], "given with %s: give one of registers, occupancy, blocks_per_sm",
+                              key_names[s->at[first] > s->at[keys[i]] ? keys[i] : first]);
         first = keys[i];
     }
     if ((s->at[KEY_REGISTERS] || s->at[KEY_BLOCKS_PER_SM]) && !s->out->block_size) {
         const int key = s->at[KEY_REGISTERS] ? KEY_REGISTERS : KEY_BLOCKS_PER_SM;
-        return fail_at(s, s->at[key], key, "needs block_size or block%s%s", "", "");
+        return fail_at(s, s->at[key], key, "needs block_size or block");
     }
     return 0;
 }
@@ -279,7 +275,7 @@ static int check_required(parse_state *s)
     const int required[] = {KEY_NAME, KEY_WORDS_READ};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!s->at[required[i]])
-            return fail_at(s, s->last_line, required[i], "missing%s%s (a required key)", "", "");
+            return fail_at(s, s->last_line, required[i], "missing (a required key)");
     if (!s->at[KEY_WORDS_WRITTEN]) s->out->k.words_written = s->out->k.words_read;
     return 0;
 }
