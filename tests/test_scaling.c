@@ -1,5 +1,8 @@
 /* model/scaling: the step on R ranks from analytic inputs, each answer
- * worked out by hand in the comment beside it.  Run from anywhere. */
+ * worked out by hand in the comment beside it; then the interconnect fit's
+ * reader and ranks_predict (the one-device model's pieces put together)
+ * on tests/model-data/ranks beside the synthetic gpu folder's probes.  Run
+ * from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,9 +10,17 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../core/table.h"
+#include "../model/interconnect.h"
+#include "../model/ranks.h"
 #include "../model/scaling.h"
+
+#define DATA "tests/model-data/"
 
 /* the arithmetic is a few additions and one division: 1e-12 relative */
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-12 * fmax(1, fabs((double)(b))))
@@ -234,6 +245,287 @@ static void test_projection_faces(void **state)
     NEAR(r.efficiency, 28 / (10 + x));
 }
 
+
+/* ---- the interconnect fit ------------------------------------------------ */
+
+/* dir (a mkdtemp template): the gpu folder's probes and the ranks folder's
+ * files, then `edit` (a shell command, or NULL) run inside it */
+static void ranks_folder(char *dir, const char *edit)
+{
+    char cmd[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp " DATA "gpu/*.csv %s/ && cp " DATA "ranks/*.csv %s/ && cd %s%s%s", dir, dir, dir,
+             edit ? " && " : "", edit ? edit : "");
+    assert_int_equal(system(cmd), 0);
+}
+
+static void remove_folder(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_fit_pairs(void **state)
+{
+    (void)state;
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, DATA "ranks", err, sizeof err), LBP_TABLE_OK);
+    assert_int_equal(f.n, 10);
+    /* 0-1 has both directions: both-ways is the exchange's, either order */
+    const interconnect_fit *x = interconnect_pair(&f, "peer", 1, 0);
+    assert_non_null(x);
+    assert_true(x->both_ways);
+    NEAR(x->link.latency_us, 3);
+    NEAR(x->link.bandwidth_gbs, 100);
+    assert_null(interconnect_pair(&f, "peer", 1, 3));
+    assert_null(interconnect_pair(&f, "mpi", 0, 1));
+    assert_true(interconnect_has_path(&f, "host-mpi"));
+    assert_false(interconnect_has_path(&f, "mpi"));
+    /* 4 ranks: pairs 0-1, 1-2, 2-3, 3-0, the slowest 2-3 at 80 GB/s */
+    int missing;
+    x = interconnect_ring(&f, "peer", 4, HALO_256, &missing);
+    assert_int_equal(missing, 0);
+    assert_int_equal(x->rank_a, 2);
+    assert_int_equal(x->rank_b, 3);
+    /* 8 ranks: 3-4, 4-5, 5-6, 6-7, 7-0 not measured, the slowest pair stands in */
+    x = interconnect_ring(&f, "peer", 8, HALO_256, &missing);
+    assert_int_equal(missing, 5);
+    NEAR(x->link.bandwidth_gbs, 80);
+    /* 2 ranks: the one pair 0-1 */
+    x = interconnect_ring(&f, "peer", 2, HALO_256, &missing);
+    assert_int_equal(missing, 0);
+    NEAR(x->link.bandwidth_gbs, 100);
+    assert_null(interconnect_ring(&f, "mpi", 2, HALO_256, &missing));
+    /* the fastest path at the halo: peer 16.1 us against host 151 us */
+    assert_string_equal(ranks_default_exchange(&f, HALO_256), "peer");
+    interconnect_free(&f);
+}
+
+static void expect_malformed(const char *edit, const char *what)
+{
+    char dir[] = "/tmp/lbp-fit-XXXXXX";
+    ranks_folder(dir, edit);
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, dir, err, sizeof err), LBP_TABLE_MALFORMED);
+    assert_non_null(strstr(err, "interconnect-fit.csv"));
+    if (!strstr(err, what)) fprintf(stderr, "expected '%s' in: %s\n", what, err);
+    assert_non_null(strstr(err, what));
+    remove_folder(dir);
+}
+
+static void test_fit_malformed(void **state)
+{
+    (void)state;
+    expect_malformed("sed -i '3s/both-ways/sideways/' interconnect-fit.csv", ":3: expected direction one-way or both-ways, got 'sideways'");
+    expect_malformed("sed -i '2s/,100,/,0,/' interconnect-fit.csv", ":2: expected bandwidth_gbs > 0, got 0");
+    expect_malformed("sed -i '2s/,3,100,/,-4,100,/' interconnect-fit.csv", ":2: expected latency_us >= 0");
+    expect_malformed("sed -i '2s/peer,0,1/peer,1,1/' interconnect-fit.csv", ":2: expected two different ranks");
+    expect_malformed("sed -i '2s/,0.999,/,x,/' interconnect-fit.csv", "'r2'");
+    expect_malformed("sed -i '1s/latency_us/latency/' interconnect-fit.csv", "'latency_us'");
+    expect_malformed("sed -i '2,$d' interconnect-fit.csv", "no fits");
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, "/nonexistent", err, sizeof err), LBP_TABLE_MISSING);
+    assert_non_null(strstr(err, "/nonexistent/interconnect-fit.csv"));
+}
+
+static void test_devices(void **state)
+{
+    (void)state;
+    int devices, ranks;
+    assert_int_equal(interconnect_devices(DATA "ranks", &devices, &ranks, err, sizeof err), LBP_TABLE_OK);
+    assert_int_equal(devices, 4);
+    assert_int_equal(ranks, 4);
+    /* one board under every rank: 2 ranks on one GPU */
+    char dir[] = "/tmp/lbp-dev-XXXXXX";
+    ranks_folder(dir, "sed -i 's/GPU-000[0-9]/GPU-0000/g' interconnect.csv");
+    assert_int_equal(interconnect_devices(dir, &devices, &ranks, err, sizeof err), LBP_TABLE_OK);
+    assert_int_equal(devices, 1);
+    assert_int_equal(ranks, 4);
+    remove_folder(dir);
+    /* uuids unknown: the device indices tell */
+    char dir2[] = "/tmp/lbp-dev-XXXXXX";
+    ranks_folder(dir2, "sed -i 's/GPU-000[0-9]/unknown/g' interconnect.csv");
+    assert_int_equal(interconnect_devices(dir2, &devices, &ranks, err, sizeof err), LBP_TABLE_OK);
+    assert_int_equal(devices, 4);
+    remove_folder(dir2);
+    assert_int_equal(interconnect_devices("/nonexistent", &devices, &ranks, err, sizeof err), LBP_TABLE_MISSING);
+}
+
+/* ---- ranks_predict: the one-device model's pieces and the fit ------------ */
+
+typedef struct {
+    char dir[32];
+    model_inputs in;
+    interconnect_fits fits;
+    model_kernel k;
+    model_lattice lat;
+} ranks_fixture;
+
+static void fixture_open(ranks_fixture *fx, const char *edit)
+{
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/lbp-ranks-XXXXXX");
+    ranks_folder(fx->dir, edit);
+    assert_int_equal(model_inputs_load(&fx->in, fx->dir, "cuda", err, sizeof err), 0);
+    assert_int_equal(interconnect_load(&fx->fits, fx->dir, err, sizeof err), LBP_TABLE_OK);
+    assert_int_equal(model_builtin_kernel(&fx->k, "pull", "fp32"), 0);
+    fx->lat = (model_lattice){.occupancy = -1, .blocks_per_cu = -1};
+}
+
+static void fixture_close(ranks_fixture *fx)
+{
+    model_inputs_free(&fx->in);
+    interconnect_free(&fx->fits);
+    remove_folder(fx->dir);
+}
+
+/* µs per step of nx x ny x nz alone on the device (the one-device model) */
+static double alone_us(ranks_fixture *fx, long long nx, long long ny, long long nz)
+{
+    model_lattice l = fx->lat;
+    l.nx = nx;
+    l.ny = ny;
+    l.nz = nz;
+    l.cells = (double)nx * ny * nz;
+    model_prediction p;
+    assert_int_equal(model_predict(&fx->in, &fx->k, &l, &p, err, sizeof err), 0);
+    return l.cells / p.full_mlups;
+}
+
+static void expect_predicted(ranks_fixture *fx, const ranks_request *rq, ranks_prediction *p)
+{
+    int r = ranks_predict(&fx->in, &fx->k, &fx->lat, &fx->fits, rq, p, err, sizeof err);
+    if (r) fprintf(stderr, "ranks_predict: %s\n", err);
+    assert_int_equal(r, 0);
+}
+
+static ranks_request request(int ranks, scaling_mode mode, long long nz, const char *exchange, int overlap)
+{
+    ranks_request rq = {.sc = {.nx = 256, .ny = 256, .nz = nz, .ranks = ranks, .ranks_per_device = 1, .mode = mode,
+                               .overlap = overlap},
+                        .nodes = 1, .ranks_per_node = ranks};
+    snprintf(rq.exchange, sizeof rq.exchange, "%s", exchange);
+    return rq;
+}
+
+static void test_ranks_weak(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, NULL);
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    /* the pieces are the one-device model's */
+    NEAR(p.times.slab_us, alone_us(&fx, 256, 256, 256));
+    NEAR(p.times.border_us, alone_us(&fx, 256, 256, 2));
+    NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
+    NEAR(p.times.single_us, p.times.slab_us);
+    /* 4 ranks: the slowest pair 2-3, 3 us + s / 80 GB/s */
+    NEAR(p.step.exchange_us, 3 + HALO_256 / 80e3);
+    NEAR(p.step.step_us, fmax(p.times.border_us + p.times.interior_us, p.times.border_us + p.step.exchange_us));
+    NEAR(p.step.mlups, 4 * 16777216.0 / p.step.step_us);
+    assert_false(p.projection);
+    assert_non_null(strstr(p.route, "ranks 2-3"));
+    /* without overlap: the slab and the exchange */
+    rq.sc.overlap = 0;
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.step_us, p.times.slab_us + 3 + HALO_256 / 80e3);
+    /* host, measured as one path: 20 us + s / 10 GB/s */
+    snprintf(rq.exchange, sizeof rq.exchange, "host");
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 20 + HALO_256 / 10e3);
+    /* 8 ranks: pairs not measured make it a projection */
+    rq = request(8, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    assert_true(p.projection);
+    assert_int_equal(p.missing_pairs, 5);
+    assert_non_null(strstr(p.notes, "not measured"));
+    fixture_close(&fx);
+}
+
+static void test_ranks_strong(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, NULL);
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_STRONG, 512, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    assert_int_equal(p.slab.nz_local, 128);
+    NEAR(p.times.slab_us, alone_us(&fx, 256, 256, 128));
+    NEAR(p.times.single_us, alone_us(&fx, 256, 256, 512));
+    NEAR(p.step.efficiency, p.times.single_us / (4 * p.step.step_us));
+    /* 3 ranks do not cut 512 planes */
+    rq = request(3, SCALING_STRONG, 512, "peer", 1);
+    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_BAD_CASE);
+    assert_non_null(strstr(err, "3 ranks do not divide nz = 512"));
+    fixture_close(&fx);
+}
+
+/* host without a whole-path fit: d2h + host-mpi + h2d, the transfers from
+ * the ranks folder's stream-meta.csv (d2h 8 us + s / 50 GB/s, h2d 9 us +
+ * s / 50 GB/s) */
+static void test_ranks_host_three_legs(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, "sed -i '/,host,/d' interconnect-fit.csv");
+    ranks_prediction p;
+    ranks_request rq = request(2, SCALING_WEAK, 256, "host", 0);
+    expect_predicted(&fx, &rq, &p);
+    double s = HALO_256;
+    NEAR(p.step.exchange_us, (8 + s / 50e3) + (2 + s / 20e3) + (9 + s / 50e3));
+    assert_non_null(strstr(p.route, "three transfers"));
+    /* no mpi path at all: the error names the file and the path */
+    snprintf(rq.exchange, sizeof rq.exchange, "mpi");
+    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_INPUT);
+    assert_non_null(strstr(err, "interconnect-fit.csv: no mpi path"));
+    fixture_close(&fx);
+    /* neither host nor host-mpi */
+    fixture_open(&fx, "sed -i '/,host/d' interconnect-fit.csv");
+    rq = request(2, SCALING_WEAK, 256, "host", 0);
+    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_INPUT);
+    assert_non_null(strstr(err, "no host path (nor host-mpi"));
+    fixture_close(&fx);
+}
+
+/* 64 nodes of 8: within a node the measured ring (its pairs beyond 0-3 not
+ * measured), between nodes the given link; marked a projection */
+static void test_ranks_projection(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, NULL);
+    ranks_prediction p;
+    ranks_request rq = request(512, SCALING_WEAK, 256, "peer", 1);
+    rq.nodes = 64;
+    rq.ranks_per_node = 8;
+    rq.between = (scaling_link){.latency_us = 10, .bandwidth_gbs = 25};
+    expect_predicted(&fx, &rq, &p);
+    assert_true(p.projection);
+    NEAR(p.within_us, 3 + HALO_256 / 80e3);
+    NEAR(p.between_us, 10 + HALO_256 / 25e3);
+    NEAR(p.step.exchange_us, p.between_us);
+    assert_non_null(strstr(p.notes, "peer copies do not cross nodes"));
+    /* host across nodes: d2h + the link + h2d */
+    snprintf(rq.exchange, sizeof rq.exchange, "host");
+    expect_predicted(&fx, &rq, &p);
+    double s = HALO_256;
+    NEAR(p.between_us, (8 + s / 50e3) + (10 + s / 25e3) + (9 + s / 50e3));
+    /* nodes x ranks a node must be the ranks */
+    rq.sc.ranks = 500;
+    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_BAD_CASE);
+    assert_non_null(strstr(err, "64 nodes of 8 ranks are not 500 ranks"));
+    /* one node, one rank: no exchange, no projection */
+    rq = request(1, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    assert_false(p.projection);
+    NEAR(p.step.exchange_us, 0);
+    NEAR(p.step.efficiency, 1);
+    fixture_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +538,13 @@ int main(void)
         cmocka_unit_test(test_one_rank),
         cmocka_unit_test(test_oversubscribed),
         cmocka_unit_test(test_projection_faces),
+        cmocka_unit_test(test_fit_pairs),
+        cmocka_unit_test(test_fit_malformed),
+        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_ranks_weak),
+        cmocka_unit_test(test_ranks_strong),
+        cmocka_unit_test(test_ranks_host_three_legs),
+        cmocka_unit_test(test_ranks_projection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

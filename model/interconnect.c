@@ -1,0 +1,168 @@
+/* interconnect-fit.csv and interconnect.csv: see interconnect.h. */
+#include "interconnect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err, size_t err_len)
+{
+    double a, b, lat, gbs, r2, points;
+    if (lbp_table_number_by_name(t, row, "rank_a", &a, err, err_len) ||
+        lbp_table_number_by_name(t, row, "rank_b", &b, err, err_len) ||
+        lbp_table_number_by_name(t, row, "latency_us", &lat, err, err_len) ||
+        lbp_table_number_by_name(t, row, "bandwidth_gbs", &gbs, err, err_len) ||
+        lbp_table_number_by_name(t, row, "r2", &r2, err, err_len) ||
+        lbp_table_number_by_name(t, row, "points", &points, err, err_len))
+        return -1;
+    const char *path = lbp_table_text(t, row, lbp_table_column(t, "path"));
+    const char *dir = lbp_table_text(t, row, lbp_table_column(t, "direction"));
+    int line = t->line[row];
+    if (!*path || strlen(path) >= sizeof out->path)
+        return lbp_error(err, err_len, "%s:%d: expected a path (host, host-mpi, peer, mpi), got '%s'", t->path, line,
+                         path);
+    if (strcmp(dir, "one-way") && strcmp(dir, "both-ways"))
+        return lbp_error(err, err_len, "%s:%d: expected direction one-way or both-ways, got '%s'", t->path, line, dir);
+    if (a < 0 || b < 0 || a != (int)a || b != (int)b || a == b)
+        return lbp_error(err, err_len, "%s:%d: expected two different ranks (whole numbers >= 0), got %g and %g",
+                         t->path, line, a, b);
+    if (!(gbs > 0)) return lbp_error(err, err_len, "%s:%d: expected bandwidth_gbs > 0, got %g", t->path, line, gbs);
+    if (lat < 0) return lbp_error(err, err_len, "%s:%d: expected latency_us >= 0, got %g", t->path, line, lat);
+    snprintf(out->path, sizeof out->path, "%s", path);
+    out->rank_a = (int)a;
+    out->rank_b = (int)b;
+    out->both_ways = !strcmp(dir, "both-ways");
+    out->link = (scaling_link){.latency_us = lat, .bandwidth_gbs = gbs};
+    out->r2 = r2;
+    out->points = (int)points;
+    out->line = line;
+    return 0;
+}
+
+int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"path", "rank_a", "rank_b", "direction", "latency_us", "bandwidth_gbs",
+                                       "r2", "points", NULL};
+    memset(f, 0, sizeof *f);
+    snprintf(f->file, sizeof f->file, "%s/interconnect-fit.csv", dir);
+    lbp_table t;
+    int r = lbp_table_read_columns(&t, f->file, cols, err, err_len);
+    if (r) return r;
+    if (!t.rows) {
+        lbp_table_free(&t);
+        lbp_error(err, err_len, "%s: no fits (the interconnect probe wrote none)", f->file);
+        return LBP_TABLE_MALFORMED;
+    }
+    f->fits = calloc(t.rows, sizeof *f->fits);
+    for (int i = 0; i < t.rows; i++)
+        if (fit_row(&t, i, &f->fits[f->n++], err, err_len)) {
+            lbp_table_free(&t);
+            interconnect_free(f);
+            return LBP_TABLE_MALFORMED;
+        }
+    lbp_table_free(&t);
+    return LBP_TABLE_OK;
+}
+
+void interconnect_free(interconnect_fits *f)
+{
+    free(f->fits);
+    f->fits = NULL;
+    f->n = 0;
+}
+
+int interconnect_has_path(const interconnect_fits *f, const char *path)
+{
+    for (int i = 0; i < f->n; i++)
+        if (!strcmp(f->fits[i].path, path)) return 1;
+    return 0;
+}
+
+const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b)
+{
+    const interconnect_fit *found = NULL;
+    for (int i = 0; i < f->n; i++) {
+        const interconnect_fit *x = &f->fits[i];
+        if (strcmp(x->path, path) || !((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a)))
+            continue;
+        if (!found || (x->both_ways && !found->both_ways)) found = x;
+    }
+    return found;
+}
+
+/* The slowest pair of path at bytes, both-ways where a pair has it */
+static const interconnect_fit *slowest_pair(const interconnect_fits *f, const char *path, double bytes)
+{
+    const interconnect_fit *worst = NULL;
+    double worst_us = -1;
+    for (int i = 0; i < f->n; i++) {
+        const interconnect_fit *x = &f->fits[i];
+        if (strcmp(x->path, path)) continue;
+        x = interconnect_pair(f, path, x->rank_a, x->rank_b);
+        double us = scaling_link_us(x->link, bytes);
+        if (us > worst_us) { worst = x; worst_us = us; }
+    }
+    return worst;
+}
+
+const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
+                                          int *missing)
+{
+    const interconnect_fit *stand_in = slowest_pair(f, path, bytes), *worst = NULL;
+    *missing = 0;
+    if (!stand_in) return NULL;
+    int pairs = ranks == 2 ? 1 : ranks; /* two ranks: both faces face the same neighbour */
+    double worst_us = -1;
+    for (int r = 0; r < pairs && ranks > 1; r++) {
+        const interconnect_fit *x = interconnect_pair(f, path, r, (r + 1) % ranks);
+        if (!x) { x = stand_in; (*missing)++; }
+        double us = scaling_link_us(x->link, bytes);
+        if (us > worst_us) { worst = x; worst_us = us; }
+    }
+    return worst ? worst : stand_in;
+}
+
+/* A device's name: its uuid, else "index N" (one node's numbering) */
+static void device_key(const lbp_table *t, int row, const char *uuid_col, const char *index_col, char *out, size_t len)
+{
+    const char *uuid = lbp_table_text(t, row, lbp_table_column(t, uuid_col));
+    if (*uuid && strcmp(uuid, "unknown")) snprintf(out, len, "uuid %s", uuid);
+    else snprintf(out, len, "index %s", lbp_table_text(t, row, lbp_table_column(t, index_col)));
+}
+
+int interconnect_devices(const char *dir, int *devices, int *ranks, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"rank_a", "rank_b", "device_a", "device_b", "uuid_a", "uuid_b", NULL};
+    char path[600];
+    snprintf(path, sizeof path, "%s/interconnect.csv", dir);
+    lbp_table t;
+    int r = lbp_table_read_columns(&t, path, cols, err, err_len);
+    if (r) return r;
+    char (*seen)[96] = calloc(2 * (size_t)t.rows + 1, sizeof *seen);
+    int n = 0, top = -1;
+    for (int row = 0; row < t.rows && !r; row++)
+        for (int side = 0; side < 2; side++) {
+            char key[96];
+            double rank;
+            if (lbp_table_number_by_name(&t, row, side ? "rank_b" : "rank_a", &rank, err, err_len)) {
+                r = LBP_TABLE_MALFORMED;
+                break;
+            }
+            if (rank > top) top = (int)rank;
+            device_key(&t, row, side ? "uuid_b" : "uuid_a", side ? "device_b" : "device_a", key, sizeof key);
+            int known = 0;
+            for (int i = 0; i < n && !known; i++) known = !strcmp(seen[i], key);
+            if (!known) snprintf(seen[n++], sizeof seen[0], "%s", key);
+        }
+    if (!r && !t.rows) {
+        lbp_error(err, err_len, "%s: no rows", path);
+        r = LBP_TABLE_MALFORMED;
+    }
+    *devices = n;
+    *ranks = top + 1;
+    free(seen);
+    lbp_table_free(&t);
+    return r;
+}

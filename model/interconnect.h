@@ -1,0 +1,60 @@
+/* What the model reads of the interconnect probe (data/FORMAT.md):
+ *   interconnect-fit.csv  path,rank_a,rank_b,direction,latency_us,
+ *                         bandwidth_gbs,r2,points: T(s) = latency + s /
+ *                         bandwidth per path and pair of ranks, one-way or
+ *                         both-ways (each rank sends s and receives s at once)
+ *   interconnect.csv      the probe's points; its device_a/b and uuid_a/b
+ *                         say which ranks shared a device.
+ * Paths: host (device -> host -> MPI -> host -> device, measured as one),
+ * host-mpi (MPI between host buffers alone: the host path is then d2h +
+ * host-mpi + h2d), peer (CUDA IPC peer copies), mpi (CUDA-aware MPI).
+ * Rows of other paths are kept and never matched. */
+#ifndef MODEL_INTERCONNECT_H
+#define MODEL_INTERCONNECT_H
+
+#include <stddef.h>
+
+#include "scaling.h"
+
+typedef struct {
+    char path[16];
+    int rank_a, rank_b;
+    int both_ways;          /* 1 both-ways, 0 one-way */
+    scaling_link link;
+    double r2;
+    int points;
+    int line;               /* in the file, for messages */
+} interconnect_fit;
+
+typedef struct {
+    char file[600];
+    interconnect_fit *fits;
+    int n;
+} interconnect_fits;
+
+/* dir/interconnect-fit.csv.  Returns LBP_TABLE_OK, LBP_TABLE_MISSING (err
+ * names the file), or LBP_TABLE_MALFORMED (err: file, line and what was
+ * expected: a direction other than one-way|both-ways, a bandwidth <= 0, a
+ * negative latency, no rows). */
+int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len);
+void interconnect_free(interconnect_fits *f);
+
+/* Whether the fit has any row of path */
+int interconnect_has_path(const interconnect_fits *f, const char *path);
+
+/* The pair's fit along path (either order), both-ways where fitted, else
+ * one-way; NULL when the pair was not measured. */
+const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b);
+
+/* R ranks in a ring exchange with r - 1 and r + 1 (mod R): the pair whose
+ * fit is slowest at bytes.  A pair not measured takes the slowest measured
+ * pair of the path, and counts in *missing.  NULL when the path has no row. */
+const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
+                                          int *missing);
+
+/* The devices the probe's ranks ran on, from dir/interconnect.csv: distinct
+ * uuid_a/uuid_b (device_a/device_b where a uuid is unknown), and the ranks
+ * (largest rank + 1).  Returns LBP_TABLE_OK, _MISSING or _MALFORMED. */
+int interconnect_devices(const char *dir, int *devices, int *ranks, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,190 @@
+/* A kernel on R ranks: see ranks.h. */
+#include "ranks.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+static void add_note(char *notes, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_note(char *notes, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(notes);
+    if (used + 3 >= len) return;
+    if (used) used += (size_t)snprintf(notes + used, len - used, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* µs per step of planes x nx x ny on one device: the full level of the
+ * one-device model at the kernel's launch, the row padding kept */
+static int piece_us(const model_inputs *in, const model_kernel *k, const model_lattice *lat, long long nx,
+                    long long ny, long long planes, double *us, model_prediction *pr, char *notes, size_t notes_len,
+                    char *err, size_t err_len)
+{
+    *us = 0;
+    if (planes <= 0) return 0;
+    model_lattice piece = *lat;
+    piece.nx = nx;
+    piece.ny = ny;
+    piece.nz = planes;
+    piece.cells = (double)nx * ny * planes;
+    piece.stored_cells = lat->cells > 0 && lat->stored_cells > 0 ? piece.cells * lat->stored_cells / lat->cells : 0;
+    model_prediction local;
+    if (!pr) pr = &local;
+    if (model_predict(in, k, &piece, pr, err, err_len)) return -1;
+    if (!(pr->full_mlups > 0))
+        return lbp_error(err, err_len, "the one-device model has no time for %lldx%lldx%lld", nx, ny, planes);
+    *us = piece.cells / pr->full_mlups; /* MLUPS = cells per µs */
+    if (pr->notes[0] && !strstr(notes, pr->notes)) add_note(notes, notes_len, "%s", pr->notes);
+    if (!pr->within_measured && !strstr(notes, "clamped"))
+        add_note(notes, notes_len, "one-device model clamped at %lldx%lldx%lld", nx, ny, planes);
+    return 0;
+}
+
+static int one_device_times(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                            const ranks_request *rq, ranks_prediction *out, char *err, size_t err_len)
+{
+    const scaling_slab *s = &out->slab;
+    long long nx = rq->sc.nx, ny = rq->sc.ny;
+    scaling_times *t = &out->times;
+    if (piece_us(in, k, lat, nx, ny, s->nz_local, &t->slab_us, &out->slab_pr, out->notes, sizeof out->notes, err,
+                 err_len) ||
+        piece_us(in, k, lat, nx, ny, s->border_planes, &t->border_us, NULL, out->notes, sizeof out->notes, err,
+                 err_len) ||
+        piece_us(in, k, lat, nx, ny, s->interior_planes, &t->interior_us, NULL, out->notes, sizeof out->notes, err,
+                 err_len))
+        return -1;
+    t->single_us = t->slab_us;
+    if (rq->sc.mode == SCALING_STRONG && rq->sc.ranks > 1)
+        return piece_us(in, k, lat, nx, ny, s->nz_global, &t->single_us, NULL, out->notes, sizeof out->notes, err,
+                        err_len);
+    return 0;
+}
+
+/* A pinned transfer fit of stream-meta.csv: transfer_<dir>_pinned_* */
+static int transfer_link(const model_inputs *in, const char *dir, scaling_link *l, char *err, size_t err_len)
+{
+    char key_lat[64], key_gbs[64];
+    snprintf(key_lat, sizeof key_lat, "transfer_%s_pinned_latency_us", dir);
+    snprintf(key_gbs, sizeof key_gbs, "transfer_%s_pinned_gbs", dir);
+    const char *lat = model_meta_value(in, key_lat), *gbs = model_meta_value(in, key_gbs);
+    char *end1 = NULL, *end2 = NULL;
+    double v_lat = lat ? strtod(lat, &end1) : 0, v_gbs = gbs ? strtod(gbs, &end2) : 0;
+    if (!lat || !gbs || end1 == lat || end2 == gbs || !(v_gbs > 0))
+        return lbp_error(err, err_len,
+                         "%s/stream-meta.csv: no %s fit (%s, %s), which the host-staged exchange needs as its %s leg",
+                         in->dir, dir, key_lat, key_gbs, dir);
+    *l = (scaling_link){.latency_us = v_lat > 0 ? v_lat : 0, .bandwidth_gbs = v_gbs};
+    return 0;
+}
+
+static void describe_fit(char *out, size_t len, const char *what, const interconnect_fit *x)
+{
+    snprintf(out, len, "%s %s fit of ranks %d-%d: %.3g us + s / %.4g GB/s", what, x->both_ways ? "both-ways" : "one-way",
+             x->rank_a, x->rank_b, x->link.latency_us, x->link.bandwidth_gbs);
+}
+
+/* One face inside the node: the path's ring, or host-staged as three legs */
+static int within_node(const model_inputs *in, const interconnect_fits *fits, const ranks_request *rq,
+                       ranks_prediction *out, char *err, size_t err_len)
+{
+    double s = out->slab.halo_bytes;
+    int ring = rq->nodes > 1 ? rq->ranks_per_node : rq->sc.ranks;
+    if (ring < 2) return 0;
+    char what[200];
+    const interconnect_fit *x = interconnect_ring(fits, rq->exchange, ring, s, &out->missing_pairs);
+    if (x) {
+        describe_fit(what, sizeof what, rq->exchange, x);
+        out->within_us = scaling_link_us(x->link, s);
+        snprintf(out->route, sizeof out->route, "within a node: %s", what);
+    } else if (!strcmp(rq->exchange, "host") && (x = interconnect_ring(fits, "host-mpi", ring, s, &out->missing_pairs))) {
+        scaling_route r = {.legs = 3};
+        if (transfer_link(in, "d2h", &r.leg[0], err, err_len) || transfer_link(in, "h2d", &r.leg[2], err, err_len))
+            return -1;
+        r.leg[1] = x->link;
+        describe_fit(what, sizeof what, "host-mpi", x);
+        out->within_us = scaling_route_us(&r, s);
+        snprintf(out->route, sizeof out->route,
+                 "within a node: three transfers, d2h %.3g us + s / %.4g GB/s, %s, h2d %.3g us + s / %.4g GB/s",
+                 r.leg[0].latency_us, r.leg[0].bandwidth_gbs, what, r.leg[2].latency_us, r.leg[2].bandwidth_gbs);
+    } else {
+        return lbp_error(err, err_len, "%s: no %s path%s", fits->file, rq->exchange,
+                         !strcmp(rq->exchange, "host") ? " (nor host-mpi to stage it through)" : "");
+    }
+    if (out->missing_pairs)
+        add_note(out->notes, sizeof out->notes, "%d ring pair(s) of %d ranks not measured: the slowest measured pair used",
+                 out->missing_pairs, ring);
+    return 0;
+}
+
+/* One face across nodes: the given link, with d2h and h2d around it for host */
+static int between_nodes(const model_inputs *in, const ranks_request *rq, ranks_prediction *out, char *err,
+                         size_t err_len)
+{
+    double s = out->slab.halo_bytes;
+    size_t used = strlen(out->route);
+    const char *sep = used ? "; " : "";
+    if (strcmp(rq->exchange, "host")) {
+        out->between_us = scaling_link_us(rq->between, s);
+        snprintf(out->route + used, sizeof out->route - used, "%sbetween nodes: the given link %.3g us + s / %.4g GB/s",
+                 sep, rq->between.latency_us, rq->between.bandwidth_gbs);
+        if (!strcmp(rq->exchange, "peer"))
+            add_note(out->notes, sizeof out->notes,
+                     "peer copies do not cross nodes: faces between nodes take the given link device to device");
+        return 0;
+    }
+    scaling_route r = {.legs = 3};
+    if (transfer_link(in, "d2h", &r.leg[0], err, err_len) || transfer_link(in, "h2d", &r.leg[2], err, err_len))
+        return -1;
+    r.leg[1] = rq->between;
+    out->between_us = scaling_route_us(&r, s);
+    snprintf(out->route + used, sizeof out->route - used,
+             "%sbetween nodes: d2h + the given link %.3g us + s / %.4g GB/s + h2d", sep, rq->between.latency_us,
+             rq->between.bandwidth_gbs);
+    return 0;
+}
+
+int ranks_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                  const interconnect_fits *fits, const ranks_request *rq, ranks_prediction *out, char *err,
+                  size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    scaling_case sc = rq->sc;
+    sc.word_bytes = k->word_bytes;
+    if (rq->nodes > 1 && rq->nodes * rq->ranks_per_node != sc.ranks) {
+        lbp_error(err, err_len, "%d nodes of %d ranks are not %d ranks", rq->nodes, rq->ranks_per_node, sc.ranks);
+        return RANKS_BAD_CASE;
+    }
+    if (scaling_slab_of(&sc, &out->slab, err, err_len)) return RANKS_BAD_CASE;
+    if (one_device_times(in, k, lat, rq, out, err, err_len)) return RANKS_INPUT;
+    if (sc.ranks > 1) {
+        if (within_node(in, fits, rq, out, err, err_len)) return RANKS_INPUT;
+        if (rq->nodes > 1 && between_nodes(in, rq, out, err, err_len)) return RANKS_INPUT;
+    }
+    out->projection = rq->nodes > 1 || out->missing_pairs > 0;
+    double exchange = scaling_exchange_us(rq->nodes > 1 ? rq->nodes : 1, rq->nodes > 1 ? rq->ranks_per_node : sc.ranks,
+                                          out->within_us, out->between_us);
+    scaling_predict(&sc, &out->slab, &out->times, exchange, &out->step);
+    return 0;
+}
+
+const char *ranks_default_exchange(const interconnect_fits *fits, double bytes)
+{
+    static const char *const paths[] = {"peer", "mpi", "host"};
+    const char *best = NULL;
+    double best_us = 0;
+    for (int i = 0; i < 3; i++) {
+        int missing;
+        const interconnect_fit *x = interconnect_ring(fits, paths[i], 2, bytes, &missing);
+        if (!x) continue;
+        double us = scaling_link_us(x->link, bytes);
+        if (!best || us < best_us) { best = paths[i]; best_us = us; }
+    }
+    if (!best && interconnect_has_path(fits, "host-mpi")) best = "host";
+    return best;
+}

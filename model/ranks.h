@@ -1,0 +1,61 @@
+/* A kernel on R ranks: the one-device model (model_predict) at a rank's
+ * slab, its interior and its border planes, the exchange from the
+ * interconnect fit, put together by the scaling model (scaling.h).
+ *
+ * The exchange of one face, by path:
+ *   peer, mpi  the path's fit (both-ways where fitted), the slowest pair of
+ *              the ring r <-> r + 1;
+ *   host       the `host` fit where the whole staged path was measured as
+ *              one; else three transfers: d2h + the `host-mpi` fit + h2d,
+ *              d2h and h2d the pinned transfer fits of stream-meta.csv.
+ * A projection (nodes > 1) takes the link between nodes from the caller:
+ * device to device for peer and mpi (peer copies do not cross nodes: the
+ * link stands for CUDA-aware MPI over it), between the host buffers for
+ * host (plus d2h and h2d).  A prediction is a projection where it uses a
+ * link nobody measured: nodes > 1, or a ring pair the fit lacks. */
+#ifndef MODEL_RANKS_H
+#define MODEL_RANKS_H
+
+#include "inputs.h"
+#include "interconnect.h"
+#include "kernel.h"
+#include "predict.h"
+#include "scaling.h"
+
+typedef struct {
+    scaling_case sc;            /* word_bytes is taken from the kernel */
+    char exchange[8];           /* host, peer, mpi */
+    int nodes;                  /* 1: the measured node; more: a projection */
+    int ranks_per_node;         /* G; nodes x G = ranks */
+    scaling_link between;       /* the link between nodes (nodes > 1) */
+} ranks_request;
+
+typedef struct {
+    scaling_slab slab;
+    scaling_times times;
+    scaling_step step;
+    model_prediction slab_pr;   /* the one-device model of a rank's slab */
+    double within_us;           /* a face's exchange inside a node */
+    double between_us;          /* across nodes (projection), else 0 */
+    int projection;
+    int missing_pairs;          /* ring pairs the fit lacks */
+    char route[400];            /* how the exchange was put together */
+    char notes[1600];           /* the one-device model's notes and ours */
+} ranks_prediction;
+
+enum { RANKS_INPUT = -1, RANKS_BAD_CASE = -2 };
+
+/* lat: the kernel's launch (occupancy, blocks per SM, block size) and the
+ * row padding (stored_cells / cells); its sides are ignored (rq->sc has
+ * them).  Returns 0, RANKS_BAD_CASE (err: the case cannot be cut: ranks
+ * that do not divide nz, ...) or RANKS_INPUT (err: a path the fit lacks, a
+ * transfer fit stream-meta.csv lacks, the one-device model's error). */
+int ranks_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                  const interconnect_fits *fits, const ranks_request *rq, ranks_prediction *out, char *err,
+                  size_t err_len);
+
+/* The path a user means by default: of host, peer and mpi, the fastest
+ * the fit has at bytes (its slowest pair); NULL when it has none. */
+const char *ranks_default_exchange(const interconnect_fits *fits, double bytes);
+
+#endif
