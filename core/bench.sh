@@ -2,6 +2,7 @@
 # make bench: measure the best device (or BACKEND/DEVICE, or each of
 # BACKENDS), predict, validate, plot, and print the summary table.
 #   BACKEND=cuda|opencl  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
+#   RANKS=N (and RANKS_*: core/bench-ranks.sh) for the multi-device stage
 # Results go to data/<device-slug>/ (beside an existing one as
 # data/<slug>-2, -3, ... unless FORCE=1); a run that fails leaves no folder
 # that looks complete: it works in <dir>.partial and renames at the end.
@@ -143,6 +144,9 @@ for b in $backends; do
     fi
     rm -rf "$run"
 done
+
+# several devices (or RANKS=N): MPI runs across them, core/bench-ranks.sh
+sh core/bench-ranks.sh "$work" "$first" "$slug" "$(val kind)" $quick || failed="$failed ranks"
 
 say "model: predicting every measured point"
 t0=$(date +%s)

@@ -1,0 +1,185 @@
+#!/bin/sh
+# make bench's multi-device stage (core/bench.sh calls it before the model):
+# the interconnect probe between every pair of ranks, then lbmkernels on 1,
+# 2, 4, ... ranks through MPI, one rank per device, weak scaling (a fixed
+# lattice per rank) and strong scaling (one lattice), each exchange path
+# the probe found, overlap on and off.  Its rows go into the result folder:
+# lbm.csv gains the rows of every run (ranks, exchange, overlap, scaling),
+# interconnect.csv and interconnect-fit.csv are the probe's, ranks-meta.csv
+# says what ran, topology.txt what links the devices.
+#   sh core/bench-ranks.sh WORK BACKEND SLUG KIND [--quick]
+#   RANKS=N          ranks (default: the devices named SLUG that BACKEND sees;
+#                    the stage runs from 2).  More ranks than devices
+#                    (RANKS=2 on one GPU) runs them oversubscribed, to check
+#                    the paths, and says so in ranks-meta.csv.
+#   RANKS_PATHS      exchange paths to try (default: host peer mpi)
+#   RANKS_SCHEMES    (default push,pull,split,aa; --quick: pull)
+#   RANKS_WEAK_SIZE  lattice per rank, a cube (GPU 256, CPU 64; --quick half)
+#   RANKS_STRONG_SIZE  the strong-scaling cube (GPU: 512, or the largest
+#                    multiple of 64 that fits one device; CPU 128; --quick half)
+# Exit 0: ran, or nothing to run here (one device, no MPI, lbmkernels
+# without MPI: a note); 1: RANKS asked for what cannot run, or a run failed
+# (the other runs' rows are kept).
+set -u
+work=$1 backend=$2 slug=$3 kind=$4 quick=${5:-}
+say() { printf 'bench: ranks: %s\n' "$*" >&2; }
+skip() { # MESSAGE: nothing to run; an error only where RANKS asked for it
+    if [ -n "${RANKS:-}" ]; then say "RANKS=$RANKS: $*"; exit 1; fi
+    say "$*: multi-device stage skipped"; exit 0
+}
+
+# ---- what this machine can run ---------------------------------------------
+command -v mpirun >/dev/null 2>&1 || skip "no mpirun (make deps installs openmpi-bin)"
+lbmkernels/lbmkernels --help 2>&1 | grep -q -- '--ranks-scaling' || skip "lbmkernels was built without MPI"
+devices=$(stream/stream --list 2>/dev/null | grep -c "^$backend device [0-9]*: .*slug=$slug,")
+[ "$devices" -ge 1 ] || devices=1
+ranks=${RANKS:-$devices}
+case "$ranks" in '' | *[!0-9]*) say "RANKS=$ranks is not a whole number"; exit 1 ;; esac
+[ "$ranks" -ge 2 ] || skip "$devices device(s) named $slug on $backend (RANKS=2 runs two ranks on one)"
+oversubscribed=no; [ "$ranks" -gt "$devices" ] && oversubscribed=yes
+
+# mpirun: as root only with --allow-run-as-root; more ranks than cores
+# only with --oversubscribe; no binding (a rank's backend places its own
+# threads: PoCL's, the CUDA driver's)
+mpi="mpirun --bind-to none"
+[ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
+[ "$ranks" -gt "$(nproc 2>/dev/null || echo 1)" ] && mpi="$mpi --oversubscribe"
+export NCCL_NVLS_ENABLE=0 # NVLink multicast stays off (no tool here uses it)
+
+# ---- facts of the run -------------------------------------------------------
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m >"$work/topology.txt" 2>&1
+cuda_aware=$(ompi_info --parsable --all 2>/dev/null | awk -F: '/mpi_built_with_cuda_support:value/ { print $NF; exit }')
+mpi_version=$(mpirun --version 2>/dev/null | head -n 1)
+say "$ranks ranks on $devices device(s) named $slug ($backend)$([ $oversubscribed = yes ] && echo ', oversubscribed: a check of the paths, not a scaling figure')"
+
+# Ranks counts: 1, 2, 4, ... up to RANKS, and RANKS; --quick: 1 and RANKS
+counts=1; n=2
+while [ "$n" -lt "$ranks" ]; do [ -z "$quick" ] && counts="$counts $n"; n=$((n * 2)); done
+counts="$counts $ranks"
+
+# Lattices: a GPU's 256^3 a rank, and 512^3 or the largest multiple of 64
+# whose two fp32 lattices (2 x 19 x 4 B a cell, a quarter spare) fit it
+weak=${RANKS_WEAK_SIZE:-} strong=${RANKS_STRONG_SIZE:-}
+if [ "$kind" = gpu ]; then
+    mem=$(stream/stream --backend "$backend" --describe 2>/dev/null | awk -F, '$1 == "global_mem_bytes" { print $2 }')
+    fit=$(awk -v m="${mem:-0}" 'BEGIN { n = 512; while (n > 64 && n ^ 3 * 152 * 1.25 > m) n -= 64; print n }')
+    [ -n "$weak" ] || weak=256
+    [ -n "$strong" ] || strong=$fit
+else
+    [ -n "$weak" ] || weak=64
+    [ -n "$strong" ] || strong=128
+fi
+[ -n "$quick" ] && [ -z "${RANKS_WEAK_SIZE:-}" ] && weak=$((weak / 2))
+[ -n "$quick" ] && [ -z "${RANKS_STRONG_SIZE:-}" ] && strong=$((strong / 2))
+schemes=${RANKS_SCHEMES:-push,pull,split,aa}
+[ -n "$quick" ] && [ -z "${RANKS_SCHEMES:-}" ] && schemes=pull
+
+# The one-device run's launch for pull fp32 at its largest lattice (best
+# MLUPS there): every multi-rank run uses it, so that the rows differ from
+# the one-device ones by the decomposition alone
+launch=$(awk -F, -v b="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    $h["backend"] == b && $h["scheme"] == "pull" && $h["precision"] == "fp32" && (!("ranks" in h) || $h["ranks"] == 1) {
+        c = $h["cells"] + 0; m = $h["mlups_median"] + 0
+        if (c > bc || (c == bc && m > bm)) { bc = c; bm = m; bs = $h["block_size"]; cpt = ("cells_per_thread" in h) ? $h["cells_per_thread"] : "" } }
+    END { if (bs != "") printf "--block-size %s%s", bs, (cpt == "" ? "" : cpt == 0 ? " --cells-per-thread row" : " --cells-per-thread " cpt) }' \
+    "$work/lbm.csv" 2>/dev/null)
+
+# append_rows SRC DST: SRC's rows after DST's; the headers must agree
+append_rows() {
+    [ -f "$2" ] || { cp "$1" "$2"; return; }
+    if [ "$(head -n 1 "$1")" != "$(head -n 1 "$2")" ]; then
+        say "$1 and $2 have different columns: rows not merged"
+        return 1
+    fi
+    tail -n +2 "$1" >>"$2"
+}
+
+failed="" unavailable="" run=$work/.ranks-run
+# RUN NAME NP TOOL ARGS...: one mpirun into $run; 0 ran, 1 failed,
+# 2 the tool said a path is not available here
+mpi_run() {
+    name=$1 np=$2
+    shift 2
+    rm -rf "$run"
+    t0=$(date +%s)
+    say "$name on $np rank(s)"
+    $mpi -np "$np" "$@" --out "$run" --force $quick >"$run.log" 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then say "$name took $(( $(date +%s) - t0 )) s"; return 0; fi
+    if grep -qi "not available" "$run.log"; then
+        say "$name: $(grep -i -m 1 "not available" "$run.log")"
+        return 2
+    fi
+    say "$name failed (exit $rc): $(tail -n 3 "$run.log" | tr '\n' ' ')"
+    return 1
+}
+
+# ---- the interconnect probe ---------------------------------------------------
+# Whichever tool offers it (--interconnect); its fits say which paths
+# work here, so lbmkernels tries those (and host, which always does)
+paths=${RANKS_PATHS:-host peer mpi}
+probe=""
+for t in stream membench; do
+    "$t/$t" --help 2>&1 | grep -q -- '--interconnect' && { probe=$t/$t; break; }
+done
+if [ -z "$probe" ]; then
+    say "no tool offers --interconnect: no interconnect fit, so the model cannot predict the multi-rank rows"
+    failed="$failed interconnect"
+elif mpi_run interconnect "$ranks" $probe --backend "$backend" --interconnect; then
+    for f in "$run"/interconnect*.csv; do [ -f "$f" ] && cp "$f" "$work/"; done
+    found=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["path"] }' \
+        "$work/interconnect-fit.csv" 2>/dev/null | sort -u | tr '\n' ' ')
+    keep=""
+    for p in $paths; do
+        case " $found host " in *" $p "*) keep="$keep $p" ;; *) unavailable="$unavailable $p" ;; esac
+    done
+    paths=$keep
+    say "interconnect probe: paths$found measured; lbmkernels runs$paths"
+else
+    failed="$failed interconnect"
+fi
+
+# ---- lbmkernels on 1, 2, 4, ... ranks -----------------------------------------
+for scaling in weak strong; do
+    size=$weak; [ $scaling = strong ] && size=$strong
+    for np in $counts; do
+        if [ $scaling = strong ] && [ $((size % np)) != 0 ]; then
+            say "strong scaling: $np ranks do not divide $size planes: skipped"
+            continue
+        fi
+        # one rank exchanges nothing: its row is the baseline of the others
+        try=$paths; [ "$np" = 1 ] && try=host
+        for p in $try; do
+            case " $unavailable " in *" $p "*) continue ;; esac
+            overlap=both; [ "$np" = 1 ] && overlap=off
+            mpi_run "$scaling $size^3 $p" "$np" lbmkernels/lbmkernels --backend "$backend" --schemes "$schemes" \
+                --precisions fp32 --sizes "$size" $launch --ranks-scaling $scaling --exchange "$p" --overlap $overlap
+            case $? in
+            0) append_rows "$run/lbm.csv" "$work/lbm.csv" || failed="$failed $scaling-$np-$p" ;;
+            2) unavailable="$unavailable $p" ;;
+            *) failed="$failed $scaling-$np-$p" ;;
+            esac
+        done
+    done
+done
+rm -rf "$run" "$run.log"
+
+{
+    echo "key,value"
+    echo "ranks,$ranks"
+    echo "devices,$devices"
+    echo "oversubscribed,$oversubscribed"
+    echo "counts,$(echo $counts | tr ' ' ';')"
+    echo "weak_size,$weak"
+    echo "strong_size,$strong"
+    echo "schemes,$(echo "$schemes" | tr ',' ';')"
+    echo "launch,$launch"
+    echo "paths_run,$(echo $paths | tr ' ' ';')"
+    echo "paths_unavailable,$(echo $unavailable | tr ' ' ';')"
+    echo "failed,$(echo $failed | tr ' ' ';')"
+    echo "mpirun,\"$mpi\""
+    echo "mpi_version,\"$mpi_version\""
+    echo "mpi_cuda_support,${cuda_aware:-unknown}"
+} >"$work/ranks-meta.csv"
+[ -z "$failed" ] || { say "failed:$failed"; exit 1; }
+exit 0
