@@ -238,20 +238,23 @@ if [ -f "$data/drift.csv" ]; then
 else note "no drift.csv (make bench measures the probes again at its end): drift figure skipped"; fi
 
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
+# the one-device rows of a file that also holds multi-rank ones (ranks.sh)
+one_device() { head -n 1 "$1" | tr ',' '\n' | grep -qx scaling && echo ",scaling=none"; }
 if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
+    one=$(one_device "$src")
     for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64; do
         lp=""; i=0
         for s in push pull split aa; do
             i=$((i + 1))
             # the size sweep: each scheme's most common block size
-            bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
+            bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p$one" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
             [ -n "$bs" ] || continue
             if [ "$src" = "$data/model.csv" ]; then
-                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs" cells measured_mlups full_mlups roofline_mlups | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs$one" cells measured_mlups full_mlups roofline_mlups | sort -g >"$tmp/lbm-$b-$p-$s.dat"
             else
-                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs" cells mlups_median | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs$one" cells mlups_median | sort -g >"$tmp/lbm-$b-$p-$s.dat"
             fi
             [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
             lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured'"
@@ -266,7 +269,7 @@ if [ -f "$data/lbm.csv" ]; then
     if [ "$nb" -gt 1 ]; then
         # CUDA vs OpenCL: the best MLUPS of each scheme and precision at the
         # largest lattice both measured
-        csvsel "$data/lbm.csv" "" backend scheme precision cells mlups_median >"$tmp/all.dat"
+        csvsel "$data/lbm.csv" "$(one_device "$data/lbm.csv" | cut -c2-)" backend scheme precision cells mlups_median >"$tmp/all.dat"
         # per scheme and precision: the smallest of the backends' largest lattices
         awk '{k=$2" "$3; b=$1" "k; if ($4 > mx[b]) mx[b] = $4; key[b] = k}
              END {for (b in mx) {k = key[b]; if (!(k in big) || mx[b] < big[k]) big[k] = mx[b]}; for (k in big) print k, big[k]}' \
@@ -281,13 +284,16 @@ if [ -f "$data/lbm.csv" ]; then
     fi
 else note "no lbm.csv: LBM figures skipped"; fi
 
+# ---- several devices: scaling against ranks, the interconnect -------------
+. "$here/ranks.sh"
+
 # ---- report ----------------------------------------------------------------
 summary=""
 [ -x model/model ] && [ -f "$data/model.csv" ] && summary=$(model/model summary --data "$data" 2>/dev/null)
 if [ -z "$summary" ] && [ -f "$data/model.csv" ]; then
     # no model binary: the same table from model.csv, the largest lattice of
     # each backend, scheme and precision
-    summary=$(csvsel "$data/model.csv" "" backend scheme precision cells measured_mlups full_mlups roofline_mlups error_pct |
+    summary=$(csvsel "$data/model.csv" "$(one_device "$data/model.csv" | cut -c2-)" backend scheme precision cells measured_mlups full_mlups roofline_mlups error_pct |
         awk '{ k = $1 " " $2 " " $3; if (!(k in c) || $4 > c[k] || ($4 == c[k] && $5 > m[k])) { c[k] = $4; m[k] = $5; r[k] = $0 }; if (!(k in o)) o[k] = ++n; ord[n] = k }
              END { printf "%-7s %-6s %-5s %12s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "cells", "measured", "predicted", "roofline", "% roofline", "error%"
                    for (i = 1; i <= n; i++) { split(r[ord[i]], f, " ")
@@ -322,6 +328,7 @@ key_figures() {
         lat=$(meta "transfer_${d}_pinned_latency_us" 2>/dev/null); g=$(meta "transfer_${d}_pinned_gbs" 2>/dev/null)
         [ -n "$lat" ] && [ -n "$g" ] && echo "- $d pinned transfer: $lat us + s / $g GB/s"
     done
+    ranks_key_figures
 }
 keys=$(key_figures)
 {
@@ -340,7 +347,7 @@ keys=$(key_figures)
 } >"$out/report.md"
 
 # One page: the four figures a report needs, and the summary table.
-pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
+pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
     case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
 done
 set -- $pick
