@@ -18,6 +18,8 @@
 #include "../core/table.h"
 #include "../model/interconnect.h"
 #include "../model/ranks.h"
+#include "../model/ranks_print.h"
+#include "../model/ranks_rows.h"
 #include "../model/scaling.h"
 
 #define DATA "tests/model-data/"
@@ -526,6 +528,228 @@ static void test_ranks_projection(void **state)
     fixture_close(&fx);
 }
 
+/* ---- lbm.csv's multi-rank columns -------------------------------------- */
+
+static void read_lbm(lbp_table *t, const char *path)
+{
+    assert_int_equal(lbp_table_read(t, path, 1, err, sizeof err), 0);
+}
+
+/* the row of `ranks`, `exchange`, `overlap`, `scaling` */
+static int find_row(const lbp_table *t, int ranks, const char *exchange, int overlap, const char *scaling)
+{
+    for (int i = 0; i < t->rows; i++) {
+        ranks_row r;
+        double nz;
+        assert_int_equal(lbp_table_number_by_name(t, i, "nz", &nz, err, sizeof err), 0);
+        assert_int_equal(ranks_row_read(t, i, (long long)nz, &r, err, sizeof err), 0);
+        if (r.ranks == ranks && !strcmp(r.exchange, exchange) && r.overlap == overlap && !strcmp(r.scaling, scaling))
+            return i;
+    }
+    fail_msg("no row of %d ranks, %s, overlap %d, %s", ranks, exchange, overlap, scaling);
+    return -1;
+}
+
+static void test_rows(void **state)
+{
+    (void)state;
+    lbp_table t;
+    ranks_row r;
+    /* a file of one device: ranks 1, none */
+    read_lbm(&t, DATA "gpu/lbm.csv");
+    assert_int_equal(ranks_row_read(&t, 0, 256, &r, err, sizeof err), 0);
+    assert_int_equal(r.ranks, 1);
+    assert_string_equal(r.exchange, "none");
+    assert_string_equal(r.scaling, "none");
+    assert_int_equal(r.nz_local, 256);
+    NEAR(r.exchange_us, -1);
+    lbp_table_free(&t);
+    read_lbm(&t, DATA "ranks/lbm.csv");
+    int row = find_row(&t, 4, "peer", 1, "weak");
+    assert_int_equal(ranks_row_read(&t, row, 1024, &r, err, sizeof err), 0);
+    assert_int_equal(r.nz_local, 256);
+    NEAR(r.exchange_us, 20.5);
+    /* the request: weak, 256 planes a rank, one device a rank */
+    model_lattice lat = {.nx = 256, .ny = 256, .nz = 1024, .cells = 256.0 * 256 * 1024};
+    ranks_request rq;
+    assert_int_equal(ranks_request_of(&r, &lat, 4, &rq, err, sizeof err), 0);
+    assert_int_equal(rq.sc.nz, 256);
+    assert_int_equal(rq.sc.mode, SCALING_WEAK);
+    assert_int_equal(rq.sc.ranks_per_device, 1);
+    assert_string_equal(rq.exchange, "peer");
+    /* 4 ranks on the probe's 1 device: 4 a device */
+    assert_int_equal(ranks_request_of(&r, &lat, 1, &rq, err, sizeof err), 0);
+    assert_int_equal(rq.sc.ranks_per_device, 4);
+    /* the baseline: the one-rank weak run at 256^3 (4700), not the
+     * one-device sweep's row there (4857.1) */
+    NEAR(ranks_baseline_mlups(&t, row, &r), 4700);
+    /* strong: the one-rank strong run of the whole 256x256x512 */
+    row = find_row(&t, 4, "peer", 1, "strong");
+    assert_int_equal(ranks_row_read(&t, row, 512, &r, err, sizeof err), 0);
+    NEAR(ranks_baseline_mlups(&t, row, &r), 4700);
+    assert_int_equal(ranks_request_of(&r, &lat, 0, &rq, err, sizeof err), 0);
+    assert_int_equal(rq.sc.nz, 1024); /* the lattice given, the whole one */
+    assert_int_equal(rq.sc.mode, SCALING_STRONG);
+    lbp_table_free(&t);
+}
+
+static void expect_bad_row(const char *edit, const char *what)
+{
+    char dir[] = "/tmp/lbp-rows-XXXXXX";
+    ranks_folder(dir, edit);
+    char path[64];
+    snprintf(path, sizeof path, "%s/lbm.csv", dir);
+    lbp_table t;
+    read_lbm(&t, path);
+    int bad = 0;
+    for (int i = 0; i < t.rows && !bad; i++) {
+        ranks_row r;
+        double nz;
+        assert_int_equal(lbp_table_number_by_name(&t, i, "nz", &nz, err, sizeof err), 0);
+        bad = ranks_row_read(&t, i, (long long)nz, &r, err, sizeof err) != 0;
+    }
+    assert_true(bad);
+    if (!strstr(err, what)) fprintf(stderr, "expected '%s' in: %s\n", what, err);
+    assert_non_null(strstr(err, what));
+    lbp_table_free(&t);
+    remove_folder(dir);
+}
+
+static void test_rows_malformed(void **state)
+{
+    (void)state;
+    expect_bad_row("sed -i '8s/,peer,/,carrier,/' lbm.csv", ":8: expected exchange none, host, peer or mpi, got 'carrier'");
+    expect_bad_row("sed -i '8s/,weak,/,medium,/' lbm.csv", ":8: expected scaling none, weak or strong, got 'medium'");
+    expect_bad_row("sed -i '8s/,peer,1,/,peer,2,/' lbm.csv", ":8: expected overlap 0 or 1, got 2");
+    expect_bad_row("sed -i '8s/,2,peer,/,0,peer,/' lbm.csv", ":8: expected ranks a whole number >= 1, got 0");
+    expect_bad_row("sed -i '8s/,weak,256,/,weak,200,/' lbm.csv", ":8: expected nz = ranks x nz_local");
+    expect_bad_row("sed -i '8s/,peer,1,weak,/,none,1,weak,/' lbm.csv", ":8: a row of 2 ranks needs an exchange");
+    expect_bad_row("sed -i '8s/,17.5$/,fast/' lbm.csv", "'exchange_us'");
+}
+
+/* ---- printing --------------------------------------------------------- */
+
+/* what f printed, in buf */
+static void printed(FILE *f, char *buf, size_t len)
+{
+    long n = ftell(f);
+    assert_true(n > 0 && (size_t)n < len);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = 0;
+    fclose(f);
+}
+
+static void test_print(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, NULL);
+    ranks_prediction p;
+    ranks_request rq = request(512, SCALING_WEAK, 256, "peer", 1);
+    rq.nodes = 64;
+    rq.ranks_per_node = 8;
+    rq.between = (scaling_link){.latency_us = 10, .bandwidth_gbs = 25};
+    expect_predicted(&fx, &rq, &p);
+    static char buf[16384];
+    /* text: every line marked */
+    FILE *f = tmpfile();
+    ranks_print_one(f, RANKS_TEXT, "test-gpu", "cuda", "pull fp32", &rq, &p, 1);
+    printed(f, buf, sizeof buf);
+    int lines = 0;
+    for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"), lines++)
+        if (strncmp(l, "[projection] ", 13)) fail_msg("line not marked a projection: %s", l);
+    assert_true(lines >= 6);
+    /* CSV: a header and a row of as many fields, projection yes */
+    f = tmpfile();
+    ranks_print_begin(f, RANKS_CSV);
+    ranks_print_one(f, RANKS_CSV, "test-gpu", "cuda", "pull fp32", &rq, &p, 1);
+    ranks_print_end(f, RANKS_CSV);
+    printed(f, buf, sizeof buf);
+    char *row = strchr(buf, '\n') + 1;
+    int header_fields = 1, row_fields = 1;
+    for (char *c = buf; c < row; c++) header_fields += *c == ',';
+    for (char *c = row; *c; c++) row_fields += *c == ',';
+    assert_int_equal(header_fields, row_fields);
+    assert_non_null(strstr(buf, ",projection\n"));
+    assert_non_null(strstr(row, ",yes\n"));
+    assert_non_null(strstr(row, "test-gpu,cuda,pull fp32,256,256,131072,weak,512,64,8,1,peer,1,256,1310720,"));
+    /* JSON: an array of one object, the projection a boolean */
+    f = tmpfile();
+    ranks_print_begin(f, RANKS_JSON);
+    ranks_print_one(f, RANKS_JSON, "test-gpu", "cuda", "pull fp32", &rq, &p, 1);
+    ranks_print_end(f, RANKS_JSON);
+    printed(f, buf, sizeof buf);
+    assert_int_equal(buf[0], '[');
+    assert_non_null(strstr(buf, "\"projection\": true}"));
+    assert_non_null(strstr(buf, "\"exchange\": \"peer\""));
+    assert_non_null(strstr(buf, "\"ranks\": 512,"));
+    /* a measured one: no mark */
+    rq = request(2, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    f = tmpfile();
+    ranks_print_one(f, RANKS_TEXT, "test-gpu", "cuda", "pull fp32", &rq, &p, 1);
+    printed(f, buf, sizeof buf);
+    assert_null(strstr(buf, "projection"));
+    assert_non_null(strstr(buf, "exchange hidden"));
+    fixture_close(&fx);
+}
+
+/* the summary block from a model.csv: the lines, the targets */
+static void summary_of(const char *rows, char *buf, size_t len)
+{
+    char path[] = "/tmp/lbp-model-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *w = fdopen(fd, "w");
+    fprintf(w, "device,backend,scheme,precision,measured_mlups,full_mlups,error_pct,ranks,exchange,overlap,scaling,"
+               "devices,measured_efficiency_pct,predicted_efficiency_pct\n%s", rows);
+    fclose(w);
+    lbp_table t;
+    assert_int_equal(lbp_table_read(&t, path, 1, err, sizeof err), 0);
+    FILE *f = tmpfile();
+    assert_int_equal(ranks_summary_print(f, &t, err, sizeof err), 0);
+    if (ftell(f) == 0) { buf[0] = 0; fclose(f); }
+    else printed(f, buf, len);
+    lbp_table_free(&t);
+    unlink(path);
+}
+
+static void test_summary(void **state)
+{
+    (void)state;
+    static char buf[8192];
+    /* 8 GPUs, every fp32 scheme at least 95 %, errors within 5 %: met */
+    summary_of("d,cuda,pull,fp32,150000,152000,1.33,8,peer,1,weak,8,97.2,98.0\n"
+               "d,cuda,aa,fp32,140000,141000,0.71,8,peer,1,weak,8,95.4,95.9\n"
+               "d,cuda,pull,fp32,76000,76500,0.66,4,peer,1,weak,4,98.5,99.0\n"
+               "d,cuda,pull,fp32,60000,63000,4.9,8,host,0,weak,8,40.1,42.0\n"
+               "d,cuda,pull,fp32,19000,19000,0,1,none,0,weak,1,-1,-1\n", buf, sizeof buf);
+    assert_non_null(strstr(buf, "at 8 GPUs: pull fp32 97.2 %, aa fp32 95.4 %: met\n"));
+    assert_non_null(strstr(buf, "worst |error| 4.90 % over 4 points: met\n"));
+    /* one line a group: peer-on at its 8 ranks (pull, the faster), host-off */
+    assert_non_null(strstr(buf, "cuda    weak    peer     on          8 pull"));
+    assert_null(strstr(buf, "    4 pull"));
+    assert_non_null(strstr(buf, "cuda    weak    host     off         8 pull"));
+    /* one scheme under 95 %, an error over 5 %: not met */
+    summary_of("d,cuda,pull,fp32,150000,152000,1.33,8,peer,1,weak,8,97.2,98.0\n"
+               "d,cuda,aa,fp32,130000,141000,8.46,8,peer,1,weak,8,94.9,95.9\n", buf, sizeof buf);
+    assert_non_null(strstr(buf, "aa fp32 94.9 %: not met\n"));
+    assert_non_null(strstr(buf, "worst |error| 8.46 % over 2 points: not met\n"));
+    /* 2 GPUs the most: said; oversubscribed points outside the targets */
+    summary_of("d,cuda,pull,fp32,38000,38500,1.3,2,peer,1,weak,2,97.0,98.0\n"
+               "d,cuda,pull,fp32,9000,12000,33.3,2,host,1,weak,1,47.0,60.0\n", buf, sizeof buf);
+    assert_non_null(strstr(buf, "at 2 GPUs (the most measured): pull fp32 97.0 %: met there\n"));
+    assert_non_null(strstr(buf, "worst |error| 1.30 % over 1 points: met\n"));
+    assert_non_null(strstr(buf, "1 point(s) ran several ranks on one device"));
+    assert_non_null(strstr(buf, "(oversubscribed)"));
+    /* no peer run: not measured; one device's file: nothing */
+    summary_of("d,cuda,pull,fp32,9000,9100,1.1,2,host,0,weak,2,90,91\n", buf, sizeof buf);
+    assert_non_null(strstr(buf, "with peer exchange and overlap: not measured\n"));
+    summary_of("d,cuda,pull,fp32,9000,9100,1.1,1,none,0,none,1,-1,-1\n", buf, sizeof buf);
+    assert_string_equal(buf, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +769,10 @@ int main(void)
         cmocka_unit_test(test_ranks_strong),
         cmocka_unit_test(test_ranks_host_three_legs),
         cmocka_unit_test(test_ranks_projection),
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_rows_malformed),
+        cmocka_unit_test(test_print),
+        cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
