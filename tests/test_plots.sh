@@ -46,6 +46,19 @@ head -c 100 "$tmp/cpu/stream-size.png" | tail -c 50 >"$tmp/broken.png"; head -c 
 if is_png "$tmp/broken.png"; then bad "a broken PNG passed the check"; else ok; fi
 if is_pdf "$tmp/broken.pdf"; then bad "a truncated PDF passed the check"; else ok; fi
 
+# 1d. a run on several ranks (tests/model-data/ranks beside the gpu
+# folder's probes): the scaling figures, weak and strong, and the
+# interconnect; without model.csv from lbm.csv alone, with a note
+mkdir -p "$tmp/ranks-data"
+cp tests/model-data/gpu/*.csv "$tmp/ranks-data/" && cp tests/model-data/ranks/*.csv "$tmp/ranks-data/"
+printf 'key,value\nranks,4\ndevices,4\noversubscribed,no\nweak_size,256\npaths_run,host;peer\n' >"$tmp/ranks-data/ranks-meta.csv"
+sh plots/render.sh "$tmp/ranks-data" "$tmp/ranks" >"$tmp/log" 2>&1 || bad "render.sh failed on a multi-rank folder: $(cat "$tmp/log")"
+check "$tmp/ranks" ranks-weak-cuda-fp32 ranks-strong-cuda-fp32 interconnect lbm-cuda-fp32
+if grep -q "model.csv has no multi-rank rows" "$tmp/log"; then ok; else bad "no note that the scaling figures lack the prediction"; fi
+if grep -q "interconnect peer, both ways (4 pairs): 3 us + s / 80-100 GB/s" "$tmp/ranks/report.md" && grep -q "multi-device stage: 4 ranks on 4 device(s)" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the interconnect fits or the stage's line"; fi
+if grep -q "ranks-weak-cuda-fp32.png" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the scaling figure"; fi
+if [ -f "$tmp/partial/ranks-weak-cuda-fp32.png" ] || [ -f "$tmp/partial/interconnect.png" ]; then bad "scaling figures drawn for one device's folder"; else ok; fi
+
 # 2. a GPU reference run, when committed: warp stamps and both backends
 for g in data/nvidia-h*; do
     [ -f "$g/warps.csv" ] || continue
