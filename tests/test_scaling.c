@@ -401,6 +401,15 @@ static void expect_predicted(ranks_fixture *fx, const ranks_request *rq, ranks_p
     assert_int_equal(r, 0);
 }
 
+/* ranks_predict refuses rq with code, its message holding text */
+static void expect_refused(ranks_fixture *fx, const ranks_request *rq, int code, const char *text)
+{
+    ranks_prediction p;
+    assert_int_equal(ranks_predict(&fx->in, &fx->k, &fx->lat, &fx->fits, rq, &p, err, sizeof err), code);
+    if (!strstr(err, text)) fprintf(stderr, "expected '%s' in: %s\n", text, err);
+    assert_non_null(strstr(err, text));
+}
+
 static ranks_request request(int ranks, scaling_mode mode, long long nz, const char *exchange, int overlap)
 {
     ranks_request rq = {.sc = {.nx = 256, .ny = 256, .nz = nz, .ranks = ranks, .ranks_per_device = 1, .mode = mode,
@@ -460,8 +469,7 @@ static void test_ranks_strong(void **state)
     NEAR(p.step.efficiency, p.times.single_us / (4 * p.step.step_us));
     /* 3 ranks do not cut 512 planes */
     rq = request(3, SCALING_STRONG, 512, "peer", 1);
-    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_BAD_CASE);
-    assert_non_null(strstr(err, "3 ranks do not divide nz = 512"));
+    expect_refused(&fx, &rq, RANKS_BAD_CASE, "3 ranks do not divide nz = 512");
     fixture_close(&fx);
 }
 
@@ -481,14 +489,12 @@ static void test_ranks_host_three_legs(void **state)
     assert_non_null(strstr(p.route, "three transfers"));
     /* no mpi path at all: the error names the file and the path */
     snprintf(rq.exchange, sizeof rq.exchange, "mpi");
-    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_INPUT);
-    assert_non_null(strstr(err, "interconnect-fit.csv: no mpi path"));
+    expect_refused(&fx, &rq, RANKS_INPUT, "interconnect-fit.csv: no mpi path");
     fixture_close(&fx);
     /* neither host nor host-mpi */
     fixture_open(&fx, "sed -i '/,host/d' interconnect-fit.csv");
     rq = request(2, SCALING_WEAK, 256, "host", 0);
-    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_INPUT);
-    assert_non_null(strstr(err, "no host path (nor host-mpi"));
+    expect_refused(&fx, &rq, RANKS_INPUT, "no host path (nor host-mpi");
     fixture_close(&fx);
 }
 
@@ -517,8 +523,7 @@ static void test_ranks_projection(void **state)
     NEAR(p.between_us, (8 + s / 50e3) + (10 + s / 25e3) + (9 + s / 50e3));
     /* nodes x ranks a node must be the ranks */
     rq.sc.ranks = 500;
-    assert_int_equal(ranks_predict(&fx.in, &fx.k, &fx.lat, &fx.fits, &rq, &p, err, sizeof err), RANKS_BAD_CASE);
-    assert_non_null(strstr(err, "64 nodes of 8 ranks are not 500 ranks"));
+    expect_refused(&fx, &rq, RANKS_BAD_CASE, "64 nodes of 8 ranks are not 500 ranks");
     /* one node, one rank: no exchange, no projection */
     rq = request(1, SCALING_WEAK, 256, "peer", 1);
     expect_predicted(&fx, &rq, &p);
