@@ -1,29 +1,16 @@
 /* A kernel on R ranks: see ranks.h. */
 #include "ranks.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "table.h"
 
-static void add_note(char *notes, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add_note(char *notes, size_t len, const char *fmt, ...)
-{
-    size_t used = strlen(notes);
-    if (used + 3 >= len) return;
-    if (used) used += (size_t)snprintf(notes + used, len - used, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(notes + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 /* µs per step of planes x nx x ny on one device: the full level of the
  * one-device model at the kernel's launch, the row padding kept */
 static int piece_us(const model_inputs *in, const model_kernel *k, const model_lattice *lat, long long nx,
-                    long long ny, long long planes, double *us, model_prediction *pr, char *notes, size_t notes_len,
+                    long long ny, long long planes, double *us, model_prediction *pr, model_provenance *prov,
                     char *err, size_t err_len)
 {
     *us = 0;
@@ -34,16 +21,17 @@ static int piece_us(const model_inputs *in, const model_kernel *k, const model_l
     piece.nz = planes;
     piece.cells = (double)nx * ny * planes;
     piece.stored_cells = lat->cells > 0 && lat->stored_cells > 0 ? piece.cells * lat->stored_cells / lat->cells : 0;
-    model_prediction local;
-    if (!pr) pr = &local;
-    if (model_predict(in, k, &piece, pr, err, err_len)) return -1;
-    if (!(pr->full_mlups > 0))
-        return lbp_error(err, err_len, "the one-device model has no time for %lldx%lldx%lld", nx, ny, planes);
-    *us = piece.cells / pr->full_mlups; /* MLUPS = cells per µs */
-    if (pr->notes[0] && !strstr(notes, pr->notes)) add_note(notes, notes_len, "%s", pr->notes);
-    if (!pr->within_measured && !strstr(notes, "clamped"))
-        add_note(notes, notes_len, "one-device model clamped at %lldx%lldx%lld", nx, ny, planes);
-    return 0;
+    model_prediction *local = pr ? NULL : malloc(sizeof *local);
+    if (!pr && !(pr = local)) return lbp_error(err, err_len, "out of memory");
+    int r = model_predict(in, k, &piece, pr, err, err_len);
+    if (!r && !(pr->full.mlups > 0))
+        r = lbp_error(err, err_len, "the one-device model has no time for %lldx%lldx%lld", nx, ny, planes);
+    if (!r) {
+        *us = piece.cells / pr->full.mlups; /* MLUPS = cells per µs */
+        model_provenance_merge(prov, &pr->prov);
+    }
+    free(local);
+    return r;
 }
 
 static int one_device_times(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
@@ -52,17 +40,13 @@ static int one_device_times(const model_inputs *in, const model_kernel *k, const
     const scaling_slab *s = &out->slab;
     long long nx = rq->sc.nx, ny = rq->sc.ny;
     scaling_times *t = &out->times;
-    if (piece_us(in, k, lat, nx, ny, s->nz_local, &t->slab_us, &out->slab_pr, out->notes, sizeof out->notes, err,
-                 err_len) ||
-        piece_us(in, k, lat, nx, ny, s->border_planes, &t->border_us, NULL, out->notes, sizeof out->notes, err,
-                 err_len) ||
-        piece_us(in, k, lat, nx, ny, s->interior_planes, &t->interior_us, NULL, out->notes, sizeof out->notes, err,
-                 err_len))
+    if (piece_us(in, k, lat, nx, ny, s->nz_local, &t->slab_us, &out->slab_pr, &out->prov, err, err_len) ||
+        piece_us(in, k, lat, nx, ny, s->border_planes, &t->border_us, NULL, &out->prov, err, err_len) ||
+        piece_us(in, k, lat, nx, ny, s->interior_planes, &t->interior_us, NULL, &out->prov, err, err_len))
         return -1;
     t->single_us = t->slab_us;
     if (rq->sc.mode == SCALING_STRONG && rq->sc.ranks > 1)
-        return piece_us(in, k, lat, nx, ny, s->nz_global, &t->single_us, NULL, out->notes, sizeof out->notes, err,
-                        err_len);
+        return piece_us(in, k, lat, nx, ny, s->nz_global, &t->single_us, NULL, &out->prov, err, err_len);
     return 0;
 }
 
@@ -117,8 +101,8 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
                          !strcmp(rq->exchange, "host") ? " (nor host-mpi to stage it through)" : "");
     }
     if (out->missing_pairs)
-        add_note(out->notes, sizeof out->notes, "%d ring pair(s) of %d ranks not measured: the slowest measured pair used",
-                 out->missing_pairs, ring);
+        model_note(&out->prov, "%d ring pair(s) of %d ranks not measured: the slowest measured pair used",
+                   out->missing_pairs, ring);
     return 0;
 }
 
@@ -134,8 +118,8 @@ static int between_nodes(const model_inputs *in, const ranks_request *rq, ranks_
         snprintf(out->route + used, sizeof out->route - used, "%sbetween nodes: the given link %.3g us + s / %.4g GB/s",
                  sep, rq->between.latency_us, rq->between.bandwidth_gbs);
         if (!strcmp(rq->exchange, "peer"))
-            add_note(out->notes, sizeof out->notes,
-                     "peer copies do not cross nodes: faces between nodes take the given link device to device");
+            model_note(&out->prov,
+                       "peer copies do not cross nodes: faces between nodes take the given link device to device");
         return 0;
     }
     scaling_route r = {.legs = 3};
@@ -154,6 +138,7 @@ int ranks_predict(const model_inputs *in, const model_kernel *k, const model_lat
                   size_t err_len)
 {
     memset(out, 0, sizeof *out);
+    model_provenance_init(&out->prov);
     scaling_case sc = rq->sc;
     sc.word_bytes = k->word_bytes;
     if (rq->nodes > 1 && rq->nodes * rq->ranks_per_node != sc.ranks) {

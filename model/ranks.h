@@ -40,7 +40,8 @@ typedef struct {
     int projection;
     int missing_pairs;          /* ring pairs the fit lacks */
     char route[400];            /* how the exchange was put together */
-    char notes[1600];           /* the one-device model's notes and ours */
+    model_provenance prov;      /* the one-device model's clamps, fallbacks
+                                   and notes over the pieces, and ours */
 } ranks_prediction;
 
 enum { RANKS_INPUT = -1, RANKS_BAD_CASE = -2 };

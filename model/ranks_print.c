@@ -112,7 +112,13 @@ static void print_text(FILE *f, const char *device, const char *backend, const c
     line(f, pj, "MLUPS %.1f (the whole lattice), %.1f a rank; one device alone on %s %.1f: speedup %.3f, efficiency %.2f %%",
          s->mlups, s->mlups_per_rank, c->mode == SCALING_WEAK ? "a rank's lattice" : "the whole lattice",
          s->single_mlups, s->speedup, 100 * s->efficiency);
-    if (p->notes[0]) line(f, pj, "notes: %s", p->notes);
+    line(f, pj, "within_measured: %s", p->prov.within_measured ? "yes" : "no");
+    for (int i = 0; i < p->prov.n_fallbacks; i++) {
+        char what[512];
+        model_fallback_format(&p->prov.fallbacks[i], what, sizeof what);
+        line(f, pj, "read instead (%s): %s", model_fallback_kind_name(p->prov.fallbacks[i].kind), what);
+    }
+    if (p->prov.notes[0]) line(f, pj, "notes: %s", p->prov.notes);
 }
 
 void ranks_print_begin(FILE *f, ranks_format fmt)

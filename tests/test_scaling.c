@@ -391,7 +391,7 @@ static double alone_us(ranks_fixture *fx, long long nx, long long ny, long long 
     l.cells = (double)nx * ny * nz;
     model_prediction p;
     assert_int_equal(model_predict(&fx->in, &fx->k, &l, &p, err, sizeof err), 0);
-    return l.cells / p.full_mlups;
+    return l.cells / p.full.mlups;
 }
 
 static void expect_predicted(ranks_fixture *fx, const ranks_request *rq, ranks_prediction *p)
@@ -451,7 +451,7 @@ static void test_ranks_weak(void **state)
     expect_predicted(&fx, &rq, &p);
     assert_true(p.projection);
     assert_int_equal(p.missing_pairs, 5);
-    assert_non_null(strstr(p.notes, "not measured"));
+    assert_true(model_provenance_says(&p.prov, "not measured"));
     fixture_close(&fx);
 }
 
@@ -515,7 +515,7 @@ static void test_ranks_projection(void **state)
     NEAR(p.within_us, 3 + HALO_256 / 80e3);
     NEAR(p.between_us, 10 + HALO_256 / 25e3);
     NEAR(p.step.exchange_us, p.between_us);
-    assert_non_null(strstr(p.notes, "peer copies do not cross nodes"));
+    assert_true(model_provenance_says(&p.prov, "peer copies do not cross nodes"));
     /* host across nodes: d2h + the link + h2d */
     snprintf(rq.exchange, sizeof rq.exchange, "host");
     expect_predicted(&fx, &rq, &p);
