@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_ranks.h"
 #include "kernel.h"
 #include "kernelfile.h"
 #include "predict.h"
@@ -12,6 +13,7 @@
 
 static const char predict_usage[] =
     "usage: model predict --data DIR [--backend B] KERNEL --size NX[xNYxNZ] [--occupancy F | --blocks-per-sm K]\n"
+    "                     [--ranks N [--exchange host|peer|mpi] [--overlap on|off] [--weak|--strong]]\n"
     "Predicted MLUPS of one kernel on the device whose stream and membench results\n"
     "are in DIR, at each level of the model, with what each level read.\n"
     "KERNEL is a built-in scheme:\n"
@@ -51,6 +53,7 @@ static const char predict_usage[] =
     "  --data DIR              result folder (stream.csv, stream-meta.csv, membench.csv,\n"
     "                          membench-fit.csv, launch.csv)\n"
     "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
+    MODEL_RANKS_HELP
     "  --help, --version\n" MODEL_LEVELS_HELP;
 
 typedef struct {
@@ -60,6 +63,7 @@ typedef struct {
     model_lattice lat;
     int described, have_written, cells_per_thread;
     int n_reads, n_writes, reads[MODEL_MAX_PHASES], writes[MODEL_MAX_PHASES];
+    model_ranks_args ranks; /* several devices */
 } predict_args;
 
 static int phase_list(const char *flag, const char *s, int *out)
@@ -96,7 +100,7 @@ static int kernel_option(int o, const char *arg, predict_args *a)
 static void predict_option(int o, const char *arg, void *ctx)
 {
     predict_args *a = ctx;
-    if (kernel_option(o, arg, a)) return;
+    if (kernel_option(o, arg, a) || model_ranks_option(o, arg, &a->ranks)) return;
     switch (o) {
     case OPT_SCHEME:
         a->scheme = arg;
@@ -220,10 +224,10 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("block-size", required_argument, OPT_BLOCK_SIZE),
         MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
         MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
-        {0, 0, 0, 0}};
+        MODEL_RANKS_OPTS, {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,
-                      .n_writes = 1};
+                      .n_writes = 1, .ranks = MODEL_RANKS_ARGS_INIT};
     static const model_command cmd = {opts, predict_usage, predict_option, "the folder with stream.csv and membench.csv"};
     model_cli cli;
     model_parse_options(&cli, argc, argv, &cmd, &a);
@@ -231,12 +235,19 @@ int model_cmd_predict(int argc, char **argv)
     if (a.lat.occupancy > 0 && a.lat.blocks_per_cu > 0) lbp_usage_error("give --occupancy or --blocks-per-sm, not both");
     parse_size(a.size, &a.lat);
     kernel_from_args(&a);
+    const int on_ranks = model_ranks_asked(&a.ranks);
+    if (on_ranks) model_ranks_check(&a.ranks);
     model_inputs in;
     model_load_or_fail(&in, cli.dir, cli.backend);
     char err[1024];
     if (a.kernel_file && model_kernel_file_launch(&a.file, &in, &a.lat, err, sizeof err))
         lbp_usage_error("%s: %s", a.kernel_file, err);
     occupancy_from_blocks(&in, &a.lat);
+    if (on_ranks) {
+        const int status = model_predict_ranks(&in, &a.k, &a.lat, &a.ranks, cli.dir);
+        model_inputs_free(&in);
+        return status;
+    }
     model_prediction *pr = malloc(sizeof *pr);
     if (!pr || model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) lbp_fail("%s", pr ? err : "out of memory");
     model_report_prediction(&in, &a.k, &a.lat, pr);

@@ -9,6 +9,7 @@
 
 #include "csv.h"
 #include "kernel.h"
+#include "ranks_validate.h"
 #include "report.h"
 #include "table.h"
 #include "validation.h"
@@ -23,7 +24,12 @@ static const char validate_usage[] =
     "  --max-error-small PCT   bar for smaller lattices (default 10)\n"
     "  --backend cuda|opencl   only this backend's rows\n"
     "  --force                 replace existing model.csv / model-meta.csv\n"
-    "Exit 1 when any point's |error| exceeds its bar.\n" MODEL_LEVELS_HELP;
+    "Rows of several ranks (lbm.csv's ranks > 1) are predicted on ranks (model predict\n"
+    "--ranks: the slab's pieces and DIR/interconnect-fit.csv), held to the same bars by\n"
+    "the slab's size (several ranks on one device: to none), written to model.csv with\n"
+    "their ranks, exchange, overlap, scaling and efficiencies.\n"
+    "Exit 1 when any point's |error| exceeds its bar, or rows of several ranks could\n"
+    "not be predicted (no interconnect-fit.csv).\n" MODEL_LEVELS_HELP;
 
 enum { MAX_BACKENDS = 4 };
 
@@ -36,6 +42,7 @@ typedef struct {
     int n_inputs;
     model_validated_point *pts;
     int n;
+    ranks_validation ranks; /* the rows of several ranks */
 } validation;
 
 static void validate_option(int o, const char *arg, void *ctx)
@@ -93,8 +100,8 @@ static model_lattice lattice_of(const validation *v, int row)
                            .block_size = (int)lbm_number(v, row, "block_size", 0)};
 }
 
-/* One periodic row of lbm.csv, predicted. */
-static void add_point(validation *v, int row)
+/* One periodic row of lbm.csv of one rank, predicted. */
+static void add_point(validation *v, int row, const ranks_row *ranks)
 {
     const lbp_table *t = &v->lbm;
     model_validated_point *pt = &v->pts[v->n];
@@ -115,7 +122,22 @@ static void add_point(validation *v, int row)
     pt->block_size = lat.block_size;
     pt->cells = lat.cells;
     pt->error_pct = 100 * (pt->pr.full.mlups - pt->measured) / pt->measured;
+    pt->ranks = *ranks;
     v->n++;
+}
+
+/* One periodic row of several ranks, predicted on them. */
+static void add_ranks_point(validation *v, int row, const ranks_row *ranks)
+{
+    const lbp_table *t = &v->lbm;
+    model_validated_point kind; /* scheme and precision, for kernel_of */
+    snprintf(kind.scheme, sizeof kind.scheme, "%s", lbp_table_text(t, row, lbp_table_column(t, "scheme")));
+    snprintf(kind.precision, sizeof kind.precision, "%s", lbp_table_text(t, row, lbp_table_column(t, "precision")));
+    const model_inputs *in = inputs_of(v, lbp_table_text(t, row, lbp_table_column(t, "backend")), t->line[row]);
+    const model_kernel k = kernel_of(v, row, &kind);
+    const model_lattice lat = lattice_of(v, row);
+    char err[1024];
+    if (ranks_validation_add(&v->ranks, in, &k, &lat, t, row, ranks, err, sizeof err)) lbp_fail("%s", err);
 }
 
 static void read_points(validation *v)
@@ -129,11 +151,18 @@ static void read_points(validation *v)
     if (r) lbp_fail("%s", err);
     v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
     if (!v->pts) lbp_fail("%s: out of memory", v->path);
+    if (ranks_validation_init(&v->ranks, v->dir, v->lbm.rows, err, sizeof err)) lbp_fail("%s", err);
     const int ib = lbp_table_column(&v->lbm, "backend"), ibd = lbp_table_column(&v->lbm, "boundary");
-    for (int row = 0; row < v->lbm.rows; row++)
-        if (!strcmp(lbp_table_text(&v->lbm, row, ibd), "periodic") &&
-            (!v->only || !strcmp(lbp_table_text(&v->lbm, row, ib), v->only)))
-            add_point(v, row);
+    for (int row = 0; row < v->lbm.rows; row++) {
+        if (strcmp(lbp_table_text(&v->lbm, row, ibd), "periodic") ||
+            (v->only && strcmp(lbp_table_text(&v->lbm, row, ib), v->only)))
+            continue;
+        ranks_row ranks;
+        if (ranks_row_read(&v->lbm, row, (long long)lbm_number(v, row, "nz", 0), &ranks, err, sizeof err))
+            lbp_fail("%s", err);
+        if (ranks.ranks > 1) add_ranks_point(v, row, &ranks);
+        else add_point(v, row, &ranks);
+    }
     if (!v->n)
         lbp_fail("%s: no periodic rows%s%s to validate", v->path, v->only ? " for backend " : "", v->only ? v->only : "");
 }
@@ -165,15 +194,24 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
 {
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
-                                "probe_mlups,full_mlups,error_pct,within_measured",
+                                "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS,
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
         const model_prediction *p = &pt->pr;
+        const ranks_row *r = &pt->ranks;
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s", pt->scheme, pt->precision,
-                    pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured, p->roofline.mlups, p->probe.mlups,
-                    p->full.mlups, pt->error_pct, p->prov.within_measured ? "yes" : "no");
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no",
+                    pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
+                    p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
+                    p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
+                    r->exchange_us);
+    }
+    for (int i = 0; i < v->ranks.n; i++) {
+        char row[1024];
+        ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
+        lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
+        lbp_csv_row(csv, "%s", row);
     }
     lbp_csv_commit(csv);
 }
@@ -191,13 +229,13 @@ static void borrowed_backends(const validation *v, char *out, size_t len)
 }
 
 static void write_model_meta(const validation *v, const lbp_device_info *info, const model_error_bars *bars,
-                             const model_validation_stats *s, int force)
+                             const model_validation_stats *s, int ranks_over, int force)
 {
     const model_full_path path = v->pts[0].pr.full.path;
-    const int over = s->over_large + s->over_small;
+    const int over = s->over_large + s->over_small + ranks_over;
     char borrowed[128];
     borrowed_backends(v, borrowed, sizeof borrowed);
-    lbp_kv extra[16];
+    lbp_kv extra[20];
     int ne = 0;
 #define KV(k, ...) do { extra[ne].key = k; snprintf(extra[ne].value, sizeof extra[ne].value, __VA_ARGS__); ne++; } while (0)
     KV("points", "%d", v->n);
@@ -212,7 +250,10 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
     KV("occupancy_from", "%s", borrowed);
     KV("launch_us", "%.3f", v->inputs[0].have_launch ? v->inputs[0].launch_us : -1);
     KV("start_cost_us", "%.3f", v->inputs[0].start_cost_ms * 1e3);
-    KV("result", "%s", over ? "fail" : "pass");
+    KV("ranks_points", "%d", v->ranks.n);
+    KV("ranks_points_over", "%d", ranks_over);
+    KV("ranks_points_not_predicted", "%d", v->ranks.skipped);
+    KV("result", "%s", over || v->ranks.skipped ? "fail" : "pass");
 #undef KV
     lbp_write_meta(v->dir, "model", info, model_argc, model_argv, extra, ne, force);
 }
@@ -236,19 +277,20 @@ int model_cmd_validate(int argc, char **argv)
     model_validation_stats_of(v.pts, v.n, &bars, &s);
     model_report_points(v.pts, v.n, &bars);
     model_report_validation(&s, &bars, v.inputs, v.n_inputs);
+    const int ranks_over = ranks_validation_report(stdout, &v.ranks, bars.large, bars.small);
     lbp_device_info info;
     device_info_from_meta(&v.inputs[0], &info);
     write_model_csv(&v, &info, force);
-    write_model_meta(&v, &info, &bars, &s, force);
+    write_model_meta(&v, &info, &bars, &s, ranks_over, force);
     printf("wrote %s/model.csv, %s/model-meta.csv\n", v.dir, v.dir);
+    const int over = s.over_large + s.over_small + ranks_over, skipped = v.ranks.skipped;
     for (int b = 0; b < v.n_inputs; b++) model_inputs_free(&v.inputs[b]);
+    ranks_validation_free(&v.ranks);
     lbp_table_free(&v.lbm);
     free(v.pts);
-    const int over = s.over_large + s.over_small;
-    if (over) {
+    if (skipped) fprintf(stderr, "model: %d row(s) of several ranks not predicted (no interconnect fit)\n", skipped);
+    if (over)
         fprintf(stderr, "model: %d point(s) over the error bar (%.1f %% from 128^3, %.1f %% below)\n", over,
                 bars.large, bars.small);
-        return LBP_EXIT_FAIL;
-    }
-    return 0;
+    return over || skipped ? LBP_EXIT_FAIL : 0;
 }

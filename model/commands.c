@@ -10,6 +10,7 @@
 
 #include "csv.h"
 #include "drift.h"
+#include "ranks_print.h"
 #include "table.h"
 
 int model_argc;
@@ -47,7 +48,11 @@ static const char summary_usage[] =
     "usage: model summary --data DIR [--backend B]\n"
     "From DIR/model.csv: for each backend, scheme and precision at the largest measured\n"
     "lattice (best block size there): measured, predicted (full model) and roofline\n"
-    "MLUPS, measured as % of the roofline, and the model's error; then, where\n"
+    "MLUPS, measured as % of the roofline, and the model's error; then, where model.csv\n"
+    "has rows of several ranks, per backend, scaling, exchange path and overlap the\n"
+    "fastest scheme at the most ranks (measured, predicted, error, efficiencies) and\n"
+    "whether the multi-device targets are met (weak-scaling efficiency >= 95 % at 8 GPUs\n"
+    "with peer exchange and overlap; the model within 5 % per rank); then, where\n"
     "DIR/membench-recheck.csv is, how far the probes moved during the run (model drift).\n";
 
 static double number_or_fail(const lbp_table *t, int row, const char *column)
@@ -76,6 +81,13 @@ static int backends_of(const lbp_table *t, const char *only, char names[][16], i
     return n;
 }
 
+/* A row of the one-device sweep: not one of several ranks, nor the one-rank
+ * run measured beside them (files without the column: every row) */
+static int one_device_row(const lbp_table *t, int row)
+{
+    return lbp_table_column(t, "scaling") < 0 || !strcmp(text_of(t, row, "scaling"), "none");
+}
+
 /* The row of the largest lattice (at it, the best measured), -1 when none. */
 static int largest_row(const lbp_table *t, const char *backend, const char *scheme, const char *precision)
 {
@@ -83,7 +95,7 @@ static int largest_row(const lbp_table *t, const char *backend, const char *sche
     double best_cells = -1, best_measured = -1;
     for (int i = 0; i < t->rows; i++) {
         if (strcmp(text_of(t, i, "backend"), backend) || strcmp(text_of(t, i, "scheme"), scheme) ||
-            strcmp(text_of(t, i, "precision"), precision))
+            strcmp(text_of(t, i, "precision"), precision) || !one_device_row(t, i))
             continue;
         const double cells = number_or_fail(t, i, "cells"), measured = number_or_fail(t, i, "measured_mlups");
         if (cells > best_cells || (cells == best_cells && measured > best_measured)) {
@@ -149,9 +161,10 @@ int model_cmd_summary(int argc, char **argv)
                 print_summary_row(&t, row);
                 printed++;
             }
-    lbp_table_free(&t);
     if (!printed)
         lbp_fail("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
+    if (ranks_summary_print(stdout, &t, err, sizeof err)) lbp_fail("%s", err);
+    lbp_table_free(&t);
     print_drift_if_any(cli.dir);
     return 0;
 }

@@ -4,6 +4,7 @@
 #define MODEL_VALIDATION_H
 
 #include "predict.h"
+#include "ranks_rows.h"
 
 typedef struct {
     char backend[16], scheme[16], precision[8];
@@ -11,6 +12,7 @@ typedef struct {
     double cells, measured;
     double error_pct; /* 100 (predicted - measured) / measured: > 0 the model is optimistic */
     model_prediction pr;
+    ranks_row ranks; /* lbm.csv's multi-rank columns: one rank here (several: ranks_validate.h) */
 } model_validated_point;
 
 /* |error| allowed, in percent: from MODEL_LARGE_CELLS (128^3) on, and below. */

@@ -57,6 +57,12 @@ check "$tmp/ranks" ranks-weak-cuda-fp32 ranks-strong-cuda-fp32 interconnect lbm-
 if grep -q "model.csv has no multi-rank rows" "$tmp/log"; then ok; else bad "no note that the scaling figures lack the prediction"; fi
 if grep -q "interconnect peer, both ways (4 pairs): 3 us + s / 80-100 GB/s" "$tmp/ranks/report.md" && grep -q "multi-device stage: 4 ranks on 4 device(s)" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the interconnect fits or the stage's line"; fi
 if grep -q "ranks-weak-cuda-fp32.png" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the scaling figure"; fi
+# with model validate's model.csv: the predictions drawn, the summary's block in the report
+if model/model validate --data "$tmp/ranks-data" --force >/dev/null 2>&1; then ok; else bad "model validate failed on the multi-rank folder"; fi
+sh plots/render.sh "$tmp/ranks-data" "$tmp/ranks2" >"$tmp/log" 2>&1 || bad "render.sh failed with model.csv: $(cat "$tmp/log")"
+check "$tmp/ranks2" ranks-weak-cuda-fp32 ranks-strong-cuda-fp32
+if grep -q "model.csv has no multi-rank rows" "$tmp/log"; then bad "model.csv's multi-rank rows not read"; else ok; fi
+if grep -q "target: model within 5 %" "$tmp/ranks2/report.md"; then ok; else bad "report.md lacks the multi-device block"; fi
 if [ -f "$tmp/partial/ranks-weak-cuda-fp32.png" ] || [ -f "$tmp/partial/interconnect.png" ]; then bad "scaling figures drawn for one device's folder"; else ok; fi
 
 # 2. a GPU reference run, when committed: warp stamps and both backends
