@@ -348,22 +348,23 @@ static int load_fits(model_inputs *in, char *err, size_t err_len)
     return closed(&t, 0);
 }
 
-/* A launch.csv row of this backend: its mode (1 back_to_back, 2 graph),
- * launches and µs; 0 for another row, -1 on a bad field. */
+/* A launch.csv row of this backend: its mode (1 back_to_back, 2 graph,
+ * 3 sync_each), launches and µs; 0 for another row, -1 on a bad field. */
 static int read_launch(const model_inputs *in, const lbp_table *t, int r, double *launches, double *us, char *err,
                        size_t err_len)
 {
     if (!row_is_backend(t, r, in->backend)) return 0;
     const char *mode = text(t, r, "mode");
-    const int kind = !strcmp(mode, "back_to_back") ? 1 : !strcmp(mode, "graph") ? 2 : 0;
+    const int kind = !strcmp(mode, "back_to_back") ? 1 : !strcmp(mode, "graph") ? 2 : !strcmp(mode, "sync_each") ? 3 : 0;
     if (!kind) return 0;
     NUM(t, r, "launches", *launches);
     NUM(t, r, "us_median", *us);
     return kind;
 }
 
-/* ℓ: the back_to_back row with the most launches (the steady state), and
- * the graph row's interval: launches with no host in between. */
+/* ℓ: the back_to_back row with the most launches (the steady state), the
+ * graph row's interval (launches with no host in between) and the
+ * sync_each row's (the host waits for each). */
 static int load_launch(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "mode", "launches", "us_median", NULL};
@@ -371,7 +372,7 @@ static int load_launch(model_inputs *in, char *err, size_t err_len)
     int r0 = open_table(&t, in->dir, "launch.csv", cols, 1, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
-    double most[3] = {-1, -1, -1};
+    double most[4] = {-1, -1, -1, -1};
     for (int r = 0; r < t.rows; r++) {
         double launches, us;
         const int kind = read_launch(in, &t, r, &launches, &us, err, err_len);
@@ -379,7 +380,8 @@ static int load_launch(model_inputs *in, char *err, size_t err_len)
         if (!kind || launches <= most[kind]) continue;
         most[kind] = launches;
         if (kind == 1) in->launch_us = us, in->have_launch = 1;
-        else in->gap_us = us, in->have_gap = 1;
+        else if (kind == 2) in->gap_us = us, in->have_gap = 1;
+        else in->sync_us = us, in->have_sync = 1;
     }
     return closed(&t, 0);
 }

@@ -99,6 +99,10 @@ typedef struct {
     int have_gap;
     double gap_us;          /* device-side interval between dependent launches
                                (CUDA graph replay), µs */
+    int have_sync;
+    double sync_us;         /* a launch with the host waiting for it each time
+                               (sync_each), µs: what a step that synchronises
+                               pays beyond its kernels (several ranks) */
 
     /* t0: fixed cost of one event-timed launch (host submission, ramp),
      * the intercept of time vs bytes over the L2-resident copy sizes; a

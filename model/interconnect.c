@@ -34,7 +34,8 @@ static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err
     out->rank_a = (int)a;
     out->rank_b = (int)b;
     out->both_ways = !strcmp(dir, "both-ways");
-    out->link = (scaling_link){.latency_us = lat, .bandwidth_gbs = gbs};
+    out->fitted = (scaling_link){.latency_us = lat, .bandwidth_gbs = gbs};
+    out->link = (scaling_link){.latency_us = lat, .bandwidth_gbs = out->both_ways ? gbs / 2 : gbs};
     out->r2 = r2;
     out->points = (int)points;
     out->line = line;

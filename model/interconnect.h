@@ -2,7 +2,9 @@
  *   interconnect-fit.csv  path,rank_a,rank_b,direction,latency_us,
  *                         bandwidth_gbs,r2,points: T(s) = latency + s /
  *                         bandwidth per path and pair of ranks, one-way or
- *                         both-ways (each rank sends s and receives s at once)
+ *                         both-ways (a message each way at once), s the
+ *                         bytes moved: the message one-way, both messages
+ *                         both-ways (stream --interconnect)
  *   interconnect.csv      the probe's points; its device_a/b and uuid_a/b
  *                         say which ranks shared a device.
  * Paths: host (device -> host -> MPI -> host -> device, measured as one),
@@ -20,7 +22,9 @@ typedef struct {
     char path[16];
     int rank_a, rank_b;
     int both_ways;          /* 1 both-ways, 0 one-way */
-    scaling_link link;
+    scaling_link fitted;    /* as in the file: s the bytes moved */
+    scaling_link link;      /* per message of s bytes each way: both-ways
+                               moves 2 s, so half the fitted bandwidth */
     double r2;
     int points;
     int line;               /* in the file, for messages */

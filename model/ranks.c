@@ -45,6 +45,12 @@ static int one_device_times(const model_inputs *in, const model_kernel *k, const
         piece_us(in, k, lat, nx, ny, s->interior_planes, &t->interior_us, NULL, &out->prov, err, err_len))
         return -1;
     t->single_us = t->slab_us;
+    if (rq->sc.ranks > 1) {
+        t->sync_us = in->have_sync ? in->sync_us : 0;
+        if (!in->have_sync)
+            model_note(&out->prov, "%s/launch.csv: no sync_each row for %s: the host's wait each step taken as 0",
+                       in->dir, in->backend);
+    }
     if (rq->sc.mode == SCALING_STRONG && rq->sc.ranks > 1)
         return piece_us(in, k, lat, nx, ny, s->nz_global, &t->single_us, NULL, &out->prov, err, err_len);
     return 0;
@@ -69,8 +75,9 @@ static int transfer_link(const model_inputs *in, const char *dir, scaling_link *
 
 static void describe_fit(char *out, size_t len, const char *what, const interconnect_fit *x)
 {
-    snprintf(out, len, "%s %s fit of ranks %d-%d: %.3g us + s / %.4g GB/s", what, x->both_ways ? "both-ways" : "one-way",
-             x->rank_a, x->rank_b, x->link.latency_us, x->link.bandwidth_gbs);
+    snprintf(out, len, "%s %s fit of ranks %d-%d: %.3g us + %s / %.4g GB/s", what,
+             x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b, x->fitted.latency_us,
+             x->both_ways ? "2 s" : "s", x->fitted.bandwidth_gbs);
 }
 
 /* One face inside the node: the path's ring, or host-staged as three legs */

@@ -12,7 +12,7 @@
  * keys; text values quoted in JSON */
 #define RANKS_FIELDS                                                                                          \
     "device,backend,kernel,nx,ny,nz,scaling,ranks,nodes,ranks_per_node,ranks_per_device,exchange,overlap,"   \
-    "nz_local,halo_bytes,slab_us,interior_us,border_us,single_us,within_us,between_us,exchange_us,step_us,"  \
+    "nz_local,halo_bytes,slab_us,interior_us,border_us,single_us,sync_us,within_us,between_us,exchange_us,step_us,"  \
     "mlups,mlups_per_rank,single_mlups,speedup,efficiency_pct,exchange_bound,projection"
 
 static void emit(FILE *f, ranks_format fmt, const char *key, int quoted, const char *fmt_value, ...)
@@ -53,6 +53,7 @@ static void print_fields(FILE *f, ranks_format fmt, const char *device, const ch
     emit(f, fmt, "interior_us", 0, "%.3f", p->times.interior_us);
     emit(f, fmt, "border_us", 0, "%.3f", p->times.border_us);
     emit(f, fmt, "single_us", 0, "%.3f", p->times.single_us);
+    emit(f, fmt, "sync_us", 0, "%.3f", p->times.sync_us);
     emit(f, fmt, "within_us", 0, "%.3f", p->within_us);
     emit(f, fmt, "between_us", 0, "%.3f", p->between_us);
     emit(f, fmt, "exchange_us", 0, "%.3f", s->exchange_us);
@@ -104,11 +105,13 @@ static void print_text(FILE *f, const char *device, const char *backend, const c
     }
     if (c->ranks == 1)
         line(f, pj, "step: T_slab = %.2f us (one rank: no exchange)", s->step_us);
-    else if (c->overlap)
-        line(f, pj, "step: max(T_border + T_interior = %.2f, T_border + T_exchange = %.2f) = %.2f us (%s)", s->alpha_us,
-             s->beta_us, s->step_us, s->exchange_bound ? "the exchange shows" : "the exchange hidden");
+    else if (s->overlapped)
+        line(f, pj, "step: max(T_border + T_interior = %.2f, T_border + T_exchange = %.2f) + T_sync %.2f = %.2f us (%s)",
+             s->alpha_us, s->beta_us, t->sync_us, s->step_us,
+             s->exchange_bound ? "the exchange shows" : "the exchange hidden");
     else
-        line(f, pj, "step: T_slab + T_exchange = %.2f + %.2f = %.2f us", s->alpha_us, s->beta_us, s->step_us);
+        line(f, pj, "step: T_slab + T_exchange + T_sync = %.2f + %.2f + %.2f = %.2f us%s", s->alpha_us, s->beta_us,
+             t->sync_us, s->step_us, c->overlap ? " (no overlap: the slab has no interior)" : "");
     line(f, pj, "MLUPS %.1f (the whole lattice), %.1f a rank; one device alone on %s %.1f: speedup %.3f, efficiency %.2f %%",
          s->mlups, s->mlups_per_rank, c->mode == SCALING_WEAK ? "a rank's lattice" : "the whole lattice",
          s->single_mlups, s->speedup, 100 * s->efficiency);

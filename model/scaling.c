@@ -53,17 +53,18 @@ void scaling_predict(const scaling_case *c, const scaling_slab *s, const scaling
     if (c->ranks == 1) {
         out->alpha_us = k * t->slab_us;
         out->step_us = out->alpha_us;
-    } else if (c->overlap) {
+    } else if (c->overlap && s->interior_planes > 0) {
+        out->overlapped = 1;
         out->exchange_us = exchange_us;
         out->alpha_us = k * (t->border_us + t->interior_us);
         out->beta_us = k * t->border_us + exchange_us;
-        out->step_us = fmax(out->alpha_us, out->beta_us);
+        out->step_us = fmax(out->alpha_us, out->beta_us) + t->sync_us;
         out->exchange_bound = out->beta_us > out->alpha_us;
     } else {
         out->exchange_us = exchange_us;
         out->alpha_us = k * t->slab_us;
         out->beta_us = exchange_us;
-        out->step_us = out->alpha_us + out->beta_us;
+        out->step_us = out->alpha_us + out->beta_us + t->sync_us;
         out->exchange_bound = out->beta_us > out->alpha_us;
     }
     double reference_cells = c->mode == SCALING_WEAK ? s->cells_rank : s->cells_global;

@@ -15,18 +15,26 @@
  *               where the whole path was not measured as one: the three
  *               transfers d2h(s) + MPI(s) + h2d(s).  The slowest rank sets
  *               the step: the largest T_x of its two faces.
- *   no overlap  T = T_slab + T_x (the slab as one launch, then the exchange)
+ *   no overlap  T = T_slab + T_x + T_sync (the slab as one launch, then
+ *               the exchange)
  *   overlap     border planes first, then the exchange on a second stream
- *               while the interior runs: T = max(T_α, T_β) (Calore's model),
+ *               while the interior runs: T = max(T_α, T_β) + T_sync
+ *               (Calore's model),
  *                 T_α = T_border + T_interior   the device's own chain
  *                 T_β = T_border + T_x          the exchange's chain
+ *               only where the slab has an interior (3 planes or more; the
+ *               exchange needs the borders done first); else no overlap.
+ *   T_sync      the host waits for the device every step (the exchange
+ *               starts when the border is done), so the next step's launch
+ *               is not queued ahead as a one-device time loop's is: one
+ *               launch with a synchronisation (launch.csv's sync_each).
  *               The border is in T_α because border and interior share the
  *               device's memory bandwidth: run side by side they take no
  *               less than one after the other, so a perfectly hidden
  *               exchange still costs the slab's two launches, never less
  *               than the one-device slab (max(T_interior, T_border + T_x)
  *               would beat it by T_border).
- *   R = 1       no exchange: T = T_slab.
+ *   R = 1       no exchange, no wait: T = T_slab.
  *   K ranks on one device (oversubscribed, to check the paths on one GPU):
  *               the device's work is K ranks': T_slab, T_border and
  *               T_interior times K, T_x as fitted.
@@ -87,12 +95,14 @@ typedef struct {
     double interior_us;  /* its interior planes, one launch (overlap) */
     double single_us;    /* the reference: one device alone, no exchange, on
                             one rank's lattice (weak) or the whole one (strong) */
+    double sync_us;      /* T_sync: the host's wait each step (R > 1) */
 } scaling_times;
 
 typedef struct {
     double exchange_us;     /* T_x (0 for one rank) */
     double alpha_us;        /* overlap: T_α; else the slab's compute */
     double beta_us;         /* overlap: T_β; else T_x */
+    int overlapped;         /* the overlap applied (asked, and an interior) */
     double step_us;         /* T */
     double mlups;           /* the whole lattice */
     double mlups_per_rank;
@@ -116,7 +126,8 @@ int scaling_slab_of(const scaling_case *c, scaling_slab *s, char *err, size_t er
  * once, within_us a face inside a node, between_us one across nodes. */
 double scaling_exchange_us(int nodes, int ranks_per_node, double within_us, double between_us);
 
-/* The step: no overlap T_slab + T_x, overlap max(T_α, T_β), R = 1 T_slab;
+/* The step: no overlap T_slab + T_x + T_sync, overlap max(T_α, T_β) +
+ * T_sync, R = 1 T_slab;
  * MLUPS, speedup and efficiency against t->single_us. */
 void scaling_predict(const scaling_case *c, const scaling_slab *s, const scaling_times *t, double exchange_us,
                      scaling_step *out);

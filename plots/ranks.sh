@@ -4,7 +4,8 @@
 #       ranks, measured (points) beside predicted (dashed), one colour per
 #       exchange path and overlap; pull, else the first scheme measured
 #   interconnect  time per message against its size, per path and
-#       direction, every pair's points and the fit of the median pair
+#       direction, every pair's points and the fit of the median pair (its
+#       s the bytes moved: both messages both ways, as stream writes it)
 
 # ranks_rows FILE: the multi-rank rows' columns, named the same whatever
 # the file: backend scaling scheme precision exchange overlap ranks
@@ -73,7 +74,9 @@ interconnect_figure() {
         lat=$(csvsel "$fit" "path=$x,direction=$dir" latency_us 2>/dev/null | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
         gbs=$(csvsel "$fit" "path=$x,direction=$dir" bandwidth_gbs 2>/dev/null | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
         lf=""; [ -n "$lat" ] && [ -n "$gbs" ] && lf="$lat $gbs"
-        [ -n "$lf" ] && ip="$ip, ${lf%% *} + x / (${lf##* } * 1e3) with lines lw 2 lc $i title sprintf('  fit %.3g us + s / %.4g GB/s', ${lf%% *}, ${lf##* })"
+        # the fit's s counts the bytes moved: both messages both ways
+        k=1; [ $dir = both-ways ] && k=2
+        [ -n "$lf" ] && ip="$ip, ${lf%% *} + $k * x / (${lf##* } * 1e3) with lines lw 2 lc $i title sprintf('  fit %.3g us + $([ $k = 2 ] && echo '2 ')s / %.4g GB/s', ${lf%% *}, ${lf##* })"
     done; done
     [ -n "$ip" ] || return 0
     halo=""
@@ -93,7 +96,7 @@ ranks_key_figures() {
             awk -v x=$x 'NR == 1 { l0 = l1 = $1; g0 = g1 = $2 }
                 { if ($1 < l0) l0 = $1; if ($1 > l1) l1 = $1; if ($2 < g0) g0 = $2; if ($2 > g1) g1 = $2 }
                 function span(a, b) { return a == b ? sprintf("%.3g", a) : sprintf("%.3g-%.3g", a, b) }
-                END { if (NR) printf "- interconnect %s, both ways (%d pair%s): %s us + s / %s GB/s\n", x, NR, (NR > 1 ? "s" : ""), span(l0, l1), span(g0, g1) }'
+                END { if (NR) printf "- interconnect %s, a message each way at once (%d pair%s): %s us + 2 s / %s GB/s (s the message)\n", x, NR, (NR > 1 ? "s" : ""), span(l0, l1), span(g0, g1) }'
     done
 }
 

@@ -55,7 +55,7 @@ printf 'key,value\nranks,4\ndevices,4\noversubscribed,no\nweak_size,256\npaths_r
 sh plots/render.sh "$tmp/ranks-data" "$tmp/ranks" >"$tmp/log" 2>&1 || bad "render.sh failed on a multi-rank folder: $(cat "$tmp/log")"
 check "$tmp/ranks" ranks-weak-cuda-fp32 ranks-strong-cuda-fp32 interconnect lbm-cuda-fp32
 if grep -q "model.csv has no multi-rank rows" "$tmp/log"; then ok; else bad "no note that the scaling figures lack the prediction"; fi
-if grep -q "interconnect peer, both ways (4 pairs): 3 us + s / 80-100 GB/s" "$tmp/ranks/report.md" && grep -q "multi-device stage: 4 ranks on 4 device(s)" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the interconnect fits or the stage's line"; fi
+if grep -q "interconnect peer, a message each way at once (4 pairs): 3 us + 2 s / 160-200 GB/s (s the message)" "$tmp/ranks/report.md" && grep -q "multi-device stage: 4 ranks on 4 device(s)" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the interconnect fits or the stage's line"; fi
 if grep -q "ranks-weak-cuda-fp32.png" "$tmp/ranks/report.md"; then ok; else bad "report.md lacks the scaling figure"; fi
 # with model validate's model.csv: the predictions drawn, the summary's block in the report
 if model/model validate --data "$tmp/ranks-data" --force >/dev/null 2>&1; then ok; else bad "model validate failed on the multi-rank folder"; fi

@@ -154,6 +154,38 @@ static void test_overlap_max_vs_sum(void **state)
     NEAR(free_exchange.step_us, 110);
 }
 
+/* the host's wait each step (8 µs) joins every step of several ranks:
+ * max(110, 41.2144) + 8 with overlap, 108 + 31.2144 + 8 without; one rank
+ * runs as one device does, queued ahead: 108 */
+static void test_sync(void **state)
+{
+    (void)state;
+    scaling_times t = slab_times;
+    t.sync_us = 8;
+    NEAR(step_of(weak(2, 1), t, T_X).step_us, 118);
+    NEAR(step_of(weak(2, 0), t, T_X).step_us, 108 + T_X + 8);
+    NEAR(step_of(weak(1, 1), t, T_X).step_us, 108);
+    NEAR(step_of(weak(4, 1), t, T_X).efficiency, 108.0 / 118);
+}
+
+/* a slab of 2 planes has no interior to hide the exchange behind: the
+ * overlap asked for does not apply (as lbmkernels runs it), T_slab + T_x */
+static void test_overlap_needs_interior(void **state)
+{
+    (void)state;
+    scaling_case c = weak(2, 1);
+    c.nz = 2;
+    scaling_times t = {.slab_us = 12, .border_us = 12, .interior_us = 0, .single_us = 12};
+    scaling_step r = step_of(c, t, T_X);
+    assert_false(r.overlapped);
+    NEAR(r.step_us, 12 + T_X);
+    c.nz = 3;
+    t.interior_us = 6;
+    r = step_of(c, t, T_X);
+    assert_true(r.overlapped);
+    NEAR(r.step_us, 12 + T_X);
+}
+
 /* weak: efficiency = T_1 / T = 108 / 110; MLUPS = R x 256^3 / 110 µs */
 static void test_weak(void **state)
 {
@@ -274,17 +306,21 @@ static void test_fit_pairs(void **state)
     interconnect_fits f;
     assert_int_equal(interconnect_load(&f, DATA "ranks", err, sizeof err), LBP_TABLE_OK);
     assert_int_equal(f.n, 10);
-    /* 0-1 has both directions: both-ways is the exchange's, either order */
+    /* 0-1 has both directions: both-ways is the exchange's, either order;
+     * its fit counts both messages (3 us + 2 s / 200 GB/s): 100 GB/s a message */
     const interconnect_fit *x = interconnect_pair(&f, "peer", 1, 0);
     assert_non_null(x);
     assert_true(x->both_ways);
     NEAR(x->link.latency_us, 3);
+    NEAR(x->fitted.bandwidth_gbs, 200);
     NEAR(x->link.bandwidth_gbs, 100);
+    /* one-way: the message alone */
+    NEAR(f.fits[4].link.bandwidth_gbs, 150);
     assert_null(interconnect_pair(&f, "peer", 1, 3));
     assert_null(interconnect_pair(&f, "mpi", 0, 1));
     assert_true(interconnect_has_path(&f, "host-mpi"));
     assert_false(interconnect_has_path(&f, "mpi"));
-    /* 4 ranks: pairs 0-1, 1-2, 2-3, 3-0, the slowest 2-3 at 80 GB/s */
+    /* 4 ranks: pairs 0-1, 1-2, 2-3, 3-0, the slowest 2-3 at 80 GB/s a message */
     int missing;
     x = interconnect_ring(&f, "peer", 4, HALO_256, &missing);
     assert_int_equal(missing, 0);
@@ -320,8 +356,8 @@ static void test_fit_malformed(void **state)
 {
     (void)state;
     expect_malformed("sed -i '3s/both-ways/sideways/' interconnect-fit.csv", ":3: expected direction one-way or both-ways, got 'sideways'");
-    expect_malformed("sed -i '2s/,100,/,0,/' interconnect-fit.csv", ":2: expected bandwidth_gbs > 0, got 0");
-    expect_malformed("sed -i '2s/,3,100,/,-4,100,/' interconnect-fit.csv", ":2: expected latency_us >= 0");
+    expect_malformed("sed -i '2s/,200,/,0,/' interconnect-fit.csv", ":2: expected bandwidth_gbs > 0, got 0");
+    expect_malformed("sed -i '2s/,3,200,/,-4,200,/' interconnect-fit.csv", ":2: expected latency_us >= 0");
     expect_malformed("sed -i '2s/peer,0,1/peer,1,1/' interconnect-fit.csv", ":2: expected two different ranks");
     expect_malformed("sed -i '2s/,0.999,/,x,/' interconnect-fit.csv", "'r2'");
     expect_malformed("sed -i '1s/latency_us/latency/' interconnect-fit.csv", "'latency_us'");
@@ -432,17 +468,19 @@ static void test_ranks_weak(void **state)
     NEAR(p.times.border_us, alone_us(&fx, 256, 256, 2));
     NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
     NEAR(p.times.single_us, p.times.slab_us);
-    /* 4 ranks: the slowest pair 2-3, 3 us + s / 80 GB/s */
+    NEAR(p.times.sync_us, 10); /* launch.csv's sync_each */
+    /* 4 ranks: the slowest pair 2-3, both-ways 3 us + 2 s / 160 GB/s */
     NEAR(p.step.exchange_us, 3 + HALO_256 / 80e3);
-    NEAR(p.step.step_us, fmax(p.times.border_us + p.times.interior_us, p.times.border_us + p.step.exchange_us));
+    NEAR(p.step.step_us,
+         fmax(p.times.border_us + p.times.interior_us, p.times.border_us + p.step.exchange_us) + p.times.sync_us);
     NEAR(p.step.mlups, 4 * 16777216.0 / p.step.step_us);
     assert_false(p.projection);
     assert_non_null(strstr(p.route, "ranks 2-3"));
     /* without overlap: the slab and the exchange */
     rq.sc.overlap = 0;
     expect_predicted(&fx, &rq, &p);
-    NEAR(p.step.step_us, p.times.slab_us + 3 + HALO_256 / 80e3);
-    /* host, measured as one path: 20 us + s / 10 GB/s */
+    NEAR(p.step.step_us, p.times.slab_us + 3 + HALO_256 / 80e3 + 10);
+    /* host, measured as one path: 20 us + 2 s / 20 GB/s */
     snprintf(rq.exchange, sizeof rq.exchange, "host");
     expect_predicted(&fx, &rq, &p);
     NEAR(p.step.exchange_us, 20 + HALO_256 / 10e3);
@@ -473,7 +511,8 @@ static void test_ranks_strong(void **state)
     fixture_close(&fx);
 }
 
-/* host without a whole-path fit: d2h + host-mpi + h2d, the transfers from
+/* host without a whole-path fit: d2h + host-mpi (2 us + 2 s / 40 GB/s both
+ * ways) + h2d, the transfers from
  * the ranks folder's stream-meta.csv (d2h 8 us + s / 50 GB/s, h2d 9 us +
  * s / 50 GB/s) */
 static void test_ranks_host_three_legs(void **state)
@@ -762,6 +801,8 @@ int main(void)
         cmocka_unit_test(test_slab),
         cmocka_unit_test(test_slab_errors),
         cmocka_unit_test(test_overlap_max_vs_sum),
+        cmocka_unit_test(test_sync),
+        cmocka_unit_test(test_overlap_needs_interior),
         cmocka_unit_test(test_weak),
         cmocka_unit_test(test_strong),
         cmocka_unit_test(test_one_rank),
