@@ -108,7 +108,7 @@ int model_predict_ranks(const model_inputs *in, const model_kernel *k, const mod
     load_fits(&fits, a, dir);
     const char *exchange = a->exchange;
     if (!exchange && fits.n) {
-        exchange = ranks_default_exchange(&fits, (double)D3Q19_CROSSING * lat->nx * lat->ny * k->word_bytes);
+        exchange = ranks_default_exchange(&fits, 2.0 * D3Q19_CROSSING * lat->nx * lat->ny * k->word_bytes);
         if (!exchange) lbp_fail("%s: no host, peer or mpi path", fits.file);
     }
     ranks_prediction *p = malloc(sizeof *p);

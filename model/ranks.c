@@ -84,7 +84,7 @@ static void describe_fit(char *out, size_t len, const char *what, const intercon
 static int within_node(const model_inputs *in, const interconnect_fits *fits, const ranks_request *rq,
                        ranks_prediction *out, char *err, size_t err_len)
 {
-    double s = out->slab.halo_bytes;
+    double s = out->slab.exchange_bytes;
     int ring = rq->nodes > 1 ? rq->ranks_per_node : rq->sc.ranks;
     if (ring < 2) return 0;
     char what[200];
@@ -117,7 +117,7 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
 static int between_nodes(const model_inputs *in, const ranks_request *rq, ranks_prediction *out, char *err,
                          size_t err_len)
 {
-    double s = out->slab.halo_bytes;
+    double s = out->slab.exchange_bytes;
     size_t used = strlen(out->route);
     const char *sep = used ? "; " : "";
     if (strcmp(rq->exchange, "host")) {

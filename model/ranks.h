@@ -2,7 +2,7 @@
  * slab, its interior and its border planes, the exchange from the
  * interconnect fit, put together by the scaling model (scaling.h).
  *
- * The exchange of one face, by path:
+ * The exchange of a rank (both faces: 2 s each way, scaling.h), by path:
  *   peer, mpi  the path's fit (both-ways where fitted), the slowest pair of
  *              the ring r <-> r + 1;
  *   host       the `host` fit where the whole staged path was measured as

@@ -12,7 +12,7 @@
  * keys; text values quoted in JSON */
 #define RANKS_FIELDS                                                                                          \
     "device,backend,kernel,nx,ny,nz,scaling,ranks,nodes,ranks_per_node,ranks_per_device,exchange,overlap,"   \
-    "nz_local,halo_bytes,slab_us,interior_us,border_us,single_us,sync_us,within_us,between_us,exchange_us,step_us,"  \
+    "nz_local,halo_bytes,exchange_bytes,slab_us,interior_us,border_us,single_us,sync_us,within_us,between_us,exchange_us,step_us,"  \
     "mlups,mlups_per_rank,single_mlups,speedup,efficiency_pct,exchange_bound,projection"
 
 static void emit(FILE *f, ranks_format fmt, const char *key, int quoted, const char *fmt_value, ...)
@@ -49,6 +49,7 @@ static void print_fields(FILE *f, ranks_format fmt, const char *device, const ch
     emit(f, fmt, "overlap", 0, "%d", c->overlap);
     emit(f, fmt, "nz_local", 0, "%lld", p->slab.nz_local);
     emit(f, fmt, "halo_bytes", 0, "%.0f", p->slab.halo_bytes);
+    emit(f, fmt, "exchange_bytes", 0, "%.0f", p->slab.exchange_bytes);
     emit(f, fmt, "slab_us", 0, "%.3f", p->times.slab_us);
     emit(f, fmt, "interior_us", 0, "%.3f", p->times.interior_us);
     emit(f, fmt, "border_us", 0, "%.3f", p->times.border_us);
@@ -98,7 +99,8 @@ static void print_text(FILE *f, const char *device, const char *backend, const c
     line(f, pj, "slab %lldx%lldx%lld a rank: %.2f us per step in one launch; interior %lld planes %.2f us, border %lld planes %.2f us",
          c->nx, c->ny, sl->nz_local, t->slab_us, sl->interior_planes, t->interior_us, sl->border_planes, t->border_us);
     if (c->ranks > 1) {
-        line(f, pj, "halo %.0f B a face each way; %s", sl->halo_bytes, p->route);
+        line(f, pj, "halo %.0f B a face each way, %.0f B a rank (both faces); %s", sl->halo_bytes, sl->exchange_bytes,
+             p->route);
         line(f, pj, "exchange of the slowest rank: %.2f us (inside a node %.2f us%s)", s->exchange_us, p->within_us,
              rq->nodes > 1 ? "" : ", no link between nodes");
         if (rq->nodes > 1) line(f, pj, "  across nodes %.2f us", p->between_us);

@@ -34,6 +34,7 @@ int scaling_slab_of(const scaling_case *c, scaling_slab *s, char *err, size_t er
     s->cells_rank = (double)c->nx * c->ny * s->nz_local;
     s->cells_global = s->cells_rank * c->ranks;
     s->halo_bytes = (double)D3Q19_CROSSING * c->nx * c->ny * c->word_bytes;
+    s->exchange_bytes = c->ranks > 1 ? 2 * s->halo_bytes : 0;
     s->devices = (c->ranks + c->ranks_per_device - 1) / c->ranks_per_device;
     return 0;
 }

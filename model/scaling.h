@@ -10,11 +10,13 @@
  *               the global one is nx x ny x (R nz).
  *   halo        s = 5 x nx x ny x word bytes: the populations that cross one
  *               z face in one direction (5 of D3Q19's 19 have c_z = +1).
- *   exchange    T_x = T(s), the path's both-ways fit (a rank sends and
- *               receives at once, through both faces at once); host-staged
+ *   exchange    T_x = T(2 s), the path's both-ways fit (a rank sends while
+ *               its neighbours send to it) at the bytes a rank sends each
+ *               way: a face to each neighbour, both faces' copies one after
+ *               the other on its exchange queue (two ranks: both faces to
+ *               the one neighbour), so 2 s through its own link; host-staged
  *               where the whole path was not measured as one: the three
- *               transfers d2h(s) + MPI(s) + h2d(s).  The slowest rank sets
- *               the step: the largest T_x of its two faces.
+ *               transfers d2h + MPI + h2d.  The slowest rank sets the step.
  *   no overlap  T = T_slab + T_x + T_sync (the slab as one launch, then
  *               the exchange)
  *   overlap     border planes first, then the exchange on a second stream
@@ -43,8 +45,10 @@
  *               device on one rank's lattice (T_1 / T); strong, one device
  *               on the whole lattice (T_1 / (R T)).
  *   projection  N nodes of G ranks, placed in order: a rank at a node's end
- *               has one face across nodes, so the slowest rank's T_x =
- *               max(T_within, T_between) (G = 1: T_between). */
+ *               has a face across nodes, so the slowest rank's T_x =
+ *               max(T_within, T_between), each at the rank's 2 s (G = 1:
+ *               T_between; bounding the node's end from above, whose link
+ *               across carries one face). */
 #ifndef MODEL_SCALING_H
 #define MODEL_SCALING_H
 
@@ -85,6 +89,8 @@ typedef struct {
     long long interior_planes;  /* nz_local - border_planes */
     double cells_global, cells_rank;
     double halo_bytes;          /* s: one face, one direction */
+    double exchange_bytes;      /* what a rank sends (and receives) each step:
+                                   2 s from 2 ranks on, 0 for one */
     int devices;                /* ceil(R / K) */
 } scaling_slab;
 

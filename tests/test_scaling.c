@@ -33,6 +33,7 @@ static char err[256];
  * link 5 µs + s / 50 GB/s: 5 + 26.2144 = 31.2144 µs */
 static const scaling_link link50 = {.latency_us = 5, .bandwidth_gbs = 50};
 #define HALO_256 1310720.0
+#define RANK_256 (2 * HALO_256) /* a rank's two faces */
 #define T_X 31.2144
 
 /* a slab of 256^3 a rank: the slab 108 µs in one launch, its interior 100
@@ -80,6 +81,7 @@ static void test_slab(void **state)
     NEAR(s.cells_rank, 16777216.0);
     NEAR(s.cells_global, 4 * 16777216.0);
     NEAR(s.halo_bytes, HALO_256);
+    NEAR(s.exchange_bytes, RANK_256);
     assert_int_equal(s.devices, 4);
     /* strong: the lattice is the global one */
     c.mode = SCALING_STRONG;
@@ -469,8 +471,9 @@ static void test_ranks_weak(void **state)
     NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
     NEAR(p.times.single_us, p.times.slab_us);
     NEAR(p.times.sync_us, 10); /* launch.csv's sync_each */
-    /* 4 ranks: the slowest pair 2-3, both-ways 3 us + 2 s / 160 GB/s */
-    NEAR(p.step.exchange_us, 3 + HALO_256 / 80e3);
+    /* 4 ranks: the slowest pair 2-3, both-ways 3 us + 2 x (2 s) / 160 GB/s
+     * (a rank sends both faces, 2 s) */
+    NEAR(p.step.exchange_us, 3 + RANK_256 / 80e3);
     NEAR(p.step.step_us,
          fmax(p.times.border_us + p.times.interior_us, p.times.border_us + p.step.exchange_us) + p.times.sync_us);
     NEAR(p.step.mlups, 4 * 16777216.0 / p.step.step_us);
@@ -479,11 +482,11 @@ static void test_ranks_weak(void **state)
     /* without overlap: the slab and the exchange */
     rq.sc.overlap = 0;
     expect_predicted(&fx, &rq, &p);
-    NEAR(p.step.step_us, p.times.slab_us + 3 + HALO_256 / 80e3 + 10);
-    /* host, measured as one path: 20 us + 2 s / 20 GB/s */
+    NEAR(p.step.step_us, p.times.slab_us + 3 + RANK_256 / 80e3 + 10);
+    /* host, measured as one path: 20 us + 2 x (2 s) / 20 GB/s */
     snprintf(rq.exchange, sizeof rq.exchange, "host");
     expect_predicted(&fx, &rq, &p);
-    NEAR(p.step.exchange_us, 20 + HALO_256 / 10e3);
+    NEAR(p.step.exchange_us, 20 + RANK_256 / 10e3);
     /* 8 ranks: pairs not measured make it a projection */
     rq = request(8, SCALING_WEAK, 256, "peer", 1);
     expect_predicted(&fx, &rq, &p);
@@ -523,7 +526,7 @@ static void test_ranks_host_three_legs(void **state)
     ranks_prediction p;
     ranks_request rq = request(2, SCALING_WEAK, 256, "host", 0);
     expect_predicted(&fx, &rq, &p);
-    double s = HALO_256;
+    double s = RANK_256;
     NEAR(p.step.exchange_us, (8 + s / 50e3) + (2 + s / 20e3) + (9 + s / 50e3));
     assert_non_null(strstr(p.route, "three transfers"));
     /* no mpi path at all: the error names the file and the path */
@@ -551,14 +554,14 @@ static void test_ranks_projection(void **state)
     rq.between = (scaling_link){.latency_us = 10, .bandwidth_gbs = 25};
     expect_predicted(&fx, &rq, &p);
     assert_true(p.projection);
-    NEAR(p.within_us, 3 + HALO_256 / 80e3);
-    NEAR(p.between_us, 10 + HALO_256 / 25e3);
+    NEAR(p.within_us, 3 + RANK_256 / 80e3);
+    NEAR(p.between_us, 10 + RANK_256 / 25e3);
     NEAR(p.step.exchange_us, p.between_us);
     assert_true(model_provenance_says(&p.prov, "peer copies do not cross nodes"));
     /* host across nodes: d2h + the link + h2d */
     snprintf(rq.exchange, sizeof rq.exchange, "host");
     expect_predicted(&fx, &rq, &p);
-    double s = HALO_256;
+    double s = RANK_256;
     NEAR(p.between_us, (8 + s / 50e3) + (10 + s / 25e3) + (9 + s / 50e3));
     /* nodes x ranks a node must be the ranks */
     rq.sc.ranks = 500;
