@@ -134,7 +134,7 @@ elif mpi_run interconnect "$ranks" $probe --backend "$backend" --interconnect; t
         case " $found host " in *" $p "*) keep="$keep $p" ;; *) unavailable="$unavailable $p" ;; esac
     done
     paths=$keep
-    say "interconnect probe: paths$found measured; lbmkernels runs$paths"
+    say "interconnect probe measured: $found; lbmkernels runs:$paths"
 else
     failed="$failed interconnect"
 fi
