@@ -28,8 +28,12 @@ ranks_figures() {
     ranks_rows "$src" >"$tmp/ranks.dat"
     [ -s "$tmp/ranks.dat" ] || return 0
     [ "$src" = "$data/lbm.csv" ] && note "model.csv has no multi-rank rows: scaling figures without the prediction"
-    over=""; [ "$(metaval "$data/ranks-meta.csv" oversubscribed 2>/dev/null)" = yes ] &&
-        over=" ($(metaval "$data/ranks-meta.csv" ranks) ranks on $(metaval "$data/ranks-meta.csv" devices) device: oversubscribed, a check of the paths)"
+    over="" devices=1000000 xlabel="ranks (one a device)"
+    if [ "$(metaval "$data/ranks-meta.csv" oversubscribed 2>/dev/null)" = yes ]; then
+        devices=$(metaval "$data/ranks-meta.csv" devices)
+        over=" ($(metaval "$data/ranks-meta.csv" ranks) ranks on $devices device(s): oversubscribed, a check of the paths)"
+        xlabel="ranks ($devices device(s))"
+    fi
     for key in $(awk '$2 != "none" { print $1 "/" $2 "/" $4 }' "$tmp/ranks.dat" | sort -u); do
         b=${key%%/*}; rest=${key#*/}; sc=${rest%%/*}; p=${rest#*/}
         s=$(awk -v b=$b -v sc=$sc -v p=$p '$1 == b && $2 == sc && $4 == p && $3 == "pull" { print "pull"; exit }' "$tmp/ranks.dat")
@@ -53,10 +57,11 @@ ranks_figures() {
             ep="$ep${ep:+, }'$d' using 1:4 with linespoints pt 7 lw 2 lc $i notitle, '' using 1:5 with lines dt 2 lw 2 lc $i notitle"
         done; done
         [ -n "$mp" ] || continue
-        ideal=""; [ -n "$one" ] && ideal=", x * $one with lines dt 3 lc rgb 'black' title 'ideal (R x one rank)'"
+        # the ideal: one rank's rate on every device (ranks beyond the devices add none)
+        ideal=""; [ -n "$one" ] && ideal=", (x < $devices ? x : $devices) * $one with lines dt 3 lc rgb 'black' title 'ideal (devices x one rank)'"
         target="unset key;"; [ "$sc" = weak ] && target="set key inside bottom left box opaque font ',8'; plot 95 with lines dt 4 lc rgb 'red' title 'target 95 %', "
         [ "$sc" = weak ] || target="$target plot "
-        figure "ranks-$sc-$b-$p" "set multiplot layout 1,2 title '$(echo $sc | awk '{ print toupper(substr($0, 1, 1)) substr($0, 2) }') scaling, $s $p ($b), $lattice$over'.\"\\n\".'$title_suffix'; set xtics 1; set xrange [1:*]; set xlabel 'ranks (one a device)'; set key inside top left box opaque font ',8'; set ylabel 'MLUPS (whole lattice)'; set yrange [0:*]; plot $mp$ideal; set ylabel 'efficiency [%] (vs one device)'; set yrange [0:110]; $target 100 with lines dt 3 lc rgb 'black' notitle, $ep; unset multiplot"
+        figure "ranks-$sc-$b-$p" "set multiplot layout 1,2 title '$(echo $sc | awk '{ print toupper(substr($0, 1, 1)) substr($0, 2) }') scaling, $s $p ($b), $lattice$over'.\"\\n\".'$title_suffix'; set xtics 1; set xrange [1:*]; set xlabel '$xlabel'; set key inside top left box opaque font ',8'; set ylabel 'MLUPS (whole lattice)'; set yrange [0:*]; plot $mp$ideal; set ylabel 'efficiency [%] (vs one device)'; set yrange [0:110]; $target 100 with lines dt 3 lc rgb 'black' notitle, $ep; unset multiplot"
     done
 }
 
