@@ -27,7 +27,9 @@
     X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventRecord)      \
     X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy) X(cuStreamBeginCapture) \
     X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) \
-    X(cuGraphDestroy) X(cuGetErrorName) X(cuGetErrorString) X(cuMemGetInfo)
+    X(cuGraphDestroy) X(cuGetErrorName) X(cuGetErrorString) X(cuMemGetInfo)              \
+    X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuIpcGetMemHandle)    \
+    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)
 #define NVRTC_FUNCS(X)                                                                  \
     X(nvrtcCreateProgram) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)            \
     X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetPTXSize)    \
@@ -127,13 +129,15 @@ static void cu_check(CUresult r, const char *call, const char *file, int line)
 typedef struct {
     CUdevice dev;
     CUcontext ctx;
-    CUstream stream;
+    CUstream streams[2]; /* the first; the second (select_queue), made when first asked for */
+    CUstream stream;     /* the current one of the two */
     CUevent ev_start, ev_stop;
 } cuda_impl;
 
 struct lbp_buf {
     CUdeviceptr ptr;
     size_t bytes;
+    int imported; /* another process's memory, opened by ipc_import */
 };
 
 struct lbp_kernel {
@@ -171,7 +175,8 @@ static void cuda_open(lbp_device *d, int index)
     CU(cuDeviceGet(&c->dev, index));
     CU(cuDevicePrimaryCtxRetain(&c->ctx, c->dev));
     CU(cuCtxSetCurrent(c->ctx));
-    CU(cuStreamCreate(&c->stream, CU_STREAM_DEFAULT));
+    CU(cuStreamCreate(&c->streams[0], CU_STREAM_DEFAULT));
+    c->stream = c->streams[0];
     CU(cuEventCreate(&c->ev_start, CU_EVENT_DEFAULT));
     CU(cuEventCreate(&c->ev_stop, CU_EVENT_DEFAULT));
 
@@ -212,8 +217,12 @@ static void cuda_open(lbp_device *d, int index)
     i->cc_major = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     i->cc_minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     i->timer_resolution_ns = 500.0; /* cuEventElapsedTime: about 0.5 us */
+    /* IPC maps another process's allocation into this context's share of
+     * the unified address space */
+    const int unified = attr(c->dev, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
     i->caps = (lbp_caps){.carveout = 1, .force_blocks_per_cu = 1, .warp_clock = 1, .graph_replay = 1,
-                         .usable_bytes = i->global_mem_bytes}; /* any buffer that fits, reliably */
+                         .usable_bytes = i->global_mem_bytes, /* any buffer that fits, reliably */
+                         .second_queue = 1, .ipc = unified, .device_pointers = 1};
 }
 
 static void cuda_close(lbp_device *d)
@@ -223,7 +232,8 @@ static void cuda_close(lbp_device *d)
     p_cuCtxSynchronize();
     p_cuEventDestroy(c->ev_start);
     p_cuEventDestroy(c->ev_stop);
-    p_cuStreamDestroy(c->stream);
+    for (int q = 0; q < 2; q++)
+        if (c->streams[q]) p_cuStreamDestroy(c->streams[q]);
     p_cuDevicePrimaryCtxRelease(c->dev);
     free(c);
     d->impl = NULL;
@@ -243,9 +253,14 @@ static lbp_buf *cuda_alloc(lbp_device *d, size_t bytes)
     return b;
 }
 
+static void cuda_ipc_close(lbp_device *d, lbp_buf *b);
+
 static void cuda_release(lbp_device *d, lbp_buf *b)
 {
-    (void)d;
+    if (b->imported) {
+        cuda_ipc_close(d, b);
+        return;
+    }
     CU(cuMemFree(b->ptr));
     free(b);
 }
@@ -507,8 +522,88 @@ static double cuda_graph_replay_ms(lbp_device *d, lbp_kernel *k, const lbp_launc
     return s.median;
 }
 
+/* The second stream gets the highest priority the device has: the border
+ * planes and their copies go first while the interior kernel fills the
+ * GPU (Obrecht Art. E, Calore). */
+static void cuda_select_queue(lbp_device *d, int queue)
+{
+    cuda_impl *c = d->impl;
+    if (queue && !c->streams[1]) {
+        int least = 0, greatest = 0;
+        CU(cuCtxGetStreamPriorityRange(&least, &greatest));
+        CU(cuStreamCreateWithPriority(&c->streams[1], CU_STREAM_DEFAULT, greatest));
+    }
+    c->stream = c->streams[queue ? 1 : 0];
+}
+
+static void cuda_read_async(lbp_device *d, const lbp_buf *src, size_t off, void *host, size_t bytes)
+{
+    cuda_impl *c = d->impl;
+    check_range(src, off, bytes, "read_async");
+    CU(cuMemcpyDtoHAsync(host, src->ptr + off, bytes, c->stream));
+}
+
+static void cuda_write_async(lbp_device *d, lbp_buf *dst, size_t off, const void *host, size_t bytes)
+{
+    cuda_impl *c = d->impl;
+    check_range(dst, off, bytes, "write_async");
+    CU(cuMemcpyHtoDAsync(dst->ptr + off, host, bytes, c->stream));
+}
+
+/* With unified addressing a device-to-device copy takes pointers of either
+ * device (an IPC view of a peer GPU's memory included): the driver routes
+ * it over NVLink or PCIe, or stays on one GPU. */
+static void cuda_copy_region(lbp_device *d, lbp_buf *dst, size_t dst_off, const lbp_buf *src, size_t src_off,
+                             size_t bytes)
+{
+    cuda_impl *c = d->impl;
+    check_range(dst, dst_off, bytes, "copy_region");
+    check_range(src, src_off, bytes, "copy_region");
+    CU(cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes, c->stream));
+}
+
+static void cuda_ipc_export(lbp_device *d, lbp_buf *b, unsigned char handle[LBP_IPC_HANDLE_BYTES])
+{
+    (void)d;
+    CUipcMemHandle h;
+    _Static_assert(sizeof h == LBP_IPC_HANDLE_BYTES, "CUipcMemHandle is 64 bytes");
+    CU(cuIpcGetMemHandle(&h, b->ptr));
+    memcpy(handle, &h, sizeof h);
+}
+
+static lbp_buf *cuda_ipc_import(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES], size_t bytes)
+{
+    (void)d;
+    CUipcMemHandle h;
+    memcpy(&h, handle, sizeof h);
+    lbp_buf *b = calloc(1, sizeof *b);
+    b->bytes = bytes;
+    b->imported = 1;
+    CU(cuIpcOpenMemHandle(&b->ptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    return b;
+}
+
+static void cuda_ipc_close(lbp_device *d, lbp_buf *b)
+{
+    cuda_impl *c = d->impl;
+    for (int q = 0; q < 2; q++)
+        if (c->streams[q]) CU(cuStreamSynchronize(c->streams[q]));
+    CU(cuIpcCloseMemHandle(b->ptr));
+    free(b);
+}
+
+static void *cuda_device_pointer(lbp_device *d, lbp_buf *b)
+{
+    (void)d;
+    return (void *)(uintptr_t)b->ptr;
+}
+
 const lbp_backend lbp_cuda_backend = {.name = "cuda", LBP_BACKEND_FUNCTIONS(cuda), .set_carveout = cuda_set_carveout,
-                                      .graph_replay_ms = cuda_graph_replay_ms};
+                                      .graph_replay_ms = cuda_graph_replay_ms, .select_queue = cuda_select_queue,
+                                      .read_async = cuda_read_async, .write_async = cuda_write_async,
+                                      .copy_region = cuda_copy_region, .ipc_export = cuda_ipc_export,
+                                      .ipc_import = cuda_ipc_import, .ipc_close = cuda_ipc_close,
+                                      .device_pointer = cuda_device_pointer};
 
 #else /* built without cuda.h / nvrtc.h */
 

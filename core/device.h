@@ -42,6 +42,15 @@ typedef struct {
     int64_t reliable_alloc_bytes; /* the largest buffer it fills reliably once
                                others were freed, for default sweeps; 0: any
                                up to max_alloc_bytes */
+    int second_queue;       /* select_queue() gives a second queue, and
+                               read_async(), write_async(), copy_region()
+                               enqueue without waiting: transfers beside
+                               kernels (the halo exchange's overlap) */
+    int ipc;                /* ipc_export(), ipc_import(), ipc_close(): other
+                               processes of the node open its buffers (CUDA
+                               IPC: --exchange peer) */
+    int device_pointers;    /* device_pointer() gives buffers' device
+                               addresses (for a CUDA-aware MPI) */
 } lbp_caps;
 
 typedef struct {
@@ -106,6 +115,8 @@ typedef struct {
 
 typedef struct lbp_device lbp_device;
 
+#define LBP_IPC_HANDLE_BYTES 64 /* CU_IPC_HANDLE_SIZE */
+
 /* A backend: the only thing a tool sees of CUDA or OpenCL. */
 typedef struct lbp_backend {
     const char *name; /* "cuda", "opencl" */
@@ -147,6 +158,33 @@ typedef struct lbp_backend {
      * the host clock around launch+sync; returns ms per replay (median). */
     double (*graph_replay_ms)(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg,
                               int nargs, const lbp_arg *args, int launches, int replays);
+
+    /* ---- for transfers beside kernels (halo exchanges) ---- */
+    /* Where caps.second_queue (else NULL): a second queue (CUDA stream, OpenCL command queue) of higher
+     * priority where the device has priorities: after select_queue(d, 1)
+     * launches, reads, writes, copies, sync and the timer go to it, after
+     * select_queue(d, 0) to the first again.  Work on one queue may run
+     * while the other's does. */
+    void (*select_queue)(lbp_device *d, int queue);
+    /* Enqueue a transfer on the current queue and return; it is done at the
+     * next sync.  host stays valid until then (pinned memory from
+     * host_alloc, so that the copy is a DMA the kernels run beside). */
+    void (*read_async)(lbp_device *d, const lbp_buf *src, size_t offset, void *host, size_t bytes);
+    void (*write_async)(lbp_device *d, lbp_buf *dst, size_t offset, const void *host, size_t bytes);
+    /* Copy between parts of two buffers on the current queue, not waited
+     * for; src may be another process's buffer opened by ipc_import. */
+    void (*copy_region)(lbp_device *d, lbp_buf *dst, size_t dst_offset, const lbp_buf *src, size_t src_offset,
+                        size_t bytes);
+    /* Where caps.ipc (else NULL): a handle another process of the node passes to
+     * ipc_import to reach buffer b (on this device or another one);
+     * ipc_close ends that view (not the exporter's buffer). */
+    void (*ipc_export)(lbp_device *d, lbp_buf *b, unsigned char handle[LBP_IPC_HANDLE_BYTES]);
+    lbp_buf *(*ipc_import)(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES], size_t bytes);
+    void (*ipc_close)(lbp_device *d, lbp_buf *b);
+    /* Where caps.device_pointers (else NULL): the buffer's address in the
+     * device's address space, for libraries that take device pointers
+     * (CUDA-aware MPI). */
+    void *(*device_pointer)(lbp_device *d, lbp_buf *b);
 } lbp_backend;
 
 /* The functions every backend has, named <prefix>_count, <prefix>_open,

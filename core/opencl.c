@@ -55,7 +55,8 @@ typedef struct {
     cl_platform_id platform;
     cl_device_id dev;
     cl_context ctx;
-    cl_command_queue queue;
+    cl_command_queue queues[2]; /* the first; the second (select_queue), made when first asked for */
+    cl_command_queue queue;     /* the current one of the two */
     int timing;
     cl_event first, last;  /* the first timed command's event; the end marker's */
     int timed_commands;    /* commands enqueued since timer_start */
@@ -134,7 +135,8 @@ static cl_uint dev_uint(cl_device_id d, cl_device_info what)
     return v;
 }
 
-/* OpenCL sets no carveout, has no per-warp clock and no graphs.  It
+/* OpenCL sets no carveout, has no per-warp clock, no graphs and no IPC,
+ * but a second command queue.  It
  * promises no more memory in all than its largest buffer, and NVIDIA's
  * OpenCL keeps buffers freed within a context from the next ones, and once
  * others were freed refused lattices of a few GB and failed from then on:
@@ -143,7 +145,7 @@ static cl_uint dev_uint(cl_device_id d, cl_device_info what)
 static void set_caps(lbp_device_info *i)
 {
     i->caps = (lbp_caps){.fresh_context_per_group = 1, .usable_bytes = i->global_mem_bytes,
-                         .reliable_alloc_bytes = (int64_t)4 << 30};
+                         .reliable_alloc_bytes = (int64_t)4 << 30, .second_queue = 1};
     if (i->max_alloc_bytes > 0 && i->max_alloc_bytes < i->caps.usable_bytes) i->caps.usable_bytes = i->max_alloc_bytes;
 }
 
@@ -159,7 +161,8 @@ static void ocl_open(lbp_device *d, int index)
     o->dev = devs[index];
     cl_int err;
     o->ctx = CLE(clCreateContext(NULL, 1, &o->dev, NULL, NULL, &err), err);
-    o->queue = CLE(clCreateCommandQueue(o->ctx, o->dev, CL_QUEUE_PROFILING_ENABLE, &err), err);
+    o->queues[0] = CLE(clCreateCommandQueue(o->ctx, o->dev, CL_QUEUE_PROFILING_ENABLE, &err), err);
+    o->queue = o->queues[0];
 
     lbp_device_info *i = &d->info;
     memset(i, 0, sizeof *i);
@@ -219,9 +222,11 @@ static void ocl_close(lbp_device *d)
 {
     ocl_impl *o = d->impl;
     if (!o) return;
-    clFinish(o->queue);
+    for (int q = 0; q < 2; q++)
+        if (o->queues[q]) clFinish(o->queues[q]);
     ocl_forget_events(o);
-    clReleaseCommandQueue(o->queue);
+    for (int q = 0; q < 2; q++)
+        if (o->queues[q]) clReleaseCommandQueue(o->queues[q]);
     clReleaseContext(o->ctx);
     free(o);
     d->impl = NULL;
@@ -271,7 +276,7 @@ static lbp_buf *ocl_alloc(lbp_device *d, size_t bytes)
 
 static void ocl_release(lbp_device *d, lbp_buf *b)
 {
-    (void)d;
+    (void)d; /* OpenCL frees a buffer once the commands that use it are done */
     CL(clReleaseMemObject(b->mem));
     free(b);
 }
@@ -504,7 +509,38 @@ static double ocl_timer_stop_ms(lbp_device *d)
     return (double)(end - start) * 1e-6;
 }
 
-const lbp_backend lbp_opencl_backend = {.name = "opencl", LBP_BACKEND_FUNCTIONS(ocl)};
+static void ocl_select_queue(lbp_device *d, int queue)
+{
+    ocl_impl *o = d->impl;
+    if (queue && !o->queues[1]) {
+        cl_int err;
+        o->queues[1] = CLE(clCreateCommandQueue(o->ctx, o->dev, CL_QUEUE_PROFILING_ENABLE, &err), err);
+    }
+    o->queue = o->queues[queue ? 1 : 0];
+}
+
+static void ocl_read_async(lbp_device *d, const lbp_buf *src, size_t off, void *host, size_t bytes)
+{
+    ocl_impl *o = d->impl;
+    CL(clEnqueueReadBuffer(o->queue, src->mem, CL_FALSE, off, bytes, host, 0, NULL, NULL));
+}
+
+static void ocl_write_async(lbp_device *d, lbp_buf *dst, size_t off, const void *host, size_t bytes)
+{
+    ocl_impl *o = d->impl;
+    CL(clEnqueueWriteBuffer(o->queue, dst->mem, CL_FALSE, off, bytes, host, 0, NULL, NULL));
+}
+
+static void ocl_copy_region(lbp_device *d, lbp_buf *dst, size_t dst_off, const lbp_buf *src, size_t src_off,
+                            size_t bytes)
+{
+    ocl_impl *o = d->impl;
+    CL(clEnqueueCopyBuffer(o->queue, src->mem, dst->mem, src_off, dst_off, bytes, 0, NULL, NULL));
+}
+
+const lbp_backend lbp_opencl_backend = {.name = "opencl", LBP_BACKEND_FUNCTIONS(ocl), .select_queue = ocl_select_queue,
+                                        .read_async = ocl_read_async, .write_async = ocl_write_async,
+                                        .copy_region = ocl_copy_region};
 
 #else
 static int noocl_count(char *why, size_t len)
