@@ -1,0 +1,341 @@
+/* lbmprobe's MPI layer (ranks.h): start-up, node-local ranks, agreed errors,
+ * the device of each rank, and the few collectives the tools use. */
+#include "ranks.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#if defined(LBP_HAVE_MPI)
+#include <mpi.h>
+#if defined(OPEN_MPI)
+#include <mpi-ext.h> /* MPIX_Query_cuda_support */
+#endif
+#endif
+
+lbp_rank_info lbp_ranks = {.rank = 0, .size = 1, .local_rank = 0, .local_size = 1, .node = 0, .nodes = 1};
+
+static lbp_rank_device *rank_devices;
+static int replicated;      /* inside a span every rank runs alike */
+static int collective_exit; /* every rank is exiting together: end MPI cleanly */
+static int saved_out = -1, saved_err = -1;
+
+static void mute(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int null = open("/dev/null", O_WRONLY);
+    if (null < 0) return;
+    saved_out = dup(STDOUT_FILENO);
+    saved_err = dup(STDERR_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    close(null);
+}
+
+static void unmute(void)
+{
+    if (saved_out < 0) return;
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, STDOUT_FILENO);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_out);
+    close(saved_err);
+    saved_out = saved_err = -1;
+}
+
+void lbp_mpi_replicated_begin(void)
+{
+    replicated = 1;
+    if (lbp_ranks.rank != 0) mute();
+}
+
+void lbp_mpi_replicated_end(void)
+{
+    unmute();
+    replicated = 0;
+}
+
+#if defined(LBP_HAVE_MPI)
+
+int lbp_mpi_built(void) { return 1; }
+
+const char *lbp_mpi_library(void)
+{
+    static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n")] = 0; /* the first line names it */
+    return version;
+}
+
+int lbp_mpi_cuda_aware(void)
+{
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    /* asked at run time: the library loaded may differ from the one built against */
+    return MPIX_Query_cuda_support();
+#else
+    return 0;
+#endif
+}
+
+/* Started by a launcher?  Each sets one of these in every rank's
+ * environment (Open MPI, PMIx, Hydra/MPICH, PMI-1/2 launchers). */
+static int launched(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                       "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return 1;
+    return 0;
+}
+
+/* A rank that ends on its own (an error not every rank sees) must take the
+ * others with it, or they wait for it for ever. */
+static void at_exit(int status, void *arg)
+{
+    (void)arg;
+    int done = 0;
+    MPI_Finalized(&done);
+    if (done) return;
+    unmute();
+    if (status == 0 || collective_exit || replicated) {
+        MPI_Finalize();
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+
+static void find_node(void)
+{
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, lbp_ranks.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lbp_ranks.local_rank);
+    MPI_Comm_size(node, &lbp_ranks.local_size);
+    /* nodes numbered by their first rank: the leaders before this one */
+    int leader = lbp_ranks.local_rank == 0, before = 0;
+    MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (lbp_ranks.rank == 0) before = 0; /* MPI_Exscan leaves rank 0's undefined */
+    lbp_ranks.node = before;
+    MPI_Bcast(&lbp_ranks.node, 1, MPI_INT, 0, node);
+    MPI_Allreduce(&leader, &lbp_ranks.nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+}
+
+void lbp_mpi_init(int *argc, char ***argv)
+{
+    if (!launched()) return;
+    MPI_Init(argc, argv);
+    lbp_ranks.initialized = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &lbp_ranks.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &lbp_ranks.size);
+    find_node();
+    on_exit(at_exit, NULL);
+}
+
+void lbp_mpi_finalize(void)
+{
+    if (!lbp_ranks.initialized) return;
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done) MPI_Finalize();
+}
+
+void lbp_mpi_agree(int code, const char *fmt, ...)
+{
+    char msg[512] = "";
+    if (code) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
+    int worst = code;
+    if (lbp_ranks.initialized) MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!worst) return;
+    int first = code ? lbp_ranks.rank : lbp_ranks.size;
+    if (lbp_ranks.initialized) {
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    }
+    if (lbp_ranks.rank == 0) fprintf(stderr, "%s: %s\n", lbp_prog, msg);
+    collective_exit = 1;
+    exit(worst);
+}
+
+void lbp_mpi_barrier(void)
+{
+    if (lbp_ranks.initialized) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+double lbp_mpi_reduce_all(double v, lbp_mpi_op op)
+{
+    if (!lbp_ranks.initialized) return v;
+    double r = v;
+    MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op == LBP_MPI_MAX ? MPI_MAX : op == LBP_MPI_MIN ? MPI_MIN : MPI_SUM,
+                  MPI_COMM_WORLD);
+    return r;
+}
+
+void lbp_mpi_bcast(void *buf, size_t bytes, int root)
+{
+    if (lbp_ranks.initialized) MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+void lbp_mpi_allgather(const void *mine, void *all, size_t bytes)
+{
+    if (!lbp_ranks.initialized) {
+        memmove(all, mine, bytes);
+        return;
+    }
+    MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+/* Messages may exceed an int of bytes (a lattice gathered for a check): sent
+ * in pieces. */
+#define PIECE ((size_t)1 << 30)
+void lbp_mpi_send(const void *buf, size_t bytes, int to, int tag)
+{
+    for (size_t off = 0; off < bytes || off == 0; off += PIECE) {
+        size_t n = bytes - off < PIECE ? bytes - off : PIECE;
+        MPI_Send((const char *)buf + off, (int)n, MPI_BYTE, to, tag, MPI_COMM_WORLD);
+        if (!bytes) break;
+    }
+}
+
+void lbp_mpi_recv(void *buf, size_t bytes, int from, int tag)
+{
+    for (size_t off = 0; off < bytes || off == 0; off += PIECE) {
+        size_t n = bytes - off < PIECE ? bytes - off : PIECE;
+        MPI_Recv((char *)buf + off, (int)n, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!bytes) break;
+    }
+}
+
+#else /* built without MPI: one rank */
+
+int lbp_mpi_built(void) { return 0; }
+const char *lbp_mpi_library(void) { return "none"; }
+int lbp_mpi_cuda_aware(void) { return 0; }
+void lbp_mpi_init(int *argc, char ***argv) { (void)argc, (void)argv; }
+void lbp_mpi_finalize(void) {}
+
+void lbp_mpi_agree(int code, const char *fmt, ...)
+{
+    if (!code) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", lbp_prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+void lbp_mpi_barrier(void) {}
+double lbp_mpi_reduce_all(double v, lbp_mpi_op op) { (void)op; return v; }
+void lbp_mpi_bcast(void *buf, size_t bytes, int root) { (void)buf, (void)bytes, (void)root; }
+void lbp_mpi_allgather(const void *mine, void *all, size_t bytes) { memmove(all, mine, bytes); }
+
+_Noreturn static void no_peer(void) { lbp_fail("no other rank to talk to: built without MPI"); }
+void lbp_mpi_send(const void *buf, size_t bytes, int to, int tag) { (void)buf, (void)bytes, (void)to, (void)tag; no_peer(); }
+void lbp_mpi_recv(void *buf, size_t bytes, int from, int tag) { (void)buf, (void)bytes, (void)from, (void)tag; no_peer(); }
+#endif
+
+/* ---- the device of each rank ------------------------------------------- */
+
+/* The backend --backend names, or for auto the one lbp_open would take
+ * (CUDA when it has a device, else OpenCL); NULL with why. */
+static const lbp_backend *chosen_backend(const char *name, int *count, char *why, size_t len)
+{
+    const lbp_backend *be = NULL;
+    if (name && strcmp(name, "auto")) {
+        if (!(be = lbp_backend_by_name(name))) {
+            snprintf(why, len, "--backend: unknown backend '%s' (cuda, opencl, auto)", name);
+            return NULL;
+        }
+    } else {
+        for (int b = 0; lbp_backends[b] && !be; b++) {
+            char skip[256];
+            if (lbp_backends[b]->count(skip, sizeof skip) > 0) be = lbp_backends[b];
+        }
+        if (!be) {
+            snprintf(why, len, "no device found by any backend (see --list)");
+            return NULL;
+        }
+    }
+    char reason[256] = "";
+    *count = be->count(reason, sizeof reason);
+    if (*count <= 0) {
+        snprintf(why, len, "%s: %s", be->name, *count < 0 ? reason : "no devices");
+        return NULL;
+    }
+    return be;
+}
+
+/* The GPU numbered `place` on this node (wrapping around the GPUs), or the
+ * first device where the backend has no GPU. */
+static int device_for_place(const lbp_backend *be, int n, int place)
+{
+    int gpus[256], ngpu = 0;
+    for (int i = 0; i < n && ngpu < 256; i++) {
+        lbp_device t = {.be = be, .index = i};
+        be->open(&t, i);
+        if (!strcmp(t.info.kind, "gpu")) gpus[ngpu++] = i;
+        be->close(&t);
+    }
+    return ngpu ? gpus[place % ngpu] : 0;
+}
+
+static void gather_devices(const lbp_device *d)
+{
+    lbp_rank_device mine = {.node = lbp_ranks.node, .index = d->index};
+    snprintf(mine.backend, sizeof mine.backend, "%s", d->info.backend);
+    snprintf(mine.kind, sizeof mine.kind, "%s", d->info.kind);
+    snprintf(mine.slug, sizeof mine.slug, "%s", d->info.slug);
+    snprintf(mine.uuid, sizeof mine.uuid, "%s", d->info.uuid);
+    snprintf(mine.name, sizeof mine.name, "%s", d->info.name);
+    free(rank_devices);
+    rank_devices = calloc((size_t)lbp_ranks.size, sizeof *rank_devices);
+    if (!rank_devices) lbp_fail("out of host memory for %d ranks' devices", lbp_ranks.size);
+    lbp_mpi_allgather(&mine, rank_devices, sizeof mine);
+}
+
+const lbp_rank_device *lbp_mpi_devices(void) { return rank_devices; }
+
+void lbp_mpi_open_device(lbp_device *d, const lbp_common *c)
+{
+    if (lbp_ranks.size == 1 || c->list || c->describe) {
+        /* --list and --describe print once (rank 0) and end every rank */
+        lbp_mpi_replicated_begin();
+        lbp_open_from_cli(d, c);
+        lbp_mpi_replicated_end();
+        gather_devices(d);
+        return;
+    }
+    char why[384] = "";
+    int n = 0;
+    const lbp_backend *be = chosen_backend(c->backend, &n, why, sizeof why);
+    lbp_mpi_agree(be ? 0 : LBP_EXIT_USAGE, "rank %d: %s", lbp_ranks.rank, why);
+    int index = c->device >= 0 ? c->device : device_for_place(be, n, lbp_ranks.local_rank);
+    lbp_mpi_agree(index < n ? 0 : LBP_EXIT_USAGE, "--device %d: rank %d's %s has %d device%s (see --list)", index,
+                  lbp_ranks.rank, be->name, n, n == 1 ? "" : "s");
+    lbp_open(d, be->name, index);
+    gather_devices(d);
+    const lbp_rank_device *first = &rank_devices[0];
+    for (int r = 1; r < lbp_ranks.size; r++) {
+        const lbp_rank_device *o = &rank_devices[r];
+        if (strcmp(o->kind, first->kind) || strcmp(o->backend, first->backend))
+            lbp_mpi_agree(LBP_EXIT_USAGE,
+                          "ranks on different kinds of device: rank 0 on a %s %s (%s), rank %d on a %s %s (%s); "
+                          "every rank needs the same backend and kind",
+                          first->backend, first->kind, first->slug, r, o->backend, o->kind, o->slug);
+    }
+}
