@@ -13,6 +13,14 @@
  *              default 1); rows must be padded to a multiple of it.
  *   LBM_ROW    one thread per row instead, looping over x (the CPU's shape;
  *              see the row kernel below).
+ *   LBM_SLAB   the lattice is one rank's slab of a lattice cut along z
+ *              (lbmkernels/slab.c): its planes 1 .. nz-2 are the rank's,
+ *              planes 0 and nz-1 halos that hold what the neighbours send
+ *              or what goes to them.  lbm_step takes five more arguments:
+ *              it updates z_count planes from z_first on, z_stride apart
+ *              (the two border planes in one launch, or the interior), never
+ *              wraps z, and places the cavity's z walls at the global planes
+ *              0 and nz_global - 1, local plane z being global z + z_offset.
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp >= nxp*ny*nz
@@ -48,6 +56,22 @@ typedef double acc_t;
 typedef float acc_t;
 #endif
 #define R(v) ((real)(v))
+
+/* The planes a launch of lbm_step covers, and where the z walls are. */
+#if defined(LBM_SLAB)
+#define SLAB_PARAMS , const i32 z_first, const i32 z_count, const i32 z_stride, const i32 z_offset, const i32 nz_global
+#define LAUNCH_PLANES z_count
+/* launch row r (y + ny * its plane's place in the launch) -> lattice row */
+#define SLAB_ROW(r) ((r) + (z_first + ((r) / ny) * (z_stride - 1)) * ny)
+#define Z_GLOBAL(z) ((z) + z_offset)
+#define NZ_GLOBAL nz_global
+#else
+#define SLAB_PARAMS
+#define LAUNCH_PLANES nz
+#define SLAB_ROW(r) (r)
+#define Z_GLOBAL(z) (z)
+#define NZ_GLOBAL nz
+#endif
 
 /* (i, c_x, c_y, c_z, opp(i)) */
 #define LBM_D3Q19(F)                                                   \
@@ -241,7 +265,7 @@ typedef float acc_t;
 /* y, z walls of the row (y, z) and its neighbour offsets */
 #define ROW_YZ                                                 \
     const i32 at_ym = y == 0, at_yp = y == ny - 1;             \
-    const i32 at_zm = z == 0, at_zp = z == nz - 1;             \
+    const i32 at_zm = Z_GLOBAL(z) == 0, at_zp = Z_GLOBAL(z) == NZ_GLOBAL - 1; \
     const real lid6 = lid_u * R(1.0 / 6.0);                    \
     const i32 yp = nxp, ym = -nxp, zp = plane, zm = -plane;    \
     (void)at_ym; (void)at_zm; (void)at_yp; (void)at_zp; (void)lid6; \
@@ -252,12 +276,19 @@ typedef float acc_t;
                   (void)xp##C; (void)xm##C;
 /* a cell that is neither end of its row */
 #define INNER_X(C) const i32 xp##C = 1, xm##C = -1; (void)xp##C; (void)xm##C;
-/* Periodic neighbours of the row (y, z), with selects. */
+/* Periodic neighbours of the row (y, z), with selects; a slab's z
+ * neighbours are its own planes or its halos. */
+#if defined(LBM_SLAB)
+#define Z_NEIGHBOURS const i32 zp = plane, zm = -plane;
+#else
+#define Z_NEIGHBOURS                                                  \
+    const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;            \
+    const i32 zm = z == 0 ? (nz - 1) * plane : -plane;
+#endif
 #define ROW_YZ                                                        \
     const i32 yp = y == ny - 1 ? (1 - ny) * nxp : nxp;                \
     const i32 ym = y == 0 ? (ny - 1) * nxp : -nxp;                    \
-    const i32 zp = z == nz - 1 ? (1 - nz) * plane : plane;            \
-    const i32 zm = z == 0 ? (nz - 1) * plane : -plane;                \
+    Z_NEIGHBOURS                                                      \
     (void)yp; (void)ym; (void)zp; (void)zm; (void)lid_u;
 #endif
 #define CELL(C, k)                                \
@@ -393,11 +424,11 @@ typedef float2 vreal;
         LBM_D3Q19(STORES)          \
     }
 KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const i32 nxp, const i64 cp,
-                     const real omega, const real lid_u)
+                     const real omega, const real lid_u SLAB_PARAMS)
 {
     const i64 gid = global_id(0);
-    if (gid >= (i64)ny * nz) return;
-    const i32 row = (i32)gid; /* y + ny*z */
+    if (gid >= (i64)ny * LAUNCH_PLANES) return;
+    const i32 row = SLAB_ROW((i32)gid); /* y + ny*z */
     (void)cp;
     const i32 z = row / ny;
     const i32 y = row - z * ny;
@@ -434,14 +465,15 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
  * all stores after.  Threads whose first cell lies in the padding return at
  * once. */
 KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
-                                     const i32 nxp, const i64 cp, const real omega, const real lid_u)
+                                     const i32 nxp, const i64 cp, const real omega, const real lid_u SLAB_PARAMS)
 {
     const i64 gid = global_id(0);
     const i32 tpr = nxp / CELLS_PER_THREAD; /* threads per row */
-    if (gid >= (i64)tpr * ny * nz) return;
+    if (gid >= (i64)tpr * ny * LAUNCH_PLANES) return;
     const i32 t = (i32)gid;
-    const i32 row = (i32)((u32)t / (u32)tpr); /* y + ny*z */
-    const i32 x_a = (t - row * tpr) * CELLS_PER_THREAD;
+    const i32 launch_row = (i32)((u32)t / (u32)tpr);
+    const i32 x_a = (t - launch_row * tpr) * CELLS_PER_THREAD;
+    const i32 row = SLAB_ROW(launch_row); /* y + ny*z */
     const i32 n_a = row * nxp + x_a;
     if (x_a >= nx) return; /* padding column */
     (void)cp;

@@ -120,6 +120,10 @@ typedef struct {
 /* Returns 0, or -1 when a compile failed (the log was printed). */
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
                       int cells_per_thread);
+/* The same, the step kernels compiled with more defines (a slab's
+ * "-DLBM_SLAB=1"). */
+int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+                           int cells_per_thread, const char *step_defines);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
 /* Over the step kernels (both A-A phases): the most registers, the largest
  * block every one launches, the fewest blocks per compute unit at
@@ -156,6 +160,14 @@ void lbm_sim_download(lbm_sim *m, double *stored);
 void lbm_sim_init_device(lbm_sim *m, double u0);
 /* Enqueue n steps, back to back (A-A: even steps alpha, odd beta). */
 void lbm_sim_steps(lbm_sim *m, int n);
+/* One step by hand (a slab's launches): the kernel of step m->t, its
+ * arguments for the current lattices (returns how many, at most
+ * LBM_STEP_ARGS; a slab kernel takes its own after them), and the advance
+ * to the next step once launched. */
+#define LBM_STEP_ARGS 10
+lbp_kernel *lbm_sim_step_kernel(const lbm_sim *m);
+int lbm_sim_step_args(const lbm_sim *m, lbp_arg *a);
+void lbm_sim_advance(lbm_sim *m);
 /* Total mass of the current lattice, reduced on the device. */
 double lbm_sim_mass(lbm_sim *m);
 

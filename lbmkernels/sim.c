@@ -36,6 +36,12 @@ int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4 || n == L
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
                       int cells_per_thread)
 {
+    return lbm_kernels_build_with(k, d, s, fp64, b, cells_per_thread, "");
+}
+
+int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+                           int cells_per_thread, const char *step_defines)
+{
     memset(k, 0, sizeof *k);
     if (!lbm_cells_per_thread_ok(cells_per_thread))
         lbp_fail("cells per thread %d: the kernel handles 1, 2, 4 or a row", cells_per_thread);
@@ -46,6 +52,7 @@ int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
         lbm_build_options(opt, sizeof opt, s, fp64, b, phase, cells_per_thread);
+        if (step_defines[0]) snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " %s", step_defines);
         if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
     }
     snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "");
@@ -204,14 +211,12 @@ void lbm_sim_init_device(lbm_sim *m, double u0)
     m->t = 0;
 }
 
-void lbm_sim_steps(lbm_sim *m, int n)
+int lbm_sim_step_args(const lbm_sim *m, lbp_arg *a)
 {
-    lbp_launch_cfg cfg = step_cfg(m, m->block_size);
-    lbp_arg a[10];
     int na = 0;
-    int aa = m->k->scheme == LBM_SCHEME_AA;
-    a[na++] = LBP_BUF(m->lat[0]);
-    if (!aa) a[na++] = LBP_BUF(m->lat[1]);
+    const int aa = m->k->scheme == LBM_SCHEME_AA;
+    a[na++] = LBP_BUF(m->lat[aa ? 0 : m->cur]);
+    if (!aa) a[na++] = LBP_BUF(m->lat[1 - m->cur]);
     a[na++] = LBP_I32(m->L.nx);
     a[na++] = LBP_I32(m->L.ny);
     a[na++] = LBP_I32(m->L.nz);
@@ -219,15 +224,28 @@ void lbm_sim_steps(lbm_sim *m, int n)
     a[na++] = LBP_I64(m->L.stride);
     a[na++] = real_arg(m, m->omega);
     a[na++] = real_arg(m, m->lid_u);
-    for (int s = 0; s < n; s++, m->t++) {
-        if (aa) {
-            lbp_launch(m->d, m->k->step[m->t & 1], &cfg, na, a);
-        } else {
-            a[0] = LBP_BUF(m->lat[m->cur]);
-            a[1] = LBP_BUF(m->lat[1 - m->cur]);
-            lbp_launch(m->d, m->k->step[0], &cfg, na, a);
-            m->cur = 1 - m->cur;
-        }
+    return na;
+}
+
+lbp_kernel *lbm_sim_step_kernel(const lbm_sim *m)
+{
+    return m->k->step[m->k->scheme == LBM_SCHEME_AA ? m->t & 1 : 0];
+}
+
+void lbm_sim_advance(lbm_sim *m)
+{
+    if (m->k->scheme != LBM_SCHEME_AA) m->cur = 1 - m->cur;
+    m->t++;
+}
+
+void lbm_sim_steps(lbm_sim *m, int n)
+{
+    lbp_launch_cfg cfg = step_cfg(m, m->block_size);
+    lbp_arg a[LBM_STEP_ARGS];
+    for (int s = 0; s < n; s++) {
+        int na = lbm_sim_step_args(m, a);
+        lbp_launch(m->d, lbm_sim_step_kernel(m), &cfg, na, a);
+        lbm_sim_advance(m);
     }
 }
 
