@@ -218,11 +218,10 @@ static void cuda_open(lbp_device *d, int index)
     i->cc_minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     i->timer_resolution_ns = 500.0; /* cuEventElapsedTime: about 0.5 us */
     /* IPC maps another process's allocation into this context's share of
-     * the unified address space */
-    const int unified = attr(c->dev, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+     * the unified address space, which every 64-bit CUDA device has */
     i->caps = (lbp_caps){.carveout = 1, .force_blocks_per_cu = 1, .warp_clock = 1, .graph_replay = 1,
                          .usable_bytes = i->global_mem_bytes, /* any buffer that fits, reliably */
-                         .second_queue = 1, .ipc = unified, .device_pointers = 1};
+                         .second_queue = 1, .ipc = 1, .device_pointers = 1};
 }
 
 static void cuda_close(lbp_device *d)

@@ -222,6 +222,10 @@ void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nar
     d->be->launch(d, k, cfg, nargs, args);
 }
 void lbp_sync(lbp_device *d) { d->be->sync(d); }
+void lbp_select_queue(lbp_device *d, int queue)
+{
+    if (d->info.caps.second_queue) d->be->select_queue(d, queue);
+}
 int64_t lbp_memory_budget(const lbp_device *d)
 {
     int64_t mem = d->info.caps.usable_bytes > 0 ? d->info.caps.usable_bytes : d->info.global_mem_bytes;

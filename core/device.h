@@ -237,6 +237,9 @@ void lbp_read(lbp_device *d, const lbp_buf *src, void *dst, size_t bytes);
 lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, const char *options);
 void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args);
 void lbp_sync(lbp_device *d);
+/* Work from now on to the device's second queue (1) or its first (0); a
+ * no-op where it has one queue (caps.second_queue 0). */
+void lbp_select_queue(lbp_device *d, int queue);
 /* A 1-D launch configuration: blocks x block_size. */
 lbp_launch_cfg lbp_cfg_1d(unsigned blocks, unsigned block_size);
 /* Device memory a run may use in all: what the backend lets it count on

@@ -26,8 +26,8 @@ int lbp_exchange_available(const lbp_device *d, lbp_exchange_path path, char *wh
     if (!lbp_mpi_built())
         snprintf(why, why_len, "--exchange %s: not available: built without MPI (make deps installs Open MPI)",
                  path_name(path));
-    else if (path == LBP_EXCHANGE_PEER && !(d->info.ipc && be->ipc_export && be->ipc_import && be->copy_region &&
-                                            be->device_pointer))
+    else if (path == LBP_EXCHANGE_PEER && !(d->info.caps.ipc && d->info.caps.device_pointers &&
+                                            d->info.caps.second_queue))
         snprintf(why, why_len,
                  "--exchange peer: not available: %s (%s) cannot share its memory with other processes "
                  "(CUDA IPC); use host",
@@ -40,7 +40,7 @@ int lbp_exchange_available(const lbp_device *d, lbp_exchange_path path, char *wh
     else if (path == LBP_EXCHANGE_MPI && !lbp_mpi_cuda_aware())
         snprintf(why, why_len, "--exchange mpi: not available: the MPI library (%s) does not move device memory "
                  "(MPIX_Query_cuda_support: no); use host or peer", lbp_mpi_library());
-    else if (path == LBP_EXCHANGE_MPI && !be->device_pointer)
+    else if (path == LBP_EXCHANGE_MPI && !d->info.caps.device_pointers)
         snprintf(why, why_len, "--exchange mpi: not available: %s buffers have no device address an MPI library "
                  "could take; use host", be->name);
     return why[0] ? -1 : 0;
@@ -96,11 +96,6 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-static void use_queue(lbp_device *d, int q)
-{
-    if (d->be->select_queue) d->be->select_queue(d, q);
-}
-
 static void wait_all(lbp_exchange *x, int n)
 {
     MPI_Waitall(n, x->reqs, MPI_STATUSES_IGNORE);
@@ -118,7 +113,7 @@ static void describe_sends(lbp_exchange *x, const link_state *s, region_desc *ou
     lbp_device *d = x->d;
     for (int i = 0; i < s->l.nsend; i++) {
         out[i] = (region_desc){.bytes = s->send[i].bytes, .offset = s->send[i].offset};
-        if (d->be->device_pointer) out[i].address = (uint64_t)(uintptr_t)d->be->device_pointer(d, s->send[i].buf);
+        if (d->info.caps.device_pointers) out[i].address = (uint64_t)(uintptr_t)d->be->device_pointer(d, s->send[i].buf);
         if (x->path == LBP_EXCHANGE_PEER) d->be->ipc_export(d, s->send[i].buf, out[i].handle);
     }
 }
@@ -279,13 +274,13 @@ lbp_exchange *lbp_exchange_create(lbp_device *d, lbp_exchange_path path, const l
 
 static void read_region(lbp_device *d, const lbp_region *r, void *host)
 {
-    if (d->be->read_async) d->be->read_async(d, r->buf, r->offset, host, r->bytes);
+    if (d->info.caps.second_queue) d->be->read_async(d, r->buf, r->offset, host, r->bytes);
     else d->be->read(d, r->buf, r->offset, host, r->bytes);
 }
 
 static void write_region(lbp_device *d, const lbp_region *r, const void *host)
 {
-    if (d->be->write_async) d->be->write_async(d, r->buf, r->offset, host, r->bytes);
+    if (d->info.caps.second_queue) d->be->write_async(d, r->buf, r->offset, host, r->bytes);
     else d->be->write(d, r->buf, r->offset, host, r->bytes);
 }
 
@@ -369,11 +364,11 @@ static void run_mpi(lbp_exchange *x)
 void lbp_exchange_run(lbp_exchange *x)
 {
     if (!x->nlinks) return;
-    use_queue(x->d, 1);
+    lbp_select_queue(x->d, 1);
     if (x->path == LBP_EXCHANGE_HOST) run_host(x);
     else if (x->path == LBP_EXCHANGE_PEER) run_peer(x);
     else if (x->path == LBP_EXCHANGE_MPI) run_mpi(x);
-    use_queue(x->d, 0);
+    lbp_select_queue(x->d, 0);
 }
 
 void lbp_exchange_destroy(lbp_exchange *x)

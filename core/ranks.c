@@ -251,54 +251,66 @@ void lbp_mpi_recv(void *buf, size_t bytes, int from, int tag) { (void)buf, (void
 
 /* ---- the device of each rank ------------------------------------------- */
 
-/* The backend --backend names, or for auto the one lbp_open would take
- * (CUDA when it has a device, else OpenCL); NULL with why. */
-static const lbp_backend *chosen_backend(const char *name, int *count, char *why, size_t len)
+/* The GPUs among backend be's n devices (their indices, at most max). */
+static int gpus_of(const lbp_backend *be, int n, int *out, int max)
 {
-    const lbp_backend *be = NULL;
-    if (name && strcmp(name, "auto")) {
-        if (!(be = lbp_backend_by_name(name))) {
-            snprintf(why, len, "--backend: unknown backend '%s' (cuda, opencl, auto)", name);
-            return NULL;
-        }
-    } else {
-        for (int b = 0; lbp_backends[b] && !be; b++) {
-            char skip[256];
-            if (lbp_backends[b]->count(skip, sizeof skip) > 0) be = lbp_backends[b];
-        }
-        if (!be) {
-            snprintf(why, len, "no device found by any backend (see --list)");
-            return NULL;
-        }
-    }
-    char reason[256] = "";
-    *count = be->count(reason, sizeof reason);
-    if (*count <= 0) {
-        snprintf(why, len, "%s: %s", be->name, *count < 0 ? reason : "no devices");
-        return NULL;
-    }
-    return be;
-}
-
-/* The GPU numbered `place` on this node (wrapping around the GPUs), or the
- * first device where the backend has no GPU. */
-static int device_for_place(const lbp_backend *be, int n, int place)
-{
-    int gpus[256], ngpu = 0;
-    for (int i = 0; i < n && ngpu < 256; i++) {
+    int k = 0;
+    for (int i = 0; i < n && k < max; i++) {
         lbp_device t = {.be = be, .index = i};
         be->open(&t, i);
-        if (!strcmp(t.info.kind, "gpu")) gpus[ngpu++] = i;
+        if (t.info.kind == LBP_KIND_GPU) out[k++] = i;
         be->close(&t);
     }
-    return ngpu ? gpus[place % ngpu] : 0;
+    return k;
+}
+
+/* The backend --backend names, or for auto the one lbp_open takes (the
+ * first in the registry with a GPU, else the first with any device), with
+ * its device count and GPUs; NULL with why. */
+typedef struct {
+    const lbp_backend *be;
+    int count, gpus[256], ngpu;
+} backend_choice;
+
+static int choose_backend(backend_choice *c, const char *name, char *why, size_t len)
+{
+    char names[128], reason[256] = "";
+    memset(c, 0, sizeof *c);
+    if (name && strcmp(name, "auto")) {
+        if (!(c->be = lbp_backend_by_name(name))) {
+            snprintf(why, len, "--backend: unknown backend '%s' (%s, auto)", name, lbp_backend_names(names, sizeof names));
+            return -1;
+        }
+        if ((c->count = c->be->count(reason, sizeof reason)) <= 0) {
+            snprintf(why, len, "%s: %s (see --list)", name, c->count < 0 ? reason : "no devices");
+            return -1;
+        }
+        c->ngpu = gpus_of(c->be, c->count, c->gpus, 256);
+        return 0;
+    }
+    backend_choice any = {0};
+    for (int b = 0; lbp_backends[b]; b++) {
+        backend_choice t = {.be = lbp_backends[b]};
+        if ((t.count = t.be->count(reason, sizeof reason)) <= 0) continue;
+        if ((t.ngpu = gpus_of(t.be, t.count, t.gpus, 256)) > 0) {
+            *c = t;
+            return 0;
+        }
+        if (!any.be) any = t;
+    }
+    if (!any.be) {
+        snprintf(why, len, "no device found by any backend (see --list)");
+        return -1;
+    }
+    *c = any;
+    return 0;
 }
 
 static void gather_devices(const lbp_device *d)
 {
     lbp_rank_device mine = {.node = lbp_ranks.node, .index = d->index};
     snprintf(mine.backend, sizeof mine.backend, "%s", d->info.backend);
-    snprintf(mine.kind, sizeof mine.kind, "%s", d->info.kind);
+    snprintf(mine.kind, sizeof mine.kind, "%s", lbp_kind_name(d->info.kind));
     snprintf(mine.slug, sizeof mine.slug, "%s", d->info.slug);
     snprintf(mine.uuid, sizeof mine.uuid, "%s", d->info.uuid);
     snprintf(mine.name, sizeof mine.name, "%s", d->info.name);
@@ -321,21 +333,29 @@ void lbp_mpi_open_device(lbp_device *d, const lbp_common *c)
         return;
     }
     char why[384] = "";
-    int n = 0;
-    const lbp_backend *be = chosen_backend(c->backend, &n, why, sizeof why);
-    lbp_mpi_agree(be ? 0 : LBP_EXIT_USAGE, "rank %d: %s", lbp_ranks.rank, why);
-    int index = c->device >= 0 ? c->device : device_for_place(be, n, lbp_ranks.local_rank);
-    lbp_mpi_agree(index < n ? 0 : LBP_EXIT_USAGE, "--device %d: rank %d's %s has %d device%s (see --list)", index,
-                  lbp_ranks.rank, be->name, n, n == 1 ? "" : "s");
-    lbp_open(d, be->name, index);
+    backend_choice bc;
+    const int bad = choose_backend(&bc, c->backend, why, sizeof why) != 0;
+    lbp_mpi_agree(bad ? LBP_EXIT_USAGE : 0, "rank %d: %s", lbp_ranks.rank, why);
+    /* the rank's place on its node picks a GPU; several ranks may share one */
+    const int index = c->device >= 0 ? c->device : bc.ngpu ? bc.gpus[lbp_ranks.local_rank % bc.ngpu] : 0;
+    lbp_mpi_agree(index < bc.count ? 0 : LBP_EXIT_USAGE, "--device %d: rank %d's %s has %d device%s (see --list)",
+                  index, lbp_ranks.rank, bc.be->name, bc.count, bc.count == 1 ? "" : "s");
+    lbp_open(d, bc.be->name, index);
     gather_devices(d);
-    const lbp_rank_device *first = &rank_devices[0];
-    for (int r = 1; r < lbp_ranks.size; r++) {
-        const lbp_rank_device *o = &rank_devices[r];
-        if (strcmp(o->kind, first->kind) || strcmp(o->backend, first->backend))
-            lbp_mpi_agree(LBP_EXIT_USAGE,
-                          "ranks on different kinds of device: rank 0 on a %s %s (%s), rank %d on a %s %s (%s); "
-                          "every rank needs the same backend and kind",
-                          first->backend, first->kind, first->slug, r, o->backend, o->kind, o->slug);
-    }
+    /* every rank holds the same table: the same verdict everywhere */
+    lbp_mpi_agree(lbp_rank_devices_alike(rank_devices, lbp_ranks.size, why, sizeof why) ? LBP_EXIT_USAGE : 0, "%s",
+                  why);
+}
+
+int lbp_rank_devices_alike(const lbp_rank_device *all, int n, char *why, size_t why_len)
+{
+    for (int r = 1; r < n; r++)
+        if (strcmp(all[r].kind, all[0].kind) || strcmp(all[r].backend, all[0].backend)) {
+            snprintf(why, why_len,
+                     "ranks on different kinds of device: rank 0 on a %s %s (%s), rank %d on a %s %s (%s); every "
+                     "rank needs the same backend and kind",
+                     all[0].backend, all[0].kind, all[0].slug, r, all[r].backend, all[r].kind, all[r].slug);
+            return -1;
+        }
+    return 0;
 }

@@ -64,6 +64,8 @@ void lbp_mpi_agree(int code, const char *fmt, ...) __attribute__((format(printf,
 void lbp_mpi_open_device(lbp_device *d, const lbp_common *c);
 /* Every rank's device, by rank (after lbp_mpi_open_device). */
 const lbp_rank_device *lbp_mpi_devices(void);
+/* Do n ranks' devices share backend and kind?  0, or -1 with why. */
+int lbp_rank_devices_alike(const lbp_rank_device *all, int n, char *why, size_t why_len);
 
 /* Collectives and messages over the job (bytes, no datatypes). */
 void lbp_mpi_barrier(void);

@@ -219,11 +219,6 @@ static void launch_planes(lbm_slab *s, int first, int count, int stride)
     lbp_launch(m->d, lbm_sim_step_kernel(m), &cfg, na, a);
 }
 
-static void select_queue(lbp_device *d, int q)
-{
-    if (d->be->select_queue) d->be->select_queue(d, q);
-}
-
 /* One step.  Overlap: the two border planes on the second queue, the
  * interior on the first, and once the borders are done the exchange beside
  * the interior; it needs an interior (3 planes or more). */
@@ -233,14 +228,14 @@ static void slab_step(lbm_slab *s)
     lbp_device *d = m->d;
     const int n = s->g.nz_local;
     lbp_exchange *x = next_exchange(s);
-    if (s->overlap && n > 2 && d->be->select_queue) {
-        select_queue(d, 1);
+    if (s->overlap && n > 2 && d->info.caps.second_queue) {
+        lbp_select_queue(d, 1);
         launch_planes(s, 1, 2, n - 1);
-        select_queue(d, 0);
+        lbp_select_queue(d, 0);
         launch_planes(s, 2, n - 2, 1);
-        select_queue(d, 1);
+        lbp_select_queue(d, 1);
         lbp_sync(d);
-        select_queue(d, 0);
+        lbp_select_queue(d, 0);
     } else {
         launch_planes(s, 1, n, 1);
         lbp_sync(d);

@@ -27,8 +27,7 @@ static void run_d2h(void *p)
     c->d->be->read(c->d, c->dev, 0, c->host, c->bytes);
 }
 
-/* Small transfers are latency-bound and noisy: give them more repetitions. */
-static int reps_for(int64_t bytes, int fixed, int quick)
+int stream_transfer_reps(int64_t bytes, int fixed, int quick)
 {
     if (fixed > 0)
         return fixed;
@@ -112,7 +111,7 @@ int stream_transfer_measure(stream_transfers *t, int pinned, int64_t bytes, int 
         return 1;
     }
     use_host(t, pinned);
-    const int r = reps_for(bytes, reps, quick);
+    const int r = stream_transfer_reps(bytes, reps, quick);
     /* Below 1 MiB the scatter is the latency's noise: warn only when gross. */
     const double scatter_warn = bytes < (1 << 20) ? 2.0 : 0.25;
     lbp_stats st[2];

@@ -48,6 +48,10 @@ int stream_transfer_sweep(lbp_device *d, const int64_t *sizes, int n_sizes, int 
                           lbp_csv *csv, stream_transfer_fit fits[STREAM_TRANSFER_FITS],
                           char *why, size_t why_len);
 
+/* Timed runs for a transfer of `bytes`: `fixed` when > 0, else more for
+ * small transfers, which are latency-bound and noisy (quick: a fifth). */
+int stream_transfer_reps(int64_t bytes, int fixed, int quick);
+
 /* The fit alone, over n (bytes, ms) points, least squares on the relative
  * error; direction and host_memory are left as they were. */
 void stream_transfer_fit_points(stream_transfer_fit *f, const double *bytes, const double *ms, int n);

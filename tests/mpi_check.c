@@ -25,18 +25,19 @@
     "  --overlap O         on|off|both (default both)\n"                                           \
     "  --size NXxNYxNZ     the whole lattice (default 12x10x(4 x ranks))\n"                       \
     "  --steps N           steps of each run (default 8)\n"                                        \
+    "  --cells-per-thread C  1, 2, 4 or row (default 1)\n"                                        \
     "  --plant-error       corrupt the decomposed result at a border cell (the check must fail)\n"  \
     "  --mpi               print yes or no (built with MPI) and exit\n" LBP_COMMON_HELP
 
 enum { OPT_SCHEMES = LBP_OPT_FIRST_TOOL, OPT_PRECISIONS, OPT_BOUNDARY, OPT_EXCHANGE, OPT_OVERLAP, OPT_SIZE, OPT_STEPS,
-       OPT_PLANT, OPT_MPI };
+       OPT_PLANT, OPT_MPI, OPT_CPT };
 
 typedef struct {
     int schemes[LBM_SCHEMES], nschemes;
     int precisions[2], nprecisions;
     int boundary; /* -1 both */
     int exchange, overlap; /* overlap: 0 off, 1 on, 2 both */
-    int nx, ny, nz, steps, plant;
+    int nx, ny, nz, steps, plant, cpt;
 } options;
 
 static int parse_list(const char *flag, const char *arg, const char *const *names, int *out, int max)
@@ -61,6 +62,7 @@ static void parse(int argc, char **argv, options *o, lbp_common *c)
                                          {"steps", required_argument, 0, OPT_STEPS},
                                          {"plant-error", no_argument, 0, OPT_PLANT},
                                          {"mpi", no_argument, 0, OPT_MPI},
+                                         {"cells-per-thread", required_argument, 0, OPT_CPT},
                                          {0, 0, 0, 0}};
     static const char *const overlaps[] = {"off", "on", "both", NULL};
     int code;
@@ -77,6 +79,10 @@ static void parse(int argc, char **argv, options *o, lbp_common *c)
             break;
         case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", optarg, 2, 100000); break;
         case OPT_PLANT: o->plant = 1; break;
+        case OPT_CPT:
+            o->cpt = !strcmp(optarg, "row") ? LBM_ROW_PER_THREAD : (int)lbp_parse_int("--cells-per-thread", optarg, 1, 4);
+            if (!lbm_cells_per_thread_ok(o->cpt)) lbp_usage_error("--cells-per-thread: %s is not 1, 2, 4 or row", optarg);
+            break;
         case OPT_MPI: printf("%s\n", lbp_mpi_built() ? "yes" : "no"); exit(0);
         case '?': lbp_bad_option();
         default:
@@ -100,7 +106,8 @@ int main(int argc, char **argv)
 {
     lbp_mpi_init(&argc, &argv);
     lbp_cli_init("mpi_check");
-    options o = {.boundary = -1, .exchange = LBP_EXCHANGE_HOST, .overlap = 2, .nx = 12, .ny = 10, .steps = 8};
+    options o = {.boundary = -1, .exchange = LBP_EXCHANGE_HOST, .overlap = 2, .nx = 12, .ny = 10, .steps = 8,
+                 .cpt = 1};
     lbp_common c = {.device = -1};
     lbp_mpi_replicated_begin();
     parse(argc, argv, &o, &c);
@@ -124,8 +131,9 @@ int main(int argc, char **argv)
         for (int b = 0; b < LBM_BOUNDARIES; b++) {
             if (o.boundary >= 0 && b != o.boundary) continue;
             for (int si = 0; si < o.nschemes; si++) {
-                lbm_slab_check_opts co = {.nx = o.nx, .ny = o.ny, .nz = o.nz, .padding = 1, .steps = o.steps,
-                                          .block_size = 64, .cells_per_thread = 1, .fp64 = o.precisions[p],
+                lbm_slab_check_opts co = {.nx = o.nx, .ny = o.ny, .nz = o.nz,
+                                          .padding = o.cpt > 1 ? o.cpt : 1, .steps = o.steps,
+                                          .block_size = 64, .cells_per_thread = o.cpt, .fp64 = o.precisions[p],
                                           .boundary = (lbm_boundary)b, .scheme = (lbm_scheme)o.schemes[si],
                                           .path = (lbp_exchange_path)o.exchange, .tau = 0.6, .u0 = 0.05,
                                           .noise = 0.01, .lid_u = 0.05, .plant_error = o.plant};

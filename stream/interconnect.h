@@ -1,0 +1,47 @@
+/* The interconnect between ranks (stream --interconnect, under mpirun):
+ * for each pair of ranks a < b and each exchange path, the time of one
+ * message a -> b (one-way) and of a message each way at once (both-ways)
+ * over a size sweep that includes a D3Q19 halo's own sizes, each message
+ * moved by core/exchange exactly as the halo exchange moves it (split into
+ * `regions` parts, as a face's 5 crossing populations), verified, and
+ * fitted T(s) = latency + s / bandwidth as the host transfers are (Calore
+ * §4; stream_transfer_fit_points), s counting the bytes moved: the message
+ * one-way, both messages both-ways. */
+#ifndef STREAM_INTERCONNECT_H
+#define STREAM_INTERCONNECT_H
+
+#include <stdint.h>
+
+#include "csv.h"
+#include "device.h"
+#include "exchange.h"
+
+#define STREAM_IC_MAX_SIZES 64
+typedef struct {
+    int64_t sizes[STREAM_IC_MAX_SIZES]; /* message bytes */
+    int nsizes;
+    int regions;                        /* parts per message (5: a D3Q19 face) */
+    int reps;                           /* timed runs per size; 0: by size */
+    int quick;
+    int paths[LBP_EXCHANGE_PATHS];      /* none given: every path available here */
+    int npaths;
+} stream_ic_opts;
+
+/* The default sweep: powers of 4 from 4 KiB to 64 MiB (quick: to 1 MiB)
+ * and the halo messages of 128^2, 256^2 and 512^2 planes (quick: 128^2) in
+ * fp32 and fp64.  Returns the count. */
+int stream_ic_default_sizes(int64_t *out, int quick);
+
+/* The columns of interconnect.csv and interconnect-fit.csv (after device,
+ * backend). */
+#define STREAM_IC_HEADER                                                                                   \
+    "path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median"
+#define STREAM_IC_FIT_HEADER "path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points"
+
+/* Collective (every rank).  Rows go to rows and fits on rank 0 (NULL
+ * elsewhere).  Returns 0, or 1 with why on every rank when a message
+ * arrived wrong. */
+int stream_interconnect(lbp_device *d, const stream_ic_opts *o, lbp_csv *rows, lbp_csv *fits, char *why,
+                        size_t why_len);
+
+#endif
