@@ -59,7 +59,7 @@ deps:
 	@sh core/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
+	@$(MAKE) --no-print-directory all $(TEST_BINS)
 	@sh tests/run.sh $(TEST_BINS)
 
 bench: deps
@@ -73,7 +73,7 @@ compare:
 	@sh plots/compare.sh $(A) $(B)
 
 clean:
-	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS) $(TEST_HELPERS)
+	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS)
 
 -include $(wildcard */*.d)
 

@@ -2,8 +2,9 @@
 # make deps: find what lbmprobe needs, install the missing Debian packages.
 # Required: a C compiler, OpenCL headers and ICD loader, an OpenCL CPU
 # driver (PoCL), cmocka.  Optional: likwid (CPU bandwidth reference),
-# gnuplot (plots), clinfo.  CUDA is never installed: it is used where the
-# toolkit (headers, NVRTC) and the driver are present.
+# gnuplot (plots), clinfo, Open MPI (runs across devices).  CUDA is never
+# installed: it is used where the toolkit (headers, NVRTC) and the driver
+# are present.
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 need="" want=""
 have_file() { for f in "$@"; do [ -e "$f" ] && return 0; done; return 1; }
@@ -18,6 +19,10 @@ have_file /etc/OpenCL/vendors/pocl.icd || need="$need pocl-opencl-icd"
 command -v likwid-bench >/dev/null 2>&1 || want="$want likwid"
 command -v gnuplot >/dev/null 2>&1 || want="$want gnuplot-nox"
 command -v clinfo >/dev/null 2>&1 || want="$want clinfo"
+# MPI: several ranks, one per device (lbmkernels and stream --interconnect
+# under mpirun); without it the tools run one rank and make test skips the
+# MPI tests
+command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || want="$want openmpi-bin libopenmpi-dev"
 
 [ -z "$need$want" ] && { echo "deps: everything lbmprobe uses is installed"; exit 0; }
 missing="$need$want"
@@ -42,7 +47,7 @@ fail=""
 for p in $still; do case " $need " in *" $p "*) fail="$fail $p" ;; esac; done
 opt=""
 for p in $still; do case " $want " in *" $p "*) opt="$opt $p" ;; esac; done
-[ -n "$opt" ] && echo "deps: could not install$opt; going on without them (no likwid: no CPU bandwidth reference; no gnuplot: render plots elsewhere with make plots)" >&2
+[ -n "$opt" ] && echo "deps: could not install$opt; going on without them (no likwid: no CPU bandwidth reference; no gnuplot: render plots elsewhere with make plots; no Open MPI: one rank, the MPI tests skipped)" >&2
 if [ -n "$fail" ]; then
     # PoCL and cmocka are needed for the tests, not for measuring a GPU.
     case "$fail" in *opencl-headers*|*ocl-icd*|*gcc*|*make*)

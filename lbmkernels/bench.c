@@ -174,3 +174,16 @@ double lbm_pass_spread_pct(const lbm_result *r)
 {
     return r->ms.median > 0 ? 100.0 * (r->ms_median_slowest / r->ms.median - 1) : 0;
 }
+
+void lbm_csv_write(lbp_csv *csv, lbm_scheme s, int fp64, const lbm_result *m, const lbm_ranks_cols *rk)
+{
+    const lbm_ranks_cols one = {.ranks = 1, .exchange = "none", .scaling = "none", .nz_local = m->L.nz};
+    if (!rk) rk = &one;
+    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f,"
+                     "%d,%s,%d,%s,%d,%.3f",
+                lbm_scheme_names[s], lbm_precision_names[fp64], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
+                (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
+                m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
+                lbm_lattices(s), 2 * LBM_Q * (fp64 ? 8 : 4), m->cells_per_thread, lbm_pass_spread_pct(m), rk->ranks,
+                rk->exchange, rk->overlap, rk->scaling, rk->nz_local, rk->exchange_us);
+}

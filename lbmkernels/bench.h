@@ -4,6 +4,7 @@
 #define LBM_BENCH_H
 
 #include "lbm.h"
+#include "csv.h"
 #include "stats.h"
 
 typedef struct {
@@ -36,6 +37,25 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
 void lbm_keep_faster(lbm_result *kept, const lbm_result *r);
 /* How much slower the slowest pass ran than the kept one, in percent. */
 double lbm_pass_spread_pct(const lbm_result *r);
+
+/* lbm.csv's columns after device,backend: the configuration and its
+ * timing, then the ranks it ran on (a single device: 1 rank, exchange none,
+ * overlap 0, scaling none, nz_local = nz, exchange_us 0).  MLUPS: the whole
+ * lattice's updates over the slowest rank's time. */
+#define LBM_CSV_HEADER                                                                                          \
+    "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,ms_min,ms_median,ms_max,"         \
+    "mlups_median,mlups_max,gbs_median,registers,blocks_per_cu,occupancy,lattices,bytes_per_update,"            \
+    "cells_per_thread,pass_spread_pct,ranks,exchange,overlap,scaling,nz_local,exchange_us"
+typedef struct {
+    int ranks;
+    const char *exchange; /* none, host, peer, mpi */
+    int overlap;          /* the exchange beside the interior: 0, 1 */
+    const char *scaling;  /* none, weak, strong */
+    int nz_local;         /* planes per rank (interior) */
+    double exchange_us;   /* median per step on rank 0 */
+} lbm_ranks_cols;
+/* A row of lbm.csv; rk NULL: a single device. */
+void lbm_csv_write(lbp_csv *csv, lbm_scheme s, int fp64, const lbm_result *m, const lbm_ranks_cols *rk);
 
 /* Does this lattice fit?  0 yes; -1 no, with the one-line reason (size, bytes
  * needed, device memory, and how many cells the A-A scheme would fit). */

@@ -14,7 +14,9 @@
 #include "csv.h"
 #include "device.h"
 #include "lbm.h"
+#include "multi.h"
 #include "plan.h"
+#include "ranks.h"
 #include "verify.h"
 
 #define USAGE                                                                                     \
@@ -44,10 +46,23 @@
     "  --padding N         pad rows (nx) to a multiple of N words (default: a GPU none beyond the\n" \
     "                      cells per thread, a CPU 32 bytes; 1 = none).  Padding that shares\n"   \
     "                      a 32-byte sector with cells costs far more than its bytes\n"           \
+    "Across ranks (mpirun -np N lbmkernels ...; a rank per device, the lattice cut into z slabs,\n" \
+    "the 5 populations that cross a face exchanged after every step; --verify checks every\n"     \
+    "decomposed run against one rank's, bit for bit; lbm.csv rows name ranks, path and overlap):\n" \
+    "  --ranks-scaling S   weak: --sizes is one rank's lattice (nz x ranks in all; default);\n" \
+    "                      strong: --sizes is the whole lattice (nz a multiple of the ranks)\n"  \
+    "  --exchange P        host (device->host, MPI, host->device; default), peer (device to\n"  \
+    "                      device on a node: CUDA IPC), mpi (a CUDA-aware MPI moves device\n"    \
+    "                      memory); a path the device or library lacks: exit 2\n"             \
+    "  --overlap O         on (border planes first, the exchange beside the interior), off,\n"  \
+    "                      both (default); timing: one row each.  Defaults across ranks:\n"    \
+    "                      --sizes 256 (CPU 64), one cells per thread (the widest default),\n"  \
+    "                      --block-size 256 (CPU 64)\n"                                          \
     LBP_COMMON_HELP
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
-       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT };
+       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT,
+       OPT_RANKS_SCALING, OPT_EXCHANGE, OPT_OVERLAP };
 
 #define MAX_DIM 100000
 #define LBM_PASS_SPREAD_NOTE 5.0 /* percent: passes further apart are reported */
@@ -145,6 +160,13 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
     case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
     case OPT_PASSES: o->passes = (int)lbp_parse_int("--passes", arg, 1, 10); break;
     case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", arg, 1, 4096); break;
+    case OPT_RANKS_SCALING:
+        o->scaling = 1 + lbp_parse_choice("--ranks-scaling", arg, (const char *const[]){"weak", "strong", NULL});
+        break;
+    case OPT_EXCHANGE:
+        o->exchange = 1 + lbp_parse_choice("--exchange", arg, (const char *const[]){"host", "peer", "mpi", NULL});
+        break;
+    case OPT_OVERLAP: o->overlap = lbp_parse_choice("--overlap", arg, lbm_overlap_names); break;
     case '?': lbp_bad_option();
     default:
         if (!lbp_common_opt(c, code, arg, USAGE)) lbp_bad_option();
@@ -186,6 +208,9 @@ static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
         {"passes", required_argument, 0, OPT_PASSES},
         {"padding", required_argument, 0, OPT_PADDING},
         {"plant-error", no_argument, 0, OPT_PLANT}, /* tests: a corrupted result must fail */
+        {"ranks-scaling", required_argument, 0, OPT_RANKS_SCALING},
+        {"exchange", required_argument, 0, OPT_EXCHANGE},
+        {"overlap", required_argument, 0, OPT_OVERLAP},
         {0, 0, 0, 0}};
     int code;
     while ((code = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(code, optarg, o, c);
@@ -296,13 +321,7 @@ static void print_row(const row *w)
 
 static void keep_row(lbm_run *r, const row *w)
 {
-    const lbm_result *m = &w->r;
-    lbp_csv_row(r->csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f",
-                lbm_scheme_names[w->scheme], lbm_precision_names[w->fp64], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
-                (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
-                m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
-                lbm_lattices(w->scheme), 2 * LBM_Q * (w->fp64 ? 8 : 4), m->cells_per_thread,
-                lbm_pass_spread_pct(m));
+    lbm_csv_write(r->csv, w->scheme, w->fp64, &w->r, NULL);
     r->rows[r->nrows++] = *w;
 }
 
@@ -461,11 +480,7 @@ static void run_group(lbm_run *r, int gi)
 
 static void run_plan(lbm_run *r, const char *dir, int force)
 {
-    r->csv = lbp_csv_open(dir, "lbm.csv",
-                          "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,"
-                          "ms_min,ms_median,ms_max,mlups_median,mlups_max,gbs_median,registers,"
-                          "blocks_per_cu,occupancy,lattices,bytes_per_update,cells_per_thread,pass_spread_pct",
-                          &r->d->info, force);
+    r->csv = lbp_csv_open(dir, "lbm.csv", LBM_CSV_HEADER, &r->d->info, force);
     r->rows = calloc((size_t)r->p->nentries + 1, sizeof *r->rows);
     r->groups = calloc((size_t)r->p->ngroups + 1, sizeof *r->groups);
     if (!r->rows || !r->groups) lbp_fail("out of memory");
@@ -518,30 +533,42 @@ static void print_table(const lbm_run *r, const char *dir)
 
 /* ---- main: options, plan, run, report ----------------------------------- */
 
-int main(int argc, char **argv)
+/* One device's timing: plan, run, report. */
+static int run_timing(lbp_device *d, const lbm_options *o, const lbp_common *c, int argc, char **argv)
 {
-    lbp_cli_init("lbmkernels");
-    lbm_options o = {.boundary = -1};
-    lbp_common c = {.device = -1};
-    parse_options(argc, argv, &o, &c);
-    lbp_device d;
-    lbp_open_from_cli(&d, &c);
-    if (o.verify) {
-        int rc = run_verify(&d, &o);
-        lbp_close(&d);
-        return rc;
-    }
     lbm_plan plan;
-    lbm_plan_build(&plan, &o, &d);
-    const char *dir = lbp_result_dir(c.out_dir, &d.info);
-    lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c.force);
-    lbm_run r = {.d = &d, .o = &o, .p = &plan};
-    run_plan(&r, dir, c.force);
-    write_meta(&r, dir, c.force, argc, argv);
+    lbm_plan_build(&plan, o, d);
+    const char *dir = lbp_result_dir(c->out_dir, &d->info);
+    lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c->force);
+    lbm_run r = {.d = d, .o = o, .p = &plan};
+    run_plan(&r, dir, c->force);
+    write_meta(&r, dir, c->force, argc, argv);
     print_table(&r, dir);
     free(r.rows);
     free(r.groups);
     lbm_plan_free(&plan);
-    lbp_close(&d);
     return 0;
+}
+
+/* Under mpirun every rank parses alike (a usage error ends them all, rank
+ * 0 says why), and all finish together. */
+int main(int argc, char **argv)
+{
+    lbp_mpi_init(&argc, &argv);
+    lbp_cli_init("lbmkernels");
+    lbm_options o = {.boundary = -1, .overlap = -1};
+    lbp_common c = {.device = -1};
+    lbp_mpi_replicated_begin();
+    parse_options(argc, argv, &o, &c);
+    lbp_mpi_replicated_end();
+    lbp_device d;
+    lbp_mpi_open_device(&d, &c);
+    int rc;
+    if (lbm_multi_wanted(&o) && (!o.verify || lbp_ranks.size > 1))
+        rc = o.verify ? lbm_multi_verify(&d, &o) : lbm_multi_time(&d, &o, &c, argc, argv);
+    else
+        rc = o.verify ? run_verify(&d, &o) : run_timing(&d, &o, &c, argc, argv);
+    lbp_close(&d);
+    lbp_mpi_finalize();
+    return rc;
 }

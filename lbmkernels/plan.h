@@ -25,6 +25,10 @@ typedef struct {
     int block_sizes[LBM_MAX_BLOCKS], nblocks;
     int block_size, steps, reps, padding, passes;
     int cells_per_thread[LBM_MAX_CPT], ncpt;
+    /* across ranks (lbmkernels/multi.h): 0 not given, else an lbm_scaling;
+     * 0 not given, else an lbp_exchange_path; -1 not given, 0 off, 1 on,
+     * 2 both */
+    int scaling, exchange, overlap;
 } lbm_options;
 
 /* Cells per thread of scheme s (-1: any) in this precision on d: as asked,

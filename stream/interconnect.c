@@ -234,3 +234,62 @@ int stream_interconnect(lbp_device *d, const stream_ic_opts *o, lbp_csv *rows, l
     close_buffers(&bu);
     return fail;
 }
+
+static void write_meta(lbp_device *d, const stream_ic_opts *o, const int *paths, int npaths, const char *dir,
+                       int force, int argc, char **argv)
+{
+    lbp_meta *m = lbp_meta_new("interconnect", &d->info, argc, argv);
+    lbp_meta_set(m, "ranks", "%d", lbp_ranks.size);
+    lbp_meta_set(m, "nodes", "%d", lbp_ranks.nodes);
+    char list[64] = "";
+    for (int p = 0; p < npaths; p++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? "," : "", lbp_exchange_names[paths[p]]);
+    lbp_meta_set(m, "paths", "%s", list);
+    lbp_meta_set(m, "regions_per_message", "%d", o->regions);
+    lbp_meta_set(m, "mpi_library", "%s", lbp_mpi_library());
+    lbp_meta_set(m, "mpi_cuda_aware", "%d", lbp_mpi_cuda_aware());
+    const lbp_rank_device *all = lbp_mpi_devices();
+    for (int k = 0; all && k < lbp_ranks.size; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "rank_%d_device", k);
+        lbp_meta_set(m, key, "%s %s node %d device %d", all[k].slug, all[k].uuid[0] ? all[k].uuid : "unknown",
+                     all[k].node, all[k].index);
+    }
+    lbp_meta_write(m, dir, force);
+}
+
+int stream_interconnect_main(lbp_device *d, const stream_ic_opts *o, const lbp_common *c, int argc, char **argv)
+{
+    char why[1024] = "";
+    lbp_mpi_agree(lbp_ranks.size < 2 ? LBP_EXIT_USAGE : 0,
+                  "--interconnect measures between ranks: start at least 2 (mpirun -np N stream --interconnect)");
+    for (int p = 0; p < o->npaths; p++) {
+        const int bad = lbp_exchange_available(d, (lbp_exchange_path)o->paths[p], why, sizeof why) != 0;
+        lbp_mpi_agree(bad ? LBP_EXIT_USAGE : 0, "%s", why);
+    }
+    int paths[LBP_EXCHANGE_PATHS];
+    const int npaths = paths_of(d, o, paths);
+    const char *dir = NULL; /* rank 0's: it writes */
+    lbp_csv *rows = NULL, *fits = NULL;
+    if (lbp_ranks.rank == 0) {
+        dir = lbp_result_dir(c->out_dir, &d->info);
+        lbp_check_fresh(dir, (const char *const[]){"interconnect.csv", "interconnect-fit.csv", "interconnect-meta.csv",
+                                                   NULL},
+                        c->force);
+        rows = lbp_csv_open(dir, "interconnect.csv", STREAM_IC_HEADER, &d->info, c->force);
+        fits = lbp_csv_open(dir, "interconnect-fit.csv", STREAM_IC_FIT_HEADER, &d->info, c->force);
+    }
+    lbp_mpi_barrier(); /* rank 0 may refuse to overwrite: the others wait for that */
+    if (stream_interconnect(d, o, rows, fits, why, sizeof why)) {
+        lbp_csv_abort(rows);
+        lbp_csv_abort(fits);
+        lbp_mpi_agree(LBP_EXIT_FAIL, "%s; nothing written", why);
+    }
+    if (lbp_ranks.rank == 0) {
+        lbp_csv_commit(rows);
+        lbp_csv_commit(fits);
+        write_meta(d, o, paths, npaths, dir, c->force, argc, argv);
+        printf("%s: results in %s/interconnect.csv, interconnect-fit.csv\n", lbp_prog, dir);
+    }
+    return 0;
+}

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "cli.h"
 #include "csv.h"
 #include "device.h"
 #include "exchange.h"
@@ -43,5 +44,11 @@ int stream_ic_default_sizes(int64_t *out, int quick);
  * arrived wrong. */
 int stream_interconnect(lbp_device *d, const stream_ic_opts *o, lbp_csv *rows, lbp_csv *fits, char *why,
                         size_t why_len);
+
+/* stream --interconnect: the paths asked for must exist (else exit 2 on
+ * every rank); rank 0 writes interconnect.csv, interconnect-fit.csv and
+ * interconnect-meta.csv into the result folder.  Collective; the exit
+ * status. */
+int stream_interconnect_main(lbp_device *d, const stream_ic_opts *o, const lbp_common *c, int argc, char **argv);
 
 #endif

@@ -16,8 +16,10 @@
 #include "csv.h"
 #include "device.h"
 #include "gen.h"
+#include "interconnect.h"
 #include "likwid.h"
 #include "plan.h"
+#include "ranks.h"
 #include "stats.h"
 #include "transfer.h"
 
@@ -33,9 +35,18 @@
     "  --max-size BYTES    largest array any sweep uses\n"                                    \
     "  --reps N            exactly N timed repetitions per configuration (default: enough\n"    \
     "                      for ~0.1 s of timed work, at least 10 on a GPU, 5 on a CPU)\n"       \
+    "  --interconnect      under mpirun (a rank per device): instead of the sweeps, every pair\n" \
+    "                      of ranks, one message one way and one each way at once, over message\n" \
+    "                      sizes (--sizes; default 4K..64M by 4 and the D3Q19 halo's 5 planes of\n" \
+    "                      128^2, 256^2, 512^2 in fp32 and fp64), each moved in 5 parts as the\n" \
+    "                      halo exchange moves it, verified, fitted T(s) = latency + s/bandwidth\n" \
+    "                      (s: the bytes moved, both messages both ways); results in <out>/\n"    \
+    "                      interconnect.csv, interconnect-fit.csv, interconnect-meta.csv\n"     \
+    "  --exchange LIST     --interconnect's paths, any of host,peer,mpi (default: each this\n"  \
+    "                      device and MPI library offer); one they lack: exit 2\n"            \
     LBP_COMMON_HELP
 
-enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS };
+enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS, OPT_INTERCONNECT, OPT_EXCHANGE };
 
 #define MAX_SUMMARY 256 /* rows of the stdout table */
 
@@ -93,13 +104,32 @@ static void parse_sweeps(const char *s, int *sweeps)
         lbp_usage_error("--sweeps: '%s' names no sweep", s);
 }
 
-static void parse_options(int argc, char **argv, stream_options *so, lbp_common *c)
+/* "host,peer": paths of the exchange (none is not one). */
+static int parse_paths(const char *s, int *out)
+{
+    static const char *const paths[] = {"host", "peer", "mpi", NULL};
+    int n = 0;
+    char *copy = strdup(s);
+    for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const int p = 1 + lbp_parse_choice("--exchange", tok, paths);
+        int dup = 0;
+        for (int i = 0; i < n; i++) dup |= out[i] == p;
+        if (!dup) out[n++] = p;
+    }
+    free(copy);
+    if (!n) lbp_usage_error("--exchange: empty list");
+    return n;
+}
+
+static void parse_options(int argc, char **argv, stream_options *so, stream_ic_opts *ic, lbp_common *c)
 {
     static const struct option opts[] = {LBP_COMMON_LONGOPTS,
                                          {"sizes", required_argument, 0, OPT_SIZES},
                                          {"max-size", required_argument, 0, OPT_MAX_SIZE},
                                          {"reps", required_argument, 0, OPT_REPS},
                                          {"sweeps", required_argument, 0, OPT_SWEEPS},
+                                         {"interconnect", no_argument, 0, OPT_INTERCONNECT},
+                                         {"exchange", required_argument, 0, OPT_EXCHANGE},
                                          {0, 0, 0, 0}};
     for (int i = 0; i < STREAM_SW_COUNT; i++)
         so->sweeps[i] = -1;
@@ -110,6 +140,8 @@ static void parse_options(int argc, char **argv, stream_options *so, lbp_common 
         case OPT_MAX_SIZE: so->max_size = parse_size("--max-size", optarg); break;
         case OPT_REPS: so->reps = (int)lbp_parse_int("--reps", optarg, 1, 1000000); break;
         case OPT_SWEEPS: parse_sweeps(optarg, so->sweeps); break;
+        case OPT_INTERCONNECT: so->interconnect = 1; break;
+        case OPT_EXCHANGE: ic->npaths = parse_paths(optarg, ic->paths); break;
         case '?': lbp_bad_option();
         default:
             if (!lbp_common_opt(c, o, optarg, USAGE))
@@ -119,6 +151,13 @@ static void parse_options(int argc, char **argv, stream_options *so, lbp_common 
     if (optind < argc)
         lbp_usage_error("unexpected argument '%s'", argv[optind]);
     so->quick = c->quick;
+    if (ic->npaths && !so->interconnect) lbp_usage_error("--exchange: only with --interconnect");
+    /* the interconnect's messages: the sizes given, else its own sweep */
+    ic->quick = c->quick;
+    ic->reps = so->reps;
+    ic->regions = 5; /* a D3Q19 face: 5 populations cross it */
+    if (!so->n_sizes) ic->nsizes = stream_ic_default_sizes(ic->sizes, c->quick);
+    for (int i = 0; i < so->n_sizes && i < STREAM_IC_MAX_SIZES; i++) ic->sizes[ic->nsizes++] = so->sizes[i];
 }
 
 /* ---- the run: every step of the plan, verified, into its rows ------------ */
@@ -442,28 +481,45 @@ static void print_table(const stream_run *r, const char *dir)
 
 /* ---- main: options, plan, run, report ----------------------------------- */
 
-int main(int argc, char **argv)
+/* The sweeps of one device: plan, run, report. */
+static int run_sweeps(lbp_device *d, stream_options *so, const lbp_common *c, int argc, char **argv)
 {
-    lbp_cli_init("stream");
-    stream_options so = {0};
-    lbp_common c = {.device = -1};
-    parse_options(argc, argv, &so, &c);
-    lbp_device d;
-    lbp_open_from_cli(&d, &c);
     stream_plan plan;
-    stream_plan_build(&plan, &so, &d.info);
-    const char *dir = lbp_result_dir(c.out_dir, &d.info);
-    lbp_check_fresh(dir, (const char *const[]){"stream.csv", "transfer.csv", "stream-meta.csv", NULL}, c.force);
+    stream_plan_build(&plan, so, &d->info);
+    const char *dir = lbp_result_dir(c->out_dir, &d->info);
+    lbp_check_fresh(dir, (const char *const[]){"stream.csv", "transfer.csv", "stream-meta.csv", NULL}, c->force);
 
-    stream_run r = {.d = &d, .plan = &plan, .opt = &so, .dtod_gbs = NAN};
-    run_plan(&r, dir, c.force);
+    stream_run r = {.d = d, .plan = &plan, .opt = so, .dtod_gbs = NAN};
+    run_plan(&r, dir, c->force);
     if (r.stream_csv)
         lbp_csv_commit(r.stream_csv);
     if (r.transfer_csv)
         lbp_csv_commit(r.transfer_csv);
-    write_meta(&r, dir, c.force, argc, argv);
+    write_meta(&r, dir, c->force, argc, argv);
     print_table(&r, dir);
     stream_plan_free(&plan);
-    lbp_close(&d);
     return 0;
+}
+
+/* Under mpirun every rank parses alike (a usage error ends them all, rank
+ * 0 says why); several ranks measure only the interconnect. */
+int main(int argc, char **argv)
+{
+    lbp_mpi_init(&argc, &argv);
+    lbp_cli_init("stream");
+    stream_options so = {0};
+    stream_ic_opts ic = {0};
+    lbp_common c = {.device = -1};
+    lbp_mpi_replicated_begin();
+    parse_options(argc, argv, &so, &ic, &c);
+    if (lbp_ranks.size > 1 && !so.interconnect)
+        lbp_usage_error("%d ranks: under mpirun stream measures only --interconnect (one device: run it alone)",
+                        lbp_ranks.size);
+    lbp_mpi_replicated_end();
+    lbp_device d;
+    lbp_mpi_open_device(&d, &c);
+    const int rc = so.interconnect ? stream_interconnect_main(&d, &ic, &c, argc, argv) : run_sweeps(&d, &so, &c, argc, argv);
+    lbp_close(&d);
+    lbp_mpi_finalize();
+    return rc;
 }

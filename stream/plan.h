@@ -23,6 +23,7 @@ typedef struct {
     int64_t max_size;            /* 0: none */
     int reps;                    /* 0: adaptive */
     int quick;
+    int interconnect;            /* --interconnect: between ranks, instead of the sweeps */
 } stream_options;
 
 typedef enum {

@@ -1,0 +1,351 @@
+/* lbmkernels across ranks (multi.h). */
+#include "multi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "csv.h"
+#include "exchange.h"
+#include "ranks.h"
+#include "slab.h"
+#include "verify.h"
+
+const char *const lbm_scaling_names[] = {"none", "weak", "strong", NULL};
+const char *const lbm_overlap_names[] = {"off", "on", "both", NULL};
+
+int lbm_multi_wanted(const lbm_options *o)
+{
+    return lbp_ranks.size > 1 || o->scaling || o->exchange || o->overlap >= 0;
+}
+
+static lbm_scaling scaling_of(const lbm_options *o) { return o->scaling ? (lbm_scaling)o->scaling : LBM_SCALING_WEAK; }
+static lbp_exchange_path path_of(const lbm_options *o)
+{
+    return o->exchange ? (lbp_exchange_path)o->exchange : LBP_EXCHANGE_HOST;
+}
+
+/* The overlaps to run: off, on, or both (the default). */
+static int overlaps_of(const lbm_options *o, int *out)
+{
+    if (o->overlap == 0 || o->overlap == 1) {
+        out[0] = o->overlap;
+        return 1;
+    }
+    out[0] = 0, out[1] = 1;
+    return 2;
+}
+
+/* --sizes as the whole lattice: weak scaling gives one rank's. */
+static lbm_dims whole_lattice(const lbm_options *o, lbm_dims size)
+{
+    if (scaling_of(o) == LBM_SCALING_WEAK) size.nz *= lbp_ranks.size;
+    return size;
+}
+
+/* What every rank must agree can run: the path, the overlap, each
+ * lattice's slabs (usage errors, exit 2 on every rank). */
+static void check_setup(lbp_device *d, const lbm_options *o, const lbm_dims *sizes, int nsizes)
+{
+    char why[512] = "";
+    if (lbp_ranks.size > 1) {
+        const int bad = lbp_exchange_available(d, path_of(o), why, sizeof why) != 0;
+        lbp_mpi_agree(bad ? LBP_EXIT_USAGE : 0, "%s", why);
+    }
+    lbp_mpi_agree(o->overlap == 1 && !d->info.caps.second_queue ? LBP_EXIT_USAGE : 0,
+                  "--overlap on: not available: %s (%s) has one queue, and the exchange cannot run beside the interior",
+                  d->info.name, d->info.backend);
+    for (int i = 0; i < nsizes; i++) {
+        lbm_slab_geom g;
+        const lbm_dims w = whole_lattice(o, sizes[i]);
+        const int bad = lbm_slab_geometry(&g, w.nz, lbp_ranks.size, lbp_ranks.rank, LBM_PERIODIC, why, sizeof why);
+        lbp_mpi_agree(bad ? LBP_EXIT_USAGE : 0, "--sizes %dx%dx%d: %s", sizes[i].nx, sizes[i].ny, sizes[i].nz, why);
+    }
+}
+
+/* The precisions that run (fp64 where the device has it). */
+static int precisions_of(const lbp_device *d, const lbm_options *o, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < o->nprecisions; i++) {
+        if (o->precisions[i] && !d->info.fp64) {
+            lbp_mpi_agree(o->precisions_given ? LBP_EXIT_USAGE : 0, "fp64 asked for, but %s (%s) has no double precision",
+                          d->info.name, d->info.backend);
+            if (lbp_ranks.rank == 0) printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
+            continue;
+        }
+        out[n++] = o->precisions[i];
+    }
+    return n;
+}
+
+static lbm_slab_check_opts check_opts(const lbp_device *d, const lbm_options *o, lbm_dims w, int fp64, int cpt,
+                                      lbm_boundary b, lbm_scheme s)
+{
+    return (lbm_slab_check_opts){.nx = w.nx, .ny = w.ny, .nz = w.nz, .padding = lbm_plan_padding(o, d, fp64, cpt),
+                                 .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
+                                 .cells_per_thread = cpt, .fp64 = fp64, .boundary = b, .scheme = s,
+                                 .path = path_of(o), .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
+                                 .plant_error = o->plant_error};
+}
+
+static void say_check(const lbm_slab_check_opts *co, const char *what, int failed, const char *why)
+{
+    if (lbp_ranks.rank) return;
+    char cpt[16];
+    if (failed) fprintf(stderr, "%s: FAILED: %s\n", lbp_prog, why);
+    printf("%s: verify %-5s %s %-8s %dx%dx%d on %d ranks, cells/thread %s, exchange %s, %s: %s\n", lbp_prog,
+           lbm_scheme_names[co->scheme], lbm_precision_names[co->fp64], lbm_boundary_names[co->boundary], co->nx,
+           co->ny, co->nz, lbp_ranks.size, lbm_cpt_text(co->cells_per_thread, cpt, sizeof cpt),
+           lbp_exchange_names[co->path], what, failed ? "FAILED" : "passed");
+}
+
+/* The halo check, then the decomposed run against one rank's with each
+ * overlap; failures counted. */
+static int check_decomposed(lbp_device *d, const lbm_options *o, lbm_slab_check_opts *co)
+{
+    char why[1024];
+    lbm_kernels slab, whole;
+    lbm_slab_check_kernels(&slab, &whole, d, co);
+    int failures = lbm_slab_check_halos(d, &slab, co, why, sizeof why);
+    say_check(co, "halos: planted values where they belong", failures, why);
+    int overlaps[2];
+    for (int i = 0, n = overlaps_of(o, overlaps); i < n; i++) {
+        co->overlap = overlaps[i];
+        const int r = lbm_slab_check_run(d, &slab, &whole, co, why, sizeof why);
+        say_check(co, co->overlap ? "overlap on: bit for bit as one rank" : "overlap off: bit for bit as one rank", r,
+                  why);
+        failures += r;
+    }
+    lbm_kernels_release(&slab, d);
+    if (lbp_ranks.rank == 0) lbm_kernels_release(&whole, d);
+    return failures;
+}
+
+int lbm_multi_verify(lbp_device *d, const lbm_options *o)
+{
+    const lbm_dims size = o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, scaling_of(o) == LBM_SCALING_WEAK ? 4 : 16};
+    check_setup(d, o, &size, 1);
+    lbp_mpi_agree(lbp_ranks.size < 2 ? LBP_EXIT_USAGE : 0,
+                  "--verify of a decomposed run needs at least 2 ranks (mpirun -np N); one rank: lbmkernels --verify");
+    lbp_mpi_agree(size.nx < 3 || size.ny < 3 ? LBP_EXIT_USAGE : 0, "--sizes %dx%dx%d: the halo check needs nx, ny >= 3",
+                  size.nx, size.ny, size.nz);
+    const lbm_dims w = whole_lattice(o, size);
+    int precisions[2], failures = 0;
+    const int np = precisions_of(d, o, precisions);
+    for (int p = 0; p < np; p++) {
+        int cpts[LBM_MAX_CPT];
+        const int ncpt = lbm_plan_cells_per_thread(o, d, precisions[p], -1, cpts);
+        for (int ci = 0; ci < ncpt; ci++)
+            for (int b = 0; b < LBM_BOUNDARIES; b++) {
+                if (o->boundary >= 0 && b != o->boundary) continue;
+                for (int s = 0; s < o->nschemes; s++) {
+                    lbm_slab_check_opts co = check_opts(d, o, w, precisions[p], cpts[ci], (lbm_boundary)b,
+                                                        (lbm_scheme)o->schemes[s]);
+                    failures += check_decomposed(d, o, &co);
+                }
+            }
+    }
+    if (failures && lbp_ranks.rank == 0) fprintf(stderr, "%s: verification FAILED (%d checks)\n", lbp_prog, failures);
+    return failures ? LBP_EXIT_FAIL : 0;
+}
+
+/* ---- timing --------------------------------------------------------------- */
+
+typedef struct {
+    lbp_device *d;
+    const lbm_options *o;
+    lbp_csv *csv; /* rank 0 */
+    lbm_slab_result *rows;
+    lbm_scheme *schemes;
+    int *fp64;
+    int nrows, cap;
+} multi_run;
+
+/* Each group's kernel: the cells per thread asked for (the first), else
+ * the device's default with the widest accesses; blocks of 256 threads on
+ * a GPU, 64 rows on a CPU, unless asked. */
+static int cpt_of(const lbp_device *d, const lbm_options *o, int fp64, lbm_scheme s)
+{
+    int cpts[LBM_MAX_CPT];
+    const int n = lbm_plan_cells_per_thread(o, d, fp64, s, cpts);
+    return o->ncpt ? cpts[0] : cpts[n - 1];
+}
+static int block_of(const lbp_device *d, const lbm_options *o)
+{
+    return o->block_size ? o->block_size : lbp_is_cpu(&d->info) ? 64 : 256;
+}
+
+static _Noreturn void fail_all(multi_run *r, const char *why)
+{
+    if (r->csv) lbp_csv_abort(r->csv);
+    r->csv = NULL;
+    lbp_mpi_agree(LBP_EXIT_FAIL, "%s", why);
+    exit(LBP_EXIT_FAIL); /* not reached: the verdict ends every rank */
+}
+
+/* No number from a wrong decomposition: this scheme's slabs on a small
+ * lattice (nx = 29: a partial last vector of each row) against one rank,
+ * with this run's path and overlaps; one rank: the single-device check. */
+static void check_before_timing(multi_run *r, lbm_scheme s, int fp64, int cpt)
+{
+    char why[1024];
+    if (lbp_ranks.size == 1) {
+        lbm_scheme one[1] = {s};
+        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, fp64, cpt),
+                             .steps = 10, .block_size = 64, .cells_per_thread = cpt, .fp64 = fp64,
+                             .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
+                             .noise = 0.01, .plant_error = r->o->plant_error};
+        if (lbm_verify_schemes(r->d, &v)) {
+            snprintf(why, sizeof why, "the %s %s kernel failed verification; nothing written", lbm_scheme_names[s],
+                     lbm_precision_names[fp64]);
+            fail_all(r, why);
+        }
+        return;
+    }
+    lbm_slab_check_opts co = check_opts(r->d, r->o, (lbm_dims){29, 14, 4 * lbp_ranks.size}, fp64, cpt, LBM_PERIODIC, s);
+    co.steps = 10;
+    if (check_decomposed(r->d, r->o, &co)) {
+        snprintf(why, sizeof why, "the decomposed %s %s run failed its check; nothing written", lbm_scheme_names[s],
+                 lbm_precision_names[fp64]);
+        fail_all(r, why);
+    }
+}
+
+static void keep(multi_run *r, lbm_scheme s, int fp64, const lbm_slab_result *res)
+{
+    if (r->nrows == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->rows = realloc(r->rows, sizeof *r->rows * (size_t)r->cap);
+        r->schemes = realloc(r->schemes, sizeof *r->schemes * (size_t)r->cap);
+        r->fp64 = realloc(r->fp64, sizeof *r->fp64 * (size_t)r->cap);
+        if (!r->rows || !r->schemes || !r->fp64) lbp_fail("out of host memory");
+    }
+    r->rows[r->nrows] = *res;
+    r->schemes[r->nrows] = s;
+    r->fp64[r->nrows++] = fp64;
+    if (!r->csv) return;
+    const lbm_ranks_cols rk = {.ranks = res->ranks, .exchange = lbp_exchange_names[res->path], .overlap = res->overlap,
+                               .scaling = lbm_scaling_names[scaling_of(r->o)], .nz_local = res->nz_local,
+                               .exchange_us = res->exchange_us};
+    lbm_csv_write(r->csv, s, fp64, &res->r, &rk);
+}
+
+/* One lattice, one overlap: each pass measured, the faster kept. */
+static void measure(multi_run *r, const lbm_kernels *slab, const lbm_kernels *whole, lbm_dims size, int overlap,
+                    int passes)
+{
+    const lbm_dims w = whole_lattice(r->o, size);
+    const int fp64 = whole->fp64, cpt = whole->cells_per_thread;
+    lbm_slab_geom g;
+    char why[1024];
+    lbm_slab_geometry(&g, w.nz, lbp_ranks.size, lbp_ranks.rank, LBM_PERIODIC, why, sizeof why); /* checked before */
+    lbm_slab_result kept = {0}, res;
+    for (int pass = 0; pass < passes; pass++) {
+        const int rc = lbm_slab_measure(r->d, slab, whole, w.nx, w.ny, &g, lbm_plan_padding(r->o, r->d, fp64, cpt),
+                                        block_of(r->d, r->o), path_of(r->o), overlap,
+                                        &(lbm_timing_opts){r->o->steps, r->o->reps, 20.0}, &res, why, sizeof why);
+        if (rc > 0) fail_all(r, why);
+        if (rc < 0) {
+            if (lbp_ranks.rank == 0) printf("%s: %s %s: skipped: %s\n", lbp_prog, lbm_scheme_names[whole->scheme],
+                                            lbm_precision_names[fp64], why);
+            return;
+        }
+        /* the faster pass, the slower's median kept for pass_spread_pct */
+        const double slowest = pass && kept.r.ms_median_slowest > res.r.ms.median ? kept.r.ms_median_slowest
+                                                                                  : res.r.ms.median;
+        if (!pass || res.r.ms.median < kept.r.ms.median) kept = res;
+        kept.r.ms_median_slowest = slowest;
+    }
+    keep(r, whole->scheme, fp64, &kept);
+    if (lbp_ranks.rank == 0)
+        printf("%s: %s %s %dx%dx%d on %d ranks (%d planes each), exchange %s, overlap %s: %.1f MLUPS, exchange "
+               "%.1f us per step\n",
+               lbp_prog, lbm_scheme_names[whole->scheme], lbm_precision_names[fp64], w.nx, w.ny, w.nz, kept.ranks,
+               kept.nz_local, lbp_exchange_names[kept.path], kept.overlap ? "on" : "off", kept.r.mlups_median,
+               kept.exchange_us);
+}
+
+static void run_group(multi_run *r, lbm_scheme s, int fp64, const lbm_dims *sizes, int nsizes)
+{
+    const int cpt = cpt_of(r->d, r->o, fp64, s);
+    check_before_timing(r, s, fp64, cpt);
+    lbm_kernels slab = {0}, whole;
+    int bad = lbm_kernels_build(&whole, r->d, s, fp64, LBM_PERIODIC, cpt) != 0;
+    if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(&slab, r->d, s, fp64, LBM_PERIODIC, cpt) != 0;
+    lbp_mpi_agree(bad ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s kernel does not compile", lbp_ranks.rank,
+                  lbm_scheme_names[s], lbm_precision_names[fp64]);
+    int overlaps[2];
+    const int nov = lbp_ranks.size > 1 ? overlaps_of(r->o, overlaps) : (overlaps[0] = 0, 1);
+    const int passes = r->o->passes ? r->o->passes : r->o->quick ? 1 : 2;
+    for (int i = 0; i < nsizes; i++)
+        for (int k = 0; k < nov; k++) measure(r, &slab, &whole, sizes[i], overlaps[k], passes);
+    if (lbp_ranks.size > 1) lbm_kernels_release(&slab, r->d);
+    lbm_kernels_release(&whole, r->d);
+}
+
+static void write_meta(const multi_run *r, const char *dir, int force, int argc, char **argv)
+{
+    lbp_meta *m = lbp_meta_new("lbm", &r->d->info, argc, argv);
+    lbp_meta_set(m, "ranks", "%d", lbp_ranks.size);
+    lbp_meta_set(m, "nodes", "%d", lbp_ranks.nodes);
+    lbp_meta_set(m, "scaling", "%s", lbm_scaling_names[scaling_of(r->o)]);
+    lbp_meta_set(m, "exchange", "%s", lbp_exchange_names[lbp_ranks.size > 1 ? path_of(r->o) : LBP_EXCHANGE_NONE]);
+    lbp_meta_set(m, "mpi_library", "%s", lbp_mpi_library());
+    lbp_meta_set(m, "mpi_cuda_aware", "%d", lbp_mpi_cuda_aware());
+    const lbp_rank_device *all = lbp_mpi_devices();
+    for (int k = 0; all && k < lbp_ranks.size; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "rank_%d_device", k);
+        lbp_meta_set(m, key, "%s %s node %d device %d", all[k].slug, all[k].uuid[0] ? all[k].uuid : "unknown",
+                     all[k].node, all[k].index);
+    }
+    lbp_meta_write(m, dir, force);
+}
+
+static void print_table(const multi_run *r, const char *dir)
+{
+    printf("%-6s %-5s %16s %5s %8s %7s %10s %11s\n", "scheme", "prec", "size", "ranks", "exchange", "overlap", "MLUPS",
+           "exchange_us");
+    for (int i = 0; i < r->nrows; i++) {
+        const lbm_slab_result *x = &r->rows[i];
+        char size[48];
+        snprintf(size, sizeof size, "%dx%dx%d", x->r.L.nx, x->r.L.ny, x->r.L.nz);
+        printf("%-6s %-5s %16s %5d %8s %7d %10.1f %11.1f\n", lbm_scheme_names[r->schemes[i]],
+               lbm_precision_names[r->fp64[i]], size, x->ranks, lbp_exchange_names[x->path], x->overlap,
+               x->r.mlups_median, x->exchange_us);
+    }
+    printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
+}
+
+int lbm_multi_time(lbp_device *d, const lbm_options *o, const lbp_common *c, int argc, char **argv)
+{
+    static const lbm_dims gpu = {256, 256, 256}, cpu = {64, 64, 64}, gpu_quick = {128, 128, 128}, cpu_quick = {32, 32, 32};
+    const int is_cpu = lbp_is_cpu(&d->info);
+    const lbm_dims fallback = is_cpu ? (o->quick ? cpu_quick : cpu) : (o->quick ? gpu_quick : gpu);
+    const lbm_dims *sizes = o->nsizes ? o->sizes : &fallback;
+    const int nsizes = o->nsizes ? o->nsizes : 1;
+    check_setup(d, o, sizes, nsizes);
+    int precisions[2];
+    const int np = precisions_of(d, o, precisions);
+    multi_run r = {.d = d, .o = o};
+    const char *dir = NULL; /* rank 0's: it writes */
+    if (lbp_ranks.rank == 0) {
+        dir = lbp_result_dir(c->out_dir, &d->info);
+        lbp_check_fresh(dir, (const char *const[]){"lbm.csv", "lbm-meta.csv", NULL}, c->force);
+        r.csv = lbp_csv_open(dir, "lbm.csv", LBM_CSV_HEADER, &d->info, c->force);
+    }
+    lbp_mpi_barrier(); /* rank 0 may refuse to overwrite: the others wait for that */
+    for (int p = 0; p < np; p++)
+        for (int s = 0; s < o->nschemes; s++) run_group(&r, (lbm_scheme)o->schemes[s], precisions[p], sizes, nsizes);
+    if (lbp_ranks.rank == 0) {
+        lbp_csv_commit(r.csv);
+        write_meta(&r, dir, c->force, argc, argv);
+        print_table(&r, dir);
+    }
+    free(r.rows);
+    free(r.schemes);
+    free(r.fp64);
+    return 0;
+}

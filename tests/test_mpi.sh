@@ -1,0 +1,125 @@
+#!/bin/sh
+# Across ranks, on PoCL under mpirun (2 and 3 ranks on the CPU): every
+# scheme and precision decomposed equals one rank's run bit for bit, mass
+# kept, planted values land in the right halo slot of the right neighbour
+# (lbmkernels --verify); a corrupted result fails; the timing writes lbm.csv
+# rows with the ranks' columns; the interconnect probe writes its files;
+# bad input ends every rank with exit 2 and one line from rank 0, a failure
+# on one rank ends them all; nothing hangs (each run under timeout).
+# Without MPI it says so and skips.  Last line: "test_mpi: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+finish() { echo "test_mpi: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+
+if ! command -v mpirun >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; then
+    echo "test_mpi: skipped: no mpirun or mpicc (make deps installs openmpi-bin libopenmpi-dev)"
+    finish
+fi
+for t in lbmkernels/lbmkernels stream/stream; do
+    if ! ldd "$t" 2>/dev/null | grep -q libmpi; then
+        echo "test_mpi: skipped: $t was built without MPI (rebuild: make clean all)"
+        finish
+    fi
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# one thread per rank: the ranks share the CI machine's cores
+export POCL_MAX_PTHREAD_COUNT=1
+MPIRUN="mpirun --allow-run-as-root --oversubscribe -q"
+LIMIT=300
+
+# run N NAME ARGS...: every rank's exit status in $tmp/NAME.rc.<rank>,
+# stdout+stderr of the whole job in $tmp/NAME.log, mpirun's status in $tmp/NAME.rc
+run() {
+    n=$1 name=$2; shift 2
+    timeout $LIMIT $MPIRUN -np "$n" sh -c '"$@"; echo $? > "$0.rc.$OMPI_COMM_WORLD_RANK"' "$tmp/$name" "$@" \
+        >"$tmp/$name.log" 2>&1
+    echo $? >"$tmp/$name.rc"
+}
+# every rank of run NAME ended with status S (and the job in time)
+all_ranks() {
+    name=$1 want=$2 n=$3
+    [ "$(cat "$tmp/$name.rc")" != 124 ] || { bad "$name: timed out (a rank hung)"; return; }
+    got=$(cat "$tmp/$name".rc.* 2>/dev/null | sort | uniq -c | awk '{printf "%s x%s ", $2, $1}')
+    if [ "$got" = "$want x$n " ]; then ok; else bad "$name: ranks ended with [${got}], expected $want on all $n: $(tail -n 5 "$tmp/$name.log")"; fi
+}
+has() { # NAME PATTERN: the job's output holds it
+    if grep -q "$2" "$tmp/$1.log"; then ok; else bad "$1: no '$2' in: $(tail -n 5 "$tmp/$1.log")"; fi
+}
+lines() { # NAME PATTERN COUNT
+    c=$(grep -c "$2" "$tmp/$1.log")
+    if [ "$c" -eq "$3" ]; then ok; else bad "$1: $c lines of '$2', expected $3"; fi
+}
+LBM="lbmkernels/lbmkernels --backend opencl"
+
+# 1. every scheme, fp32 and fp64, both boundaries, overlap off and on: the
+# CPU's kernel shape (a row per thread) on 2 ranks
+run 2 verify2 $LBM --verify
+all_ranks verify2 0 2
+lines verify2 "bit for bit as one rank: passed" 32
+lines verify2 "halos: planted values where they belong: passed" 16
+# the GPU's shape (two cells per thread, a partial last pair: nx = 13) on 3
+# ranks, slabs of 2 planes (the overlap has no interior then: it must still hold)
+run 3 verify3 $LBM --verify --cells-per-thread 2 --sizes 13x10x2 --precisions fp32
+all_ranks verify3 0 3
+lines verify3 "bit for bit as one rank: passed" 16
+lines verify3 "halos: planted values where they belong: passed" 8
+
+# 2. a corrupted decomposed result is caught, on every rank
+run 2 planted $LBM --verify --schemes pull --precisions fp32 --boundary cavity --overlap off --plant-error
+all_ranks planted 1 2
+has planted "not bit for bit the same"
+
+# 3. timing: one row per overlap, the ranks' columns at the end of lbm.csv
+run 2 timing $LBM --schemes aa --precisions fp32 --sizes 16 --quick --steps 4 --reps 2 --out "$tmp/timing"
+all_ranks timing 0 2
+csv=$tmp/timing/lbm.csv
+if head -n 1 "$csv" 2>/dev/null | grep -q ',cells_per_thread,pass_spread_pct,ranks,exchange,overlap,scaling,nz_local,exchange_us$'; then ok; else bad "lbm.csv header: $(head -n 1 "$csv" 2>/dev/null)"; fi
+rows=$(awk -F, 'NR > 1 && $(NF-5) == 2 && $(NF-4) == "host" && $(NF-2) == "weak" && $(NF-1) == 16 && $NF > 0 && $8 == 32 { print $(NF-3) }' "$csv" | sort | tr '\n' ' ')
+if [ "$rows" = "0 1 " ]; then ok; else bad "lbm.csv rows (overlap of 2-rank, host, weak, 16 planes each, 16x16x32 rows): [$rows]: $(cat "$csv")"; fi
+if grep -q '^ranks,2$' "$tmp/timing/lbm-meta.csv" && grep -q '^rank_1_device,' "$tmp/timing/lbm-meta.csv"; then ok; else bad "lbm-meta.csv lacks ranks, rank_1_device"; fi
+
+# 4. the interconnect: 3 pairs x one-way and both-ways x 3 sizes, fitted
+run 3 interconnect stream/stream --backend opencl --interconnect --sizes 4K,64K,1M --reps 3 --out "$tmp/ic"
+all_ranks interconnect 0 3
+ic=$tmp/ic/interconnect.csv fit=$tmp/ic/interconnect-fit.csv
+if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
+if [ "$(awk -F, 'NR > 1 && $3 == "host" && $16 > 0' "$ic" | wc -l)" -eq 18 ]; then ok; else bad "interconnect.csv: not 18 host rows with a bandwidth"; fi
+if [ "$(head -n 1 "$fit" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points" ] &&
+   [ "$(awk -F, 'NR > 1 && $10 == 3' "$fit" | wc -l)" -eq 6 ]; then ok; else bad "interconnect-fit.csv: $(cat "$fit" 2>/dev/null)"; fi
+
+# 5. bad input: exit 2 on every rank, one line from rank 0
+run 2 indivisible $LBM --verify --ranks-scaling strong --sizes 12x10x7
+all_ranks indivisible 2 2
+lines indivisible "do not divide the lattice's 7 planes" 1
+run 3 thin $LBM --verify --ranks-scaling strong --sizes 12x10x2
+all_ranks thin 2 3
+lines thin "thinner than the 1 halo plane" 1
+run 2 peer $LBM --verify --exchange peer
+all_ranks peer 2 2
+lines peer "exchange peer: not available" 1
+run 2 cudaaware $LBM --verify --exchange mpi
+all_ranks cudaaware 2 2
+lines cudaaware "exchange mpi: not available" 1
+run 2 badflag $LBM --overlap sideways
+all_ranks badflag 2 2
+lines badflag "sideways" 1
+# a device one rank lacks (no CUDA here): agreed, exit 2 everywhere
+timeout $LIMIT $MPIRUN -np 1 sh -c '"$@"; echo $? > "$0.rc.0"' "$tmp/kinds" $LBM --verify : \
+    -np 1 sh -c '"$@"; echo $? > "$0.rc.1"' "$tmp/kinds" lbmkernels/lbmkernels --backend cuda --verify >"$tmp/kinds.log" 2>&1
+echo $? >"$tmp/kinds.rc"
+all_ranks kinds 2 2
+has kinds "rank 1: cuda"
+run 2 ic_alone stream/stream --backend opencl --quick
+all_ranks ic_alone 2 2
+
+# 6. a failure on one rank alone (rank 0 cannot write its results) ends the
+# job, in time and not with success
+timeout $LIMIT $MPIRUN -np 2 $LBM --schemes pull --precisions fp32 --sizes 8 --quick --out /proc/lbmprobe-cannot >"$tmp/alone.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then ok; else bad "one rank's failure: mpirun exited $rc: $(tail -n 3 "$tmp/alone.log")"; fi
+
+finish
