@@ -29,7 +29,7 @@
     X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) \
     X(cuGraphDestroy) X(cuGetErrorName) X(cuGetErrorString) X(cuMemGetInfo)              \
     X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuIpcGetMemHandle)    \
-    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)
+    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemcpyAsync)
 #define NVRTC_FUNCS(X)                                                                  \
     X(nvrtcCreateProgram) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)            \
     X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetPTXSize)    \
@@ -549,16 +549,16 @@ static void cuda_write_async(lbp_device *d, lbp_buf *dst, size_t off, const void
     CU(cuMemcpyHtoDAsync(dst->ptr + off, host, bytes, c->stream));
 }
 
-/* With unified addressing a device-to-device copy takes pointers of either
- * device (an IPC view of a peer GPU's memory included): the driver routes
- * it over NVLink or PCIe, or stays on one GPU. */
+/* With unified addressing cuMemcpyAsync takes pointers of either device
+ * (an IPC view of a peer GPU's memory included) and finds where each lies:
+ * the copy goes over NVLink or PCIe, or stays on one GPU. */
 static void cuda_copy_region(lbp_device *d, lbp_buf *dst, size_t dst_off, const lbp_buf *src, size_t src_off,
                              size_t bytes)
 {
     cuda_impl *c = d->impl;
     check_range(dst, dst_off, bytes, "copy_region");
     check_range(src, src_off, bytes, "copy_region");
-    CU(cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes, c->stream));
+    CU(cuMemcpyAsync(dst->ptr + dst_off, src->ptr + src_off, bytes, c->stream));
 }
 
 static void cuda_ipc_export(lbp_device *d, lbp_buf *b, unsigned char handle[LBP_IPC_HANDLE_BYTES])
