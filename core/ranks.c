@@ -21,7 +21,6 @@ lbp_rank_info lbp_ranks = {.rank = 0, .size = 1, .local_rank = 0, .local_size = 
 
 static lbp_rank_device *rank_devices;
 static int replicated;      /* inside a span every rank runs alike */
-static int collective_exit; /* every rank is exiting together: end MPI cleanly */
 static int saved_out = -1, saved_err = -1;
 
 static void mute(void)
@@ -62,6 +61,8 @@ void lbp_mpi_replicated_end(void)
 }
 
 #if defined(LBP_HAVE_MPI)
+
+static int collective_exit; /* every rank is exiting together: end MPI cleanly */
 
 int lbp_mpi_built(void) { return 1; }
 
@@ -230,13 +231,13 @@ void lbp_mpi_finalize(void) {}
 void lbp_mpi_agree(int code, const char *fmt, ...)
 {
     if (!code) return;
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", lbp_prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    exit(code);
+    if (code == LBP_EXIT_USAGE) lbp_usage_error("%s", msg);
+    lbp_fail("%s", msg);
 }
 
 void lbp_mpi_barrier(void) {}
@@ -358,4 +359,18 @@ int lbp_rank_devices_alike(const lbp_rank_device *all, int n, char *why, size_t 
             return -1;
         }
     return 0;
+}
+
+void lbp_mpi_meta(lbp_meta *m)
+{
+    lbp_meta_set(m, "ranks", "%d", lbp_ranks.size);
+    lbp_meta_set(m, "nodes", "%d", lbp_ranks.nodes);
+    lbp_meta_set(m, "mpi_library", "%s", lbp_mpi_library());
+    lbp_meta_set(m, "mpi_cuda_aware", "%d", lbp_mpi_cuda_aware());
+    for (int k = 0; rank_devices && k < lbp_ranks.size; k++) {
+        const lbp_rank_device *r = &rank_devices[k];
+        char key[48];
+        snprintf(key, sizeof key, "rank_%d_device", k);
+        lbp_meta_set(m, key, "%s %s node %d device %d", r->slug, r->uuid[0] ? r->uuid : "unknown", r->node, r->index);
+    }
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "device.h"
 
 typedef struct {
@@ -66,6 +67,11 @@ void lbp_mpi_open_device(lbp_device *d, const lbp_common *c);
 const lbp_rank_device *lbp_mpi_devices(void);
 /* Do n ranks' devices share backend and kind?  0, or -1 with why. */
 int lbp_rank_devices_alike(const lbp_rank_device *all, int n, char *why, size_t why_len);
+
+/* The job in a <tool>-meta.csv: ranks, nodes, the MPI library and whether
+ * it moves device memory, each rank's device (rank_<r>_device: slug, UUID,
+ * node, device index). */
+void lbp_mpi_meta(lbp_meta *m);
 
 /* Collectives and messages over the job (bytes, no datatypes). */
 void lbp_mpi_barrier(void);

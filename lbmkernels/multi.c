@@ -288,19 +288,9 @@ static void run_group(multi_run *r, lbm_scheme s, int fp64, const lbm_dims *size
 static void write_meta(const multi_run *r, const char *dir, int force, int argc, char **argv)
 {
     lbp_meta *m = lbp_meta_new("lbm", &r->d->info, argc, argv);
-    lbp_meta_set(m, "ranks", "%d", lbp_ranks.size);
-    lbp_meta_set(m, "nodes", "%d", lbp_ranks.nodes);
+    lbp_mpi_meta(m);
     lbp_meta_set(m, "scaling", "%s", lbm_scaling_names[scaling_of(r->o)]);
     lbp_meta_set(m, "exchange", "%s", lbp_exchange_names[lbp_ranks.size > 1 ? path_of(r->o) : LBP_EXCHANGE_NONE]);
-    lbp_meta_set(m, "mpi_library", "%s", lbp_mpi_library());
-    lbp_meta_set(m, "mpi_cuda_aware", "%d", lbp_mpi_cuda_aware());
-    const lbp_rank_device *all = lbp_mpi_devices();
-    for (int k = 0; all && k < lbp_ranks.size; k++) {
-        char key[48];
-        snprintf(key, sizeof key, "rank_%d_device", k);
-        lbp_meta_set(m, key, "%s %s node %d device %d", all[k].slug, all[k].uuid[0] ? all[k].uuid : "unknown",
-                     all[k].node, all[k].index);
-    }
     lbp_meta_write(m, dir, force);
 }
 

@@ -239,22 +239,12 @@ static void write_meta(lbp_device *d, const stream_ic_opts *o, const int *paths,
                        int force, int argc, char **argv)
 {
     lbp_meta *m = lbp_meta_new("interconnect", &d->info, argc, argv);
-    lbp_meta_set(m, "ranks", "%d", lbp_ranks.size);
-    lbp_meta_set(m, "nodes", "%d", lbp_ranks.nodes);
+    lbp_mpi_meta(m);
     char list[64] = "";
     for (int p = 0; p < npaths; p++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? "," : "", lbp_exchange_names[paths[p]]);
     lbp_meta_set(m, "paths", "%s", list);
     lbp_meta_set(m, "regions_per_message", "%d", o->regions);
-    lbp_meta_set(m, "mpi_library", "%s", lbp_mpi_library());
-    lbp_meta_set(m, "mpi_cuda_aware", "%d", lbp_mpi_cuda_aware());
-    const lbp_rank_device *all = lbp_mpi_devices();
-    for (int k = 0; all && k < lbp_ranks.size; k++) {
-        char key[48];
-        snprintf(key, sizeof key, "rank_%d_device", k);
-        lbp_meta_set(m, key, "%s %s node %d device %d", all[k].slug, all[k].uuid[0] ? all[k].uuid : "unknown",
-                     all[k].node, all[k].index);
-    }
     lbp_meta_write(m, dir, force);
 }
 
