@@ -225,7 +225,20 @@ void lbp_mpi_recv(void *buf, size_t bytes, int from, int tag)
 int lbp_mpi_built(void) { return 0; }
 const char *lbp_mpi_library(void) { return "none"; }
 int lbp_mpi_cuda_aware(void) { return 0; }
-void lbp_mpi_init(int *argc, char ***argv) { (void)argc, (void)argv; }
+
+/* Started as one of several ranks, each would run alone and write the same
+ * files: refuse. */
+void lbp_mpi_init(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const char *v = getenv(sizes[i]);
+        if (v && atoi(v) > 1)
+            lbp_usage_error("started as one of %s ranks, but built without MPI (make deps installs Open MPI, then "
+                            "make clean all)", v);
+    }
+}
 void lbp_mpi_finalize(void) {}
 
 void lbp_mpi_agree(int code, const char *fmt, ...)

@@ -46,6 +46,8 @@ const char *lbp_mpi_library(void); /* the library's version line, "none" without
  * MPIX_Query_cuda_support)?  0 where it cannot say. */
 int lbp_mpi_cuda_aware(void);
 
+/* After lbp_cli_init.  Built without MPI, a process started as one of
+ * several ranks stops here (exit 2). */
 void lbp_mpi_init(int *argc, char ***argv);
 void lbp_mpi_finalize(void);
 

@@ -19,7 +19,7 @@
 #include "ranks.h"
 #include "verify.h"
 
-#define USAGE                                                                                     \
+#define USAGE_HEAD                                                                                     \
     "usage: lbmkernels [options]\n"                                                               \
     "Reference D3Q19 BGK kernels, one source for the push, pull, split and A-A schemes in fp32\n"   \
     "and fp64.  Default: MLUPS over a block-size sweep (at 256^3) and a domain-size sweep; results\n" \
@@ -45,7 +45,8 @@
     "                      fastest pass (default 2; --quick 1)\n"                              \
     "  --padding N         pad rows (nx) to a multiple of N words (default: a GPU none beyond the\n" \
     "                      cells per thread, a CPU 32 bytes; 1 = none).  Padding that shares\n"   \
-    "                      a 32-byte sector with cells costs far more than its bytes\n"           \
+    "                      a 32-byte sector with cells costs far more than its bytes\n"
+#define USAGE_RANKS \
     "Across ranks (mpirun -np N lbmkernels ...; a rank per device, the lattice cut into z slabs,\n" \
     "the 5 populations that cross a face exchanged after every step; --verify checks every\n"     \
     "decomposed run against one rank's, bit for bit; lbm.csv rows name ranks, path and overlap):\n" \
@@ -57,8 +58,12 @@
     "  --overlap O         on (border planes first, the exchange beside the interior), off,\n"  \
     "                      both (default); timing: one row each.  Defaults across ranks:\n"    \
     "                      --sizes 256 (CPU 64), one cells per thread (the widest default),\n"  \
-    "                      --block-size 256 (CPU 64)\n"                                          \
-    LBP_COMMON_HELP
+    "                      --block-size 256 (CPU 64)\n"
+/* Without MPI the flags across ranks are not offered (a script can tell
+ * from --help). */
+#define USAGE USAGE_HEAD USAGE_RANKS LBP_COMMON_HELP
+#define USAGE_ONE_RANK USAGE_HEAD LBP_COMMON_HELP
+static const char *usage(void) { return lbp_mpi_built() ? USAGE : USAGE_ONE_RANK; }
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
        OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT,
@@ -137,6 +142,16 @@ static void parse_cells_per_thread(const char *arg, lbm_options *o)
     if (!o->ncpt) lbp_usage_error("--cells-per-thread: empty list");
 }
 
+static void parse_ranks_option(int code, const char *arg, lbm_options *o)
+{
+    if (code == OPT_RANKS_SCALING)
+        o->scaling = 1 + lbp_parse_choice("--ranks-scaling", arg, (const char *const[]){"weak", "strong", NULL});
+    else if (code == OPT_EXCHANGE)
+        o->exchange = 1 + lbp_parse_choice("--exchange", arg, (const char *const[]){"host", "peer", "mpi", NULL});
+    else
+        o->overlap = lbp_parse_choice("--overlap", arg, lbm_overlap_names);
+}
+
 static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *c)
 {
     long long v[LBM_MAX_BLOCKS];
@@ -161,15 +176,16 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
     case OPT_PASSES: o->passes = (int)lbp_parse_int("--passes", arg, 1, 10); break;
     case OPT_PADDING: o->padding = (int)lbp_parse_int("--padding", arg, 1, 4096); break;
     case OPT_RANKS_SCALING:
-        o->scaling = 1 + lbp_parse_choice("--ranks-scaling", arg, (const char *const[]){"weak", "strong", NULL});
-        break;
     case OPT_EXCHANGE:
-        o->exchange = 1 + lbp_parse_choice("--exchange", arg, (const char *const[]){"host", "peer", "mpi", NULL});
+    case OPT_OVERLAP:
+        if (!lbp_mpi_built())
+            lbp_usage_error("--ranks-scaling, --exchange, --overlap: built without MPI (make deps installs Open MPI, "
+                            "then make clean all)");
+        parse_ranks_option(code, arg, o);
         break;
-    case OPT_OVERLAP: o->overlap = lbp_parse_choice("--overlap", arg, lbm_overlap_names); break;
     case '?': lbp_bad_option();
     default:
-        if (!lbp_common_opt(c, code, arg, USAGE)) lbp_bad_option();
+        if (!lbp_common_opt(c, code, arg, usage())) lbp_bad_option();
     }
 }
 
@@ -554,8 +570,8 @@ static int run_timing(lbp_device *d, const lbm_options *o, const lbp_common *c, 
  * 0 says why), and all finish together. */
 int main(int argc, char **argv)
 {
-    lbp_mpi_init(&argc, &argv);
     lbp_cli_init("lbmkernels");
+    lbp_mpi_init(&argc, &argv);
     lbm_options o = {.boundary = -1, .overlap = -1};
     lbp_common c = {.device = -1};
     lbp_mpi_replicated_begin();

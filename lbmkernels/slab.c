@@ -166,6 +166,8 @@ int lbm_slab_create(lbm_slab *s, lbp_device *d, const lbm_kernels *k, int nx, in
                     int padding, lbp_exchange_path path, int overlap, double omega, double lid_u, int block_size)
 {
     memset(s, 0, sizeof *s);
+    if (g->ranks < 2 && k->boundary == LBM_PERIODIC) /* its z wrap would need an exchange with itself */
+        lbp_fail("a periodic slab needs 2 ranks or more; one rank runs the whole lattice");
     s->g = *g;
     s->path = path;
     s->overlap = overlap;

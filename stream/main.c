@@ -23,7 +23,7 @@
 #include "stats.h"
 #include "transfer.h"
 
-#define USAGE                                                                                   \
+#define USAGE_HEAD                                                                              \
     "usage: stream [options]\n"                                                                 \
     "Sustained bandwidth from generated STREAM-copy kernels (c[i] = a[i]), every element\n"    \
     "verified; results in <out>/stream.csv, transfer.csv, stream-meta.csv.\n"                   \
@@ -34,7 +34,8 @@
     "                      4K..512M on a CPU); multiples of 16 bytes\n"                         \
     "  --max-size BYTES    largest array any sweep uses\n"                                    \
     "  --reps N            exactly N timed repetitions per configuration (default: enough\n"    \
-    "                      for ~0.1 s of timed work, at least 10 on a GPU, 5 on a CPU)\n"       \
+    "                      for ~0.1 s of timed work, at least 10 on a GPU, 5 on a CPU)\n"
+#define USAGE_RANKS                                                                              \
     "  --interconnect      under mpirun (a rank per device): instead of the sweeps, every pair\n" \
     "                      of ranks, one message one way and one each way at once, over message\n" \
     "                      sizes (--sizes; default 4K..64M by 4 and the D3Q19 halo's 5 planes of\n" \
@@ -43,8 +44,11 @@
     "                      (s: the bytes moved, both messages both ways); results in <out>/\n"    \
     "                      interconnect.csv, interconnect-fit.csv, interconnect-meta.csv\n"     \
     "  --exchange LIST     --interconnect's paths, any of host,peer,mpi (default: each this\n"  \
-    "                      device and MPI library offer); one they lack: exit 2\n"            \
-    LBP_COMMON_HELP
+    "                      device and MPI library offer); one they lack: exit 2\n"
+/* Without MPI --interconnect is not offered (a script can tell from --help). */
+#define USAGE USAGE_HEAD USAGE_RANKS LBP_COMMON_HELP
+#define USAGE_ONE_RANK USAGE_HEAD LBP_COMMON_HELP
+static const char *usage(void) { return lbp_mpi_built() ? USAGE : USAGE_ONE_RANK; }
 
 enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS, OPT_INTERCONNECT, OPT_EXCHANGE };
 
@@ -140,11 +144,17 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
         case OPT_MAX_SIZE: so->max_size = parse_size("--max-size", optarg); break;
         case OPT_REPS: so->reps = (int)lbp_parse_int("--reps", optarg, 1, 1000000); break;
         case OPT_SWEEPS: parse_sweeps(optarg, so->sweeps); break;
-        case OPT_INTERCONNECT: so->interconnect = 1; break;
-        case OPT_EXCHANGE: ic->npaths = parse_paths(optarg, ic->paths); break;
+        case OPT_INTERCONNECT:
+        case OPT_EXCHANGE:
+            if (!lbp_mpi_built())
+                lbp_usage_error("--interconnect, --exchange: built without MPI (make deps installs Open MPI, then make "
+                                "clean all)");
+            if (o == OPT_INTERCONNECT) so->interconnect = 1;
+            else ic->npaths = parse_paths(optarg, ic->paths);
+            break;
         case '?': lbp_bad_option();
         default:
-            if (!lbp_common_opt(c, o, optarg, USAGE))
+            if (!lbp_common_opt(c, o, optarg, usage()))
                 lbp_bad_option();
         }
     }
@@ -505,8 +515,8 @@ static int run_sweeps(lbp_device *d, stream_options *so, const lbp_common *c, in
  * 0 says why); several ranks measure only the interconnect. */
 int main(int argc, char **argv)
 {
-    lbp_mpi_init(&argc, &argv);
     lbp_cli_init("stream");
+    lbp_mpi_init(&argc, &argv);
     stream_options so = {0};
     stream_ic_opts ic = {0};
     lbp_common c = {.device = -1};
