@@ -29,7 +29,7 @@
     X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) \
     X(cuGraphDestroy) X(cuGetErrorName) X(cuGetErrorString) X(cuMemGetInfo)              \
     X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuIpcGetMemHandle)    \
-    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemcpyAsync)
+    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuMemcpyAsync) X(cuMemGetAddressRange)
 #define NVRTC_FUNCS(X)                                                                  \
     X(nvrtcCreateProgram) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)            \
     X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetPTXSize)    \
@@ -570,15 +570,18 @@ static void cuda_ipc_export(lbp_device *d, lbp_buf *b, unsigned char handle[LBP_
     memcpy(handle, &h, sizeof h);
 }
 
-static lbp_buf *cuda_ipc_import(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES], size_t bytes)
+/* The view spans the exporter's whole allocation (its size asked of the
+ * driver), so copies anywhere in it pass the range check. */
+static lbp_buf *cuda_ipc_import(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES])
 {
     (void)d;
     CUipcMemHandle h;
     memcpy(&h, handle, sizeof h);
     lbp_buf *b = calloc(1, sizeof *b);
-    b->bytes = bytes;
     b->imported = 1;
     CU(cuIpcOpenMemHandle(&b->ptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    CUdeviceptr base = 0;
+    CU(cuMemGetAddressRange(&base, &b->bytes, b->ptr));
     return b;
 }
 

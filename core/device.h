@@ -179,7 +179,7 @@ typedef struct lbp_backend {
      * ipc_import to reach buffer b (on this device or another one);
      * ipc_close ends that view (not the exporter's buffer). */
     void (*ipc_export)(lbp_device *d, lbp_buf *b, unsigned char handle[LBP_IPC_HANDLE_BYTES]);
-    lbp_buf *(*ipc_import)(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES], size_t bytes);
+    lbp_buf *(*ipc_import)(lbp_device *d, const unsigned char handle[LBP_IPC_HANDLE_BYTES]);
     void (*ipc_close)(lbp_device *d, lbp_buf *b);
     /* Where caps.device_pointers (else NULL): the buffer's address in the
      * device's address space, for libraries that take device pointers

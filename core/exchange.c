@@ -126,10 +126,7 @@ static opened *open_view(lbp_device *d, int peer, const region_desc *r)
             return o;
         }
     opened *o = xcalloc(1, sizeof *o);
-    /* the view spans the region's end at least; the exporter's buffer may be
-     * longer, which no copy reaches */
-    *o = (opened){.peer = peer, .address = r->address, .refs = 1, .next = views,
-                  .view = d->be->ipc_import(d, r->handle, (size_t)(r->offset + r->bytes))};
+    *o = (opened){.peer = peer, .address = r->address, .refs = 1, .next = views, .view = d->be->ipc_import(d, r->handle)};
     views = o;
     return o;
 }

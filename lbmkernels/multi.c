@@ -161,6 +161,7 @@ typedef struct {
     lbm_scheme *schemes;
     int *fp64;
     int nrows, cap;
+    int groups; /* run so far */
 } multi_run;
 
 /* Each group's kernel: the cells per thread asked for (the first), else
@@ -269,6 +270,8 @@ static void measure(multi_run *r, const lbm_kernels *slab, const lbm_kernels *wh
 
 static void run_group(multi_run *r, lbm_scheme s, int fp64, const lbm_dims *sizes, int nsizes)
 {
+    /* a context that keeps what one group freed from the next: a fresh one */
+    if (r->groups++ && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
     const int cpt = cpt_of(r->d, r->o, fp64, s);
     check_before_timing(r, s, fp64, cpt);
     lbm_kernels slab = {0}, whole;

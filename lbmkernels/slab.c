@@ -466,8 +466,10 @@ int lbm_slab_check_run(lbp_device *d, const lbm_kernels *slab, const lbm_kernels
  * exchange, the receiving plane must hold that value at that cell, the
  * sender's mark elsewhere where the plane was sent (or its own where a
  * cavity wall keeps words back), and every other word its own mark. */
-static double mark_of(int rank) { return -(rank + 1.0); }
-static double plant_of(int rank, int slot, int up) { return 1000.0 * (rank + 1) + 10.0 * slot + (up ? 1 : 2); }
+/* Small whole numbers, exact in any word (half's run to 2048); the two
+ * neighbours of a rank differ in rank % 16. */
+static double mark_of(int rank) { return -(rank % 1024 + 1.0); }
+static double plant_of(int rank, int slot, int up) { return 1.0 + (rank % 16) * 40 + 2 * slot + (up ? 1 : 0); }
 /* a cell inside every cavity mask (x, y away from the walls) */
 static void plant_cell(const lbm_layout *L, int rank, int slot, int *x, int *y)
 {
