@@ -1,5 +1,6 @@
 #!/bin/sh
-# Across ranks, on PoCL under mpirun (2 and 3 ranks on the CPU): every
+# Across ranks, on PoCL under mpirun (2 and 3 ranks on the CPU): the
+# exchange's paths on a stand-in device (tests/test_exchange); every
 # scheme and precision decomposed equals one rank's run bit for bit, mass
 # kept, planted values land in the right halo slot of the right neighbour
 # (lbmkernels --verify); a corrupted result fails; the timing writes lbm.csv
@@ -17,7 +18,7 @@ if ! command -v mpirun >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; th
     echo "test_mpi: skipped: no mpirun or mpicc (make deps installs openmpi-bin libopenmpi-dev)"
     finish
 fi
-for t in lbmkernels/lbmkernels stream/stream; do
+for t in lbmkernels/lbmkernels stream/stream tests/test_exchange; do
     if ! ldd "$t" 2>/dev/null | grep -q libmpi; then
         echo "test_mpi: skipped: $t was built without MPI (rebuild: make clean all)"
         finish
@@ -54,6 +55,14 @@ lines() { # NAME PATTERN COUNT
     if [ "$c" -eq "$3" ]; then ok; else bad "$1: $c lines of '$2', expected $3"; fi
 }
 LBM="lbmkernels/lbmkernels --backend opencl"
+
+# 0. core/exchange's host and peer paths on a stand-in device whose IPC is
+# shared memory (the ready/done protocol, views, region matching)
+for n in 2 3; do
+    run $n exchange$n tests/test_exchange
+    all_ranks exchange$n 0 $n
+    lines exchange$n "PASSED  \] 4 test(s)" $n
+done
 
 # 1. every scheme, fp32 and fp64, both boundaries, overlap off and on: the
 # CPU's kernel shape (a row per thread) on 2 ranks
