@@ -51,6 +51,9 @@ typedef struct {
                                IPC: --exchange peer) */
     int device_pointers;    /* device_pointer() gives buffers' device
                                addresses (for a CUDA-aware MPI) */
+    int host_pointers;      /* ... and they are host addresses (a device
+                               whose memory is the host's): any MPI library
+                               moves them (--exchange mpi without CUDA) */
 } lbp_caps;
 
 typedef struct {

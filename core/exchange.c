@@ -37,7 +37,7 @@ int lbp_exchange_available(const lbp_device *d, lbp_exchange_path path, char *wh
                  "--exchange peer: not available: the ranks span %d nodes, and device memory is shared only "
                  "within one; use host or mpi",
                  lbp_ranks.nodes);
-    else if (path == LBP_EXCHANGE_MPI && !lbp_mpi_cuda_aware())
+    else if (path == LBP_EXCHANGE_MPI && !d->info.caps.host_pointers && !lbp_mpi_cuda_aware())
         snprintf(why, why_len, "--exchange mpi: not available: the MPI library (%s) does not move device memory "
                  "(MPIX_Query_cuda_support: no); use host or peer", lbp_mpi_library());
     else if (path == LBP_EXCHANGE_MPI && !d->info.caps.device_pointers)

@@ -13,8 +13,9 @@
  *         receiver has copied them), so no rank overwrites what a neighbour
  *         still reads;
  *   mpi   the MPI library moves device memory itself (CUDA-aware MPI, as
- *         MPIX_Query_cuda_support says), one message per link with a
- *         datatype over its regions.
+ *         MPIX_Query_cuda_support says, or any MPI where the device's
+ *         memory is the host's), one message per link with a datatype
+ *         over its regions.
  * Device transfers go to the device's second queue where it has one, so
  * that kernels on the first run beside them. */
 #ifndef LBP_EXCHANGE_H

@@ -245,6 +245,7 @@ static void test_capabilities_match_the_backend(void **state)
         assert_int_equal(c->second_queue, be->select_queue && be->read_async && be->write_async && be->copy_region);
         assert_int_equal(c->ipc, be->ipc_export && be->ipc_import && be->ipc_close);
         assert_int_equal(c->device_pointers, be->device_pointer != NULL);
+        assert_true(!c->host_pointers || c->device_pointers);
         assert_true(!c->force_blocks_per_cu || c->carveout);
         assert_true(c->usable_bytes > 0 && c->usable_bytes <= d.info.global_mem_bytes);
         assert_true(lbp_memory_budget(&d) < c->usable_bytes);

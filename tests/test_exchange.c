@@ -1,8 +1,9 @@
 /* core/exchange between ranks, on a stand-in device whose buffers are
  * POSIX shared memory: its IPC handle is the segment's name, so the peer
  * path (handles passed over MPI, views opened, ready/done messages, copies
- * from the neighbours' memory) runs here as it does on CUDA, and the host
- * path beside it.  tests/test_mpi.sh runs this under mpirun with 2 and 3
+ * from the neighbours' memory) runs here as it does on CUDA; its memory is
+ * the host's, so the mpi path (a datatype over each link's regions, on
+ * device addresses) runs as with a CUDA-aware MPI; and the host path.  tests/test_mpi.sh runs this under mpirun with 2 and 3
  * ranks; alone (one rank) every test is skipped. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,7 +125,7 @@ static const lbp_backend shm_backend = {.name = "shm", .alloc = shm_alloc, .rele
 static lbp_device shm_device(void)
 {
     lbp_device d = {.be = &shm_backend};
-    d.info.caps = (lbp_caps){.second_queue = 1, .ipc = 1, .device_pointers = 1};
+    d.info.caps = (lbp_caps){.second_queue = 1, .ipc = 1, .device_pointers = 1, .host_pointers = 1};
     snprintf(d.info.name, sizeof d.info.name, "shared memory");
     return d;
 }
@@ -200,6 +201,7 @@ static void ring(void **state, lbp_exchange_path path)
 
 static void test_ring_host(void **state) { ring(state, LBP_EXCHANGE_HOST); }
 static void test_ring_peer(void **state) { ring(state, LBP_EXCHANGE_PEER); }
+static void test_ring_mpi(void **state) { ring(state, LBP_EXCHANGE_MPI); }
 
 /* Two exchanges over one buffer open one view of each peer's buffer; the
  * view outlives the first exchange and closes with the last. */
@@ -251,6 +253,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_host),
         cmocka_unit_test(test_ring_peer),
+        cmocka_unit_test(test_ring_mpi),
         cmocka_unit_test(test_views_shared),
         cmocka_unit_test(test_one_way_peer),
     };

@@ -56,12 +56,12 @@ lines() { # NAME PATTERN COUNT
 }
 LBM="lbmkernels/lbmkernels --backend opencl"
 
-# 0. core/exchange's host and peer paths on a stand-in device whose IPC is
-# shared memory (the ready/done protocol, views, region matching)
+# 0. core/exchange's three paths on a stand-in device of shared memory (the
+# peer path's ready/done messages and views, the mpi path's datatypes)
 for n in 2 3; do
     run $n exchange$n tests/test_exchange
     all_ranks exchange$n 0 $n
-    lines exchange$n "PASSED  \] 4 test(s)" $n
+    lines exchange$n "PASSED  \] 5 test(s)" $n
 done
 
 # 1. every scheme, fp32 and fp64, both boundaries, overlap off and on: the
