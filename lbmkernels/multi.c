@@ -26,15 +26,16 @@ static lbp_exchange_path path_of(const lbm_options *o)
     return o->exchange ? (lbp_exchange_path)o->exchange : LBP_EXCHANGE_HOST;
 }
 
-/* The overlaps to run: off, on, or both (the default). */
-static int overlaps_of(const lbm_options *o, int *out)
+/* The overlaps to run: off, on, or both (the default; off alone where the
+ * device has one queue, which an explicit on refuses). */
+static int overlaps_of(const lbm_options *o, const lbp_device *d, int *out)
 {
     if (o->overlap == 0 || o->overlap == 1) {
         out[0] = o->overlap;
         return 1;
     }
     out[0] = 0, out[1] = 1;
-    return 2;
+    return d->info.caps.second_queue ? 2 : 1;
 }
 
 /* --sizes as the whole lattice: weak scaling gives one rank's. */
@@ -111,7 +112,7 @@ static int check_decomposed(lbp_device *d, const lbm_options *o, lbm_slab_check_
     int failures = lbm_slab_check_halos(d, &slab, co, why, sizeof why);
     say_check(co, "halos: planted values where they belong", failures, why);
     int overlaps[2];
-    for (int i = 0, n = overlaps_of(o, overlaps); i < n; i++) {
+    for (int i = 0, n = overlaps_of(o, d, overlaps); i < n; i++) {
         co->overlap = overlaps[i];
         const int r = lbm_slab_check_run(d, &slab, &whole, co, why, sizeof why);
         say_check(co, co->overlap ? "overlap on: bit for bit as one rank" : "overlap off: bit for bit as one rank", r,
@@ -280,7 +281,7 @@ static void run_group(multi_run *r, lbm_scheme s, int fp64, const lbm_dims *size
     lbp_mpi_agree(bad ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s kernel does not compile", lbp_ranks.rank,
                   lbm_scheme_names[s], lbm_precision_names[fp64]);
     int overlaps[2];
-    const int nov = lbp_ranks.size > 1 ? overlaps_of(r->o, overlaps) : (overlaps[0] = 0, 1);
+    const int nov = lbp_ranks.size > 1 ? overlaps_of(r->o, r->d, overlaps) : (overlaps[0] = 0, 1);
     const int passes = r->o->passes ? r->o->passes : r->o->quick ? 1 : 2;
     for (int i = 0; i < nsizes; i++)
         for (int k = 0; k < nov; k++) measure(r, &slab, &whole, sizes[i], overlaps[k], passes);
