@@ -250,6 +250,7 @@ int main(int argc, char **argv)
 {
     lbp_cli_init("test_exchange");
     lbp_mpi_init(&argc, &argv);
+    if (lbp_ranks.size < 2) printf("test_exchange: one rank: skipped here; tests/test_mpi.sh runs it under mpirun\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_host),
         cmocka_unit_test(test_ring_peer),
