@@ -2,12 +2,17 @@
 #include "csv.h"
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,8 +96,79 @@ static _Noreturn void refuse_existing(const char *path)
     lbp_fail("%s exists; keeping it (use --force to replace it%s)", path, suggest_out ? ", or --out DIR" : "");
 }
 
+/* ---- The result folder: one run at a time ------------------------------
+ * Two runs into one folder would both pass the freshness check and then
+ * interleave their files, so a tool holds an advisory lock on the folder
+ * (flock on the folder itself: no lock file left in the data) from its
+ * freshness check or first result file to its exit.  Locks are per open
+ * file, so the folders this process holds are remembered. */
+
+#define MAX_HELD_DIRS 16
+static struct { dev_t dev; ino_t ino; } held[MAX_HELD_DIRS];
+static int n_held;
+
+static int holds(const struct stat *st)
+{
+    for (int i = 0; i < n_held; i++)
+        if (held[i].dev == st->st_dev && held[i].ino == st->st_ino) return 1;
+    return 0;
+}
+
+/* A result's temp file "<name>.csv.tmp.<pid>" whose process is gone (a
+ * killed run), or a "<name>.csv.tmp" of the versions before per-process
+ * names. */
+static int stale_temp(const char *name)
+{
+    const char *t = strstr(name, ".csv.tmp");
+    if (!t) return 0;
+    t += strlen(".csv.tmp");
+    if (!*t) return 1;
+    if (*t++ != '.') return 0;
+    char *end;
+    long pid = strtol(t, &end, 10);
+    if (*end || pid <= 0 || pid == (long)getpid()) return 0;
+    return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Holding the lock, no other run writes here: the temp files of dead ones
+ * are debris. */
+static void remove_stale_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!stale_temp(e->d_name)) continue;
+        char *path = format("%s/%s", dir, e->d_name);
+        if (unlink(path) == 0) fprintf(stderr, "%s: removed %s, left by a run that ended early\n", lbp_prog, path);
+        free(path);
+    }
+    closedir(d);
+}
+
+void lbp_claim_dir(const char *dir)
+{
+    lbp_mkdir_p(dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) lbp_fail("cannot open folder %s: %s", dir, strerror(errno));
+    if (holds(&st)) {
+        close(fd);
+        return;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        if (errno == EWOULDBLOCK)
+            lbp_fail("%s is in use by another run; wait for it to end%s", dir, suggest_out ? " or use --out DIR" : "");
+        lbp_fail("cannot lock folder %s: %s", dir, strerror(errno));
+    }
+    if (n_held == MAX_HELD_DIRS) lbp_fail("more than %d result folders in one run", MAX_HELD_DIRS);
+    held[n_held].dev = st.st_dev;
+    held[n_held++].ino = st.st_ino;
+    remove_stale_temps(dir); /* the fd stays open: the lock lasts until exit */
+}
+
 void lbp_check_fresh(const char *dir, const char *const *names, int force)
 {
+    lbp_claim_dir(dir);
     if (force) return;
     for (int i = 0; names[i]; i++) {
         char *path = format("%s/%s", dir, names[i]);
@@ -101,26 +177,48 @@ void lbp_check_fresh(const char *dir, const char *const *names, int force)
     }
 }
 
-/* A result file being written: dir/name, through dir/name.tmp. */
+/* A result file being written: dir/name, through dir/name.tmp.<pid> (a
+ * name no other process writes). */
 typedef struct {
     FILE *f;
     char *path, *tmp;
+    int force;
 } result_file;
 
 static result_file result_open(const char *dir, const char *name, int force)
 {
-    lbp_mkdir_p(dir);
-    result_file r = {.path = format("%s/%s", dir, name)};
-    r.tmp = format("%s.tmp", r.path);
+    lbp_claim_dir(dir);
+    result_file r = {.path = format("%s/%s", dir, name), .force = force};
+    r.tmp = format("%s.tmp.%ld", r.path, (long)getpid());
     if (!force && access(r.path, F_OK) == 0) refuse_existing(r.path);
-    if (!(r.f = fopen(r.tmp, "w"))) lbp_fail("cannot write %s: %s", r.tmp, strerror(errno));
+    int fd = open(r.tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0 || !(r.f = fdopen(fd, "w"))) lbp_fail("cannot write %s: %s", r.tmp, strerror(errno));
     return r;
+}
+
+/* Move tmp to path unless path exists: renameat2's RENAME_NOREPLACE, or
+ * where the file system lacks it a hard link (which fails on an existing
+ * name too) and the temp name removed. */
+static int rename_noreplace(const char *tmp, const char *path)
+{
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+#endif
+    if (link(tmp, path)) return -1;
+    unlink(tmp);
+    return 0;
 }
 
 static void result_commit(result_file *r)
 {
     if (fflush(r->f) || ferror(r->f) || fclose(r->f)) lbp_fail("writing %s failed: %s", r->tmp, strerror(errno));
-    if (rename(r->tmp, r->path)) lbp_fail("cannot rename %s to %s: %s", r->tmp, r->path, strerror(errno));
+    if ((r->force ? rename(r->tmp, r->path) : rename_noreplace(r->tmp, r->path))) {
+        int err = errno;
+        unlink(r->tmp);
+        if (err == EEXIST) refuse_existing(r->path);
+        lbp_fail("cannot rename %s to %s: %s", r->tmp, r->path, strerror(err));
+    }
     free(r->path);
     free(r->tmp);
 }

@@ -1,6 +1,10 @@
 /* Result files: CSV with a header row, device and backend in every row,
- * written to "<path>.tmp" and renamed on commit, never overwriting an
- * existing file unless forced.  Also the "<tool>-meta.csv" key,value file. */
+ * written to "<path>.tmp.<pid>" and renamed on commit, never overwriting an
+ * existing file unless forced (the rename itself refuses an existing name,
+ * so a file that appeared meanwhile is kept too).  A tool holds a lock on
+ * its result folder from its first check or file until it exits: a second
+ * run into the same folder fails at once.  Also the "<tool>-meta.csv"
+ * key,value file. */
 #ifndef LBP_CSV_H
 #define LBP_CSV_H
 
@@ -18,8 +22,14 @@ void lbp_mkdir_p(const char *dir);
  * next call.  Refusals to overwrite then suggest --out. */
 const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info);
 
-/* Refuse early (exit 1, one line naming the file and --force) when any of
- * the named files exists in dir and !force.  names: NULL-terminated. */
+/* Create dir and lock it for this process until it exits (flock): exit 1
+ * with one line when another run holds it.  Removes the temp files that
+ * runs which ended early left there. */
+void lbp_claim_dir(const char *dir);
+
+/* Claim dir (lbp_claim_dir), then refuse early (exit 1, one line naming
+ * the file and --force) when any of the named files exists in dir and
+ * !force.  names: NULL-terminated. */
 void lbp_check_fresh(const char *dir, const char *const *names, int force);
 
 /* Open dir/name for writing (into dir/name.tmp).  header: the column names,

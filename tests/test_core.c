@@ -347,9 +347,9 @@ static void test_csv_tmp_rename_and_no_overwrite(void **state)
     lbp_device_info i = {.slug = "dev", .backend = "opencl"};
     lbp_csv *c = lbp_csv_open(tmpdir, "r.csv", "a,b", &i, 0);
     lbp_csv_row(c, "%d,%d", 1, 2);
-    char path[128], tmp[140];
+    char path[128], tmp[160];
     snprintf(path, sizeof path, "%s/r.csv", tmpdir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     assert_int_equal(access(path, F_OK), -1); /* nothing before commit */
     assert_int_equal(access(tmp, F_OK), 0);
     lbp_csv_commit(c);
@@ -489,6 +489,115 @@ static void test_result_dir_length(void **state)
     assert_string_equal(lbp_result_dir("/tmp/o", &i), "/tmp/o");
 }
 
+/* ---- One run per result folder ------------------------------------------ */
+
+static char lockdir[64];
+static void claim_lockdir(void) { lbp_claim_dir(lockdir); }
+
+static void remove_tree(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A second process claiming a folder another holds fails at once (exit 1,
+ * one line saying so); once the holder ends, the folder is free. */
+static void test_second_run_into_a_folder_fails(void **state)
+{
+    (void)state;
+    snprintf(lockdir, sizeof lockdir, "/tmp/lbp-test-lock-%d", (int)getpid());
+    int go[2], ready[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ready), 0);
+    fflush(NULL);
+    pid_t holder = fork();
+    if (holder == 0) {
+        char c;
+        lbp_claim_dir(lockdir);
+        if (write(ready[1], "r", 1) != 1) _exit(3);
+        _exit(read(go[0], &c, 1) == 1 ? 0 : 3);
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    char err[512];
+    assert_int_equal(stderr_of(claim_lockdir, err, sizeof err), 1);
+    assert_non_null(strstr(err, "in use by another run"));
+    assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1); /* one line */
+    assert_int_equal(write(go[1], "g", 1), 1);
+    int st;
+    waitpid(holder, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(exit_status_of(claim_lockdir), 0);
+    close(go[0]), close(go[1]), close(ready[0]), close(ready[1]);
+    remove_tree(lockdir);
+}
+
+/* A file that appeared between the check and the commit is kept: the
+ * commit refuses (exit 1) instead of replacing it. */
+static void commit_over_a_new_file(void)
+{
+    lbp_device_info i = {.slug = "x", .backend = "opencl"};
+    lbp_csv *c = lbp_csv_open(lockdir, "r.csv", "a", &i, 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.csv", lockdir);
+    FILE *f = fopen(path, "w");
+    fputs("theirs\n", f);
+    fclose(f);
+    lbp_csv_commit(c);
+}
+
+static void test_commit_never_replaces_without_force(void **state)
+{
+    (void)state;
+    snprintf(lockdir, sizeof lockdir, "/tmp/lbp-test-commit-%d", (int)getpid());
+    assert_int_equal(exit_status_of(commit_over_a_new_file), 1);
+    char path[128], buf[64] = "";
+    snprintf(path, sizeof path, "%s/r.csv", lockdir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "theirs\n");
+    remove_tree(lockdir); /* and no temp file was left: rmdir of the rest */
+}
+
+static void touch(const char *dir, const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+static int exists(const char *dir, const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Claiming a folder removes the temp files of runs that ended early (their
+ * process gone, or the old shared name), and nothing else. */
+static void test_claim_removes_stale_temps(void **state)
+{
+    (void)state;
+    snprintf(lockdir, sizeof lockdir, "/tmp/lbp-test-stale-%d", (int)getpid());
+    lbp_mkdir_p(lockdir);
+    touch(lockdir, "lbm.csv.tmp.2147483646"); /* above any pid_max: no such process */
+    touch(lockdir, "lbm.csv.tmp");
+    touch(lockdir, "membench.csv.tmp.1"); /* init: alive */
+    touch(lockdir, "notes.tmp");
+    touch(lockdir, "lbm.csv");
+    assert_int_equal(exit_status_of(claim_lockdir), 0);
+    assert_false(exists(lockdir, "lbm.csv.tmp.2147483646"));
+    assert_false(exists(lockdir, "lbm.csv.tmp"));
+    assert_true(exists(lockdir, "membench.csv.tmp.1"));
+    assert_true(exists(lockdir, "notes.tmp"));
+    assert_true(exists(lockdir, "lbm.csv"));
+    remove_tree(lockdir);
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
@@ -509,6 +618,9 @@ int main(void)
         cmocka_unit_test(test_meta_builder),
         cmocka_unit_test(test_check_fresh_suggests_out_only_with_it),
         cmocka_unit_test(test_result_dir_length),
+        cmocka_unit_test(test_second_run_into_a_folder_fails),
+        cmocka_unit_test(test_commit_never_replaces_without_force),
+        cmocka_unit_test(test_claim_removes_stale_temps),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
