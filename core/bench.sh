@@ -5,7 +5,10 @@
 #   RANKS=N (and RANKS_*: core/bench-ranks.sh) for the multi-device stage
 # Results go to data/<device-slug>/ (beside an existing one as
 # data/<slug>-2, -3, ... unless FORCE=1); a run that fails leaves no folder
-# that looks complete: it works in <dir>.partial and renames at the end.
+# that looks complete: it works in <dir>.partial (claimed by mkdir, so runs
+# at once take different folders) and renames at the end.
+# model validate: exit 0 within the error bar, 1 points over it (the data
+# kept, noted at the end), 2 bad input (the bench fails).
 set -u
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -25,16 +28,39 @@ slug=$(val slug); name=$(val name)
 first=$(echo "$backends" | awk '{print $1}')
 [ -n "$slug" ] || die "could not tell the device's name"
 
+# Claim the result folder: mkdir of its .partial is atomic, so two runs at
+# once never share one; a .partial that exists belongs to another run (or
+# to one that was killed, kept for inspection) and is never removed here,
+# except with FORCE=1 where its owner is gone.
+owner_alive() { # WORK: the bench that claimed WORK still runs
+    # no pid: claimed a moment ago (pid not yet written), or by an older bench
+    p=$(cat "$1/.bench-pid" 2>/dev/null) || { [ -n "$(find "$1" -maxdepth 0 -mmin -1)" ]; return; }
+    [ -n "$p" ] && kill -0 "$p" 2>/dev/null
+}
+claim() { # DIR: claim DIR.partial
+    mkdir "$1.partial" 2>/dev/null || return 1
+    echo $$ >"$1.partial/.bench-pid"
+}
 dir=data/$slug
-if [ -e "$dir" ] && [ "${FORCE:-0}" != 1 ]; then
-    n=2
-    while [ -e "data/$slug-$n" ]; do n=$((n + 1)); done
-    say "$dir exists and is kept (FORCE=1 replaces it); this run goes to data/$slug-$n"
-    dir=data/$slug-$n
+mkdir -p data && [ -w data ] || die "cannot write to data/"
+if [ "${FORCE:-0}" = 1 ]; then
+    if ! claim "$dir"; then
+        owner_alive "$dir.partial" && die "$dir.partial is in use by another bench (pid $(cat "$dir.partial/.bench-pid" 2>/dev/null || echo unknown))"
+        say "removing $dir.partial, left by a bench that ended early"
+        rm -rf "$dir.partial"
+        claim "$dir" || die "cannot claim $dir.partial (another bench took it)"
+    fi
+else
+    n=1
+    while [ -e "$dir" ] || ! claim "$dir"; do
+        n=$((n + 1)); dir=data/$slug-$n
+        [ "$n" -le 1000 ] || die "no free folder data/$slug-N (N up to 1000)"
+    done
+    [ "$n" -gt 1 ] && say "data/$slug exists or is in use and is kept (FORCE=1 replaces it); this run goes to $dir"
 fi
 work=$dir.partial
-rm -rf "$work"
-mkdir -p "$work" || die "cannot create $work"
+# our own results, still ours (another run never removes them, a person may)
+own_results() { [ "$(cat "$work/.bench-pid" 2>/dev/null)" = $$ ] || die "$work vanished or was taken over during the run"; }
 trap 'say "interrupted: $work left for inspection"; exit 1' INT TERM
 
 # The device index of each backend: DEVICE for the first; for the others,
@@ -148,18 +174,32 @@ done
 # several devices (or RANKS=N): MPI runs across them, core/bench-ranks.sh
 sh core/bench-ranks.sh "$work" "$first" "$slug" "$(val kind)" $quick || failed="$failed ranks"
 
+own_results
 say "model: predicting every measured point"
 t0=$(date +%s)
 model/model validate --data "$work" --force --max-error 5
 model_rc=$?
 say "model took $(( $(date +%s) - t0 )) s"
-[ "$model_rc" -le 1 ] || die "model validate failed (exit $model_rc); partial results in $work"
+# exit 1 with model.csv written and its meta saying "result,fail": points
+# over the error bar, the data kept and noted; any other failure
+# (unreadable or malformed input, exit 2, or no model.csv) fails the bench
+over_bar() { [ -f "$work/model.csv" ] && grep -qx 'result,fail' "$work/model-meta.csv" 2>/dev/null; }
+case $model_rc in
+0) ;;
+1) over_bar || die "model validate failed (exit 1, no validated model.csv); partial results in $work" ;;
+*) die "model validate failed (exit $model_rc); partial results in $work" ;;
+esac
 if [ -f "$work/membench-recheck.csv" ]; then
     model/model drift --data "$work" --force >/dev/null || say "model drift failed: no drift.csv"
 fi
 
+own_results
+[ -f "$work/model.csv" ] || die "$work/model.csv vanished; partial results in $work"
+rm -f "$work/.bench-pid"
 rm -rf "$dir"
-mv "$work" "$dir" || die "cannot rename $work to $dir"
+# -T: never into a folder of the same name that appeared meanwhile
+mv -T "$work" "$dir" || die "cannot rename $work to $dir"
+[ -f "$dir/model.csv" ] || die "$dir/model.csv vanished after the rename"
 trap - INT TERM
 
 if ! command -v gnuplot >/dev/null 2>&1; then

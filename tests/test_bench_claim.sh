@@ -1,0 +1,87 @@
+#!/bin/sh
+# make bench's folder handling, with stub tools (no device, seconds): two
+# benches at once take different folders and each ends with its own
+# model.csv; a .partial of another bench is never removed; a model validate
+# over the error bar (exit 1, result fail) keeps the data with a note, an
+# unreadable input (exit 2) or an exit 1 without a validated model.csv fails
+# the bench.  Last line: "bench-claim: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A tree with core/bench.sh and stub tools: each stage writes its CSV into
+# --out after STUB_SLEEP seconds; model validate exits STUB_MODEL_RC,
+# writing model.csv and a meta saying STUB_RESULT unless STUB_RESULT=none.
+mkdir -p "$tmp/t/core" "$tmp/t/plots" "$tmp/t/stream" "$tmp/t/membench" "$tmp/t/lbmkernels" "$tmp/t/model"
+cp core/bench.sh "$tmp/t/core/"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/t/plots/render.sh"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/t/core/bench-ranks.sh" # the multi-device stage: nothing to run
+cat >"$tmp/t/stub" <<'STUB'
+#!/bin/sh
+tool=$(basename "$0")
+out=""; data=""; cmd=""
+for a in "$@"; do
+    case "$prev" in --out) out=$a ;; --data) data=$a ;; esac
+    case "$a" in --describe) printf 'slug,stub-dev\nname,Stub Device\nbackend,opencl\nkind,cpu\n'; exit 0 ;; esac
+    prev=$a
+done
+sleep "${STUB_SLEEP:-0}"
+case $tool in
+stream) echo "device,backend,x" >"$out/stream.csv" ;;
+membench) echo "device,backend,sweep,threads" >"$out/membench.csv" ;;
+lbmkernels) echo "device,backend,cells" >"$out/lbm.csv" ;;
+model)
+    case $1 in
+    validate)
+        if [ "${STUB_RESULT:-pass}" != none ]; then
+            echo "backend,predicted" >"$data/model.csv"
+            printf 'key,value\nresult,%s\n' "${STUB_RESULT:-pass}" >"$data/model-meta.csv"
+        fi
+        exit "${STUB_MODEL_RC:-0}" ;;
+    summary) echo "summary of $data" ;;
+    esac ;;
+esac
+exit 0
+STUB
+for t in stream membench lbmkernels model; do cp "$tmp/t/stub" "$tmp/t/$t/$t"; chmod +x "$tmp/t/$t/$t"; done
+
+bench() { (cd "$tmp/t" && sh core/bench.sh); }
+
+# 1. two benches at once: different folders, each complete, both exit 0
+STUB_SLEEP=1 bench >"$tmp/o1" 2>"$tmp/e1" & p1=$!
+STUB_SLEEP=1 bench >"$tmp/o2" 2>"$tmp/e2" & p2=$!
+wait $p1; rc1=$?; wait $p2; rc2=$?
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && ok || bad "two benches at once exited $rc1 and $rc2: $(cat "$tmp/e1" "$tmp/e2")"
+d1=$(sed -n 's/.*results in \([^ ]*\) .*/\1/p' "$tmp/o1"); d2=$(sed -n 's/.*results in \([^ ]*\) .*/\1/p' "$tmp/o2")
+[ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && ok || bad "two benches at once named folders '$d1' and '$d2'"
+for d in $d1 $d2; do [ -f "$tmp/t/$d/model.csv" ] && [ -f "$tmp/t/$d/lbm.csv" ] && ok || bad "$d lacks model.csv or lbm.csv"; done
+ls -a "$tmp/t/data" | grep -q partial && bad "a .partial left: $(ls -a "$tmp/t/data")" || ok
+ls -a "$tmp/t/$d1" | grep -q bench-pid && bad "the claim's pid file left in $d1" || ok
+
+# 2. a .partial of a running bench is never removed, even with FORCE=1
+rm -rf "$tmp/t/data"; mkdir -p "$tmp/t/data/stub-dev.partial"
+sleep 30 & holder=$!
+echo $holder >"$tmp/t/data/stub-dev.partial/.bench-pid"
+bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in data/stub-dev-2 " "$tmp/o1" && ok || bad "a bench beside a running one's .partial: $(cat "$tmp/e1")"
+(cd "$tmp/t" && FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && bad "FORCE=1 took a running bench's .partial" || ok
+grep -q "in use by another bench" "$tmp/e1" && ok || bad "FORCE=1 beside a running bench: $(cat "$tmp/e1")"
+[ -f "$tmp/t/data/stub-dev.partial/.bench-pid" ] && ok || bad "the running bench's .partial was removed"
+kill $holder; wait $holder 2>/dev/null
+(cd "$tmp/t" && FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && [ -f "$tmp/t/data/stub-dev/model.csv" ] && ok \
+    || bad "FORCE=1 over a dead bench's .partial: $(cat "$tmp/e1")"
+
+# 3. model validate's exit: 1 over the bar keeps the data and notes it; 2,
+# or 1 without a validated model.csv, fails the bench
+rm -rf "$tmp/t/data"
+STUB_MODEL_RC=1 STUB_RESULT=fail bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "off by more than the model's error bar" "$tmp/o1" && ok \
+    || bad "points over the error bar: exit $?, $(cat "$tmp/o1" "$tmp/e1")"
+STUB_MODEL_RC=2 STUB_RESULT=none bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
+[ $rc = 1 ] && grep -q "model validate failed (exit 2)" "$tmp/e1" && ok || bad "model validate exit 2: bench exit $rc, $(cat "$tmp/e1")"
+STUB_MODEL_RC=1 STUB_RESULT=none bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
+[ $rc = 1 ] && grep -q "no validated model.csv" "$tmp/e1" && ok || bad "model validate exit 1 without model.csv: bench exit $rc, $(cat "$tmp/e1")"
+
+echo "bench-claim: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
