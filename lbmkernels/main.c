@@ -236,9 +236,14 @@ static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
 }
 
 /* ---- --verify ------------------------------------------------------------ */
+static lbm_dims verify_size(const lbm_options *o)
+{
+    return o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
+}
+
 static int verify_one(lbp_device *d, const lbm_options *o, int fp64, int cpt, lbm_boundary b)
 {
-    const lbm_dims size = o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
+    const lbm_dims size = verify_size(o);
     lbm_scheme schemes[LBM_SCHEMES];
     for (int i = 0; i < o->nschemes; i++) schemes[i] = (lbm_scheme)o->schemes[i];
     lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, fp64, cpt),
@@ -254,8 +259,30 @@ static int verify_one(lbp_device *d, const lbm_options *o, int fp64, int cpt, lb
     return r;
 }
 
+/* The checks timing makes before it starts (32-bit cell index, device
+ * memory), and the host memory of the double-precision reference, before
+ * verification starts: a usage error (exit 2), never a late failure. */
+static void check_verify_fits(const lbp_device *d, const lbm_options *o)
+{
+    const lbm_dims size = verify_size(o);
+    char why[512];
+    for (int p = 0; p < o->nprecisions; p++) {
+        const int fp64 = o->precisions[p];
+        if (fp64 && !d->info.fp64) continue;
+        lbm_layout L = lbm_layout_on(d, size.nx, size.ny, size.nz, lbm_plan_padding(o, d, fp64, 4), fp64);
+        for (int s = 0; s < o->nschemes; s++)
+            if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], fp64, why, sizeof why) != 0) lbp_usage_error("--verify: %s", why);
+        const int64_t need = lbm_verify_host_bytes(&L), have = lbm_host_memory_bytes();
+        if (have > 0 && need > have)
+            lbp_usage_error("--verify: lattice %dx%dx%d needs %.1f GB of host memory for the double-precision "
+                            "reference, %.1f GB available",
+                            size.nx, size.ny, size.nz, need / 1e9, have / 1e9);
+    }
+}
+
 static int run_verify(lbp_device *d, const lbm_options *o)
 {
+    check_verify_fits(d, o);
     int failures = 0;
     for (int p = 0; p < o->nprecisions; p++) {
         int fp64 = o->precisions[p];

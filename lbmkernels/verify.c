@@ -8,6 +8,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* The host buffers of lbm_verify_schemes: six lattices of doubles (start,
+ * reference, its scratch, post-collision reference, the stored and the
+ * converted device state) and rho and u (4 doubles a cell) three times. */
+enum { VERIFY_HOST_LATTICES = 6, VERIFY_HOST_CELL_DOUBLES = 3 * 4 };
+
+int64_t lbm_verify_host_bytes(const lbm_layout *L)
+{
+    return (int64_t)sizeof(double) * (VERIFY_HOST_LATTICES * lbm_words(L) + VERIFY_HOST_CELL_DOUBLES * L->cells);
+}
+
+static void take_least(int64_t *least, int64_t v)
+{
+    if (v > 0 && (*least < 0 || v < *least)) *least = v;
+}
+
+static int64_t rlimit_bytes(int resource)
+{
+    struct rlimit r;
+    if (getrlimit(resource, &r) || r.rlim_cur == RLIM_INFINITY || r.rlim_cur > INT64_MAX) return -1;
+    return (int64_t)r.rlim_cur;
+}
+
+/* A number from a one-line file (cgroup v2's memory.max: "max" or bytes). */
+static int64_t file_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long long v = -1;
+    if (f && fscanf(f, "%lld", &v) != 1) v = -1;
+    if (f) fclose(f);
+    return v;
+}
+
+int64_t lbm_host_memory_bytes(void)
+{
+    int64_t least = -1;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) take_least(&least, (int64_t)pages * page);
+    take_least(&least, rlimit_bytes(RLIMIT_AS));
+    take_least(&least, rlimit_bytes(RLIMIT_DATA));
+    /* a container's limit: the kernel kills a process over it (exit 137)
+     * instead of failing its malloc */
+    const int64_t max = file_number("/sys/fs/cgroup/memory.max"), used = file_number("/sys/fs/cgroup/memory.current");
+    if (max > 0) take_least(&least, used > 0 && used < max ? max - used : max);
+    return least;
+}
 
 static double *alloc_lattice(const lbm_layout *L)
 {

@@ -22,6 +22,14 @@ typedef struct {
     int verbose;     /* print passing checks too */
 } lbm_verify_opts;
 
+/* Host memory lbm_verify_schemes takes for lattice L: its double-precision
+ * copies of the lattice and the fields of every cell. */
+int64_t lbm_verify_host_bytes(const lbm_layout *L);
+/* Host memory this process may still take: the least of the physical
+ * memory, the address-space and data limits (setrlimit) and the cgroup's
+ * memory.max less its use; -1 when none is known. */
+int64_t lbm_host_memory_bytes(void);
+
 /* Every scheme of o against the host reference, the first scheme, and mass
  * conservation.  Prints each failed check (which, scheme, precision, error,
  * tolerance) on stderr; returns 0 when all pass, 1 otherwise. */

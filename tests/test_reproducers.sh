@@ -1,0 +1,26 @@
+#!/bin/sh
+# Reproducers of issue 36 for the tools (each its documented exit code and
+# one line on stderr, naming what is wrong).  Runs on PoCL, in seconds.
+# Last line: "reproducers: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# expect RC PATTERN CMD...: CMD exits RC with one stderr line matching PATTERN
+expect() {
+    want=$1 pat=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" = "$want" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -e "$pat" "$tmp/err"; then ok
+    else bad "$* -> exit $rc (want $want, one line matching '$pat'): $(cat "$tmp/err")"; fi
+}
+
+# item 8: verify makes timing's size checks before it starts
+expect 2 "32-bit cell index" lbmkernels/lbmkernels --backend opencl --verify --sizes 2000
+# ... and the host memory of its double-precision reference (8 GB at 200^3)
+(ulimit -v 3000000 2>/dev/null) && expect 2 "GB of host memory for the double-precision reference" \
+    sh -c 'ulimit -v 3000000; exec lbmkernels/lbmkernels --backend opencl --verify --sizes 200'
+
+echo "reproducers: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
