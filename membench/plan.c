@@ -299,7 +299,11 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
     static const char *const cols[] = {"device", "precision", "cells", "block_size", "blocks_per_cu",
                                        "lattices", "cells_per_thread", NULL};
     lbp_table t;
-    if (lbp_table_read(&t, lbm_csv, 1, err, err_len) || lbp_table_require(&t, cols, err, err_len)) return -1;
+    if (lbp_table_read(&t, lbm_csv, 1, err, err_len)) return -1;
+    if (lbp_table_require(&t, cols, err, err_len)) {
+        lbp_table_free(&t);
+        return -1;
+    }
     int n = 0, rc = 0;
     for (int r = 0; r < t.rows && !rc; r++) {
         if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "device")), device)) continue;
