@@ -22,5 +22,9 @@ expect 2 "32-bit cell index" lbmkernels/lbmkernels --backend opencl --verify --s
 (ulimit -v 3000000 2>/dev/null) && expect 2 "GB of host memory for the double-precision reference" \
     sh -c 'ulimit -v 3000000; exec lbmkernels/lbmkernels --backend opencl --verify --sizes 200'
 
+# item 11: membench checks --out before it compiles a probe (one line, no
+# progress before it)
+expect 1 "cannot create folder /dev/null/x" membench/membench --backend opencl --quick --out /dev/null/x
+
 echo "reproducers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
