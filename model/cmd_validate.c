@@ -28,8 +28,11 @@ static const char validate_usage[] =
     "--ranks: the slab's pieces and DIR/interconnect-fit.csv), held to the same bars by\n"
     "the slab's size (several ranks on one device: to none), written to model.csv with\n"
     "their ranks, exchange, overlap, scaling and efficiencies.\n"
-    "Exit 1 when any point's |error| exceeds its bar, or rows of several ranks could\n"
-    "not be predicted (no interconnect-fit.csv).\n" MODEL_LEVELS_HELP;
+    "Exit 0: every point within its bar; 1: a point's |error| over its bar, rows of\n"
+    "several ranks that could not be predicted (no interconnect-fit.csv), or a\n"
+    "prediction that is not a finite number; 2: bad flags, or input it cannot read\n"
+    "(a missing, malformed or impossible file: one line naming file, line and column).\n"
+    MODEL_LEVELS_HELP;
 
 enum { MAX_BACKENDS = 4 };
 
@@ -52,12 +55,25 @@ static void validate_option(int o, const char *arg, void *ctx)
     if (o == OPT_MAX_ERROR_SMALL) bars->small = lbp_parse_double("--max-error-small", arg, 0, 1e6);
 }
 
-static double lbm_number(const validation *v, int row, const char *col, double fallback)
+/* What lbm.csv's columns can hold: lattices an int indexes, launches of
+ * threads an int counts (so no cast below is undefined). */
+static const model_range DIM = {.lo = 1, .hi = 1 << 20, .whole = 1},
+                         CELLS = {.lo = 0, .hi = 1e13, .lo_open = 1, .whole = 1},
+                         BLOCK = {.lo = 1, .hi = 1 << 20, .whole = 1},
+                         CPT = {.lo = 0, .hi = 64, .whole = 1},
+                         LATTICES = {.lo = 1, .hi = 2, .whole = 1},
+                         OCCUPANCY = {.lo = 0, .hi = 1, .lo_open = 1, .has_unknown = 1, .unknown = -1},
+                         BLOCKS_PER_CU = {.lo = 0, .hi = 1 << 16, .whole = 1, .has_unknown = 1, .unknown = -1},
+                         MLUPS = {.lo = 0, .hi = 1e9, .lo_open = 1};
+
+/* Row's number in col within range, or fallback where lbm.csv has no such
+ * column; a value out of range: exit 2 naming file, line and column. */
+static double lbm_number(const validation *v, int row, const char *col, model_range range, double fallback)
 {
     if (lbp_table_column(&v->lbm, col) < 0) return fallback;
     char err[512];
     double x;
-    if (lbp_table_number_by_name(&v->lbm, row, col, &x, err, sizeof err)) lbp_fail("%s", err);
+    if (model_number_in(&v->lbm, row, col, range, &x, err, sizeof err)) model_bad_input("%s", err);
     return x;
 }
 
@@ -66,7 +82,7 @@ static const model_inputs *inputs_of(validation *v, const char *backend, int lin
 {
     for (int b = 0; b < v->n_inputs; b++)
         if (!strcmp(v->inputs[b].backend, backend)) return &v->inputs[b];
-    if (v->n_inputs == MAX_BACKENDS) lbp_fail("%s:%d: more than %d backends", v->path, line, MAX_BACKENDS);
+    if (v->n_inputs == MAX_BACKENDS) model_bad_input("%s:%d: more than %d backends", v->path, line, MAX_BACKENDS);
     model_load_or_fail(&v->inputs[v->n_inputs], v->dir, backend);
     return &v->inputs[v->n_inputs++];
 }
@@ -77,27 +93,41 @@ static model_kernel kernel_of(const validation *v, int row, const model_validate
     const int line = v->lbm.line[row];
     model_kernel k;
     if (model_builtin_kernel(&k, pt->scheme, pt->precision))
-        lbp_fail("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64, got '%s' '%s'", v->path, line,
+        model_bad_input("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64, got '%s' '%s'", v->path, line,
                  pt->scheme, pt->precision);
-    const double cpt = lbm_number(v, row, "cells_per_thread", 1), lattices = lbm_number(v, row, "lattices", k.lattices);
+    const double cpt = lbm_number(v, row, "cells_per_thread", CPT, 1),
+                 lattices = lbm_number(v, row, "lattices", LATTICES, k.lattices);
     if (cpt < 0 || cpt > 64 || cpt != (int)cpt)
-        lbp_fail("%s:%d: expected cells_per_thread a whole number 0..64 (0: a row per thread), got %g", v->path, line,
+        model_bad_input("%s:%d: expected cells_per_thread a whole number 0..64 (0: a row per thread), got %g", v->path, line,
                  cpt);
     if ((int)lattices != k.lattices)
-        lbp_fail("%s:%d: %s keeps %d lattice(s), the row says %g", v->path, line, pt->scheme, k.lattices, lattices);
+        model_bad_input("%s:%d: %s keeps %d lattice(s), the row says %g", v->path, line, pt->scheme, k.lattices, lattices);
     k.cells_per_thread = (int)cpt;
     return k;
 }
 
 static model_lattice lattice_of(const validation *v, int row)
 {
-    const double nx = lbm_number(v, row, "nx", 0), ny = lbm_number(v, row, "ny", 0), nz = lbm_number(v, row, "nz", 0);
+    const double nx = lbm_number(v, row, "nx", DIM, 0), ny = lbm_number(v, row, "ny", DIM, 0),
+                 nz = lbm_number(v, row, "nz", DIM, 0);
     return (model_lattice){.nx = (long long)nx, .ny = (long long)ny, .nz = (long long)nz,
-                           .cells = lbm_number(v, row, "cells", 0),
-                           .stored_cells = lbm_number(v, row, "nx_padded", nx) * ny * nz,
-                           .occupancy = lbm_number(v, row, "occupancy", -1),
-                           .blocks_per_cu = lbm_number(v, row, "blocks_per_cu", -1),
-                           .block_size = (int)lbm_number(v, row, "block_size", 0)};
+                           .cells = lbm_number(v, row, "cells", CELLS, 0),
+                           .stored_cells = lbm_number(v, row, "nx_padded", DIM, nx) * ny * nz,
+                           .occupancy = lbm_number(v, row, "occupancy", OCCUPANCY, -1),
+                           .blocks_per_cu = lbm_number(v, row, "blocks_per_cu", BLOCKS_PER_CU, -1),
+                           .block_size = (int)lbm_number(v, row, "block_size", BLOCK, 0)};
+}
+
+/* A prediction that is not a finite number never reaches model.csv: with
+ * the inputs checked when loaded, it is the model's fault (exit 1). */
+static void check_finite_prediction(const validation *v, int row, const model_prediction *pr)
+{
+    const double level[3] = {pr->roofline.mlups, pr->probe.mlups, pr->full.mlups};
+    static const char *const name[3] = {"roofline", "probe", "full"};
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(level[i]))
+            lbp_fail("%s:%d: the %s prediction is not a finite number (%g MLUPS); nothing written", v->path,
+                     v->lbm.line[row], name[i], level[i]);
 }
 
 /* One periodic row of lbm.csv of one rank, predicted. */
@@ -111,11 +141,12 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     const model_inputs *in = inputs_of(v, pt->backend, t->line[row]);
     const model_kernel k = kernel_of(v, row, pt);
     const model_lattice lat = lattice_of(v, row);
-    pt->measured = lbm_number(v, row, "mlups_median", 0);
-    if (lat.cells <= 0 || pt->measured <= 0)
-        lbp_fail("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
+    pt->measured = lbm_number(v, row, "mlups_median", MLUPS, 0);
+    if (!(lat.cells > 0) || !(pt->measured > 0) || !isfinite(pt->measured))
+        model_bad_input("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
     char err[1024];
-    if (model_predict(in, &k, &lat, &pt->pr, err, sizeof err)) lbp_fail("%s", err);
+    if (model_predict(in, &k, &lat, &pt->pr, err, sizeof err)) model_bad_input("%s", err);
+    check_finite_prediction(v, row, &pt->pr);
     pt->nx = lat.nx;
     pt->ny = lat.ny;
     pt->nz = lat.nz;
@@ -137,7 +168,7 @@ static void add_ranks_point(validation *v, int row, const ranks_row *ranks)
     const model_kernel k = kernel_of(v, row, &kind);
     const model_lattice lat = lattice_of(v, row);
     char err[1024];
-    if (ranks_validation_add(&v->ranks, in, &k, &lat, t, row, ranks, err, sizeof err)) lbp_fail("%s", err);
+    if (ranks_validation_add(&v->ranks, in, &k, &lat, t, row, ranks, err, sizeof err)) model_bad_input("%s", err);
 }
 
 static void read_points(validation *v)
@@ -147,24 +178,24 @@ static void read_points(validation *v)
     char err[1024];
     snprintf(v->path, sizeof v->path, "%s/lbm.csv", v->dir);
     int r = lbp_table_read_columns(&v->lbm, v->path, cols, err, sizeof err);
-    if (r == LBP_TABLE_MISSING) lbp_fail("%s: missing (expected the lbmkernels tool's measurements)", v->path);
-    if (r) lbp_fail("%s", err);
+    if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (expected the lbmkernels tool's measurements)", v->path);
+    if (r) model_bad_input("%s", err);
     v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
     if (!v->pts) lbp_fail("%s: out of memory", v->path);
-    if (ranks_validation_init(&v->ranks, v->dir, v->lbm.rows, err, sizeof err)) lbp_fail("%s", err);
+    if (ranks_validation_init(&v->ranks, v->dir, v->lbm.rows, err, sizeof err)) model_bad_input("%s", err);
     const int ib = lbp_table_column(&v->lbm, "backend"), ibd = lbp_table_column(&v->lbm, "boundary");
     for (int row = 0; row < v->lbm.rows; row++) {
         if (strcmp(lbp_table_text(&v->lbm, row, ibd), "periodic") ||
             (v->only && strcmp(lbp_table_text(&v->lbm, row, ib), v->only)))
             continue;
         ranks_row ranks;
-        if (ranks_row_read(&v->lbm, row, (long long)lbm_number(v, row, "nz", 0), &ranks, err, sizeof err))
-            lbp_fail("%s", err);
+        if (ranks_row_read(&v->lbm, row, (long long)lbm_number(v, row, "nz", DIM, 0), &ranks, err, sizeof err))
+            model_bad_input("%s", err);
         if (ranks.ranks > 1) add_ranks_point(v, row, &ranks);
         else add_point(v, row, &ranks);
     }
     if (!v->n)
-        lbp_fail("%s: no periodic rows%s%s to validate", v->path, v->only ? " for backend " : "", v->only ? v->only : "");
+        model_bad_input("%s: no periodic rows%s%s to validate", v->path, v->only ? " for backend " : "", v->only ? v->only : "");
 }
 
 /* An lbp_device_info from stream-meta.csv (the keys lbp_write_meta writes),

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,21 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
     cli->backend = b && strcmp(b, "auto") ? b : NULL;
 }
 
+_Noreturn void model_bad_input(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", lbp_prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(LBP_EXIT_USAGE);
+}
+
 void model_load_or_fail(model_inputs *in, const char *dir, const char *backend)
 {
     char err[1024];
-    if (model_inputs_load(in, dir, backend, err, sizeof err)) lbp_fail("%s", err);
+    if (model_inputs_load(in, dir, backend, err, sizeof err)) model_bad_input("%s", err);
     if (!in->have_launch)
         lbp_warn("%s/launch.csv: no back_to_back rows for %s: level 3 is incomplete (no launch interval)", dir,
                  in->backend);
@@ -59,7 +71,7 @@ static double number_or_fail(const lbp_table *t, int row, const char *column)
 {
     char err[1024];
     double v;
-    if (lbp_table_number_by_name(t, row, column, &v, err, sizeof err)) lbp_fail("%s", err);
+    if (lbp_table_number_by_name(t, row, column, &v, err, sizeof err)) model_bad_input("%s", err);
     return v;
 }
 
@@ -145,8 +157,8 @@ int model_cmd_summary(int argc, char **argv)
                                        "full_mlups", "error_pct", NULL};
     lbp_table t;
     int r = lbp_table_read_columns(&t, path, cols, err, sizeof err);
-    if (r == LBP_TABLE_MISSING) lbp_fail("%s: missing (run model validate first)", path);
-    if (r) lbp_fail("%s", err);
+    if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (run model validate first)", path);
+    if (r) model_bad_input("%s", err);
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
@@ -162,8 +174,8 @@ int model_cmd_summary(int argc, char **argv)
                 printed++;
             }
     if (!printed)
-        lbp_fail("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
-    if (ranks_summary_print(stdout, &t, err, sizeof err)) lbp_fail("%s", err);
+        model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
+    if (ranks_summary_print(stdout, &t, err, sizeof err)) model_bad_input("%s", err);
     lbp_table_free(&t);
     print_drift_if_any(cli.dir);
     return 0;
@@ -225,7 +237,7 @@ int model_cmd_drift(int argc, char **argv)
     lbp_device_info info = {0};
     model_drift_row *rows;
     int unmatched, n = model_drift_match(cli.dir, &rows, &unmatched, info.slug, sizeof info.slug, err, sizeof err);
-    if (n < 0) lbp_fail("%s", err);
+    if (n < 0) model_bad_input("%s", err);
     if (unmatched)
         lbp_warn("%s/membench-recheck.csv: %d probe(s) with no partner in membench.csv: left out", cli.dir, unmatched);
     snprintf(info.backend, sizeof info.backend, "%s", rows[0].backend);

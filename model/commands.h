@@ -1,6 +1,8 @@
 /* The model CLI's four commands (main.c dispatches), one file each, and
  * what they share.  Each returns the exit status: 0 ok, 1 failed
- * validation or unreadable input, 2 bad flags. */
+ * validation (points over the error bar, a prediction that is not a
+ * number), 2 bad flags or input the model cannot read (a missing,
+ * malformed or impossible file). */
 #ifndef MODEL_COMMANDS_H
 #define MODEL_COMMANDS_H
 
@@ -72,7 +74,11 @@ typedef struct {
  * without --data. */
 void model_parse_options(model_cli *cli, int argc, char **argv, const model_command *cmd, void *ctx);
 
-/* model_inputs_load, or exit 1 with its message; warns when level 3 will
+/* Input the model cannot read: one line, exit 2 (LBP_EXIT_USAGE: bad
+ * input, as a bad flag is). */
+_Noreturn void model_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* model_inputs_load, or exit 2 with its message; warns when level 3 will
  * lack the launch interval. */
 void model_load_or_fail(model_inputs *in, const char *dir, const char *backend);
 

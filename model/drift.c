@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inputs.h"
 #include "stats.h"
 #include "table.h"
 
@@ -27,15 +28,19 @@ static int read_row(const lbp_table *t, int r, model_drift_row *out, char *err, 
         {"word_bytes", &out->word_bytes, 1}, {"misaligned_reads", &out->misaligned_reads, 1},
         {"misaligned_writes", &out->misaligned_writes, 1}, {"block_size", &out->block_size, 1},
         {"ops", &out->ops, 0}, {"blocks_per_cu_requested", &out->blocks_requested, 0}};
+    /* whole numbers an int holds (-1: not known) */
+    static const model_range small_int = {.lo = -1, .hi = 1 << 24, .whole = 1};
+    static const model_range threads = {.lo = 0, .hi = 1e13, .lo_open = 1, .whole = 1};
+    static const model_range ms = {.lo = 0, .hi = 1e9, .lo_open = 1};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         double v = 0;
         if ((ints[i].needed || lbp_table_column(t, ints[i].name) >= 0) &&
-            lbp_table_number_by_name(t, r, ints[i].name, &v, err, err_len))
+            model_number_in(t, r, ints[i].name, small_int, &v, err, err_len))
             return -1;
         *ints[i].dst = (int)v;
     }
-    if (lbp_table_number_by_name(t, r, "threads", &out->threads, err, err_len) ||
-        lbp_table_number_by_name(t, r, "ms_median", &out->first_ms, err, err_len))
+    if (model_number_in(t, r, "threads", threads, &out->threads, err, err_len) ||
+        model_number_in(t, r, "ms_median", ms, &out->first_ms, err, err_len))
         return -1;
     if (out->threads <= 0 || out->first_ms <= 0)
         return lbp_error(err, err_len, "%s:%d: expected positive threads and ms_median", t->path, t->line[r]);

@@ -39,12 +39,50 @@ static const char *text(const lbp_table *t, int row, const char *column)
     return lbp_table_text(t, row, lbp_table_column(t, column));
 }
 
-/* A number of row r into dst, or return -1 from the row reader with err. */
-#define NUM(t, r, name, dst)                                                          \
-    do {                                                                              \
-        double v_;                                                                    \
-        if (lbp_table_number_by_name(t, r, name, &v_, err, err_len)) return -1;     \
-        dst = v_;                                                                     \
+int model_number_in(const lbp_table *t, int r, const char *name, model_range range, double *out, char *err,
+                    size_t err_len)
+{
+    double v;
+    if (lbp_table_number_by_name(t, r, name, &v, err, err_len)) return -1;
+    const int low = range.lo_open ? !(v > range.lo) : !(v >= range.lo);
+    if ((range.has_unknown && v == range.unknown) ||
+        (isfinite(v) && !low && v <= range.hi && (!range.whole || v == floor(v)))) {
+        *out = v;
+        return 0;
+    }
+    char unknown[48] = "";
+    if (range.has_unknown) snprintf(unknown, sizeof unknown, " (or %g: unknown)", range.unknown);
+    return lbp_error(err, err_len, "%s:%d: column %s: expected %s in %c%g, %g]%s, got '%s'", t->path, t->line[r],
+                     name, range.whole ? "a whole number" : "a number", range.lo_open ? '(' : '[', range.lo, range.hi,
+                     unknown, lbp_table_text(t, r, lbp_table_column(t, name)));
+}
+
+/* The ranges of the inputs' columns: what a measurement can be. */
+static const model_range
+    POSITIVE_MS = {.lo = 0, .hi = 1e9, .lo_open = 1},           /* a median time in ms: above 0, under 11 days */
+    POSITIVE_GBS = {.lo = 0, .hi = 1e6, .lo_open = 1},          /* up to 1 PB/s */
+    POSITIVE_BYTES = {.lo = 0, .hi = 1e15, .lo_open = 1},
+    WORD_BYTES = {.lo = 1, .hi = 64, .whole = 1},
+    WORDS = {.lo = 1, .hi = 1 << 16, .whole = 1},
+    FIT_WORDS = {.lo = 1, .hi = 1 << 16, .whole = 1, .has_unknown = 1, .unknown = -1}, /* -1: a fit over words */
+    MISALIGNED = {.lo = 0, .hi = 1 << 16, .whole = 1},
+    BLOCK_SIZE = {.lo = 1, .hi = 1 << 20, .whole = 1},
+    BLOCKS_PER_CU = {.lo = 0, .hi = 1 << 16, .whole = 1, .has_unknown = 1, .unknown = -1},
+    OCCUPANCY = {.lo = 0, .hi = 1, .lo_open = 1, .has_unknown = 1, .unknown = -1},
+    THREADS = {.lo = 1, .hi = 1e13, .whole = 1},
+    OPS = {.lo = 0, .hi = 1e9},
+    FLAG = {.lo = -1e9, .hi = 1e9}, /* 0 or 1, checked with the other columns (read_probe_fields) */
+    LAUNCHES = {.lo = 1, .hi = 1e12, .whole = 1},
+    MICROSECONDS = {.lo = 0, .hi = 1e12},                        /* 0: no measurable interval */
+    SLOPE_NS = {.lo = -1e12, .hi = 1e12};
+
+/* A number of row r within range into dst, or return -1 from the row
+ * reader with err. */
+#define NUM(t, r, name, range, dst)                                                  \
+    do {                                                                             \
+        double v_;                                                                   \
+        if (model_number_in(t, r, name, range, &v_, err, err_len)) return -1;        \
+        dst = v_;                                                                    \
     } while (0)
 
 /* The loaders' one way out: the table freed, their status returned. */
@@ -87,6 +125,23 @@ static double meta_number(const model_inputs *in, const char *key)
     return (end != v && isfinite(x) && x > 0) ? x : 0;
 }
 
+/* A byte count of the meta file: absent, or a whole number >= 0 (0: the
+ * device did not say), never text, NaN or a negative count taken for
+ * "unknown" in silence. */
+static int check_meta_bytes(const model_inputs *in, const char *path, const char *key, char *err, size_t err_len)
+{
+    const char *v = model_meta_value(in, key);
+    if (!v) return 0;
+    char *end;
+    const double x = strtod(v, &end);
+    if (end != v && !*end && isfinite(x) && x >= 0 && x <= 1e15 && x == floor(x)) return 0;
+    int line = 0;
+    for (int r = 0; r < in->meta.rows; r++)
+        if (!strcmp(lbp_table_text(&in->meta, r, 0), key)) line = in->meta.line[r];
+    return lbp_error(err, err_len, "%s:%d: %s: expected a whole number of bytes >= 0 (0: unknown), got '%s'", path,
+                     line, key, v);
+}
+
 static int load_meta(model_inputs *in, char *err, size_t err_len)
 {
     char path[600];
@@ -99,6 +154,7 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     in->is_cpu = kind && !strcmp(kind, "cpu");
     const char *wa = model_meta_value(in, "write_allocate");
     in->write_allocate = !wa ? -1 : !strcmp(wa, "yes") ? 1 : !strcmp(wa, "no") ? 0 : -1;
+    if (check_meta_bytes(in, path, "l2_bytes", err, err_len)) return -1;
     in->l2_bytes = meta_number(in, "l2_bytes");
     in->compute_units = fmax(meta_number(in, "compute_units"), 0);
     in->likwid_copy_mem_gbs = meta_number(in, "likwid_copy_mem_gbs");
@@ -114,12 +170,12 @@ static int read_copy(const model_inputs *in, const lbp_table *t, int r, model_co
     if (!row_is_backend(t, r, in->backend) || strcmp(text(t, r, "kernel"), "copy") || !strcmp(text(t, r, "sweep"), "likwid"))
         return 0;
     c->size_sweep = !strcmp(text(t, r, "sweep"), "size");
-    NUM(t, r, "word_bytes", c->word_bytes);
-    NUM(t, r, "array_bytes", c->working_set);
+    NUM(t, r, "word_bytes", WORD_BYTES, c->word_bytes);
+    NUM(t, r, "array_bytes", POSITIVE_BYTES, c->working_set);
     c->working_set *= 2;
-    NUM(t, r, "bytes_moved", c->bytes_moved);
-    NUM(t, r, "ms_median", c->ms_median);
-    NUM(t, r, "gbs_median", c->gbs_median);
+    NUM(t, r, "bytes_moved", POSITIVE_BYTES, c->bytes_moved);
+    NUM(t, r, "ms_median", POSITIVE_MS, c->ms_median);
+    NUM(t, r, "gbs_median", POSITIVE_GBS, c->gbs_median);
     c->line = t->line[r];
     return 1;
 }
@@ -226,19 +282,20 @@ static int grow(model_probe_row **rows, int count, int n, const char *path, char
 static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, double *ms, char *err, size_t err_len)
 {
     p->sweep = probe_sweep_of(text(t, r, "sweep"));
-    NUM(t, r, "words", p->words);
-    NUM(t, r, "word_bytes", p->word_bytes);
-    NUM(t, r, "misaligned_reads", p->misaligned_reads);
-    NUM(t, r, "misaligned_writes", p->misaligned_writes);
-    NUM(t, r, "block_size", p->block_size);
-    if (lbp_table_column(t, "blocks_per_cu_requested") >= 0) NUM(t, r, "blocks_per_cu_requested", p->blocks_requested);
-    NUM(t, r, "blocks_per_cu", p->blocks_per_cu);
-    NUM(t, r, "occupancy", p->occupancy);
-    NUM(t, r, "threads", p->threads);
-    if (lbp_table_column(t, "ops") >= 0) NUM(t, r, "ops", p->ops);
-    if (lbp_table_column(t, "in_place") >= 0) NUM(t, r, "in_place", p->in_place);
-    if (lbp_table_column(t, "swapped") >= 0) NUM(t, r, "swapped", p->swapped);
-    NUM(t, r, "ms_median", *ms);
+    NUM(t, r, "words", WORDS, p->words);
+    NUM(t, r, "word_bytes", WORD_BYTES, p->word_bytes);
+    NUM(t, r, "misaligned_reads", MISALIGNED, p->misaligned_reads);
+    NUM(t, r, "misaligned_writes", MISALIGNED, p->misaligned_writes);
+    NUM(t, r, "block_size", BLOCK_SIZE, p->block_size);
+    if (lbp_table_column(t, "blocks_per_cu_requested") >= 0)
+        NUM(t, r, "blocks_per_cu_requested", BLOCKS_PER_CU, p->blocks_requested);
+    NUM(t, r, "blocks_per_cu", BLOCKS_PER_CU, p->blocks_per_cu);
+    NUM(t, r, "occupancy", OCCUPANCY, p->occupancy);
+    NUM(t, r, "threads", THREADS, p->threads);
+    if (lbp_table_column(t, "ops") >= 0) NUM(t, r, "ops", OPS, p->ops);
+    if (lbp_table_column(t, "in_place") >= 0) NUM(t, r, "in_place", FLAG, p->in_place);
+    if (lbp_table_column(t, "swapped") >= 0) NUM(t, r, "swapped", FLAG, p->swapped);
+    NUM(t, r, "ms_median", POSITIVE_MS, *ms);
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
                          t->line[r]);
@@ -326,9 +383,9 @@ static int read_fit(const model_inputs *in, const lbp_table *t, int r, model_mis
     m->misaligned = !strcmp(f, "misaligned_reads") ? 0 : !strcmp(f, "misaligned_writes") ? 1
                   : !strcmp(f, "misaligned_both") ? 2 : -1;
     if (m->misaligned < 0) return 0;
-    NUM(t, r, "word_bytes", m->word_bytes);
-    NUM(t, r, "words", m->words);
-    NUM(t, r, "slope_ns", m->slope_ns);
+    NUM(t, r, "word_bytes", WORD_BYTES, m->word_bytes);
+    NUM(t, r, "words", FIT_WORDS, m->words);
+    NUM(t, r, "slope_ns", SLOPE_NS, m->slope_ns);
     return 1;
 }
 
@@ -357,8 +414,8 @@ static int read_launch(const model_inputs *in, const lbp_table *t, int r, double
     const char *mode = text(t, r, "mode");
     const int kind = !strcmp(mode, "back_to_back") ? 1 : !strcmp(mode, "graph") ? 2 : !strcmp(mode, "sync_each") ? 3 : 0;
     if (!kind) return 0;
-    NUM(t, r, "launches", *launches);
-    NUM(t, r, "us_median", *us);
+    NUM(t, r, "launches", LAUNCHES, *launches);
+    NUM(t, r, "us_median", MICROSECONDS, *us);
     return kind;
 }
 

@@ -120,6 +120,25 @@ int model_backends_in(const char *dir, char names[][16], int max, char *err, siz
  * error when there are several).  Returns 0, or -1 with a one-line message
  * naming the file and line.  Missing optional files leave have_launch = 0 /
  * n_fits = 0. */
+/* The range a column's numbers must lie in: [lo, hi] (lo itself excluded
+ * where lo_open), whole numbers only where whole; unknown: a value that
+ * stands for "not known" and is accepted as it is (0 where none: set
+ * has_unknown). */
+typedef struct {
+    double lo, hi;
+    int lo_open, whole;
+    int has_unknown;
+    double unknown;
+} model_range;
+
+/* Row r's number in column name, finite and within range; else -1 with
+ * one line in err naming the file, line, column and value.  (The model's
+ * inputs pass here so that an impossible number -- a zero time, an
+ * occupancy of 2, a lattice of 1e308 cells -- stops the load instead of
+ * turning into an infinite or undefined prediction.) */
+int model_number_in(const lbp_table *t, int r, const char *name, model_range range, double *out, char *err,
+                    size_t err_len);
+
 int model_inputs_load(model_inputs *in, const char *dir, const char *backend, char *err,
                       size_t err_len);
 void model_inputs_free(model_inputs *in);

@@ -11,9 +11,11 @@ int model_point_is_large(const model_validated_point *v)
     return v->cells >= MODEL_LARGE_CELLS;
 }
 
+/* Written so that a NaN error is over the bar (every comparison with NaN
+ * is false). */
 int model_point_over(const model_validated_point *v, const model_error_bars *bars)
 {
-    return fabs(v->error_pct) > (model_point_is_large(v) ? bars->large : bars->small);
+    return !(fabs(v->error_pct) <= (model_point_is_large(v) ? bars->large : bars->small));
 }
 
 static double error_pct_of(double predicted, double measured)

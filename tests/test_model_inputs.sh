@@ -1,0 +1,48 @@
+#!/bin/sh
+# model validate on impossible inputs (issue 36, items 3-5): each corrupted
+# field of a good folder (tests/model-data/gpu) gives exit 2, one line
+# naming the file, the line and the column, and writes no model.csv; a
+# NaN never passes.  Last line: "model-inputs: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# set FILE COLUMN VALUE: every data row's COLUMN of $tmp/d/FILE to VALUE
+set_column() {
+    awk -F, -v OFS=, -v c="$2" -v v="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+        NR > 1 && k { $k = v } { print }' "$tmp/d/$1" >"$tmp/x" && mv "$tmp/x" "$tmp/d/$1"
+}
+# set_meta KEY VALUE in stream-meta.csv
+set_meta() {
+    awk -F, -v OFS=, -v k="$1" -v v="$2" '$1 == k { $2 = v } { print }' "$tmp/d/stream-meta.csv" >"$tmp/x" &&
+        mv "$tmp/x" "$tmp/d/stream-meta.csv"
+}
+fresh() { rm -rf "$tmp/d"; mkdir "$tmp/d"; cp tests/model-data/gpu/* "$tmp/d/"; }
+# refused FILE WHAT: validate exits 2, one line naming FILE:line and WHAT, no model.csv
+refused() {
+    model/model validate --data "$tmp/d" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] && grep -q "$1:[0-9]*: .*$2" "$tmp/err" && [ ! -e "$tmp/d/model.csv" ]; then
+        ok
+    else
+        bad "$1 $2 ($3): exit $rc, model.csv $([ -e "$tmp/d/model.csv" ] && echo written || echo absent): $(cat "$tmp/err")"
+    fi
+}
+
+fresh
+model/model validate --data "$tmp/d" >/dev/null 2>&1 && ok || bad "the good folder does not validate"
+
+for v in 1e308 0 -3 nan inf; do fresh; set_column stream.csv gbs_median $v; refused stream.csv gbs_median "gbs_median=$v"; done
+for v in 1e308 0 nan; do fresh; set_column membench.csv ms_median $v; refused membench.csv ms_median "ms_median=$v"; done
+for v in 0 1.5; do fresh; set_column membench.csv occupancy $v; refused membench.csv occupancy "occupancy=$v"; done
+fresh; set_column membench.csv words 2.5; refused membench.csv words "words=2.5"
+fresh; set_column launch.csv us_median -1; refused launch.csv us_median "us_median=-1"
+for v in 1e308 0 12.5; do fresh; set_column lbm.csv nx $v; refused lbm.csv nx "nx=$v"; done
+fresh; set_column lbm.csv block_size 1e308; refused lbm.csv block_size "block_size=1e308"
+fresh; set_column lbm.csv mlups_median nan; refused lbm.csv mlups_median "mlups_median=nan"
+for v in abc nan -1; do fresh; set_meta l2_bytes $v; refused stream-meta.csv l2_bytes "l2_bytes=$v"; done
+
+echo "model-inputs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
