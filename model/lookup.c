@@ -68,36 +68,79 @@ double model_probe_words19(const model_inputs *in, int word_bytes, int block_siz
 
 /* ---- one candidate -------------------------------------------------------- */
 
-/* The block size to read: the asked one where the rows have it, else the
- * one most of them have (the first such, in file order). */
-static int asked_or_common_block(const model_probe_row *const *rows, int n, int asked)
+/* Counting block sizes: the distinct ones in order of first appearance,
+ * few (a sweep's handful), so one pass over the rows, never a pass per
+ * row (a large membench.csv made that quadratic). */
+typedef struct {
+    int block[64], count[64], n;
+    int overflow; /* more distinct sizes than counted: counted the slow way */
+} block_counts;
+
+static void count_block(block_counts *c, int b)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->block[i] == b) {
+            c->count[i]++;
+            return;
+        }
+    if (c->n == (int)(sizeof c->block / sizeof *c->block)) {
+        c->overflow = 1;
+        return;
+    }
+    c->block[c->n] = b;
+    c->count[c->n++] = 1;
+}
+
+/* The block most rows have, the first such in order of appearance. */
+static int most_common(const block_counts *c)
 {
     int keep = -1, keep_count = 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->count[i] > keep_count) {
+            keep = c->block[i];
+            keep_count = c->count[i];
+        }
+    return keep;
+}
+
+/* The block size most rows have, the first such in file order. */
+static int common_block(const model_probe_row *const *rows, int n)
+{
+    block_counts c;
+    c.n = c.overflow = 0;
+    for (int i = 0; i < n; i++) count_block(&c, rows[i]->block_size);
+    if (!c.overflow) return most_common(&c);
+    int keep = -1, keep_count = 0;
     for (int i = 0; i < n; i++) {
-        int bs = rows[i]->block_size, c = 0;
-        if (bs == asked) return bs;
-        for (int j = 0; j < n; j++) c += rows[j]->block_size == bs;
-        if (c > keep_count) {
+        int bs = rows[i]->block_size, k = 0;
+        for (int j = 0; j < n; j++) k += rows[j]->block_size == bs;
+        if (k > keep_count) {
             keep = bs;
-            keep_count = c;
+            keep_count = k;
         }
     }
     return keep;
 }
 
+/* The block size to read: the asked one where the rows have it, else the
+ * one most of them have. */
+static int asked_or_common_block(const model_probe_row *const *rows, int n, int asked)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i]->block_size == asked) return asked;
+    return common_block(rows, n);
+}
+
 /* The block size most rows of a sweep have, any word size or variant. */
 static int sweep_common_block(const model_inputs *in, model_probe_sweep sweep)
 {
-    int common = -1, most = 0;
-    for (int i = 0; i < in->n_probes; i++) {
-        int c = 0, b = in->probes[i].block_size;
-        if (in->probes[i].sweep != sweep) continue;
-        for (int j = 0; j < in->n_probes; j++) c += in->probes[j].sweep == sweep && in->probes[j].block_size == b;
-        if (c > most) {
-            most = c;
-            common = b;
-        }
-    }
+    const model_probe_row **rows = malloc(sizeof *rows * (size_t)(in->n_probes + 1));
+    if (!rows) return -1;
+    int n = 0;
+    for (int i = 0; i < in->n_probes; i++)
+        if (in->probes[i].sweep == sweep) rows[n++] = &in->probes[i];
+    const int common = common_block(rows, n);
+    free(rows);
     return common;
 }
 
