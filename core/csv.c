@@ -210,9 +210,14 @@ static int rename_noreplace(const char *tmp, const char *path)
     return 0;
 }
 
-static void result_commit(result_file *r)
+static void result_close(result_file *r)
 {
     if (fflush(r->f) || ferror(r->f) || fclose(r->f)) lbp_fail("writing %s failed: %s", r->tmp, strerror(errno));
+    r->f = NULL;
+}
+
+static void result_rename(result_file *r)
+{
     if ((r->force ? rename(r->tmp, r->path) : rename_noreplace(r->tmp, r->path))) {
         int err = errno;
         unlink(r->tmp);
@@ -221,6 +226,50 @@ static void result_commit(result_file *r)
     }
     free(r->path);
     free(r->tmp);
+}
+
+static void result_commit(result_file *r)
+{
+    result_close(r);
+    result_rename(r);
+}
+
+/* ---- A tool's set of files, renamed together ----------------------------
+ * Files finished with lbp_csv_finish wait under their temp names until the
+ * tool writes its meta file, then are renamed just before it: a run killed
+ * before the end leaves temp files only (removed by the next run's claim),
+ * never a data file without its meta. */
+static result_file *pending;
+static int n_pending, cap_pending;
+static pid_t pending_pid;
+
+/* At exit, a run that failed before its meta: its finished files go. */
+static void discard_pending(void)
+{
+    if (getpid() != pending_pid) return; /* a forked child: the parent's files */
+    for (int i = 0; i < n_pending; i++) unlink(pending[i].tmp);
+}
+
+static void hold_pending(result_file r)
+{
+    if (!pending_pid) {
+        pending_pid = getpid();
+        atexit(discard_pending);
+    }
+    if (n_pending == cap_pending) {
+        cap_pending = cap_pending ? 2 * cap_pending : 8;
+        if (!(pending = realloc(pending, sizeof *pending * (size_t)cap_pending))) lbp_fail("out of memory");
+    }
+    pending[n_pending++] = r;
+}
+
+static void commit_pending(void)
+{
+    while (n_pending) {
+        result_file r = pending[0];
+        memmove(pending, pending + 1, sizeof *pending * (size_t)--n_pending);
+        result_rename(&r);
+    }
 }
 
 static void result_abort(result_file *r)
@@ -275,6 +324,13 @@ static void csv_free(lbp_csv *c)
 void lbp_csv_commit(lbp_csv *c)
 {
     result_commit(&c->file);
+    csv_free(c);
+}
+
+void lbp_csv_finish(lbp_csv *c)
+{
+    result_close(&c->file);
+    hold_pending(c->file);
     csv_free(c);
 }
 
@@ -406,7 +462,9 @@ void lbp_meta_write(lbp_meta *m, const char *dir, int force)
         put_value(r.f, m->values[i]);
         fputc('\n', r.f);
     }
-    result_commit(&r);
+    result_close(&r);
+    commit_pending(); /* the data files, then the meta that says they are complete */
+    result_rename(&r);
     lbp_meta_free(m);
 }
 

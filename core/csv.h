@@ -43,6 +43,10 @@ void lbp_csv_row(lbp_csv *c, const char *fmt, ...) __attribute__((format(printf,
 void lbp_csv_set_backend(lbp_csv *c, const char *backend);
 /* Rename into place. */
 void lbp_csv_commit(lbp_csv *c);
+/* Close, and rename into place together with the tool's other finished
+ * files just before its meta file (lbp_meta_write); a run that exits
+ * before that leaves none of them. */
+void lbp_csv_finish(lbp_csv *c);
 /* Remove the temporary file (a failed run leaves nothing). */
 void lbp_csv_abort(lbp_csv *c);
 

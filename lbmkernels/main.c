@@ -531,7 +531,7 @@ static void run_plan(lbm_run *r, const char *dir, int force)
     r->t0 = lbp_now();
     for (int gi = 0; gi < r->p->ngroups; gi++) run_group(r, gi);
     lbp_progress(r->total, r->total, lbp_now() - r->t0, "done");
-    lbp_csv_commit(r->csv);
+    lbp_csv_finish(r->csv);
 }
 
 /* ---- the report ------------------------------------------------------------ */

@@ -420,7 +420,7 @@ static n19_costs write_fits(run *r)
             c.aligned_ns = f.aligned_ns;
         }
     }
-    lbp_csv_commit(csv);
+    lbp_csv_finish(csv);
     return c;
 }
 
@@ -443,7 +443,7 @@ static void write_launch(const run *r)
         if (lr[m].measured)
             lbp_csv_row(csv, "%s,%d,%d,%.3f,%.3f,%.3f", mb_launch_mode_names[m], lr[m].launches, lr[m].reps,
                         lr[m].us.min, lr[m].us.median, lr[m].us.max);
-    lbp_csv_commit(csv);
+    lbp_csv_finish(csv);
 }
 
 /* ---- summary ----------------------------------------------------------------- */
@@ -697,8 +697,8 @@ static void measure_probes(run *r)
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
                                     info, force);
     run_probes(r, r->geometry && !r->o->plan.quick ? MB_GEOMETRY_PASSES : 1);
-    lbp_csv_commit(r->csv);
-    if (r->warps_csv) lbp_csv_commit(r->warps_csv);
+    lbp_csv_finish(r->csv);
+    if (r->warps_csv) lbp_csv_finish(r->warps_csv);
 }
 
 static void report(run *r, int argc, char **argv)

@@ -244,7 +244,7 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
         lbp_csv_row(csv, "%s", row);
     }
-    lbp_csv_commit(csv);
+    lbp_csv_finish(csv);
 }
 
 /* "opencl:cuda" for each backend that read another's sweeps, else "own". */

@@ -502,9 +502,9 @@ static int run_sweeps(lbp_device *d, stream_options *so, const lbp_common *c, in
     stream_run r = {.d = d, .plan = &plan, .opt = so, .dtod_gbs = NAN};
     run_plan(&r, dir, c->force);
     if (r.stream_csv)
-        lbp_csv_commit(r.stream_csv);
+        lbp_csv_finish(r.stream_csv);
     if (r.transfer_csv)
-        lbp_csv_commit(r.transfer_csv);
+        lbp_csv_finish(r.transfer_csv);
     write_meta(&r, dir, c->force, argc, argv);
     print_table(&r, dir);
     stream_plan_free(&plan);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -598,6 +599,43 @@ static void test_claim_removes_stale_temps(void **state)
     remove_tree(lockdir);
 }
 
+/* A tool's files are renamed together just before its meta: a run that
+ * fails (or is killed) before the meta leaves no data file without it. */
+static void finish_then_fail(void)
+{
+    lbp_device_info i = {.slug = "x", .backend = "opencl"};
+    lbp_csv_finish(lbp_csv_open(lockdir, "a.csv", "a", &i, 0));
+    lbp_csv_finish(lbp_csv_open(lockdir, "b.csv", "b", &i, 0));
+    lbp_fail("a measurement failed");
+}
+static void finish_then_meta(void)
+{
+    lbp_device_info i = {.slug = "x", .backend = "opencl"};
+    lbp_csv_finish(lbp_csv_open(lockdir, "a.csv", "a", &i, 0));
+    lbp_csv_finish(lbp_csv_open(lockdir, "b.csv", "b", &i, 0));
+    char *argv[] = {"t"};
+    lbp_meta_write(lbp_meta_new("t", &i, 1, argv), lockdir, 0);
+    exit(0);
+}
+
+static void test_result_set_committed_with_its_meta(void **state)
+{
+    (void)state;
+    snprintf(lockdir, sizeof lockdir, "/tmp/lbp-test-set-%d", (int)getpid());
+    assert_int_equal(exit_status_of(finish_then_fail), 1);
+    DIR *d = opendir(lockdir);
+    assert_non_null(d);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) files += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(files, 0); /* neither the data files nor their temps */
+    assert_int_equal(exit_status_of(finish_then_meta), 0);
+    assert_true(exists(lockdir, "a.csv"));
+    assert_true(exists(lockdir, "b.csv"));
+    assert_true(exists(lockdir, "t-meta.csv"));
+    remove_tree(lockdir);
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
@@ -621,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_second_run_into_a_folder_fails),
         cmocka_unit_test(test_commit_never_replaces_without_force),
         cmocka_unit_test(test_claim_removes_stale_temps),
+        cmocka_unit_test(test_result_set_committed_with_its_meta),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
