@@ -3,7 +3,6 @@
 #include "commands.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +31,6 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
     if (!cli->dir) lbp_usage_error("missing --data DIR (%s)", cmd->data_dir_is);
     const char *b = cli->common.backend;
     cli->backend = b && strcmp(b, "auto") ? b : NULL;
-}
-
-_Noreturn void model_bad_input(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", lbp_prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(LBP_EXIT_USAGE);
 }
 
 void model_load_or_fail(model_inputs *in, const char *dir, const char *backend)

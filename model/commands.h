@@ -74,9 +74,9 @@ typedef struct {
  * without --data. */
 void model_parse_options(model_cli *cli, int argc, char **argv, const model_command *cmd, void *ctx);
 
-/* Input the model cannot read: one line, exit 2 (LBP_EXIT_USAGE: bad
- * input, as a bad flag is). */
-_Noreturn void model_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Input the model cannot read: one line, exit 2 -- bad input is a usage
+ * error as a bad flag is (LBP_EXIT_USAGE), never a failed validation. */
+#define model_bad_input(...) lbp_usage_error(__VA_ARGS__)
 
 /* model_inputs_load, or exit 2 with its message; warns when level 3 will
  * lack the launch interval. */
