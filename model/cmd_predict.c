@@ -249,7 +249,8 @@ int model_cmd_predict(int argc, char **argv)
         return status;
     }
     model_prediction *pr = malloc(sizeof *pr);
-    if (!pr || model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) lbp_fail("%s", pr ? err : "out of memory");
+    if (!pr) lbp_fail("out of memory");
+    if (model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) model_bad_input("%s", err); /* inputs that cannot answer */
     model_report_prediction(&in, &a.k, &a.lat, pr);
     free(pr);
     model_inputs_free(&in);
