@@ -44,6 +44,13 @@ fresh; set_column lbm.csv block_size 1e308; refused lbm.csv block_size "block_si
 fresh; set_column lbm.csv mlups_median nan; refused lbm.csv mlups_median "mlups_median=nan"
 for v in abc nan -1; do fresh; set_meta l2_bytes $v; refused stream-meta.csv l2_bytes "l2_bytes=$v"; done
 
+# model drift reads the same way (a block size an int cannot hold)
+rm -rf "$tmp/d"; mkdir "$tmp/d"; cp tests/model-data/drift/* "$tmp/d/"
+set_column membench-recheck.csv block_size 1e308
+model/model drift --data "$tmp/d" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "membench-recheck.csv:2: column block_size" "$tmp/err" && [ ! -e "$tmp/d/drift.csv" ] && ok \
+    || bad "drift with block_size 1e308: exit $rc: $(cat "$tmp/err")"
+
 # item 6: a large membench.csv (the H100's rows 32 times, 6 MB) validates in
 # seconds: the lookup counts block sizes in one pass where it once rescanned
 # every row per row (about 70 s here before, 2-4 s after; the bound leaves a
