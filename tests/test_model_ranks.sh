@@ -114,10 +114,11 @@ rm "$d/interconnect-fit.csv"
 model/model validate --data "$d" --force >"$tmp/v.txt" 2>"$tmp/err"; rc=$?
 [ "$rc" = 1 ] && grep -q "8 row(s) of several ranks not predicted" "$tmp/v.txt" && [ "$(awk 'END { print NR }' "$m")" = 7 ] && ok ||
     bad "validate without a fit: exit $rc, $(awk 'END { print NR }' "$m") lines, $(cat "$tmp/err")"
-# a malformed multi-rank row: exit 1 naming file and line
+# a malformed multi-rank row: exit 2 (input it cannot read, issue 36)
+# naming file and line
 cp tests/model-data/ranks/interconnect-fit.csv "$d/"
 sed -i '8s/,weak,256,/,weak,200,/' "$d/lbm.csv"
-expect 1 "lbm.csv:8: expected nz = ranks x nz_local" model/model validate --data "$d" --force
+expect 2 "lbm.csv:8: expected nz = ranks x nz_local" model/model validate --data "$d" --force
 
 echo "model_ranks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
