@@ -334,7 +334,7 @@ int lbm_multi_time(lbp_device *d, const lbm_options *o, const lbp_common *c, int
     for (int p = 0; p < np; p++)
         for (int s = 0; s < o->nschemes; s++) run_group(&r, (lbm_scheme)o->schemes[s], precisions[p], sizes, nsizes);
     if (lbp_ranks.rank == 0) {
-        lbp_csv_commit(r.csv);
+        lbp_csv_finish(r.csv);
         write_meta(&r, dir, c->force, argc, argv);
         print_table(&r, dir);
     }

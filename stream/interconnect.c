@@ -276,8 +276,8 @@ int stream_interconnect_main(lbp_device *d, const stream_ic_opts *o, const lbp_c
         lbp_mpi_agree(LBP_EXIT_FAIL, "%s; nothing written", why);
     }
     if (lbp_ranks.rank == 0) {
-        lbp_csv_commit(rows);
-        lbp_csv_commit(fits);
+        lbp_csv_finish(rows);
+        lbp_csv_finish(fits);
         write_meta(d, o, paths, npaths, dir, c->force, argc, argv);
         printf("%s: results in %s/interconnect.csv, interconnect-fit.csv\n", lbp_prog, dir);
     }
