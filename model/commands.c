@@ -33,9 +33,22 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
     cli->backend = b && strcmp(b, "auto") ? b : NULL;
 }
 
+/* Several backends and no --backend is a usage error (exit 2), named
+ * before loading: the folder is fine, the command line is not. */
+static void require_backend_if_several(const char *dir, const char *backend)
+{
+    char names[8][16], err[1024];
+    if (backend) return;
+    const int n = model_backends_in(dir, names, 8, err, sizeof err);
+    if (n > 1)
+        lbp_usage_error("%s holds results of several backends (%s, %s%s): pass --backend", dir, names[0], names[1],
+                        n > 2 ? ", ..." : "");
+}
+
 void model_load_or_fail(model_inputs *in, const char *dir, const char *backend)
 {
     char err[1024];
+    require_backend_if_several(dir, backend);
     if (model_inputs_load(in, dir, backend, err, sizeof err)) model_bad_input("%s", err);
     if (!in->have_launch)
         lbp_warn("%s/launch.csv: no back_to_back rows for %s: level 3 is incomplete (no launch interval)", dir,
