@@ -59,8 +59,9 @@ void model_load_or_fail(model_inputs *in, const char *dir, const char *backend)
 
 static const char summary_usage[] =
     "usage: model summary --data DIR [--backend B]\n"
-    "From DIR/model.csv: for each backend, scheme and precision at the largest measured\n"
-    "lattice (best block size there): measured, predicted (full model) and roofline\n"
+    "From DIR/model.csv: for each scheme and precision, every backend at the largest\n"
+    "lattice they all measured (best block size there; a backend's larger lattice on\n"
+    "a line of its own): measured, predicted (full model) and roofline\n"
     "MLUPS, measured as % of the roofline, and the model's error; then, where model.csv\n"
     "has rows of several ranks, per backend, scaling, exchange path and overlap the\n"
     "fastest scheme at the most ranks (measured, predicted, error, efficiencies) and\n"
@@ -101,14 +102,27 @@ static int one_device_row(const lbp_table *t, int row)
     return lbp_table_column(t, "scaling") < 0 || !strcmp(text_of(t, row, "scaling"), "none");
 }
 
-/* The row of the largest lattice (at it, the best measured), -1 when none. */
-static int largest_row(const lbp_table *t, const char *backend, const char *scheme, const char *precision)
+static int row_is(const lbp_table *t, int row, const char *backend, const char *scheme, const char *precision)
+{
+    return !strcmp(text_of(t, row, "backend"), backend) && !strcmp(text_of(t, row, "scheme"), scheme) &&
+           !strcmp(text_of(t, row, "precision"), precision);
+}
+
+static int same_lattice(const lbp_table *t, int a, int b)
+{
+    return number_or_fail(t, a, "nx") == number_or_fail(t, b, "nx") &&
+           number_or_fail(t, a, "ny") == number_or_fail(t, b, "ny") &&
+           number_or_fail(t, a, "nz") == number_or_fail(t, b, "nz");
+}
+
+/* The best measured row of a backend, scheme and precision: at the lattice
+ * of row `at` (-1: at the largest lattice); -1 when none. */
+static int best_row(const lbp_table *t, const char *backend, const char *scheme, const char *precision, int at)
 {
     int best = -1;
     double best_cells = -1, best_measured = -1;
     for (int i = 0; i < t->rows; i++) {
-        if (strcmp(text_of(t, i, "backend"), backend) || strcmp(text_of(t, i, "scheme"), scheme) ||
-            strcmp(text_of(t, i, "precision"), precision) || !one_device_row(t, i))
+        if (!row_is(t, i, backend, scheme, precision) || !one_device_row(t, i) || (at >= 0 && !same_lattice(t, i, at)))
             continue;
         const double cells = number_or_fail(t, i, "cells"), measured = number_or_fail(t, i, "measured_mlups");
         if (cells > best_cells || (cells == best_cells && measured > best_measured)) {
@@ -120,18 +134,112 @@ static int largest_row(const lbp_table *t, const char *backend, const char *sche
     return best;
 }
 
+/* A row at the largest lattice that every backend with rows of this scheme
+ * and precision measured, so that their rows compare; -1 when they share
+ * none. */
+static int common_lattice_row(const lbp_table *t, char backends[][16], int nb, const char *scheme,
+                              const char *precision)
+{
+    int common = -1;
+    for (int i = 0; i < t->rows; i++) {
+        if (strcmp(text_of(t, i, "scheme"), scheme) || strcmp(text_of(t, i, "precision"), precision) ||
+            !one_device_row(t, i))
+            continue;
+        if (common >= 0 && number_or_fail(t, i, "cells") <= number_or_fail(t, common, "cells")) continue;
+        int everyone = 1;
+        for (int b = 0; b < nb && everyone; b++)
+            everyone = best_row(t, backends[b], scheme, precision, -1) < 0 || best_row(t, backends[b], scheme, precision, i) >= 0;
+        if (everyone) common = i;
+    }
+    return common;
+}
+
+/* "256³" for a cube, else "NX×NY×NZ", padded to `width` columns (the
+ * signs are two bytes and one column). */
+static void print_lattice(const lbp_table *t, int row, int width)
+{
+    const double nx = number_or_fail(t, row, "nx"), ny = number_or_fail(t, row, "ny"), nz = number_or_fail(t, row, "nz");
+    char text[64];
+    int columns;
+    if (nx == ny && ny == nz) columns = snprintf(text, sizeof text, "%.0f\u00b3", nx) - 1;
+    else columns = snprintf(text, sizeof text, "%.0f\u00d7%.0f\u00d7%.0f", nx, ny, nz) - 2;
+    printf("%*s%s", width > columns ? width - columns : 0, "", text);
+}
+
 static void print_summary_row(const lbp_table *t, int row)
 {
-    const double cells = number_or_fail(t, row, "cells"), measured = number_or_fail(t, row, "measured_mlups");
+    const double measured = number_or_fail(t, row, "measured_mlups");
     const double roof = number_or_fail(t, row, "roofline_mlups"), full = number_or_fail(t, row, "full_mlups");
-    printf("%-7s %-6s %-5s %12.0f %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", text_of(t, row, "backend"),
-           text_of(t, row, "scheme"), text_of(t, row, "precision"), cells, measured, full, roof,
-           roof > 0 ? 100 * measured / roof : 0, number_or_fail(t, row, "error_pct"));
+    printf("%-7s %-6s %-5s ", text_of(t, row, "backend"), text_of(t, row, "scheme"), text_of(t, row, "precision"));
+    print_lattice(t, row, 14);
+    printf(" %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", measured, full, roof, roof > 0 ? 100 * measured / roof : 0,
+           number_or_fail(t, row, "error_pct"));
+}
+
+/* A scheme and precision: each backend at the lattice they all measured,
+ * then any backend's larger lattice on its own line.  Returns rows printed. */
+static int print_scheme_rows(const lbp_table *t, char backends[][16], int nb, const char *scheme,
+                             const char *precision)
+{
+    const int common = common_lattice_row(t, backends, nb, scheme, precision);
+    int printed = 0;
+    for (int b = 0; b < nb && common >= 0; b++) {
+        const int row = best_row(t, backends[b], scheme, precision, common);
+        if (row >= 0) print_summary_row(t, row), printed++;
+    }
+    for (int b = 0; b < nb; b++) {
+        const int row = best_row(t, backends[b], scheme, precision, -1);
+        if (row < 0 || (common >= 0 && same_lattice(t, row, common))) continue;
+        print_summary_row(t, row);
+        printed++;
+    }
+    return printed;
+}
+
+/* A QUICK run (--quick in a tool's command line) is said first: its sweeps
+ * are shorter and smaller, so its numbers do not stand beside a full run's. */
+static int run_was_quick(const char *dir)
+{
+    static const char *const metas[] = {"stream-meta.csv", "membench-meta.csv", "lbm-meta.csv", NULL};
+    int quick = 0;
+    for (int i = 0; metas[i] && !quick; i++) {
+        char path[600], line[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, metas[i]);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        while (!quick && fgets(line, sizeof line, f))
+            quick = !strncmp(line, "command,", 8) && strstr(line, " --quick");
+        fclose(f);
+    }
+    return quick;
+}
+
+static void print_quick_note(const char *dir)
+{
+    if (run_was_quick(dir))
+        printf("QUICK run: fewer sizes, block sizes and repetitions, smaller arrays (a CPU's may stay in its "
+               "last-level cache); its figures do not compare with a full run's\n");
 }
 
 /* The drift lines under the table, where the recheck file is; one it cannot
  * read costs these lines, not the table. */
-static void print_drift_if_any(const char *dir)
+/* One line: how many of model.csv's points the model predicts within its
+ * backend's median drift (their error is the device's own as much as the
+ * model's). */
+static void print_within_drift(const lbp_table *t, const model_drift_row *rows, int n)
+{
+    int within = 0, points = 0;
+    for (int i = 0; i < t->rows; i++) {
+        const double drift = model_drift_median_abs(rows, n, text_of(t, i, "backend"));
+        if (drift < 0) continue;
+        points++;
+        within += fabs(number_or_fail(t, i, "error_pct")) <= drift;
+    }
+    printf("points of model.csv within their backend's median drift (|error| <= median |change|): %d of %d\n",
+           within, points);
+}
+
+static void print_drift_if_any(const char *dir, const lbp_table *t)
 {
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/membench-recheck.csv", dir);
@@ -143,7 +251,22 @@ static void print_drift_if_any(const char *dir)
         return;
     }
     model_drift_print(rows, n);
+    print_within_drift(t, rows, n);
     free(rows);
+}
+
+/* One line: the timings whose repetitions scattered, counted in the run's
+ * bench.log (make bench keeps it), so that many warnings read as one fact. */
+static void print_scatter_tally(const char *dir)
+{
+    char path[600], line[4096];
+    snprintf(path, sizeof path, "%s/bench.log", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    int scattered = 0;
+    while (fgets(line, sizeof line, f)) scattered += strstr(line, "repetitions scatter by") != NULL;
+    fclose(f);
+    printf("timings whose repetitions scatter (warnings in bench.log): %d\n", scattered);
 }
 
 int model_cmd_summary(int argc, char **argv)
@@ -154,8 +277,8 @@ int model_cmd_summary(int argc, char **argv)
     model_parse_options(&cli, argc, argv, &cmd, NULL);
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/model.csv", cli.dir);
-    static const char *const cols[] = {"backend", "scheme", "precision", "cells", "measured_mlups", "roofline_mlups",
-                                       "full_mlups", "error_pct", NULL};
+    static const char *const cols[] = {"backend", "scheme", "precision", "nx", "ny", "nz", "cells", "measured_mlups",
+                                       "roofline_mlups", "full_mlups", "error_pct", NULL};
     lbp_table t;
     int r = lbp_table_read_columns(&t, path, cols, err, sizeof err);
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (run model validate first)", path);
@@ -163,22 +286,18 @@ int model_cmd_summary(int argc, char **argv)
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
-    printf("%-7s %-6s %-5s %12s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "cells", "measured",
+    print_quick_note(cli.dir);
+    printf("%-7s %-6s %-5s %14s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "lattice", "measured",
            "predicted", "roofline", "% roofline", "error%");
     int printed = 0;
-    for (int b = 0; b < nb; b++)
-        for (int s = 0; s < 4; s++)
-            for (int p = 0; p < 2; p++) {
-                const int row = largest_row(&t, backends[b], schemes[s], precisions[p]);
-                if (row < 0) continue;
-                print_summary_row(&t, row);
-                printed++;
-            }
+    for (int s = 0; s < 4; s++)
+        for (int p = 0; p < 2; p++) printed += print_scheme_rows(&t, backends, nb, schemes[s], precisions[p]);
     if (!printed)
         model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
     if (ranks_summary_print(stdout, &t, err, sizeof err)) model_bad_input("%s", err);
+    print_drift_if_any(cli.dir, &t);
+    print_scatter_tally(cli.dir);
     lbp_table_free(&t);
-    print_drift_if_any(cli.dir);
     return 0;
 }
 

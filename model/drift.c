@@ -170,3 +170,14 @@ void model_drift_print(const model_drift_row *rows, int n)
     free(abs_changes);
     free(changes);
 }
+
+double model_drift_median_abs(const model_drift_row *rows, int n, const char *backend)
+{
+    double *abs_changes = malloc(sizeof *abs_changes * (size_t)(n + 1));
+    int m = 0;
+    for (int i = 0; abs_changes && i < n; i++)
+        if (!strcmp(rows[i].backend, backend)) abs_changes[m++] = fabs(rows[i].change_pct);
+    const double median = m ? lbp_stats_of(abs_changes, m).median : -1;
+    free(abs_changes);
+    return median;
+}

@@ -29,4 +29,8 @@ int model_drift_match(const char *dir, model_drift_row **rows, int *unmatched, c
  * one with its probe; printed under a title line. */
 void model_drift_print(const model_drift_row *rows, int n);
 
+/* The median |change_pct| of a backend's probes, -1 when it has none: the
+ * model errors smaller than this cannot be told from the device's own. */
+double model_drift_median_abs(const model_drift_row *rows, int n, const char *backend);
+
 #endif

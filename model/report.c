@@ -184,6 +184,16 @@ void model_report_points(const model_validated_point *pts, int n, const model_er
     }
 }
 
+/* A worst error of no point reads as a perfect one: say none was measured. */
+static void print_large_sizes(const model_validation_stats *s, const model_error_bars *bars)
+{
+    if (s->points > s->small)
+        printf("\nsizes >= 128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", s->worst_large, bars->large,
+               s->over_large);
+    else
+        printf("\nno lattice of 128^3 or more measured (the bar of %.1f %% applies to none)\n", bars->large);
+}
+
 static void print_small_sizes(const model_validation_stats *s, const model_error_bars *bars)
 {
     printf("sizes <  128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", s->worst_small, bars->small, s->over_small);
@@ -234,8 +244,7 @@ static void print_borrowed(const model_inputs *in)
 void model_report_validation(const model_validation_stats *s, const model_error_bars *bars,
                              const model_inputs *inputs, int n_inputs)
 {
-    printf("\nsizes >= 128^3: worst |error| %.2f %% (bar %.1f %%), %d over\n", s->worst_large, bars->large,
-           s->over_large);
+    print_large_sizes(s, bars);
     if (s->small) print_small_sizes(s, bars);
     if (s->geometry) print_geometry_points(s);
     print_fallbacks(s);

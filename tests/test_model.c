@@ -1718,11 +1718,11 @@ static void test_drift_cli(void **state)
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s --backend cuda", dir);
     assert_int_equal(run(cmd), 2);
     /* summary: the table, then the drift */
-    snprintf(cmd, sizeof cmd, "printf 'device,backend,scheme,precision,cells,measured_mlups,roofline_mlups,full_mlups,"
-                              "error_pct\\ntest-gpu,cuda,push,fp32,16777216,4200,6579,4000,-4.762\\n' > %s/model.csv"
-                              " && ./model/model summary --data %s", dir, dir);
+    snprintf(cmd, sizeof cmd, "printf 'device,backend,scheme,precision,nx,ny,nz,cells,measured_mlups,roofline_mlups,"
+                              "full_mlups,error_pct\\ntest-gpu,cuda,push,fp32,256,256,256,16777216,4200,6579,4000,-4.762\\n'"
+                              " > %s/model.csv && ./model/model summary --data %s", dir, dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32      16777216     4200.0     4000.0     6579.0"));
+    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32            256\u00b3     4200.0     4000.0     6579.0"));
     assert_true(file_has("/tmp/test_model.out", "probes measured again after the kernels, change from the first run (drift):\n"));
     /* a recheck file it cannot read costs the drift lines, not the table */
     snprintf(cmd, sizeof cmd, "sed -i '2s/,0.011,/,x,/' %s/membench-recheck.csv && ./model/model summary --data %s", dir,
@@ -1731,6 +1731,44 @@ static void test_drift_cli(void **state)
     assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32"));
     assert_true(file_has("/tmp/test_model.err", "no drift: "));
     assert_true(file_has("/tmp/test_model.err", "membench-recheck.csv:2:"));
+    remove_folder(dir);
+}
+
+/* summary: every backend at the lattice they all measured, a larger one of
+ * its own on its own line, lattices as N³ or NX×NY×NZ, QUICK said first,
+ * the scatter warnings of bench.log counted; validate without a lattice of
+ * 128^3 says so instead of a worst error of 0. */
+static void test_summary_rows(void **state)
+{
+    (void)state;
+    if (access("model/model", X_OK)) skip();
+    char dir[] = "/tmp/test_model_XXXXXX", cmd[1024];
+    gpu_folder(dir, "printf 'key,value\\ncommand,lbmkernels/lbmkernels --out x --quick\\n' > lbm-meta.csv && "
+                    "printf 'a: repetitions scatter by 6.0 %%\\nb\\nc: repetitions scatter by 9.1 %%\\n' > bench.log");
+    snprintf(cmd, sizeof cmd,
+             "printf 'device,backend,scheme,precision,nx,ny,nz,cells,measured_mlups,roofline_mlups,full_mlups,error_pct\\n"
+             "g,cuda,push,fp32,512,512,256,67108864,4300,6579,4100,-4.6\\n"
+             "g,cuda,push,fp32,128,128,128,2097152,4000,6579,3900,-2.5\\n"
+             "g,opencl,push,fp32,128,128,128,2097152,3800,6579,3700,-2.6\\n"
+             "g,opencl,push,fp32,64,64,64,262144,3000,6579,3100,3.3\\n' > %s/model.csv && ./model/model summary --data %s",
+             dir, dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "QUICK run: "));
+    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32            128\u00b3     4000.0"));
+    assert_true(file_has("/tmp/test_model.out", "opencl  push   fp32            128\u00b3     3800.0"));
+    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32     512\u00d7512\u00d7256     4300.0"));
+    assert_false(file_has("/tmp/test_model.out", "64\u00b3"));
+    assert_true(file_has("/tmp/test_model.out", "(warnings in bench.log): 2\n"));
+    /* a full run says nothing of QUICK */
+    snprintf(cmd, sizeof cmd, "rm %s/lbm-meta.csv && ./model/model summary --data %s", dir, dir);
+    assert_int_equal(run(cmd), 0);
+    assert_false(file_has("/tmp/test_model.out", "QUICK"));
+    /* no lattice of 128^3 or more */
+    snprintf(cmd, sizeof cmd, "sed -i '/,256,256,256,/d' %s/lbm.csv && ./model/model validate --data %s --force", dir,
+             dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "no lattice of 128^3 or more measured"));
+    assert_false(file_has("/tmp/test_model.out", "sizes >= 128^3"));
     remove_folder(dir);
 }
 
@@ -1852,6 +1890,7 @@ int main(void)
         cmocka_unit_test(test_drift_match),
         cmocka_unit_test(test_drift_malformed),
         cmocka_unit_test(test_drift_cli),
+        cmocka_unit_test(test_summary_rows),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
