@@ -300,6 +300,33 @@ if [ -z "$summary" ] && [ -f "$data/model.csv" ]; then
                        printf "%-7s %-6s %-5s %12s %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", f[1], f[2], f[3], f[4], f[5], f[6], f[7], (f[7] > 0 ? 100 * f[5] / f[7] : 0), f[8] } }')
 fi
 
+# The N = 19 aligned probe's measured time per thread (membench.csv's words
+# sweep), not the line fitted through all N: that line's intercept can be
+# negative, so its value at 19 is not what was measured.
+n19_measured_ns() { # BACKEND
+    c="backend=$1,sweep=words,words=19,word_bytes=4,misaligned_reads=0,misaligned_writes=0"
+    # older folders have no ops column (no payload probes)
+    { csvsel "$data/membench.csv" "$c,ops=0" ns_per_thread 2>/dev/null || csvsel "$data/membench.csv" "$c" ns_per_thread 2>/dev/null; } |
+        head -n 1
+}
+# KIND SLOPE ALIGNED_NS: one more misaligned word's cost, signed once; a
+# slope at or below zero is no measured cost, said as such.
+misaligned_line() {
+    awk -v k="$1" -v s="$2" -v t="$3" 'BEGIN {
+        if (s <= 0) { printf "- one more misaligned word (%s, N = 19): no cost measured (fitted slope %.3g ns per thread)\n", k, s; exit }
+        printf "- one more misaligned word (%s, N = 19): %.6g ns more per thread", k, s
+        if (t > 0) printf " (%.2g %% of the aligned time)", 100 * s / t
+        printf "\n" }'
+}
+# A write's cost over a read's, only where both were measured to cost
+# something (a ratio of a noise-level or negative slope means nothing).
+write_read_ratio_line() { # BACKEND
+    rd=$(csvsel "$mf" "backend=$1,fit=misaligned_reads,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
+    wr=$(csvsel "$mf" "backend=$1,fit=misaligned_writes,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
+    [ -n "$rd" ] && [ -n "$wr" ] && awk -v r="$rd" -v w="$wr" 'BEGIN { if (r > 0 && w > 0)
+        printf "- a misaligned write costs %.3g times a misaligned read (%.3g against %.3g ns per thread)\n", w / r, w, r }'
+}
+
 # The numbers a report quotes, one line each (markdown bullets).
 key_figures() {
     bc=$(meta best_copy_gbs); dd=$(meta dtod_gbs); th=$(meta theoretical_gbs)
@@ -313,13 +340,13 @@ key_figures() {
     mf=$data/membench-fit.csv
     if [ -f "$mf" ]; then
         b0=$(backends_of "$mf" | head -n 1)
-        t19=$(csvsel "$mf" "backend=$b0,fit=time_vs_words,word_bytes=4" slope_ns intercept_ns 2>/dev/null | head -n 1 | awk '{ printf "%.6g", 19 * $1 + $2 }')
-        [ -n "$t19" ] && echo "- N = 19 probe, aligned, 4-byte words ($b0): $t19 ns per thread$(v=$(metaval "$data/membench-meta.csv" aligned_n19_gbs 2>/dev/null) && echo " ($v GB/s)")"
+        t19=$(n19_measured_ns "$b0")
+        [ -n "$t19" ] && echo "- N = 19 probe, aligned, 4-byte words ($b0), measured: $t19 ns per thread$(v=$(metaval "$data/membench-meta.csv" aligned_n19_gbs 2>/dev/null) && echo " ($v GB/s)")"
         for k in reads writes both; do
             sl=$(csvsel "$mf" "backend=$b0,fit=misaligned_$k,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
-            [ -n "$sl" ] && echo "- one more misaligned word ($k, N = 19): +$sl ns per thread$(awk -v s="$sl" -v t="${t19:-0}" 'BEGIN { if (t > 0) printf " (%+.2g %% of the aligned time)", 100 * s / t }')"
+            [ -n "$sl" ] && misaligned_line "$k" "$sl" "${t19:-0}"
         done
-        r=$(metaval "$data/membench-meta.csv" misaligned_write_read_ratio 2>/dev/null) && [ -n "$r" ] && echo "- a misaligned write costs $r times a misaligned read"
+        write_read_ratio_line "$b0"
     fi
     [ -f "$data/launch.csv" ] && csvsel "$data/launch.csv" "" backend mode us_median |
         awk '{ gsub(/_/, " ", $2); l[$1] = l[$1] (l[$1] == "" ? "" : ", ") $2 " " $3 " us"; if (!($1 in o)) ord[++n] = $1; o[$1] = 1 }
@@ -331,14 +358,20 @@ key_figures() {
     ranks_key_figures
 }
 keys=$(key_figures)
+# A QUICK run says so at the top of the report (the meta files keep each
+# tool's command line).
+quick=""
+grep -qs '^command,.* --quick' "$data"/*-meta*.csv &&
+    quick="QUICK run: fewer sizes, block sizes and repetitions, smaller arrays (a CPU's may stay in its last-level cache); its figures do not compare with a full run's."
 {
     echo "# lbmprobe report: $device"
     echo
     echo "Measured $date. Data: \`$data/\` (CSV, format in \`data/FORMAT.md\`); how to read each figure: \`plots/README.md\`."
+    [ -n "$quick" ] && { echo; echo "**$quick**"; }
     echo
     echo "$keys"
     if [ -n "$summary" ]; then
-        echo; echo "## Measured vs predicted (largest lattice per scheme)"; echo; echo '```'; echo "$summary"; echo '```'
+        echo; echo "## Measured vs predicted (each scheme at the lattice every backend measured, and any larger one)"; echo; echo '```'; echo "$summary"; echo '```'
     fi
     echo
     echo "## Figures"
@@ -355,7 +388,7 @@ if [ $# -gt 0 ]; then
     {
         echo "set terminal pdfcairo noenhanced size 11in,8.5in font 'Sans,9'"
         echo "set output '$out/report.pdf'"
-        echo "set multiplot title 'lbmprobe: $device ($date)' font ',14'"
+        echo "set multiplot title 'lbmprobe: $device ($date)${quick:+ - QUICK run, not comparable with a full run}' font ',14'"
         echo "unset key; unset tics; unset border; set lmargin 0; set rmargin 0; set tmargin 0; set bmargin 0"
         i=0
         for f in "$@"; do
@@ -367,11 +400,15 @@ if [ $# -gt 0 ]; then
         if [ -n "$summary$keys" ]; then
             # the summary table on the left, the key figures on the right
             echo "set origin 0,0; set size 1,0.3; set xrange [0:1]; set yrange [0:1]"
-            n=0
+            # every line of the summary fits: the step and font shrink with
+            # its length (the area is 0.3 of 8.5 in high)
+            n=0; lines=$(echo "$summary" | wc -l)
+            step=$(awk -v l="$lines" 'BEGIN { s = 0.92 / (l + 1); print (s < 0.045 ? s : 0.045) }')
+            pt=$(awk -v s="$step" 'BEGIN { p = s * 0.3 * 8.5 * 72 * 0.85; printf "%.1f", (p < 8 ? p : 8) }')
             echo "$summary" | while IFS= read -r line; do
                 n=$((n + 1))
-                printf "set label %d \"%s\" at 0.03,%s font 'Monospace,8'\n" "$n" "$(echo "$line" | sed 's/"/\\"/g')" \
-                    "$(awk -v n=$n 'BEGIN{print 0.95 - n * 0.045}')"
+                printf "set label %d \"%s\" at 0.03,%s font 'Monospace,%s'\n" "$n" "$(echo "$line" | sed 's/"/\\"/g')" \
+                    "$(awk -v n=$n -v s="$step" 'BEGIN{print 0.95 - n * s}')" "$pt"
             done
             n=0
             echo "$keys" | sed 's/^- //; s/\*\*//g' | while IFS= read -r line; do

@@ -77,6 +77,37 @@ for g in data/nvidia-h*; do
     break
 done
 
+# 4. the report's lines say what was measured: a sign printed once, no
+# ratio of a negative cost, the N = 19 probe's measured time (membench.csv),
+# QUICK said where the run was one -- on committed data
+. plots/csv.sh
+# report_lines_ok REPORT DATA: 0 when every check holds, else names the first bad line
+report_lines_ok() {
+    if grep -n -- '+-' "$1"; then echo "a '+-' in $1"; return 1; fi
+    if grep -nE 'costs -|-[0-9.]+ times' "$1"; then echo "a negative ratio in $1"; return 1; fi
+    b=$(sed -n 's/^- N = 19 probe, aligned, 4-byte words (\([a-z]*\)), measured: .*/\1/p' "$1")
+    [ -z "$b" ] && return 0
+    want=$(csvsel "$2/membench.csv" "backend=$b,sweep=words,words=19,word_bytes=4,misaligned_reads=0,misaligned_writes=0" ns_per_thread | head -n 1)
+    grep -q "measured: $want ns per thread" "$1" || { echo "N = 19 line of $1 is not the measured $want ns"; return 1; }
+}
+for d in tests/plots-data/cpu-quick data/pthread-skylake-avx512-intel-xeon-processor data/nvidia-h*; do
+    [ -f "$d/membench.csv" ] || continue
+    o=$tmp/report-$(basename "$d")
+    sh plots/render.sh "$d" "$o" >"$tmp/log" 2>&1 || bad "render.sh $d failed: $(cat "$tmp/log")"
+    if report_lines_ok "$o/report.md" "$d"; then ok; else bad "$o/report.md"; fi
+    if grep -q "N = 19 probe, aligned" "$o/report.md"; then ok; else bad "$d: report.md lacks the N = 19 probe's line"; fi
+    if grep -qs '^command,.* --quick' "$d"/*-meta*.csv; then
+        if grep -q '^\*\*QUICK run: .*do not compare with a full run' "$o/report.md"; then ok; else bad "$d: a QUICK run's report does not say so"; fi
+    elif grep -q QUICK "$o/report.md"; then bad "$d: a full run's report says QUICK"; else ok; fi
+done
+# the checks can fail: each bad line is caught
+printf -- '- one more misaligned word (reads, N = 19): +-0.001 ns\n' >"$tmp/bad1.md"
+printf -- '- a misaligned write costs -4.483 times a misaligned read\n' >"$tmp/bad2.md"
+printf -- '- N = 19 probe, aligned, 4-byte words (opencl), measured: 9.99 ns per thread\n' >"$tmp/bad3.md"
+for f in bad1 bad2 bad3; do
+    if report_lines_ok "$tmp/$f.md" tests/plots-data/cpu-quick >/dev/null; then bad "$f.md passed the report check"; else ok; fi
+done
+
 # 3. a missing folder is a usage error
 if sh plots/render.sh /nonexistent/folder "$tmp/x" >/dev/null 2>&1; then bad "render.sh accepted a missing folder"; else ok; fi
 echo "plots: $passed passed, $failed failed"
