@@ -37,7 +37,8 @@
     "  --cells-per-thread LIST  adjacent cells of a row per thread (accesses that keep x\n"    \
     "                      move as one vector), any of 1,2,4, or row (a thread per row,\n"   \
     "                      looping over x: the CPU's shape), swept with the block size at\n" \
-    "                      256^3, the best pair used for the size sweep; --verify: each\n"   \
+    "                      256^3 (with --sizes: the largest cube of the list), the best\n"   \
+    "                      pair used for the size sweep; --verify: each\n"   \
     "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64; on a CPU row)\n" \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
@@ -189,6 +190,18 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
     }
 }
 
+/* --sizes measures the lattices asked for: the block sweep runs at the
+ * largest cube among them.  Where none is a cube it runs at its own cube,
+ * which is said before anything is measured. */
+static void say_what_sizes_add(const lbm_options *o)
+{
+    if (o->verify || !o->nsizes || o->block_size) return;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i].nx == o->sizes[i].ny && o->sizes[i].ny == o->sizes[i].nz) return;
+    lbp_warn("--sizes: none is a cube, so the block sweep (block sizes x cells per thread) runs first at 256^3 "
+             "(quick: 128^3 on a GPU, 32^3 on a CPU; or the largest that fits); --block-size N skips it");
+}
+
 static void check_options(lbm_options *o)
 {
     if (o->steps && (o->steps & 1))
@@ -205,6 +218,7 @@ static void check_options(lbm_options *o)
             lbp_warn("--block-sizes: %d is not a multiple of 32 (a warp)", o->block_sizes[i]);
     if (!o->verify && o->boundary == LBM_CAVITY_BOX)
         lbp_usage_error("--boundary: 'cavity' is a validation case; timing runs the periodic box (use --verify)");
+    say_what_sizes_add(o);
 }
 
 static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)

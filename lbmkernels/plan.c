@@ -172,6 +172,18 @@ void lbm_plan_free(lbm_plan *p)
     *p = (lbm_plan){0};
 }
 
+/* With --sizes, the block sweep runs at the largest cube asked for (then
+ * the size sweep leaves it out), so that only the lattices asked for are
+ * measured; 0 when none was asked or none is a cube. */
+static int largest_given_cube(const lbm_options *o)
+{
+    int most = 0;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i].nx == o->sizes[i].ny && o->sizes[i].ny == o->sizes[i].nz && o->sizes[i].nx > most)
+            most = o->sizes[i].nx;
+    return most;
+}
+
 lbm_cubes lbm_plan_cubes(const lbm_plan *p, const lbm_options *o, const lbp_device *d, const lbm_group *g)
 {
     int cpt_most = 1; /* the most padding: that of the most cells per thread */
@@ -179,6 +191,8 @@ lbm_cubes lbm_plan_cubes(const lbm_plan *p, const lbm_options *o, const lbp_devi
         if (g->cpts[ci] > cpt_most) cpt_most = g->cpts[ci];
     const int largest = lbm_largest_cube(d, g->scheme, g->fp64, lbm_plan_padding(o, d, g->fp64, cpt_most));
     lbm_cubes c = {.sweep = o->quick ? (lbp_is_cpu(&d->info) ? 32 : 128) : 256};
+    const int asked = largest_given_cube(o);
+    if (asked) c.sweep = asked;
     if (c.sweep > largest) c.sweep = largest;
     const int whole = largest - largest % (g->fp64 ? 4 : 8);
     for (int i = g->first + 1; i < g->first + g->n; i++)
