@@ -3,8 +3,9 @@
 # BACKENDS), predict, validate, plot, and print the summary table.
 #   BACKEND=cuda|opencl  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
 #   RANKS=N (and RANKS_*: core/bench-ranks.sh) for the multi-device stage
-# Results go to data/<device-slug>/ (beside an existing one as
-# data/<slug>-2, -3, ... unless FORCE=1); a run that fails leaves no folder
+# Results go to data/<device-slug>/ (QUICK: data/<slug>-quick/; beside an
+# existing one as data/<slug>-2, -3, ... unless FORCE=1), with bench.log,
+# this run's output; a run that fails leaves no folder
 # that looks complete: it works in <dir>.partial (claimed by mkdir, so runs
 # at once take different folders) and renames at the end.
 # model validate: exit 0 within the error bar, 1 points over it (the data
@@ -12,6 +13,26 @@
 set -u
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+
+# The whole run's output (stdout and stderr, the summary included) is kept
+# as <result folder>/bench.log: this script runs itself again through tee;
+# the inner run names its folder in $LBP_BENCH_LOG.dir and copies the log so
+# far there before the summary (which counts its warnings), the outer one
+# puts the whole log there at the end.
+keep_log() {
+    log=$(mktemp) || die "cannot create a temporary log"
+    { LBP_BENCH_LOG=$log sh "$0" "$@"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
+    rc=$(cat "$log.rc" 2>/dev/null || echo 1)
+    d=$(cat "$log.dir" 2>/dev/null)
+    if [ -n "$d" ] && [ -d "$d" ]; then cp "$log" "$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"; fi
+    rm -f "$log" "$log.rc" "$log.dir"
+    exit "$rc"
+}
+[ -n "${LBP_BENCH_LOG:-}" ] || keep_log "$@"
+log_so_far_to() { # DIR: the log up to now, before the summary reads it
+    echo "$1" >"$LBP_BENCH_LOG.dir"
+    cp "$LBP_BENCH_LOG" "$1/bench.log"
+}
 
 quick=""; [ "${QUICK:-0}" = 1 ] && quick="--quick"
 backends=${BACKENDS:-${BACKEND:-}}
@@ -41,7 +62,9 @@ claim() { # DIR: claim DIR.partial
     mkdir "$1.partial" 2>/dev/null || return 1
     echo $$ >"$1.partial/.bench-pid"
 }
-dir=data/$slug
+# A QUICK run's folder says so: its figures do not compare with a full run's.
+base=data/$slug; [ -n "$quick" ] && base=$base-quick
+dir=$base
 mkdir -p data && [ -w data ] || die "cannot write to data/"
 if [ "${FORCE:-0}" = 1 ]; then
     if ! claim "$dir"; then
@@ -53,10 +76,10 @@ if [ "${FORCE:-0}" = 1 ]; then
 else
     n=1
     while [ -e "$dir" ] || ! claim "$dir"; do
-        n=$((n + 1)); dir=data/$slug-$n
-        [ "$n" -le 1000 ] || die "no free folder data/$slug-N (N up to 1000)"
+        n=$((n + 1)); dir=$base-$n
+        [ "$n" -le 1000 ] || die "no free folder $base-N (N up to 1000)"
     done
-    [ "$n" -gt 1 ] && say "data/$slug exists or is in use and is kept (FORCE=1 replaces it); this run goes to $dir"
+    [ "$n" -gt 1 ] && say "$base exists or is in use and is kept (FORCE=1 replaces it); this run goes to $dir"
 fi
 work=$dir.partial
 # our own results, still ours (another run never removes them, a person may)
@@ -201,6 +224,7 @@ rm -rf "$dir"
 mv -T "$work" "$dir" || die "cannot rename $work to $dir"
 [ -f "$dir/model.csv" ] || die "$dir/model.csv vanished after the rename"
 trap - INT TERM
+log_so_far_to "$dir"
 
 if ! command -v gnuplot >/dev/null 2>&1; then
     say "gnuplot not installed: plots skipped; render later with make plots DEVICE=$(basename "$dir")"
