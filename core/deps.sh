@@ -2,9 +2,9 @@
 # make deps: find what lbmprobe needs, install the missing Debian packages.
 # Required: a C compiler, OpenCL headers and ICD loader, an OpenCL CPU
 # driver (PoCL), cmocka.  Optional: likwid (CPU bandwidth reference),
-# gnuplot (plots), clinfo, Open MPI (runs across devices).  CUDA is never
-# installed: it is used where the toolkit (headers, NVRTC) and the driver
-# are present.
+# gnuplot (plots), clinfo, Open MPI (runs across devices), jq (the tests
+# of --json).  CUDA is never installed: it is used where the toolkit
+# (headers, NVRTC) and the driver are present.
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 need="" want=""
 have_file() { for f in "$@"; do [ -e "$f" ] && return 0; done; return 1; }
@@ -23,6 +23,7 @@ command -v clinfo >/dev/null 2>&1 || want="$want clinfo"
 # under mpirun); without it the tools run one rank and make test skips the
 # MPI tests
 command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || want="$want openmpi-bin libopenmpi-dev"
+command -v jq >/dev/null 2>&1 || want="$want jq"
 
 [ -z "$need$want" ] && { echo "deps: everything lbmprobe uses is installed"; exit 0; }
 missing="$need$want"

@@ -9,7 +9,9 @@
 #include "kernel.h"
 #include "kernelfile.h"
 #include "predict.h"
+#include "ranks_print.h"
 #include "report.h"
+#include "report_json.h"
 
 static const char predict_usage[] =
     "usage: model predict --data DIR [--backend B] KERNEL --size NX[xNYxNZ] [--occupancy F | --blocks-per-sm K]\n"
@@ -54,6 +56,8 @@ static const char predict_usage[] =
     "                          membench-fit.csv, launch.csv)\n"
     "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
     MODEL_RANKS_HELP
+    "  --json                  one JSON object instead of the text: the levels, the path\n"
+    "                          that answered, within_measured, read_instead and notes\n"
     "  --help, --version\n" MODEL_LEVELS_HELP;
 
 typedef struct {
@@ -61,7 +65,7 @@ typedef struct {
     model_kernel k; /* the description flags */
     model_kernel_file file; /* --kernel FILE */
     model_lattice lat;
-    int described, have_written, cells_per_thread;
+    int described, have_written, cells_per_thread, json;
     int n_reads, n_writes, reads[MODEL_MAX_PHASES], writes[MODEL_MAX_PHASES];
     model_ranks_args ranks; /* several devices */
 } predict_args;
@@ -116,6 +120,7 @@ static void predict_option(int o, const char *arg, void *ctx)
     case OPT_BLOCKS_PER_SM: a->lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", arg, 1, 1024); break;
     case OPT_BLOCK_SIZE: a->lat.block_size = (int)lbp_parse_int("--block-size", arg, 1, 65536); break;
     case OPT_CELLS_PER_THREAD: a->cells_per_thread = (int)lbp_parse_int("--cells-per-thread", arg, 1, 64); break;
+    case OPT_JSON: a->json = 1; break;
     }
 }
 
@@ -224,7 +229,7 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("block-size", required_argument, OPT_BLOCK_SIZE),
         MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
         MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
-        MODEL_RANKS_OPTS, {0, 0, 0, 0}};
+        MODEL_RANKS_OPTS, MODEL_OPT("json", no_argument, OPT_JSON), {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,
                       .n_writes = 1, .ranks = MODEL_RANKS_ARGS_INIT};
@@ -236,6 +241,10 @@ int model_cmd_predict(int argc, char **argv)
     parse_size(a.size, &a.lat);
     kernel_from_args(&a);
     const int on_ranks = model_ranks_asked(&a.ranks);
+    if (on_ranks && a.json) { /* --json is --format json there */
+        if (a.ranks.format >= 0 && a.ranks.format != RANKS_JSON) lbp_usage_error("--json and --format: give one");
+        a.ranks.format = RANKS_JSON;
+    }
     if (on_ranks) model_ranks_check(&a.ranks);
     model_inputs in;
     model_load_or_fail(&in, cli.dir, cli.backend);
@@ -251,7 +260,14 @@ int model_cmd_predict(int argc, char **argv)
     model_prediction *pr = malloc(sizeof *pr);
     if (!pr) lbp_fail("out of memory");
     if (model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) model_bad_input("%s", err); /* inputs that cannot answer */
-    model_report_prediction(&in, &a.k, &a.lat, pr);
+    if (a.json) {
+        model_json j;
+        model_json_begin(&j, stdout);
+        model_json_prediction(&j, &in, &a.k, &a.lat, pr);
+        model_json_end(&j);
+    } else {
+        model_report_prediction(&in, &a.k, &a.lat, pr);
+    }
     free(pr);
     model_inputs_free(&in);
     return 0;

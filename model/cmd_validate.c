@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "ranks_validate.h"
 #include "report.h"
+#include "report_json.h"
 #include "table.h"
 #include "validation.h"
 
@@ -24,6 +25,8 @@ static const char validate_usage[] =
     "  --max-error-small PCT   bar for smaller lattices (default 10)\n"
     "  --backend cuda|opencl   only this backend's rows\n"
     "  --force                 replace existing model.csv / model-meta.csv\n"
+    "  --json                  print one JSON object (every point with its provenance, the\n"
+    "                          bars) instead of the text; the files are written the same\n"
     "Rows of several ranks (lbm.csv's ranks > 1) are predicted on ranks (model predict\n"
     "--ranks: the slab's pieces and DIR/interconnect-fit.csv), held to the same bars by\n"
     "the slab's size (several ranks on one device: to none), written to model.csv with\n"
@@ -48,11 +51,38 @@ typedef struct {
     ranks_validation ranks; /* the rows of several ranks */
 } validation;
 
+typedef struct {
+    model_error_bars bars;
+    int json;
+} validate_args;
+
 static void validate_option(int o, const char *arg, void *ctx)
 {
-    model_error_bars *bars = ctx;
-    if (o == OPT_MAX_ERROR) bars->large = lbp_parse_double("--max-error", arg, 0, 1e6);
-    if (o == OPT_MAX_ERROR_SMALL) bars->small = lbp_parse_double("--max-error-small", arg, 0, 1e6);
+    validate_args *a = ctx;
+    if (o == OPT_MAX_ERROR) a->bars.large = lbp_parse_double("--max-error", arg, 0, 1e6);
+    if (o == OPT_MAX_ERROR_SMALL) a->bars.small = lbp_parse_double("--max-error-small", arg, 0, 1e6);
+    if (o == OPT_JSON) a->json = 1;
+}
+
+/* The points of several ranks over their bars, counted without their table
+ * (--json leaves the text out; model.csv has their rows). */
+static int ranks_points_over(const ranks_validation *r, const model_error_bars *bars)
+{
+    int over = 0;
+    for (int i = 0; i < r->n; i++) over += ranks_point_over(&r->pts[i], bars->large, bars->small);
+    return over;
+}
+
+/* --json: the points and the bars as one object, the files written named
+ * in it (the text's lines are left out). */
+static void report_json(const validation *v, const model_error_bars *bars, const model_validation_stats *s)
+{
+    model_json j;
+    model_json_begin(&j, stdout);
+    model_json_string(&j, "data", v->dir);
+    model_json_validation(&j, v->pts, v->n, bars, s);
+    model_json_bool(&j, "pass", s->over_large + s->over_small == 0);
+    model_json_end(&j);
 }
 
 /* What lbm.csv's columns can hold: lattices an int indexes, launches of
@@ -294,26 +324,33 @@ int model_cmd_validate(int argc, char **argv)
     static const struct option opts[] = {
         MODEL_SHARED_OPTS, MODEL_OPT("force", no_argument, LBP_OPT_FORCE),
         MODEL_OPT("max-error", required_argument, OPT_MAX_ERROR),
-        MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL), {0, 0, 0, 0}};
-    model_error_bars bars = {.large = 5, .small = 10};
+        MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL), MODEL_OPT("json", no_argument, OPT_JSON),
+        {0, 0, 0, 0}};
+    validate_args args = {.bars = {.large = 5, .small = 10}};
     static const model_command cmd = {opts, validate_usage, validate_option,
                                       "the folder with lbm.csv, stream.csv, membench.csv"};
     model_cli cli;
-    model_parse_options(&cli, argc, argv, &cmd, &bars);
+    model_parse_options(&cli, argc, argv, &cmd, &args);
+    const model_error_bars bars = args.bars;
     const int force = cli.common.force;
     lbp_check_fresh(cli.dir, (const char *const[]){"model.csv", "model-meta.csv", NULL}, force);
     validation v = {.dir = cli.dir, .only = cli.backend};
     read_points(&v);
     model_validation_stats s;
     model_validation_stats_of(v.pts, v.n, &bars, &s);
-    model_report_points(v.pts, v.n, &bars);
-    model_report_validation(&s, &bars, v.inputs, v.n_inputs);
-    const int ranks_over = ranks_validation_report(stdout, &v.ranks, bars.large, bars.small);
+    if (args.json) {
+        report_json(&v, &bars, &s);
+    } else {
+        model_report_points(v.pts, v.n, &bars);
+        model_report_validation(&s, &bars, v.inputs, v.n_inputs);
+    }
+    const int ranks_over = args.json ? ranks_points_over(&v.ranks, &bars)
+                                     : ranks_validation_report(stdout, &v.ranks, bars.large, bars.small);
     lbp_device_info info;
     device_info_from_meta(&v.inputs[0], &info);
     write_model_csv(&v, &info, force);
     write_model_meta(&v, &info, &bars, &s, ranks_over, force);
-    printf("wrote %s/model.csv, %s/model-meta.csv\n", v.dir, v.dir);
+    if (!args.json) printf("wrote %s/model.csv, %s/model-meta.csv\n", v.dir, v.dir);
     const int over = s.over_large + s.over_small + ranks_over, skipped = v.ranks.skipped;
     for (int b = 0; b < v.n_inputs; b++) model_inputs_free(&v.inputs[b]);
     ranks_validation_free(&v.ranks);

@@ -10,6 +10,7 @@
 
 #include "csv.h"
 #include "drift.h"
+#include "json.h"
 #include "ranks_print.h"
 #include "table.h"
 
@@ -58,7 +59,7 @@ void model_load_or_fail(model_inputs *in, const char *dir, const char *backend)
 /* ---- summary ------------------------------------------------------------ */
 
 static const char summary_usage[] =
-    "usage: model summary --data DIR [--backend B]\n"
+    "usage: model summary --data DIR [--backend B] [--json]\n"
     "From DIR/model.csv: for each scheme and precision, every backend at the largest\n"
     "lattice they all measured (best block size there; a backend's larger lattice on\n"
     "a line of its own): measured, predicted (full model) and roofline\n"
@@ -67,7 +68,10 @@ static const char summary_usage[] =
     "fastest scheme at the most ranks (measured, predicted, error, efficiencies) and\n"
     "whether the multi-device targets are met (weak-scaling efficiency >= 95 % at 8 GPUs\n"
     "with peer exchange and overlap; the model within 5 % per rank); then, where\n"
-    "DIR/membench-recheck.csv is, how far the probes moved during the run (model drift).\n";
+    "DIR/membench-recheck.csv is, how far the probes moved during the run (model drift)\n"
+    "and how many points lie within it; where DIR/bench.log is, how many timings'\n"
+    "repetitions scattered.  A QUICK run says so first.\n"
+    "  --json                  the one-device table, drift and tallies as one JSON object\n";
 
 static double number_or_fail(const lbp_table *t, int row, const char *column)
 {
@@ -177,23 +181,22 @@ static void print_summary_row(const lbp_table *t, int row)
 }
 
 /* A scheme and precision: each backend at the lattice they all measured,
- * then any backend's larger lattice on its own line.  Returns rows printed. */
-static int print_scheme_rows(const lbp_table *t, char backends[][16], int nb, const char *scheme,
-                             const char *precision)
+ * then any backend's larger lattice of its own.  Their rows in out (room
+ * for 2 per backend); returns how many. */
+static int scheme_rows(const lbp_table *t, char backends[][16], int nb, const char *scheme, const char *precision,
+                       int *out)
 {
     const int common = common_lattice_row(t, backends, nb, scheme, precision);
-    int printed = 0;
+    int n = 0;
     for (int b = 0; b < nb && common >= 0; b++) {
         const int row = best_row(t, backends[b], scheme, precision, common);
-        if (row >= 0) print_summary_row(t, row), printed++;
+        if (row >= 0) out[n++] = row;
     }
     for (int b = 0; b < nb; b++) {
         const int row = best_row(t, backends[b], scheme, precision, -1);
-        if (row < 0 || (common >= 0 && same_lattice(t, row, common))) continue;
-        print_summary_row(t, row);
-        printed++;
+        if (row >= 0 && (common < 0 || !same_lattice(t, row, common))) out[n++] = row;
     }
-    return printed;
+    return n;
 }
 
 /* A QUICK run (--quick in a tool's command line) is said first: its sweeps
@@ -214,67 +217,129 @@ static int run_was_quick(const char *dir)
     return quick;
 }
 
-static void print_quick_note(const char *dir)
-{
-    if (run_was_quick(dir))
-        printf("QUICK run: fewer sizes, block sizes and repetitions, smaller arrays (a CPU's may stay in its "
-               "last-level cache); its figures do not compare with a full run's\n");
-}
+static const char quick_note[] = "QUICK run: fewer sizes, block sizes and repetitions, smaller arrays (a CPU's may "
+                                 "stay in its last-level cache); its figures do not compare with a full run's";
 
-/* The drift lines under the table, where the recheck file is; one it cannot
- * read costs these lines, not the table. */
-/* One line: how many of model.csv's points the model predicts within its
- * backend's median drift (their error is the device's own as much as the
- * model's). */
-static void print_within_drift(const lbp_table *t, const model_drift_row *rows, int n)
+/* How many of model.csv's points the model predicts within their backend's
+ * median drift (their error is the device's own as much as the model's):
+ * *within of *points (the points of a backend with drift). */
+static void count_within_drift(const lbp_table *t, const model_drift_row *rows, int n, int *within, int *points)
 {
-    int within = 0, points = 0;
+    *within = *points = 0;
     for (int i = 0; i < t->rows; i++) {
         const double drift = model_drift_median_abs(rows, n, text_of(t, i, "backend"));
-        if (drift < 0) continue;
-        points++;
-        within += fabs(number_or_fail(t, i, "error_pct")) <= drift;
+        if (drift < 0 || !one_device_row(t, i)) continue;
+        (*points)++;
+        *within += fabs(number_or_fail(t, i, "error_pct")) <= drift;
     }
-    printf("points of model.csv within their backend's median drift (|error| <= median |change|): %d of %d\n",
-           within, points);
 }
 
-static void print_drift_if_any(const char *dir, const lbp_table *t)
+/* The drift rows, where the recheck file is (n 0: none); one it cannot
+ * read costs the drift, not the table. */
+static int drift_rows_if_any(const char *dir, model_drift_row **rows)
 {
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/membench-recheck.csv", dir);
-    if (access(path, F_OK)) return;
-    model_drift_row *rows;
-    int unmatched, n = model_drift_match(dir, &rows, &unmatched, NULL, 0, err, sizeof err);
+    *rows = NULL;
+    if (access(path, F_OK)) return 0;
+    int unmatched, n = model_drift_match(dir, rows, &unmatched, NULL, 0, err, sizeof err);
     if (n < 0) {
         lbp_warn("no drift: %s", err);
-        return;
+        return 0;
     }
-    model_drift_print(rows, n);
-    print_within_drift(t, rows, n);
-    free(rows);
+    return n;
 }
 
-/* One line: the timings whose repetitions scattered, counted in the run's
- * bench.log (make bench keeps it), so that many warnings read as one fact. */
-static void print_scatter_tally(const char *dir)
+/* The timings whose repetitions scattered, counted in the run's bench.log
+ * (make bench keeps it), so that many warnings read as one fact; -1
+ * without a log. */
+static int scatter_warnings(const char *dir)
 {
     char path[600], line[4096];
     snprintf(path, sizeof path, "%s/bench.log", dir);
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return -1;
     int scattered = 0;
     while (fgets(line, sizeof line, f)) scattered += strstr(line, "repetitions scatter by") != NULL;
     fclose(f);
-    printf("timings whose repetitions scatter (warnings in bench.log): %d\n", scattered);
+    return scattered;
+}
+
+/* What summary shows: its rows of model.csv, the drift, the tallies. */
+typedef struct {
+    const char *dir;
+    const lbp_table *t;
+    const int *rows;
+    int n;
+    model_drift_row *drift;
+    int n_drift, within, drift_points, scattered, quick;
+} summary_view;
+
+static void summary_text(const summary_view *v)
+{
+    if (v->quick) printf("%s\n", quick_note);
+    printf("%-7s %-6s %-5s %14s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "lattice", "measured",
+           "predicted", "roofline", "% roofline", "error%");
+    for (int i = 0; i < v->n; i++) print_summary_row(v->t, v->rows[i]);
+    char err[1024];
+    if (ranks_summary_print(stdout, v->t, err, sizeof err)) model_bad_input("%s", err);
+    if (v->n_drift) {
+        model_drift_print(v->drift, v->n_drift);
+        printf("points of model.csv within their backend's median drift (|error| <= median |change|): %d of %d\n",
+               v->within, v->drift_points);
+    }
+    if (v->scattered >= 0) printf("timings whose repetitions scatter (warnings in bench.log): %d\n", v->scattered);
+}
+
+static void summary_json_row(model_json *j, const lbp_table *t, int row)
+{
+    static const char *const texts[] = {"backend", "scheme", "precision", NULL};
+    static const char *const numbers[] = {"nx", "ny", "nz", "cells", "measured_mlups", "full_mlups", "roofline_mlups",
+                                          "error_pct", NULL};
+    model_json_object(j, NULL);
+    for (int i = 0; texts[i]; i++) model_json_string(j, texts[i], text_of(t, row, texts[i]));
+    for (int i = 0; numbers[i]; i++) model_json_number(j, numbers[i], number_or_fail(t, row, numbers[i]));
+    model_json_close(j);
+}
+
+static void summary_json(const summary_view *v)
+{
+    model_json j;
+    model_json_begin(&j, stdout);
+    model_json_string(&j, "data", v->dir);
+    model_json_bool(&j, "quick", v->quick);
+    if (v->quick) model_json_string(&j, "quick_note", quick_note);
+    model_json_array(&j, "rows");
+    for (int i = 0; i < v->n; i++) summary_json_row(&j, v->t, v->rows[i]);
+    model_json_close(&j);
+    if (v->n_drift) {
+        model_json_object(&j, "drift");
+        for (int i = 0; i < v->n_drift; i++)
+            if (i == 0 || strcmp(v->drift[i].backend, v->drift[i - 1].backend))
+                model_json_number(&j, v->drift[i].backend, model_drift_median_abs(v->drift, v->n_drift, v->drift[i].backend));
+        model_json_close(&j);
+        model_json_object(&j, "within_drift");
+        model_json_number(&j, "points", v->within);
+        model_json_number(&j, "of", v->drift_points);
+        model_json_close(&j);
+    }
+    if (v->scattered >= 0) model_json_number(&j, "scatter_warnings", v->scattered);
+    model_json_end(&j);
+}
+
+static void summary_option(int o, const char *arg, void *ctx)
+{
+    (void)arg;
+    if (o == OPT_JSON) *(int *)ctx = 1;
 }
 
 int model_cmd_summary(int argc, char **argv)
 {
-    static const struct option opts[] = {MODEL_SHARED_OPTS, {0, 0, 0, 0}};
-    static const model_command cmd = {opts, summary_usage, NULL, "the folder with model.csv"};
+    static const struct option opts[] = {MODEL_SHARED_OPTS, MODEL_OPT("json", no_argument, OPT_JSON), {0, 0, 0, 0}};
+    static const model_command cmd = {opts, summary_usage, summary_option, "the folder with model.csv"};
     model_cli cli;
-    model_parse_options(&cli, argc, argv, &cmd, NULL);
+    int json = 0;
+    model_parse_options(&cli, argc, argv, &cmd, &json);
     char path[600], err[1024];
     snprintf(path, sizeof path, "%s/model.csv", cli.dir);
     static const char *const cols[] = {"backend", "scheme", "precision", "nx", "ny", "nz", "cells", "measured_mlups",
@@ -286,17 +351,17 @@ int model_cmd_summary(int argc, char **argv)
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
-    print_quick_note(cli.dir);
-    printf("%-7s %-6s %-5s %14s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "lattice", "measured",
-           "predicted", "roofline", "% roofline", "error%");
-    int printed = 0;
+    int rows[4 * 2 * 2 * 4];
+    summary_view v = {.dir = cli.dir, .t = &t, .rows = rows, .quick = run_was_quick(cli.dir),
+                      .scattered = scatter_warnings(cli.dir)};
     for (int s = 0; s < 4; s++)
-        for (int p = 0; p < 2; p++) printed += print_scheme_rows(&t, backends, nb, schemes[s], precisions[p]);
-    if (!printed)
-        model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
-    if (ranks_summary_print(stdout, &t, err, sizeof err)) model_bad_input("%s", err);
-    print_drift_if_any(cli.dir, &t);
-    print_scatter_tally(cli.dir);
+        for (int p = 0; p < 2; p++) v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], rows + v.n);
+    if (!v.n) model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
+    v.n_drift = drift_rows_if_any(cli.dir, &v.drift);
+    if (v.n_drift) count_within_drift(&t, v.drift, v.n_drift, &v.within, &v.drift_points);
+    if (json) summary_json(&v);
+    else summary_text(&v);
+    free(v.drift);
     lbp_table_free(&t);
     return 0;
 }
