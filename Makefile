@@ -4,6 +4,7 @@
 #   make bench      measure the best device, predict, validate, plot
 #   make plots DEVICE=<slug>   re-render plots from data/<slug>
 #   make compare A=<slug> B=<slug>   two devices side by side
+#   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
 #   make deps       install missing Debian packages
 
 CC ?= gcc
@@ -54,7 +55,7 @@ TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 # Tool-specific rules (embedded kernel files and the like).
 -include $(wildcard */rules.mk)
 
-.PHONY: all deps test bench plots compare clean
+.PHONY: all deps test bench plots compare diff clean
 deps:
 	@sh core/deps.sh
 
@@ -71,6 +72,9 @@ plots:
 
 compare:
 	@sh plots/compare.sh $(A) $(B)
+
+diff:
+	@sh core/diff.sh $(A) $(B)
 
 clean:
 	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS)
