@@ -171,6 +171,7 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     const model_inputs *in = inputs_of(v, pt->backend, t->line[row]);
     const model_kernel k = kernel_of(v, row, pt);
     const model_lattice lat = lattice_of(v, row);
+    pt->cells_per_thread = k.cells_per_thread;
     pt->measured = lbm_number(v, row, "mlups_median", MLUPS, 0);
     if (!(lat.cells > 0) || !(pt->measured > 0) || !isfinite(pt->measured))
         model_bad_input("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
@@ -255,24 +256,25 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
 {
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
-                                "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS,
+                                "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
+                                ",cells_per_thread",
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
         const model_prediction *p = &pt->pr;
         const ranks_row *r = &pt->ranks;
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
-                    r->exchange_us);
+                    r->exchange_us, pt->cells_per_thread);
     }
     for (int i = 0; i < v->ranks.n; i++) {
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
-        lbp_csv_row(csv, "%s", row);
+        lbp_csv_row(csv, "%s,%d", row, v->ranks.pts[i].cells_per_thread);
     }
     lbp_csv_finish(csv);
 }

@@ -59,6 +59,7 @@ int ranks_validation_add(ranks_validation *v, const model_inputs *in, const mode
     p->ny = lat->ny;
     p->nz = lat->nz;
     p->block_size = lat->block_size;
+    p->cells_per_thread = k->cells_per_thread;
     p->cells = lat->cells;
     if (lbp_table_number_by_name(lbm, row, "mlups_median", &p->measured, err, err_len)) return -1;
     char why[512];

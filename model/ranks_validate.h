@@ -19,6 +19,7 @@ typedef struct {
     char backend[16], scheme[16], precision[8];
     ranks_row cols;             /* lbm.csv's multi-rank columns */
     long long nx, ny, nz, block_size;
+    int cells_per_thread;       /* lbmkernels': 0 a row per thread */
     double cells, measured;     /* the whole lattice's */
     double error_pct;           /* 100 (predicted - measured) / measured */
     double measured_eff_pct;    /* -1 without a one-rank row to compare with */

@@ -97,6 +97,7 @@ static void json_point(model_json *j, const model_validated_point *v, const mode
     model_json_number(j, "ny", (double)v->ny);
     model_json_number(j, "nz", (double)v->nz);
     model_json_number(j, "block_size", (double)v->block_size);
+    model_json_number(j, "cells_per_thread", v->cells_per_thread);
     model_json_number(j, "measured_mlups", v->measured);
     model_json_number(j, "roofline_mlups", p->roofline.mlups);
     model_json_number(j, "probe_mlups", p->probe.mlups);

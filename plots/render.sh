@@ -240,6 +240,18 @@ else note "no drift.csv (make bench measures the probes again at its end): drift
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
 # the one-device rows of a file that also holds multi-rank ones (ranks.sh)
 one_device() { head -n 1 "$1" | tr ',' '\n' | grep -qx scaling && echo ",scaling=none"; }
+# A curve is one launch shape: the most common cells per thread of its rows
+# (none where the file has no such column), and one row per lattice (the
+# best measured) where a file has several, so that no curve zig-zags
+# between two shapes.
+most_common_cpt() { # FILE CONDITION
+    head -n 1 "$1" | grep -q '\(^\|,\)cells_per_thread\(,\|$\)' || return 0
+    csvsel "$1" "$2" cells_per_thread | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+one_per_lattice() { sort -k1,1g -k2,2gr | awk '!seen[$1]++'; }
+cpt_words() { # CPT: ", 2 cells per thread", ", a row per thread", or nothing
+    case "$1" in "") ;; 0) echo ", a row per thread" ;; 1) echo ", 1 cell per thread" ;; *) echo ", $1 cells per thread" ;; esac
+}
 if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
@@ -251,13 +263,16 @@ if [ -f "$data/lbm.csv" ]; then
             # the size sweep: each scheme's most common block size
             bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p$one" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
             [ -n "$bs" ] || continue
+            cond="backend=$b,scheme=$s,precision=$p,block_size=$bs$one"
+            cpt=$(most_common_cpt "$src" "$cond")
+            cond="$cond${cpt:+,cells_per_thread=$cpt}"
             if [ "$src" = "$data/model.csv" ]; then
-                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs$one" cells measured_mlups full_mlups roofline_mlups | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             else
-                csvsel "$src" "backend=$b,scheme=$s,precision=$p,block_size=$bs$one" cells mlups_median | sort -g >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "$cond" cells mlups_median | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             fi
             [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
-            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured'"
+            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured (block $bs$(cpt_words "$cpt"))'"
             [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 lc $i title '$s predicted'"
             roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth)'"
         done
