@@ -55,6 +55,14 @@ if [ ! -x model/model ]; then
     exit 1
 fi
 
+# duplicate_keys FILE: the keys (backend, scheme, precision, lattice,
+# block size, cells per thread) that more than one row of model.csv has
+duplicate_keys() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["cells_per_thread"]) print "no column cells_per_thread"; next }
+        { k = $c["backend"] "," $c["scheme"] "," $c["precision"] "," $c["nx"] "x" $c["ny"] "x" $c["nz"] "," $c["block_size"] "," $c["cells_per_thread"]
+          if (n[k]++ == 1) print k }' "$1"
+}
+
 folders=0
 for d in data/*/; do
     d=${d%/}
@@ -78,6 +86,8 @@ for d in data/*/; do
         ok
         echo "$d: $(($(wc -l <"$d/model.csv") - 1)) rows as committed"
     fi
+    dups=$(duplicate_keys "$tmp/$name/model.csv")
+    if [ -z "$dups" ]; then ok; else bad "$d: rows of model.csv that share a key: $(echo "$dups" | head -n 3)"; fi
 done
 [ "$folders" -gt 0 ] && ok || bad "no committed data/*/model.csv"
 
@@ -95,6 +105,8 @@ if compare "$ref" "$tmp/dropped.csv" | grep -q '^missing row'; then ok; else bad
 { cat "$ref"; sed -n 2p "$ref"; } >"$tmp/added.csv"
 if compare "$ref" "$tmp/added.csv" | grep -q '^extra row'; then ok; else bad "an extra row passed"; fi
 if [ -z "$(compare "$ref" "$ref")" ]; then ok; else bad "a file differs from itself"; fi
+printf 'backend,scheme,precision,nx,ny,nz,block_size,cells_per_thread\ncuda,push,fp32,8,8,8,64,1\ncuda,push,fp32,8,8,8,64,1\ncuda,push,fp32,8,8,8,64,2\n' >"$tmp/dup.csv"
+if [ "$(duplicate_keys "$tmp/dup.csv")" = "cuda,push,fp32,8x8x8,64,1" ]; then ok; else bad "a shared key passed"; fi
 
 echo "model-regress: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
