@@ -411,16 +411,18 @@ static void test_passes_keep_the_faster(void **state)
 
     /* the tool on PoCL: one row per configuration whatever the passes, each
      * with its spread (>= 0; 0 with one pass) */
-    char err[1024];
+    char err[1024], out[] = "/tmp/test_lbmk_passes_XXXXXX"; /* its own: tests may run side by side */
     int lines;
+    assert_non_null(mkdtemp(out));
     for (int passes = 1; passes <= 2; passes++) {
         char args[256];
         snprintf(args, sizeof args, "--quick --passes %d --schemes pull --precisions fp32 --block-sizes 64 --sizes 16 "
-                 "--out /tmp/test_lbmk_passes --force", passes);
+                 "--out %s --force", passes, out);
         assert_int_equal(run_tool(args, &lines, err, sizeof err), 0);
         lbp_table t;
         char why[256];
-        char path[] = "/tmp/test_lbmk_passes/lbm.csv";
+        char path[64];
+        snprintf(path, sizeof path, "%s/lbm.csv", out);
         assert_int_equal(lbp_table_read(&t, path, 1, why, sizeof why), 0);
         /* --sizes 16: only 16^3 (the block sweep runs there, at the one
          * block size asked for), never the block sweep's own 32^3 */
@@ -439,6 +441,9 @@ static void test_passes_keep_the_faster(void **state)
         }
         lbp_table_free(&t);
     }
+    char rm[96];
+    snprintf(rm, sizeof rm, "rm -rf %s", out);
+    assert_int_equal(system(rm), 0);
 }
 
 int main(void)
