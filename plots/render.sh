@@ -126,7 +126,7 @@ if [ -f "$data/membench.csv" ]; then
         fit=$(csvsel "$data/membench-fit.csv" "backend=$b0,fit=time_vs_words,word_bytes=$w" slope_ns intercept_ns 2>/dev/null | head -n 1)
         [ -n "$fit" ] && wp="$wp, $(echo "$fit" | awk '{print $1}')*x+$(echo "$fit" | awk '{print $2}') with lines dt 2 title 'fit, $w B'"
     done
-    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set title 'Probe time vs N (aligned, $b0)'.\"\\n\".'$title_suffix'; plot $wp"
+    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set yrange [0:*]; set title 'Probe time vs N (aligned, $b0)'.\"\\n\".'$title_suffix'; plot $wp"
     mp=""
     for n in 19 27; do
         for s in reads writes both; do
@@ -161,7 +161,7 @@ if [ -f "$data/membench.csv" ]; then
         occ=$(awk 'NR == 1 {printf "%.0f", $3 * 100}' "$tmp/thr-$b-k$k.dat")
         [ -s "$tmp/thr-$b-k$k.dat" ] && tp="$tp, '$tmp/thr-$b-k$k.dat' using 1:2 with lines lw 1 dt 2 title '$b, 4-byte, $k blocks/SM ($occ % occupancy)'"
     done; done
-    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
+    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
     # what misalignment and the collision payload cost per launch, over the
     # aligned probe, as the working set leaves the L2 (4-byte words, first backend)
     lp=""
@@ -177,7 +177,7 @@ if [ -f "$data/membench.csv" ]; then
             [ -s "$f" ] && lp="$lp${lp:+, }'$f' using 1:2 with linespoints lw 2 title '$name'"
         done
     fi
-    [ -n "$lp" ] && figure probe-l2 "set logscale x 2; set format x '%.0s%c'; set key inside top left box opaque; set xlabel 'threads per launch (cells); 19 x 4 B each way per thread'; set ylabel 'time per launch / aligned probe'; set title 'Misalignment and arithmetic in the L2 and in DRAM ($b0, launched back to back)'.\"\\n\".'$title_suffix'; plot $lp, 1 with lines lc 'black' dt 3 notitle"
+    [ -n "$lp" ] && figure probe-l2 "set logscale x 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel 'threads per launch (cells); 19 x 4 B each way per thread'; set ylabel 'time per launch / aligned probe'; set title 'Misalignment and arithmetic in the L2 and in DRAM ($b0, launched back to back)'.\"\\n\".'$title_suffix'; plot $lp, 1 with lines lc 'black' dt 3 notitle"
     pp=""
     for w in 4 8; do
         [ -n "$plain" ] || break
@@ -234,7 +234,7 @@ if [ -f "$data/drift.csv" ]; then
         csvsel "$data/drift.csv" "backend=$b" threads change_pct | awk -v i=$i '{ print $1 * (1 + 0.06 * (i - 1)), $2 }' >"$tmp/drift-$b.dat"
         [ -s "$tmp/drift-$b.dat" ] && dp="$dp${dp:+, }'$tmp/drift-$b.dat' using 1:2 with points pt $((5 + 2 * i)) ps 1.2 title '$b'"
     done
-    [ -n "$dp" ] && figure drift "set logscale x 2; set format x '%.0s%c'; set xlabel 'threads per launch (cells)'; set ylabel 'recheck / first run - 1 [%]'; set title 'Probes measured again after the kernels: change from the first run (every variant)'.\"\\n\".'$title_suffix'; plot $dp, 0 with lines lc 'black' dt 3 notitle"
+    [ -n "$dp" ] && figure drift "set logscale x 2; set format x '%.0b%B'; set xlabel 'threads per launch (cells)'; set ylabel 'recheck / first run - 1 [%]'; set title 'Probes measured again after the kernels: change from the first run (every variant)'.\"\\n\".'$title_suffix'; plot $dp, 0 with lines lc 'black' dt 3 notitle"
 else note "no drift.csv (make bench measures the probes again at its end): drift figure skipped"; fi
 
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
@@ -278,7 +278,7 @@ if [ -f "$data/lbm.csv" ]; then
         done
         [ -n "$lp" ] || continue
         [ "$src" = "$data/model.csv" ] && lp="$lp, $roof"
-        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0s%c'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted'.\"\\n\".'$title_suffix'; plot $lp"
+        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0b%B'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted'.\"\\n\".'$title_suffix'; plot $lp"
     done; done
     nb=$(backends_of "$data/lbm.csv" | wc -l)
     if [ "$nb" -gt 1 ]; then
