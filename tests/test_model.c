@@ -1783,8 +1783,8 @@ static void test_cli(void **state)
     assert_int_equal(run(cmd), 0);
     assert_true(file_has("/tmp/test_model.out", "-4.76"));
     snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
-    assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,256,256,256,16777216,256,1,4200.000,6578.947,4000.000,4000.000,-4.762,yes"));
-    assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,10,10,10,1000,256,1,210.000,6578.947,4000.000,200.000,-4.762,no"));
+    assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,256,256,256,16777216,256,4200.000,6578.947,4000.000,4000.000,-4.762,yes"));
+    assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,10,10,10,1000,256,210.000,6578.947,4000.000,200.000,-4.762,no"));
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 5", dir);
     assert_int_equal(run(cmd), 1); /* refuses to overwrite */
     assert_true(file_has("/tmp/test_model.err", "--force"));
