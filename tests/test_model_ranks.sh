@@ -94,7 +94,7 @@ grep -q "several ranks: 8 points, worst |error| 1.57 %" "$tmp/v.txt" && ok || ba
 grep -q "^ranks_points,8" "$d/model-meta.csv" && ok || bad "model-meta.csv lacks ranks_points"
 # the summary: the one-device table without the one-rank runs, the block, the targets
 model/model summary --data "$d" >"$tmp/s.txt" 2>&1 && ok || bad "summary failed: $(cat "$tmp/s.txt")"
-[ "$(grep -c '^cuda    pull   fp32' "$tmp/s.txt")" = 1 ] && grep -q '^cuda    pull   fp32      16777216     4857.1' "$tmp/s.txt" && ok || bad "one-device table took a one-rank run: $(grep pull "$tmp/s.txt" | head -n 2)"
+[ "$(grep -c '^cuda    pull   fp32' "$tmp/s.txt")" = 1 ] && grep -q '^cuda    pull   fp32            256³     4857.1' "$tmp/s.txt" && ok || bad "one-device table took a one-rank run: $(grep pull "$tmp/s.txt" | head -n 2)"
 grep -q "target: weak-scaling efficiency >= 95 % at 8 GPUs with peer exchange and overlap: at 4 GPUs (the most measured): pull fp32 100.0 %: met there" "$tmp/s.txt" && ok || bad "efficiency target line: $(grep 'target: weak' "$tmp/s.txt")"
 grep -q "target: model within 5 % of measured MLUPS per rank: worst |error| 1.57 % over 8 points: met" "$tmp/s.txt" && ok || bad "error target line"
 # a row measured 20 % slower than predicted: over the bar, exit 1
