@@ -15,13 +15,16 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # The whole run's output (stdout and stderr, the summary included) is kept
-# as <result folder>/bench.log: this script runs itself again through tee;
+# as <result folder>/bench.log: this script runs itself again through tee
+# (stdout and stderr kept apart on the terminal);
 # the inner run names its folder in $LBP_BENCH_LOG.dir and copies the log so
 # far there before the summary (which counts its warnings), the outer one
 # puts the whole log there at the end.
 keep_log() {
     log=$(mktemp) || die "cannot create a temporary log"
-    { LBP_BENCH_LOG=$log sh "$0" "$@"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
+    # stdout and stderr each to where they went, both appended to the log
+    { { LBP_BENCH_LOG=$log sh "$0" "$@"; echo $? >"$log.rc"; } 2>&1 1>&3 3>&- | tee -a "$log" >&2 3>&-; } 3>&1 |
+        tee -a "$log"
     rc=$(cat "$log.rc" 2>/dev/null || echo 1)
     d=$(cat "$log.dir" 2>/dev/null)
     if [ -n "$d" ] && [ -d "$d" ]; then cp "$log" "$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"; fi

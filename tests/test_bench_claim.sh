@@ -60,6 +60,12 @@ d1=$(sed -n 's/.*results in \([^ ]*\) .*/\1/p' "$tmp/o1"); d2=$(sed -n 's/.*resu
 for d in $d1 $d2; do [ -f "$tmp/t/$d/model.csv" ] && [ -f "$tmp/t/$d/lbm.csv" ] && ok || bad "$d lacks model.csv or lbm.csv"; done
 ls -a "$tmp/t/data" | grep -q partial && bad "a .partial left: $(ls -a "$tmp/t/data")" || ok
 ls -a "$tmp/t/$d1" | grep -q bench-pid && bad "the claim's pid file left in $d1" || ok
+# each keeps its whole output, the summary's line included, as bench.log
+for d in $d1 $d2; do grep -qs "results in $d " "$tmp/t/$d/bench.log" && ok || bad "$d/bench.log missing or without the run's last lines"; done
+# a QUICK run's folder says so
+rm -rf "$tmp/t/data"
+(cd "$tmp/t" && QUICK=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in data/stub-dev-quick " "$tmp/o1" && ok ||
+    bad "a QUICK run's folder is not data/stub-dev-quick: $(cat "$tmp/o1" "$tmp/e1" | tail -n 3)"
 
 # 2. a .partial of a running bench is never removed, even with FORCE=1
 rm -rf "$tmp/t/data"; mkdir -p "$tmp/t/data/stub-dev.partial"
