@@ -147,7 +147,7 @@ int model_cmd_summary(int argc, char **argv)
     int r = lbp_table_read_columns(&t, path, cols, err, sizeof err);
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (run model validate first)", path);
     if (r) model_bad_input("%s", err);
-    static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
+    static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64", "fp16s"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
     printf("%-7s %-6s %-5s %12s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "cells", "measured",
@@ -155,7 +155,7 @@ int model_cmd_summary(int argc, char **argv)
     int printed = 0;
     for (int b = 0; b < nb; b++)
         for (int s = 0; s < 4; s++)
-            for (int p = 0; p < 2; p++) {
+            for (int p = 0; p < 3; p++) {
                 const int row = largest_row(&t, backends[b], schemes[s], precisions[p]);
                 if (row < 0) continue;
                 print_summary_row(&t, row);

@@ -244,7 +244,7 @@ if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
     one=$(one_device "$src")
-    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64; do
+    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
         lp=""; i=0
         for s in push pull split aa; do
             i=$((i + 1))
@@ -347,7 +347,7 @@ keys=$(key_figures)
 } >"$out/report.md"
 
 # One page: the four figures a report needs, and the summary table.
-pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
+pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 lbm-cuda-fp16s launch probe-threads; do
     case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
 done
 set -- $pick

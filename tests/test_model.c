@@ -310,6 +310,15 @@ static void test_roofline_gpu(void **state)
     p = predict(&in, "aa", "fp64", cube(256));
     NEAR(p.roofline.bytes_per_update, 304);
     NEAR(p.roofline.mlups, 1000e3 / 304);
+    /* fp16s: 2-byte words, 76 B per update */
+    p = predict(&in, "pull", "fp16s", cube(256));
+    NEAR(p.roofline.bytes_per_update, 76);
+    NEAR(p.roofline.mlups, 1000e3 / 76);
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "split", "fp16s"), 0);
+    assert_int_equal(k.word_bytes, 2);
+    assert_int_equal(model_precision_word_bytes("fp16s"), 2);
+    assert_int_equal(model_precision_word_bytes("fp16"), -1);
     model_inputs_free(&in);
     load(&in, DATA "gpu", "opencl"); /* the other backend's rows only */
     NEAR(predict(&in, "pull", "fp32", cube(256)).roofline.mlups, 500e3 / 152);
