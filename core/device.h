@@ -259,6 +259,13 @@ int64_t lbp_memory_budget(const lbp_device *d);
  *   LBP_HAS_CLOCK, lbp_globaltimer() (ns), lbp_smid(), lbp_lane()
  *   lbp_as_f32/lbp_as_u32, lbp_as_f64/lbp_as_u64: the bits of a word as
  *   a float or double and back (no conversion)
+ *   Half precision as a storage type (IEEE binary16 in memory, float in
+ *   registers, round to nearest even on the way in): u16; lbp_half, the
+ *   type of a half in memory; lbp_load_half(p, i) / lbp_store_half(p, i, v)
+ *   (one float); lbp_load_half2 / lbp_store_half2 (float2, p + i 4-byte
+ *   aligned: one 4-byte access) and lbp_load_half4 / lbp_store_half4
+ *   (float4, 8-byte aligned); lbp_half_to_float(u16) / lbp_float_to_half
+ *   on the bits.  CUDA: PTX cvt; OpenCL: vload_half and its kin.
  *   LBP_FP64 enables double precision (cl_khr_fp64) on OpenCL when defined. */
 extern const char lbp_prelude[];
 

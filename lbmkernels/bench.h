@@ -55,12 +55,12 @@ typedef struct {
     double exchange_us;   /* median per step on rank 0 */
 } lbm_ranks_cols;
 /* A row of lbm.csv; rk NULL: a single device. */
-void lbm_csv_write(lbp_csv *csv, lbm_scheme s, int fp64, const lbm_result *m, const lbm_ranks_cols *rk);
+void lbm_csv_write(lbp_csv *csv, lbm_scheme s, lbm_precision p, const lbm_result *m, const lbm_ranks_cols *rk);
 
 /* Does this lattice fit?  0 yes; -1 no, with the one-line reason (size, bytes
  * needed, device memory, and how many cells the A-A scheme would fit). */
-int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, int fp64, char *why, size_t why_len);
+int lbm_fits(const lbp_device *d, const lbm_layout *L, lbm_scheme s, lbm_precision p, char *why, size_t why_len);
 /* Largest n such that an n^3 lattice of this scheme fits (0 none). */
-int lbm_largest_cube(const lbp_device *d, lbm_scheme s, int fp64, int padding);
+int lbm_largest_cube(const lbp_device *d, lbm_scheme s, lbm_precision p, int padding);
 
 #endif

@@ -3,7 +3,9 @@
  * Defines (set by the host, lbmkernels/source.c):
  *   scheme     LBM_PUSH | LBM_PULL | LBM_SPLIT | LBM_AA (+ LBM_AA_ODD for the
  *              odd, beta, step; the even, alpha, step otherwise)
- *   precision  LBM_DOUBLE (with LBP_FP64, which enables cl_khr_fp64)
+ *   precision  LBM_DOUBLE (with LBP_FP64, which enables cl_khr_fp64);
+ *              LBM_FP16S: IEEE half in memory, float arithmetic (FluidX3D's
+ *              FP32/FP16S, Lehmann et al. 2022); else float
  *   boundary   LBM_CAVITY: lid-driven cavity, half-way bounce-back on the six
  *              box faces, lid at z = nz - 1 moving with (lid_u, 0, 0) (Ladd's
  *              momentum term, wall density 1); else a periodic box, and the
@@ -49,6 +51,32 @@
 typedef double real;
 #else
 typedef float real;
+#endif
+/* word_t: a population in memory.  LD(P, idx) reads one as a real, ST(P,
+ * idx, v) writes one.
+ * fp16s: the lattice holds S (f_i - w_i) in IEEE half, S = LBM_SCALE = 2^15.
+ * Storing the deviation from the weight spends half's 11 significant bits
+ * on what changes (Lehmann et al. 2022); the scale, a power of two, costs no
+ * rounding and lifts deviations down to 2^-29 out of half's subnormal range
+ * (below 2^-14, where it keeps fewer bits), while populations in [0, 1]
+ * (|f_i - w_i| < 1) stay below 2^15 < 65504, the largest half.  The
+ * arithmetic runs on the scaled values: COLLIDE unscales the moments once
+ * per cell (UNSCALE) and scales the equilibrium back (SCALE), a few
+ * multiplies instead of one per load and store. */
+#if defined(LBM_FP16S)
+#define LBM_HALF 1
+typedef lbp_half word_t;
+#define LBM_SCALE 32768.0f
+#define LD(P, idx) lbp_load_half(P, idx)
+#define ST(P, idx, v) lbp_store_half(P, idx, v)
+#define UNSCALE(v) ((v) * R(1.0f / LBM_SCALE))
+#define SCALE(v) ((v) * R(LBM_SCALE))
+#else
+typedef real word_t;
+#define LD(P, idx) (P)[idx]
+#define ST(P, idx, v) (P)[idx] = (v)
+#define UNSCALE(v) (v)
+#define SCALE(v) (v)
 #endif
 #if defined(LBM_ACC_DOUBLE)
 typedef double acc_t;
@@ -99,7 +127,7 @@ typedef float acc_t;
 #define IN_BOX(C, cx, cy, cz) (IN_X(C, cx) && IN_Y(cy) && IN_Z(cz))
 /* 6 w_i c_i.u_w for a link from this cell towards +c when it crosses the lid
  * (only diagonal links with c_x != 0 carry momentum: 6 w_i = 1/6). */
-#define LID_TOWARDS(cx, cz) (((cz) > 0 && at_zp && (cx) != 0) ? R(cx) * lid6 : R(0))
+#define LID_TOWARDS(cx, cz) (((cz) > 0 && at_zp && (cx) != 0) ? R(cx) * lid6 : R(0)) /* lid6 scaled */
 #endif
 
 /* ---- the scheme: where population i of cell C is read and written ------ */
@@ -156,21 +184,21 @@ typedef float acc_t;
 #define WZ(cz) (cz)
 #endif
 #if defined(RSLOT)
-#define LOAD(C, i, cx, cy, cz, o) f##i##C = SRC[AT(RSLOT(i, o), n##C + OFS(C, RX(cx), RY(cy), RZ(cz)))];
-#define STORE(C, i, cx, cy, cz, o) DST[AT(WSLOT(i, o), n##C + OFS(C, WX(cx), WY(cy), WZ(cz)))] = f##i##C;
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = LD(SRC, AT(RSLOT(i, o), n##C + OFS(C, RX(cx), RY(cy), RZ(cz))));
+#define STORE(C, i, cx, cy, cz, o) ST(DST, AT(WSLOT(i, o), n##C + OFS(C, WX(cx), WY(cy), WZ(cz))), f##i##C);
 #endif
 
 #elif defined(LBM_PUSH) /* the cavity from here on */
-#define LOAD(C, i, cx, cy, cz, o) f##i##C = src[AT(i, n##C)];
-#define STORE(C, i, cx, cy, cz, o)                                              \
-    if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
-    else dst[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = LD(src, AT(i, n##C));
+#define STORE(C, i, cx, cy, cz, o)                                                 \
+    if (IN_BOX(C, cx, cy, cz)) ST(dst, AT(i, n##C + OFS(C, cx, cy, cz)), f##i##C); \
+    else ST(dst, AT(o, n##C), f##i##C - LID_TOWARDS(cx, cz));
 
 #elif defined(LBM_PULL)
-#define LOAD(C, i, cx, cy, cz, o)                                                            \
-    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? src[AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
-                                             : src[AT(o, n##C)] - LID_TOWARDS(-(cx), -(cz));
-#define STORE(C, i, cx, cy, cz, o) dst[AT(i, n##C)] = f##i##C;
+#define LOAD(C, i, cx, cy, cz, o)                                                                 \
+    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? LD(src, AT(i, n##C + OFS(C, -(cx), -(cy), -(cz)))) \
+                                             : LD(src, AT(o, n##C)) - LID_TOWARDS(-(cx), -(cz));
+#define STORE(C, i, cx, cy, cz, o) ST(dst, AT(i, n##C), f##i##C);
 
 #elif defined(LBM_SPLIT)
 /* A population bounced back at a y/z wall (or at an edge whose x neighbour
@@ -179,23 +207,23 @@ typedef float acc_t;
  * nobody else writes, and the reader whose x source lies outside the box
  * takes it from there. */
 #define LOAD(C, i, cx, cy, cz, o) \
-    f##i##C = IN_X(C, -(cx)) ? src[AT(i, n##C + OFS(C, -(cx), 0, 0))] : src[AT(o, n##C)];
-#define STORE(C, i, cx, cy, cz, o)                                                          \
-    if (IN_BOX(C, cx, cy, cz)) dst[AT(i, n##C + OFS(C, 0, cy, cz))] = f##i##C;              \
-    else if (IN_X(C, cx)) dst[AT(o, n##C + OFS(C, cx, 0, 0))] = f##i##C - LID_TOWARDS(cx, cz); \
-    else dst[AT(i, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
+    f##i##C = IN_X(C, -(cx)) ? LD(src, AT(i, n##C + OFS(C, -(cx), 0, 0))) : LD(src, AT(o, n##C));
+#define STORE(C, i, cx, cy, cz, o)                                                             \
+    if (IN_BOX(C, cx, cy, cz)) ST(dst, AT(i, n##C + OFS(C, 0, cy, cz)), f##i##C);              \
+    else if (IN_X(C, cx)) ST(dst, AT(o, n##C + OFS(C, cx, 0, 0)), f##i##C - LID_TOWARDS(cx, cz)); \
+    else ST(dst, AT(i, n##C), f##i##C - LID_TOWARDS(cx, cz));
 
 #elif defined(LBM_AA) && !defined(LBM_AA_ODD)
-#define LOAD(C, i, cx, cy, cz, o) f##i##C = f[AT(i, n##C)];
-#define STORE(C, i, cx, cy, cz, o) f[AT(o, n##C)] = f##i##C;
+#define LOAD(C, i, cx, cy, cz, o) f##i##C = LD(f, AT(i, n##C));
+#define STORE(C, i, cx, cy, cz, o) ST(f, AT(o, n##C), f##i##C);
 
 #elif defined(LBM_AA) && defined(LBM_AA_ODD)
-#define LOAD(C, i, cx, cy, cz, o)                                                            \
-    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? f[AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))] \
-                                             : f[AT(i, n##C)] - LID_TOWARDS(-(cx), -(cz));
-#define STORE(C, i, cx, cy, cz, o)                                           \
-    if (IN_BOX(C, cx, cy, cz)) f[AT(i, n##C + OFS(C, cx, cy, cz))] = f##i##C; \
-    else f[AT(o, n##C)] = f##i##C - LID_TOWARDS(cx, cz);
+#define LOAD(C, i, cx, cy, cz, o)                                                               \
+    f##i##C = IN_BOX(C, -(cx), -(cy), -(cz)) ? LD(f, AT(o, n##C + OFS(C, -(cx), -(cy), -(cz)))) \
+                                             : LD(f, AT(i, n##C)) - LID_TOWARDS(-(cx), -(cz));
+#define STORE(C, i, cx, cy, cz, o)                                              \
+    if (IN_BOX(C, cx, cy, cz)) ST(f, AT(i, n##C + OFS(C, cx, cy, cz)), f##i##C); \
+    else ST(f, AT(o, n##C), f##i##C - LID_TOWARDS(cx, cz));
 #endif
 #if defined(LBM_AA)
 #define SRC f
@@ -209,7 +237,7 @@ typedef float acc_t;
  * lattice holds f_i - w_i (as FluidX3D does), so the arithmetic works on
  * small numbers and FP32 keeps mass to rounding:  f_eq - w = w (rho - 1) +
  * w rho (3 s + 9/2 s^2 - 3/2 u^2); the odd part 3 w rho s flips sign for
- * opp(i). */
+ * opp(i).  (fp16s: f, w_rest and wrho are scaled by LBM_SCALE.) */
 #define RELAX_PAIR(C, i, o, w_rest, wrho, s)                          \
     {                                                                 \
         const real s_ = (s);                                          \
@@ -223,10 +251,11 @@ typedef float acc_t;
  * rest population. */
 #define COLLIDE(C)                                                                             \
     {                                                                                          \
-        const real rho_dev = f0##C + ((f1##C + f2##C) + (f3##C + f4##C) + (f5##C + f6##C)) +    \
+        const real rho_dev_s = f0##C + ((f1##C + f2##C) + (f3##C + f4##C) + (f5##C + f6##C)) +    \
                              ((f7##C + f8##C) + (f9##C + f10##C) + (f11##C + f12##C) +          \
                               (f13##C + f14##C)) +                                             \
-                             ((f15##C + f16##C) + (f17##C + f18##C)); /* rho - 1 */            \
+                             ((f15##C + f16##C) + (f17##C + f18##C)); /* S (rho - 1) */        \
+        const real rho_dev = UNSCALE(rho_dev_s);                                               \
         const real rho = R(1.0) + rho_dev;                                                     \
         const real jx = (f1##C - f2##C) + (f7##C - f8##C) + (f9##C - f10##C) +                 \
                         (f11##C - f12##C) + (f13##C - f14##C);                                 \
@@ -234,11 +263,12 @@ typedef float acc_t;
                         (f15##C - f16##C) + (f17##C - f18##C);                                 \
         const real jz = (f5##C - f6##C) + (f11##C - f12##C) + (f14##C - f13##C) +              \
                         (f15##C - f16##C) + (f18##C - f17##C);                                 \
-        const real inv_rho = R(1.0) / rho;                                                     \
+        const real inv_rho = UNSCALE(R(1.0) / rho); /* the j above are scaled */               \
         const real ux = jx * inv_rho, uy = jy * inv_rho, uz = jz * inv_rho;                    \
         /* w (rho - 1) - w rho 3/2 u^2, per weight class */                                    \
-        const real rest = rho_dev - rho * R(1.5) * (ux * ux + uy * uy + uz * uz);              \
-        const real w1rho = rho * R(1.0 / 18.0), w2rho = rho * R(1.0 / 36.0);                   \
+        const real rest = SCALE(rho_dev - rho * R(1.5) * (ux * ux + uy * uy + uz * uz));       \
+        const real rho_s = SCALE(rho);                                                         \
+        const real w1rho = rho_s * R(1.0 / 18.0), w2rho = rho_s * R(1.0 / 36.0);               \
         const real w1rest = rest * R(1.0 / 18.0), w2rest = rest * R(1.0 / 36.0);               \
         f0##C += omega * (rest * R(1.0 / 3.0) - f0##C);                                        \
         RELAX_PAIR(C, 1, 2, w1rest, w1rho, ux)                                                 \
@@ -266,7 +296,7 @@ typedef float acc_t;
 #define ROW_YZ                                                 \
     const i32 at_ym = y == 0, at_yp = y == ny - 1;             \
     const i32 at_zm = Z_GLOBAL(z) == 0, at_zp = Z_GLOBAL(z) == NZ_GLOBAL - 1; \
-    const real lid6 = lid_u * R(1.0 / 6.0);                    \
+    const real lid6 = SCALE(lid_u * R(1.0 / 6.0));             \
     const i32 yp = nxp, ym = -nxp, zp = plane, zm = -plane;    \
     (void)at_ym; (void)at_zm; (void)at_yp; (void)at_zp; (void)lid6; \
     (void)yp; (void)ym; (void)zp; (void)zm;
@@ -338,7 +368,24 @@ typedef float acc_t;
  * row; the last, partial vector of a row stores word by word. */
 #if CELLS_PER_THREAD > 1 && !defined(LBM_CAVITY)
 #define LBM_VECTOR 1
-#if CELLS_PER_THREAD == 4 && !defined(LBM_DOUBLE)
+#if defined(LBM_HALF) /* 4- or 8-byte vectors of halves */
+#if CELLS_PER_THREAD == 2
+#define VLD(P, i, idx) { const float2 v_ = lbp_load_half2(P, idx); f##i##_a = v_.x; f##i##_b = v_.y; }
+#define VST(P, i, idx) { float2 v_; v_.x = f##i##_a; v_.y = f##i##_b; lbp_store_half2(P, idx, v_); }
+#else
+#define VLD(P, i, idx)                                                      \
+    {                                                                       \
+        const float4 v_ = lbp_load_half4(P, idx);                           \
+        f##i##_a = v_.x; f##i##_b = v_.y; f##i##_c = v_.z; f##i##_d = v_.w; \
+    }
+#define VST(P, i, idx)                                                      \
+    {                                                                       \
+        float4 v_;                                                          \
+        v_.x = f##i##_a; v_.y = f##i##_b; v_.z = f##i##_c; v_.w = f##i##_d; \
+        lbp_store_half4(P, idx, v_);                                        \
+    }
+#endif
+#elif CELLS_PER_THREAD == 4 && !defined(LBM_DOUBLE)
 typedef float4 vreal;
 #define VLD(P, i, idx)                                                          \
     {                                                                           \
@@ -399,9 +446,9 @@ typedef float2 vreal;
 #define LBM_STEP_BOUNDS
 #endif
 #if defined(LBM_AA)
-#define LBM_PARAMS GLOBAL real *RESTRICT f
+#define LBM_PARAMS GLOBAL word_t *RESTRICT f
 #else
-#define LBM_PARAMS GLOBAL const real *RESTRICT src, GLOBAL real *RESTRICT dst
+#define LBM_PARAMS GLOBAL const word_t *RESTRICT src, GLOBAL word_t *RESTRICT dst
 #endif
 
 #if defined(LBM_ROW)
@@ -528,15 +575,15 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
 #define INIT_STORE(i, cx, cy, cz, o)                                          \
     {                                                                         \
         const real s_ = R(cx) * ux + R(cy) * uy + R(cz) * uz;                 \
-        f[AT(i, n)] = pad ? R(0) : W_(cx, cy, cz) * (rho_dev + rho * (R(3.0) * s_ + R(4.5) * s_ * s_ - u15)); \
+        ST(f, AT(i, n), pad ? R(0) : SCALE(W_(cx, cy, cz) * (rho_dev + rho * (R(3.0) * s_ + R(4.5) * s_ * s_ - u15)))); \
     }
 #define W_(cx, cy, cz) \
     ((cx) * (cx) + (cy) * (cy) + (cz) * (cz) == 0 ? R(1.0 / 3.0) : (cx) * (cx) + (cy) * (cy) + (cz) * (cz) == 1 ? R(1.0 / 18.0) : R(1.0 / 36.0))
 
 /* Equilibrium of a Taylor-Green vortex in x-y with amplitude u0, stored as
- * f - w (timing runs; verification uploads its fields from the host).  One
+ * f - w (fp16s: scaled; timing runs; verification uploads its fields from the host).  One
  * thread per word of an array (cp); padding and the gap between arrays get 0. */
-KERNEL void lbm_init(GLOBAL real *RESTRICT f, const i32 nx, const i32 ny, const i32 nz,
+KERNEL void lbm_init(GLOBAL word_t *RESTRICT f, const i32 nx, const i32 ny, const i32 nz,
                      const i32 nxp, const i64 cp, const real u0)
 {
     const i64 gid = global_id(0);
@@ -559,16 +606,17 @@ KERNEL void lbm_init(GLOBAL real *RESTRICT f, const i32 nx, const i32 ny, const 
 
 #if defined(LBM_MASS)
 #define MASS_BLOCK 256
-/* Sum of all `count` words of f (that is, mass - cells, as f - w is stored):
+/* Sum of all `count` words of f (that is, mass - cells, as f - w is stored;
+ * fp16s: times LBM_SCALE, which the host divides out):
  * one partial sum per block (launched with MASS_BLOCK threads), added up on
  * the host.  Padding holds zeros. */
-KERNEL void lbm_mass(GLOBAL const real *RESTRICT f, const i64 count, GLOBAL acc_t *RESTRICT partial)
+KERNEL void lbm_mass(GLOBAL const word_t *RESTRICT f, const i64 count, GLOBAL acc_t *RESTRICT partial)
 {
     LOCAL acc_t sums[MASS_BLOCK];
     const i32 t = local_id(0);
     const i64 stride = (i64)num_groups(0) * MASS_BLOCK;
     acc_t s = 0;
-    for (i64 k = global_id(0); k < count; k += stride) s += (acc_t)f[k];
+    for (i64 k = global_id(0); k < count; k += stride) s += (acc_t)LD(f, k);
     sums[t] = s;
     LOCAL_BARRIER;
     for (i32 h = MASS_BLOCK / 2; h > 0; h /= 2) {

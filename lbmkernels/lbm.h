@@ -19,8 +19,18 @@ typedef enum { LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA
 typedef enum { LBM_PERIODIC, LBM_CAVITY_BOX, LBM_BOUNDARIES } lbm_boundary;
 extern const char *const lbm_scheme_names[];   /* "push", "pull", "split", "aa", NULL */
 extern const char *const lbm_boundary_names[]; /* "periodic", "cavity", NULL */
-extern const char *const lbm_precision_names[]; /* "fp32", "fp64", NULL */
 static inline int lbm_lattices(lbm_scheme s) { return s == LBM_SCHEME_AA ? 1 : 2; }
+
+/* How a population is stored; the arithmetic is FP32 but for fp64.
+ * fp16s: IEEE half holding LBM_FP16S_SCALE (f_i - w_i) (d3q19.cl says why);
+ * the others f_i - w_i in their own type. */
+typedef enum { LBM_FP32, LBM_FP64, LBM_FP16S, LBM_PRECISIONS } lbm_precision;
+extern const char *const lbm_precision_names[]; /* "fp32", "fp64", "fp16s", NULL */
+#define LBM_FP16S_SCALE 32768.0 /* LBM_SCALE of d3q19.cl */
+/* Bytes of one stored population: 4, 8, 2. */
+static inline int lbm_word_bytes(lbm_precision p) { return p == LBM_FP64 ? 8 : p == LBM_FP16S ? 2 : 4; }
+/* The factor the device keeps f_i - w_i multiplied by (1 but for fp16s). */
+static inline double lbm_scale(lbm_precision p) { return p == LBM_FP16S ? LBM_FP16S_SCALE : 1.0; }
 
 /* Lattice geometry: SoA, x fastest, rows padded to nxp words (Habich §6).
  * The populations lie `stride` words apart.  On a CPU, cells_padded rounded
@@ -40,12 +50,12 @@ typedef struct {
     int64_t stride;       /* words from one population's array to the next */
 } lbm_layout;
 lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes, int skew_bytes);
-/* The layout device d runs: words of fp64 or fp32, the arrays skewed on a
- * CPU only. */
-static inline lbm_layout lbm_layout_on(const lbp_device *d, int nx, int ny, int nz, int padding_words, int fp64)
+/* The layout device d runs: words of the precision's size, the arrays
+ * skewed on a CPU only. */
+static inline lbm_layout lbm_layout_on(const lbp_device *d, int nx, int ny, int nz, int padding_words,
+                                       lbm_precision p)
 {
-    return lbm_layout_make(nx, ny, nz, padding_words, fp64 ? 8 : 4,
-                           lbp_is_cpu(&d->info) ? LBM_STRIDE_SKEW : 0);
+    return lbm_layout_make(nx, ny, nz, padding_words, lbm_word_bytes(p), lbp_is_cpu(&d->info) ? LBM_STRIDE_SKEW : 0);
 }
 static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
 {
@@ -96,8 +106,10 @@ extern const char lbm_kernel_source[]; /* d3q19.cl, embedded */
 
 /* The -D options of a scheme/precision/boundary/cells-per-thread build of
  * lbm_step (buffer >= 160; one cell per thread adds no define). */
-void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd,
+void lbm_build_options(char *out, size_t len, lbm_scheme s, lbm_precision p, lbm_boundary b, int aa_odd,
                        int cells_per_thread);
+/* The precision's -D options alone (for lbm_init and lbm_mass). */
+const char *lbm_precision_options(lbm_precision p);
 /* Cells per thread the kernel handles: 1, 2, 4 or LBM_ROW_PER_THREAD. */
 /* "1", "2", "4" or "row" in buf */
 const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len);
@@ -110,7 +122,7 @@ int64_t lbm_step_threads(const lbm_layout *L, int cells_per_thread);
 /* Compiled kernels of one scheme, precision and boundary. */
 typedef struct {
     lbm_scheme scheme;
-    int fp64;
+    lbm_precision precision;
     lbm_boundary boundary;
     int cells_per_thread; /* of step: adjacent cells x, x + 1, ... of a row per thread,
                            * or LBM_ROW_PER_THREAD */
@@ -118,11 +130,11 @@ typedef struct {
     lbp_kernel *init, *mass;
 } lbm_kernels;
 /* Returns 0, or -1 when a compile failed (the log was printed). */
-int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                       int cells_per_thread);
 /* The same, the step kernels compiled with more defines (a slab's
  * "-DLBM_SLAB=1"). */
-int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                            int cells_per_thread, const char *step_defines);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
 /* Over the step kernels (both A-A phases): the most registers, the largest
@@ -144,16 +156,21 @@ typedef struct {
     double omega, lid_u;
     int block_size;
 } lbm_sim;
+/* Word k of a raw lattice buffer in precision p, as the number the device
+ * keeps (S (f_i - w_i): not unscaled, not shifted), and the other way. */
+double lbm_raw_word(lbm_precision p, const void *raw, size_t k);
+void lbm_raw_put(lbm_precision p, void *raw, size_t k, double v);
 /* Bytes the lattices of a scheme need. */
-int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, int fp64);
+int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, lbm_precision p);
 /* Allocate; returns 0, or -1 when the device has no room (nothing kept). */
 int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_layout *L,
                    double omega, double lid_u, int block_size);
 void lbm_sim_destroy(lbm_sim *m);
 /* Upload a stored (scheme-layout) state into the current lattice (and the
  * other one of an A-B pair, so its padding is defined too).  The device
- * keeps f_i - w_i (more FP32 digits, mass kept to rounding); upload and
- * download shift by w_i, so callers see plain populations. */
+ * keeps f_i - w_i (more FP32 digits, mass kept to rounding; fp16s scaled
+ * and rounded to half); upload and download shift by w_i (and scale), so
+ * callers see plain populations. */
 void lbm_sim_upload(lbm_sim *m, const double *stored);
 void lbm_sim_download(lbm_sim *m, double *stored);
 /* Device-side Taylor-Green equilibrium of amplitude u0 in every lattice. */

@@ -21,13 +21,14 @@
 
 #define USAGE_HEAD                                                                                     \
     "usage: lbmkernels [options]\n"                                                               \
-    "Reference D3Q19 BGK kernels, one source for the push, pull, split and A-A schemes in fp32\n"   \
-    "and fp64.  Default: MLUPS over a block-size sweep (at 256^3) and a domain-size sweep; results\n" \
-    "in <out>/lbm.csv and lbm-meta.csv.  --verify: check every scheme against a host reference.\n"  \
+    "Reference D3Q19 BGK kernels, one source for the push, pull, split and A-A schemes in fp32,\n"  \
+    "fp64 and fp16s (half in memory, fp32 arithmetic).  Default: MLUPS over a block-size sweep\n"  \
+    "(at 256^3) and a domain-size sweep; results in <out>/lbm.csv and lbm-meta.csv.  --verify:\n" \
+    "check every scheme against a host reference.\n"                                             \
     "  --verify            verify (host reference, schemes against each other, mass, Taylor-Green)\n" \
     "                      and exit: 0 all passed, 1 a check failed\n"                            \
     "  --schemes LIST      any of push,pull,split,aa (default: all)\n"                           \
-    "  --precisions LIST   any of fp32,fp64 (default: both; fp64 skipped where unsupported)\n"   \
+    "  --precisions LIST   any of fp32,fp64,fp16s (default: all; fp64 skipped where unsupported)\n" \
     "  --boundary B        periodic|cavity, for --verify (default: both; timing is periodic)\n"  \
     "  --sizes LIST        cubes (16,24,100 or a range 16..64:16) or NXxNYxNZ; default: 16 to the\n" \
     "                      largest cube that fits (OpenCL: up to 256^3).  --verify: the\n"  \
@@ -39,7 +40,8 @@
     "                      looping over x: the CPU's shape), swept with the block size at\n" \
     "                      256^3 (with --sizes: the largest cube of the list), the best\n"   \
     "                      pair used for the size sweep; --verify: each\n"   \
-    "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64; on a CPU row)\n" \
+    "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64, 1,2,4 in\n"  \
+    "                      fp16s; on a CPU row)\n" \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
     "  --passes N          measure each sweep N times over, each configuration keeping its\n"   \
@@ -161,7 +163,7 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
     case OPT_PLANT: o->plant_error = 1; break;
     case OPT_SCHEMES: parse_names("--schemes", arg, lbm_scheme_names, o->schemes, &o->nschemes, LBM_SCHEMES); break;
     case OPT_PRECISIONS:
-        parse_names("--precisions", arg, lbm_precision_names, o->precisions, &o->nprecisions, 2);
+        parse_names("--precisions", arg, lbm_precision_names, o->precisions, &o->nprecisions, LBM_PRECISIONS);
         o->precisions_given = 1;
         break;
     case OPT_BOUNDARY: o->boundary = lbp_parse_choice("--boundary", arg, lbm_boundary_names); break;
@@ -208,7 +210,8 @@ static void check_options(lbm_options *o)
         lbp_usage_error("--steps: %d is odd (A-A compares and times whole alpha-beta pairs)", o->steps);
     if (!o->nschemes)
         for (int s = 0; s < LBM_SCHEMES; s++) o->schemes[o->nschemes++] = s;
-    if (!o->nprecisions) o->precisions[0] = 0, o->precisions[1] = 1, o->nprecisions = 2;
+    if (!o->nprecisions)
+        for (int p = 0; p < LBM_PRECISIONS; p++) o->precisions[o->nprecisions++] = p;
     for (int i = 0; i < o->ncpt && o->padding; i++)
         if (o->cells_per_thread[i] != LBM_ROW_PER_THREAD && o->padding % o->cells_per_thread[i])
             lbp_usage_error("--padding %d: rows must be padded to a multiple of the %d cells per thread", o->padding,
@@ -255,20 +258,20 @@ static lbm_dims verify_size(const lbm_options *o)
     return o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
 }
 
-static int verify_one(lbp_device *d, const lbm_options *o, int fp64, int cpt, lbm_boundary b)
+static int verify_one(lbp_device *d, const lbm_options *o, lbm_precision prec, int cpt, lbm_boundary b)
 {
     const lbm_dims size = verify_size(o);
     lbm_scheme schemes[LBM_SCHEMES];
     for (int i = 0; i < o->nschemes; i++) schemes[i] = (lbm_scheme)o->schemes[i];
-    lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, fp64, cpt),
+    lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, prec, cpt),
                          .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
-                         .cells_per_thread = cpt, .fp64 = fp64, .boundary = b, .schemes = schemes,
+                         .cells_per_thread = cpt, .precision = prec, .boundary = b, .schemes = schemes,
                          .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                          .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
     int r = lbm_verify_schemes(d, &v);
     if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
     char t[16];
-    printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[fp64], lbm_boundary_names[b],
+    printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[prec], lbm_boundary_names[b],
            lbm_cpt_text(cpt, t, sizeof t), r ? "FAILED" : "passed");
     return r;
 }
@@ -281,11 +284,11 @@ static void check_verify_fits(const lbp_device *d, const lbm_options *o)
     const lbm_dims size = verify_size(o);
     char why[512];
     for (int p = 0; p < o->nprecisions; p++) {
-        const int fp64 = o->precisions[p];
-        if (fp64 && !d->info.fp64) continue;
-        lbm_layout L = lbm_layout_on(d, size.nx, size.ny, size.nz, lbm_plan_padding(o, d, fp64, 4), fp64);
+        const lbm_precision prec = (lbm_precision)o->precisions[p];
+        if (prec == LBM_FP64 && !d->info.fp64) continue;
+        lbm_layout L = lbm_layout_on(d, size.nx, size.ny, size.nz, lbm_plan_padding(o, d, prec, 4), prec);
         for (int s = 0; s < o->nschemes; s++)
-            if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], fp64, why, sizeof why) != 0) lbp_usage_error("--verify: %s", why);
+            if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], prec, why, sizeof why) != 0) lbp_usage_error("--verify: %s", why);
         const int64_t need = lbm_verify_host_bytes(&L), have = lbm_host_memory_bytes();
         if (have > 0 && need > have)
             lbp_usage_error("--verify: lattice %dx%dx%d needs %.1f GB of host memory for the double-precision "
@@ -299,17 +302,17 @@ static int run_verify(lbp_device *d, const lbm_options *o)
     check_verify_fits(d, o);
     int failures = 0;
     for (int p = 0; p < o->nprecisions; p++) {
-        int fp64 = o->precisions[p];
-        if (fp64 && !d->info.fp64) {
+        const lbm_precision prec = (lbm_precision)o->precisions[p];
+        if (prec == LBM_FP64 && !d->info.fp64) {
             if (o->precisions_given) lbm_refuse_fp64(d);
             printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
             continue;
         }
         int cpts[LBM_MAX_CPT];
-        int ncpt = lbm_plan_cells_per_thread(o, d, fp64, -1, cpts);
+        int ncpt = lbm_plan_cells_per_thread(o, d, prec, -1, cpts);
         for (int ci = 0; ci < ncpt; ci++)
             for (int b = 0; b < LBM_BOUNDARIES; b++)
-                if (o->boundary < 0 || b == o->boundary) failures += verify_one(d, o, fp64, cpts[ci], (lbm_boundary)b);
+                if (o->boundary < 0 || b == o->boundary) failures += verify_one(d, o, prec, cpts[ci], (lbm_boundary)b);
     }
     if (failures) fprintf(stderr, "%s: verification FAILED (%d groups)\n", lbp_prog, failures);
     return failures ? LBP_EXIT_FAIL : 0;
@@ -318,7 +321,7 @@ static int run_verify(lbp_device *d, const lbm_options *o)
 /* ---- timing: the plan's entries, group by group -------------------------- */
 typedef struct {
     lbm_scheme scheme;
-    int fp64;
+    lbm_precision prec;
     lbm_result r;
 } row;
 
@@ -371,14 +374,14 @@ static void print_row(const row *w)
     if (r->occupancy >= 0) snprintf(occ, sizeof occ, "%.0f%%", 100 * r->occupancy);
     if (r->registers >= 0) snprintf(regs, sizeof regs, "%d", r->registers);
     printf("%-6s %-5s %14s %6d %5s %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
-           lbm_precision_names[w->fp64], size, r->block_size, lbm_cpt_text(r->cells_per_thread, cpt, sizeof cpt),
+           lbm_precision_names[w->prec], size, r->block_size, lbm_cpt_text(r->cells_per_thread, cpt, sizeof cpt),
            r->mlups_median, r->gbs_median,
            regs, occ);
 }
 
 static void keep_row(lbm_run *r, const row *w)
 {
-    lbm_csv_write(r->csv, w->scheme, w->fp64, &w->r, NULL);
+    lbm_csv_write(r->csv, w->scheme, w->prec, &w->r, NULL);
     r->rows[r->nrows++] = *w;
 }
 
@@ -395,7 +398,7 @@ static void skip_entry(lbm_run *r) { r->done += r->p->passes; }
  * its first. */
 static void measure_sweep(lbm_run *r, const lbm_group *g, sweep_item *it, int n)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
     char why[512], cpt[16];
     for (int pass = 0; pass < r->p->passes; pass++)
         for (int i = 0; i < n; i++) {
@@ -408,7 +411,7 @@ static void measure_sweep(lbm_run *r, const lbm_group *g, sweep_item *it, int n)
                 if (!pass) printf("%s: %s %s: skipped: %s\n", lbp_prog, s, prec, why);
                 continue;
             }
-            if (!it[i].ok) it[i].w = (row){.scheme = g->scheme, .fp64 = g->fp64, .r = m};
+            if (!it[i].ok) it[i].w = (row){.scheme = g->scheme, .prec = g->prec, .r = m};
             else lbm_keep_faster(&it[i].w.r, &m);
             it[i].ok = 1;
             lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s %dx%dx%d block %d, cells per thread %s: %.1f MLUPS",
@@ -439,18 +442,18 @@ static int keep_sweep(lbm_run *r, const sweep_item *it, int n)
  * build for timing and the largest block it launches. */
 static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *max_block)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
     for (int ci = 0; ci < g->ncpt; ci++) {
         lbm_scheme one[1] = {g->scheme};
-        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[ci]),
-                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci], .fp64 = g->fp64,
+        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, g->prec, g->cpts[ci]),
+                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci], .precision = g->prec,
                              .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
                              .noise = 0.01, .plant_error = r->o->plant_error};
         char cpt[16];
         lbm_cpt_text(g->cpts[ci], cpt, sizeof cpt);
         if (lbm_verify_schemes(r->d, &v) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) failed verification; nothing written", s, prec, cpt);
-        if (lbm_kernels_build(&k[ci], r->d, g->scheme, g->fp64, LBM_PERIODIC, g->cpts[ci]) != 0)
+        if (lbm_kernels_build(&k[ci], r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci]) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) does not compile", s, prec, cpt);
         lbm_step_limits(r->d, &k[ci], 0, NULL, &max_block[ci], NULL);
     }
@@ -461,7 +464,7 @@ static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *m
 static int block_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, const int *max_block, int cube,
                        sweep_item *it, group_result *res)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->fp64];
+    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
     int n = 0, entries = 0;
     for (int i = g->first; i < g->first + g->n; i++) {
         const lbm_entry *e = &r->p->entries[i];
@@ -473,8 +476,8 @@ static int block_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, con
             skip_entry(r);
             continue;
         }
-        const lbm_layout L = lbm_layout_on(r->d, cube, cube, cube, lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[e->ci]),
-                                           g->fp64);
+        const lbm_layout L = lbm_layout_on(r->d, cube, cube, cube, lbm_plan_padding(r->o, r->d, g->prec, g->cpts[e->ci]),
+                                           g->prec);
         it[n++] = (sweep_item){.k = &k[e->ci], .ci = e->ci, .block = e->block, .L = L};
     }
     if (!entries) return 0;
@@ -498,7 +501,7 @@ static void size_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, lbm
         const int ci = e->ci >= 0 ? e->ci : res->ci, block = e->block ? e->block : res->block;
         const lbm_dims size = e->cube == LBM_CUBE_WHOLE ? (lbm_dims){cubes.whole, cubes.whole, cubes.whole} : e->size;
         const lbm_layout L = lbm_layout_on(r->d, size.nx, size.ny, size.nz,
-                                           lbm_plan_padding(r->o, r->d, g->fp64, g->cpts[ci]), g->fp64);
+                                           lbm_plan_padding(r->o, r->d, g->prec, g->cpts[ci]), g->prec);
         if (!size.nx || (swept && L.nx == cubes.sweep && L.ny == cubes.sweep && L.nz == cubes.sweep)) {
             skip_entry(r); /* no whole-sector cube, or measured by the block sweep */
             continue;
@@ -518,7 +521,7 @@ static void run_group(lbm_run *r, int gi)
 {
     const lbm_group *g = &r->p->groups[gi];
     lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s", lbm_scheme_names[g->scheme],
-                 lbm_precision_names[g->fp64]);
+                 lbm_precision_names[g->prec]);
     /* a context that keeps what one group freed from the next: a fresh one */
     if (gi > 0 && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
     lbm_kernels k[LBM_MAX_CPT];
@@ -554,17 +557,17 @@ static void write_meta(const lbm_run *r, const char *dir, int force, int argc, c
 {
     lbp_meta *m = lbp_meta_new("lbm", &r->d->info, argc, argv);
     for (int f = 0; f < r->p->nprecisions; f++) {
-        const int fp64 = r->p->precisions[f];
+        const lbm_precision precision = (lbm_precision)r->p->precisions[f];
         char key[48], value[64], t[16];
         int cpts[LBM_MAX_CPT];
-        snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[fp64]);
-        list_text(cpts, lbm_plan_cells_per_thread(r->o, r->d, fp64, -1, cpts), value, sizeof value);
+        snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[precision]);
+        list_text(cpts, lbm_plan_cells_per_thread(r->o, r->d, precision, -1, cpts), value, sizeof value);
         lbp_meta_set(m, key, "%s", value);
         for (int gi = 0; gi < r->p->ngroups; gi++) {
             const lbm_group *g = &r->p->groups[gi];
             const group_result *res = &r->groups[gi];
-            if (g->fp64 != fp64 || !res->have) continue;
-            const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[fp64];
+            if (g->prec != precision || !res->have) continue;
+            const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[precision];
             const lbm_result *b = &res->best;
             snprintf(key, sizeof key, "best_mlups_%s_%s", s, prec);
             lbp_meta_set(m, key, "%.1f", b->mlups_median);

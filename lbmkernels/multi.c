@@ -70,7 +70,7 @@ static int precisions_of(const lbp_device *d, const lbm_options *o, int *out)
 {
     int n = 0;
     for (int i = 0; i < o->nprecisions; i++) {
-        if (o->precisions[i] && !d->info.fp64) {
+        if (o->precisions[i] == LBM_FP64 && !d->info.fp64) {
             lbp_mpi_agree(o->precisions_given ? LBP_EXIT_USAGE : 0, "fp64 asked for, but %s (%s) has no double precision",
                           d->info.name, d->info.backend);
             if (lbp_ranks.rank == 0) printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
@@ -81,12 +81,12 @@ static int precisions_of(const lbp_device *d, const lbm_options *o, int *out)
     return n;
 }
 
-static lbm_slab_check_opts check_opts(const lbp_device *d, const lbm_options *o, lbm_dims w, int fp64, int cpt,
+static lbm_slab_check_opts check_opts(const lbp_device *d, const lbm_options *o, lbm_dims w, lbm_precision prec, int cpt,
                                       lbm_boundary b, lbm_scheme s)
 {
-    return (lbm_slab_check_opts){.nx = w.nx, .ny = w.ny, .nz = w.nz, .padding = lbm_plan_padding(o, d, fp64, cpt),
+    return (lbm_slab_check_opts){.nx = w.nx, .ny = w.ny, .nz = w.nz, .padding = lbm_plan_padding(o, d, prec, cpt),
                                  .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
-                                 .cells_per_thread = cpt, .fp64 = fp64, .boundary = b, .scheme = s,
+                                 .cells_per_thread = cpt, .precision = prec, .boundary = b, .scheme = s,
                                  .path = path_of(o), .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                                  .plant_error = o->plant_error};
 }
@@ -97,7 +97,7 @@ static void say_check(const lbm_slab_check_opts *co, const char *what, int faile
     char cpt[16];
     if (failed) fprintf(stderr, "%s: FAILED: %s\n", lbp_prog, why);
     printf("%s: verify %-5s %s %-8s %dx%dx%d on %d ranks, cells/thread %s, exchange %s, %s: %s\n", lbp_prog,
-           lbm_scheme_names[co->scheme], lbm_precision_names[co->fp64], lbm_boundary_names[co->boundary], co->nx,
+           lbm_scheme_names[co->scheme], lbm_precision_names[co->precision], lbm_boundary_names[co->boundary], co->nx,
            co->ny, co->nz, lbp_ranks.size, lbm_cpt_text(co->cells_per_thread, cpt, sizeof cpt),
            lbp_exchange_names[co->path], what, failed ? "FAILED" : "passed");
 }
@@ -133,16 +133,16 @@ int lbm_multi_verify(lbp_device *d, const lbm_options *o)
     lbp_mpi_agree(size.nx < 3 || size.ny < 3 ? LBP_EXIT_USAGE : 0, "--sizes %dx%dx%d: the halo check needs nx, ny >= 3",
                   size.nx, size.ny, size.nz);
     const lbm_dims w = whole_lattice(o, size);
-    int precisions[2], failures = 0;
+    int precisions[LBM_PRECISIONS], failures = 0;
     const int np = precisions_of(d, o, precisions);
     for (int p = 0; p < np; p++) {
         int cpts[LBM_MAX_CPT];
-        const int ncpt = lbm_plan_cells_per_thread(o, d, precisions[p], -1, cpts);
+        const int ncpt = lbm_plan_cells_per_thread(o, d, (lbm_precision)precisions[p], -1, cpts);
         for (int ci = 0; ci < ncpt; ci++)
             for (int b = 0; b < LBM_BOUNDARIES; b++) {
                 if (o->boundary >= 0 && b != o->boundary) continue;
                 for (int s = 0; s < o->nschemes; s++) {
-                    lbm_slab_check_opts co = check_opts(d, o, w, precisions[p], cpts[ci], (lbm_boundary)b,
+                    lbm_slab_check_opts co = check_opts(d, o, w, (lbm_precision)precisions[p], cpts[ci], (lbm_boundary)b,
                                                         (lbm_scheme)o->schemes[s]);
                     failures += check_decomposed(d, o, &co);
                 }
@@ -160,7 +160,7 @@ typedef struct {
     lbp_csv *csv; /* rank 0 */
     lbm_slab_result *rows;
     lbm_scheme *schemes;
-    int *fp64;
+    lbm_precision *prec;
     int nrows, cap;
     int groups; /* run so far */
 } multi_run;
@@ -168,10 +168,10 @@ typedef struct {
 /* Each group's kernel: the cells per thread asked for (the first), else
  * the device's default with the widest accesses; blocks of 256 threads on
  * a GPU, 64 rows on a CPU, unless asked. */
-static int cpt_of(const lbp_device *d, const lbm_options *o, int fp64, lbm_scheme s)
+static int cpt_of(const lbp_device *d, const lbm_options *o, lbm_precision prec, lbm_scheme s)
 {
     int cpts[LBM_MAX_CPT];
-    const int n = lbm_plan_cells_per_thread(o, d, fp64, s, cpts);
+    const int n = lbm_plan_cells_per_thread(o, d, prec, s, cpts);
     return o->ncpt ? cpts[0] : cpts[n - 1];
 }
 static int block_of(const lbp_device *d, const lbm_options *o)
@@ -190,48 +190,48 @@ static _Noreturn void fail_all(multi_run *r, const char *why)
 /* No number from a wrong decomposition: this scheme's slabs on a small
  * lattice (nx = 29: a partial last vector of each row) against one rank,
  * with this run's path and overlaps; one rank: the single-device check. */
-static void check_before_timing(multi_run *r, lbm_scheme s, int fp64, int cpt)
+static void check_before_timing(multi_run *r, lbm_scheme s, lbm_precision prec, int cpt)
 {
     char why[1024];
     if (lbp_ranks.size == 1) {
         lbm_scheme one[1] = {s};
-        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, fp64, cpt),
-                             .steps = 10, .block_size = 64, .cells_per_thread = cpt, .fp64 = fp64,
+        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, prec, cpt),
+                             .steps = 10, .block_size = 64, .cells_per_thread = cpt, .precision = prec,
                              .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
                              .noise = 0.01, .plant_error = r->o->plant_error};
         if (lbm_verify_schemes(r->d, &v)) {
             snprintf(why, sizeof why, "the %s %s kernel failed verification; nothing written", lbm_scheme_names[s],
-                     lbm_precision_names[fp64]);
+                     lbm_precision_names[prec]);
             fail_all(r, why);
         }
         return;
     }
-    lbm_slab_check_opts co = check_opts(r->d, r->o, (lbm_dims){29, 14, 4 * lbp_ranks.size}, fp64, cpt, LBM_PERIODIC, s);
+    lbm_slab_check_opts co = check_opts(r->d, r->o, (lbm_dims){29, 14, 4 * lbp_ranks.size}, prec, cpt, LBM_PERIODIC, s);
     co.steps = 10;
     if (check_decomposed(r->d, r->o, &co)) {
         snprintf(why, sizeof why, "the decomposed %s %s run failed its check; nothing written", lbm_scheme_names[s],
-                 lbm_precision_names[fp64]);
+                 lbm_precision_names[prec]);
         fail_all(r, why);
     }
 }
 
-static void keep(multi_run *r, lbm_scheme s, int fp64, const lbm_slab_result *res)
+static void keep(multi_run *r, lbm_scheme s, lbm_precision prec, const lbm_slab_result *res)
 {
     if (r->nrows == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 16;
         r->rows = realloc(r->rows, sizeof *r->rows * (size_t)r->cap);
         r->schemes = realloc(r->schemes, sizeof *r->schemes * (size_t)r->cap);
-        r->fp64 = realloc(r->fp64, sizeof *r->fp64 * (size_t)r->cap);
-        if (!r->rows || !r->schemes || !r->fp64) lbp_fail("out of host memory");
+        r->prec = realloc(r->prec, sizeof *r->prec * (size_t)r->cap);
+        if (!r->rows || !r->schemes || !r->prec) lbp_fail("out of host memory");
     }
     r->rows[r->nrows] = *res;
     r->schemes[r->nrows] = s;
-    r->fp64[r->nrows++] = fp64;
+    r->prec[r->nrows++] = prec;
     if (!r->csv) return;
     const lbm_ranks_cols rk = {.ranks = res->ranks, .exchange = lbp_exchange_names[res->path], .overlap = res->overlap,
                                .scaling = lbm_scaling_names[scaling_of(r->o)], .nz_local = res->nz_local,
                                .exchange_us = res->exchange_us};
-    lbm_csv_write(r->csv, s, fp64, &res->r, &rk);
+    lbm_csv_write(r->csv, s, prec, &res->r, &rk);
 }
 
 /* One lattice, one overlap: each pass measured, the faster kept. */
@@ -239,19 +239,20 @@ static void measure(multi_run *r, const lbm_kernels *slab, const lbm_kernels *wh
                     int passes)
 {
     const lbm_dims w = whole_lattice(r->o, size);
-    const int fp64 = whole->fp64, cpt = whole->cells_per_thread;
+    const lbm_precision prec = whole->precision;
+    const int cpt = whole->cells_per_thread;
     lbm_slab_geom g;
     char why[1024];
     lbm_slab_geometry(&g, w.nz, lbp_ranks.size, lbp_ranks.rank, LBM_PERIODIC, why, sizeof why); /* checked before */
     lbm_slab_result kept = {0}, res;
     for (int pass = 0; pass < passes; pass++) {
-        const int rc = lbm_slab_measure(r->d, slab, whole, w.nx, w.ny, &g, lbm_plan_padding(r->o, r->d, fp64, cpt),
+        const int rc = lbm_slab_measure(r->d, slab, whole, w.nx, w.ny, &g, lbm_plan_padding(r->o, r->d, prec, cpt),
                                         block_of(r->d, r->o), path_of(r->o), overlap,
                                         &(lbm_timing_opts){r->o->steps, r->o->reps, 20.0}, &res, why, sizeof why);
         if (rc > 0) fail_all(r, why);
         if (rc < 0) {
             if (lbp_ranks.rank == 0) printf("%s: %s %s: skipped: %s\n", lbp_prog, lbm_scheme_names[whole->scheme],
-                                            lbm_precision_names[fp64], why);
+                                            lbm_precision_names[prec], why);
             return;
         }
         /* the faster pass, the slower's median kept for pass_spread_pct */
@@ -260,26 +261,26 @@ static void measure(multi_run *r, const lbm_kernels *slab, const lbm_kernels *wh
         if (!pass || res.r.ms.median < kept.r.ms.median) kept = res;
         kept.r.ms_median_slowest = slowest;
     }
-    keep(r, whole->scheme, fp64, &kept);
+    keep(r, whole->scheme, prec, &kept);
     if (lbp_ranks.rank == 0)
         printf("%s: %s %s %dx%dx%d on %d ranks (%d planes each), exchange %s, overlap %s: %.1f MLUPS, exchange "
                "%.1f us per step\n",
-               lbp_prog, lbm_scheme_names[whole->scheme], lbm_precision_names[fp64], w.nx, w.ny, w.nz, kept.ranks,
+               lbp_prog, lbm_scheme_names[whole->scheme], lbm_precision_names[prec], w.nx, w.ny, w.nz, kept.ranks,
                kept.nz_local, lbp_exchange_names[kept.path], kept.overlap ? "on" : "off", kept.r.mlups_median,
                kept.exchange_us);
 }
 
-static void run_group(multi_run *r, lbm_scheme s, int fp64, const lbm_dims *sizes, int nsizes)
+static void run_group(multi_run *r, lbm_scheme s, lbm_precision prec, const lbm_dims *sizes, int nsizes)
 {
     /* a context that keeps what one group freed from the next: a fresh one */
     if (r->groups++ && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
-    const int cpt = cpt_of(r->d, r->o, fp64, s);
-    check_before_timing(r, s, fp64, cpt);
+    const int cpt = cpt_of(r->d, r->o, prec, s);
+    check_before_timing(r, s, prec, cpt);
     lbm_kernels slab = {0}, whole;
-    int bad = lbm_kernels_build(&whole, r->d, s, fp64, LBM_PERIODIC, cpt) != 0;
-    if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(&slab, r->d, s, fp64, LBM_PERIODIC, cpt) != 0;
+    int bad = lbm_kernels_build(&whole, r->d, s, prec, LBM_PERIODIC, cpt) != 0;
+    if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(&slab, r->d, s, prec, LBM_PERIODIC, cpt) != 0;
     lbp_mpi_agree(bad ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s kernel does not compile", lbp_ranks.rank,
-                  lbm_scheme_names[s], lbm_precision_names[fp64]);
+                  lbm_scheme_names[s], lbm_precision_names[prec]);
     int overlaps[2];
     const int nov = lbp_ranks.size > 1 ? overlaps_of(r->o, r->d, overlaps) : (overlaps[0] = 0, 1);
     const int passes = r->o->passes ? r->o->passes : r->o->quick ? 1 : 2;
@@ -307,7 +308,7 @@ static void print_table(const multi_run *r, const char *dir)
         char size[48];
         snprintf(size, sizeof size, "%dx%dx%d", x->r.L.nx, x->r.L.ny, x->r.L.nz);
         printf("%-6s %-5s %16s %5d %8s %7d %10.1f %11.1f\n", lbm_scheme_names[r->schemes[i]],
-               lbm_precision_names[r->fp64[i]], size, x->ranks, lbp_exchange_names[x->path], x->overlap,
+               lbm_precision_names[r->prec[i]], size, x->ranks, lbp_exchange_names[x->path], x->overlap,
                x->r.mlups_median, x->exchange_us);
     }
     printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
@@ -321,7 +322,7 @@ int lbm_multi_time(lbp_device *d, const lbm_options *o, const lbp_common *c, int
     const lbm_dims *sizes = o->nsizes ? o->sizes : &fallback;
     const int nsizes = o->nsizes ? o->nsizes : 1;
     check_setup(d, o, sizes, nsizes);
-    int precisions[2];
+    int precisions[LBM_PRECISIONS];
     const int np = precisions_of(d, o, precisions);
     multi_run r = {.d = d, .o = o};
     const char *dir = NULL; /* rank 0's: it writes */
@@ -332,7 +333,7 @@ int lbm_multi_time(lbp_device *d, const lbm_options *o, const lbp_common *c, int
     }
     lbp_mpi_barrier(); /* rank 0 may refuse to overwrite: the others wait for that */
     for (int p = 0; p < np; p++)
-        for (int s = 0; s < o->nschemes; s++) run_group(&r, (lbm_scheme)o->schemes[s], precisions[p], sizes, nsizes);
+        for (int s = 0; s < o->nschemes; s++) run_group(&r, (lbm_scheme)o->schemes[s], (lbm_precision)precisions[p], sizes, nsizes);
     if (lbp_ranks.rank == 0) {
         lbp_csv_finish(r.csv);
         write_meta(&r, dir, c->force, argc, argv);
@@ -340,6 +341,6 @@ int lbm_multi_time(lbp_device *d, const lbm_options *o, const lbp_common *c, int
     }
     free(r.rows);
     free(r.schemes);
-    free(r.fp64);
+    free(r.prec);
     return 0;
 }

@@ -14,8 +14,12 @@
  * keep x as 8-byte vectors, which pull, split and A-A gain from, while
  * push's shifted stores then write every other word, each 32-byte sector in
  * two halves; fp64's words gain too little from pairs, and four cells gain
- * nothing over two while they halve the occupancy. */
-int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, int fp64, int s, int *out)
+ * nothing over two while they halve the occupancy.  fp16s: 1, 2 and 4 for
+ * every scheme.  One cell moves 64 bytes per warp and array, which a shifted
+ * access spreads over 3 sectors for 2, and half the bytes in flight of
+ * fp32's thread; 2 and 4 cells move the accesses that keep x as 4- and
+ * 8-byte vectors: which pays is the sweep's to tell. */
+int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, lbm_precision prec, int s, int *out)
 {
     if (o->ncpt) {
         memcpy(out, o->cells_per_thread, sizeof(int) * (size_t)o->ncpt);
@@ -26,7 +30,12 @@ int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, int fp6
         return 1;
     }
     out[0] = 1;
-    if (fp64 || s == LBM_SCHEME_PUSH) return 1;
+    if (prec == LBM_FP16S) {
+        out[1] = 2;
+        out[2] = 4;
+        return 3;
+    }
+    if (prec == LBM_FP64 || s == LBM_SCHEME_PUSH) return 1;
     out[1] = 2;
     return 2;
 }
@@ -37,10 +46,10 @@ int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, int fp6
  * only idles the threads of the padding, and padding that shares a 32-byte
  * sector with cells costs far more than its bytes: what counts is partly
  * written sectors, not where rows start. */
-int lbm_plan_padding(const lbm_options *o, const lbp_device *d, int fp64, int cpt)
+int lbm_plan_padding(const lbm_options *o, const lbp_device *d, lbm_precision prec, int cpt)
 {
     if (o->padding) return o->padding;
-    if (lbp_is_cpu(&d->info)) return fp64 ? 4 : 8;
+    if (lbp_is_cpu(&d->info)) return 32 / lbm_word_bytes(prec);
     return cpt > 1 ? cpt : 1;
 }
 
@@ -53,7 +62,7 @@ _Noreturn void lbm_refuse_fp64(const lbp_device *d)
 static void choose_precisions(lbm_plan *p, const lbm_options *o, const lbp_device *d)
 {
     for (int i = 0; i < o->nprecisions; i++) {
-        if (o->precisions[i] && !d->info.fp64) {
+        if (o->precisions[i] == LBM_FP64 && !d->info.fp64) {
             if (o->precisions_given) lbm_refuse_fp64(d);
             printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
             continue;
@@ -69,10 +78,10 @@ static void check_sizes_fit(const lbm_plan *p, const lbm_options *o, const lbp_d
     for (int f = 0; f < p->nprecisions; f++)
         for (int s = 0; s < o->nschemes; s++)
             for (int i = 0; i < o->nsizes; i++) {
-                const int fp64 = p->precisions[f];
+                const lbm_precision prec = (lbm_precision)p->precisions[f];
                 lbm_layout L = lbm_layout_on(d, o->sizes[i].nx, o->sizes[i].ny, o->sizes[i].nz,
-                                             lbm_plan_padding(o, d, fp64, 4), fp64);
-                if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], fp64, why, sizeof why) != 0)
+                                             lbm_plan_padding(o, d, prec, 4), prec);
+                if (lbm_fits(d, &L, (lbm_scheme)o->schemes[s], prec, why, sizeof why) != 0)
                     lbp_usage_error("%s", why);
             }
 }
@@ -143,11 +152,11 @@ static void plan_size_sweep(lbm_plan *p, const lbm_options *o, const lbp_device 
                                  .cube = LBM_CUBE_WHOLE});
 }
 
-static void plan_group(lbm_plan *p, const lbm_options *o, const lbp_device *d, lbm_scheme s, int fp64)
+static void plan_group(lbm_plan *p, const lbm_options *o, const lbp_device *d, lbm_scheme s, lbm_precision prec)
 {
     lbm_group *g = &p->groups[p->ngroups++];
-    *g = (lbm_group){.scheme = s, .fp64 = fp64, .first = p->nentries};
-    g->ncpt = lbm_plan_cells_per_thread(o, d, fp64, s, g->cpts);
+    *g = (lbm_group){.scheme = s, .prec = prec, .first = p->nentries};
+    g->ncpt = lbm_plan_cells_per_thread(o, d, prec, s, g->cpts);
     plan_block_sweep(p, o, g);
     plan_size_sweep(p, o, d, p->nentries > g->first);
     g->n = p->nentries - g->first;
@@ -162,7 +171,8 @@ void lbm_plan_build(lbm_plan *p, const lbm_options *o, const lbp_device *d)
     p->groups = calloc((size_t)(p->nprecisions * o->nschemes) + 1, sizeof *p->groups);
     if (!p->groups) lbp_fail("out of memory");
     for (int f = 0; f < p->nprecisions; f++)
-        for (int s = 0; s < o->nschemes; s++) plan_group(p, o, d, (lbm_scheme)o->schemes[s], p->precisions[f]);
+        for (int s = 0; s < o->nschemes; s++)
+            plan_group(p, o, d, (lbm_scheme)o->schemes[s], (lbm_precision)p->precisions[f]);
 }
 
 void lbm_plan_free(lbm_plan *p)
@@ -189,15 +199,15 @@ lbm_cubes lbm_plan_cubes(const lbm_plan *p, const lbm_options *o, const lbp_devi
     int cpt_most = 1; /* the most padding: that of the most cells per thread */
     for (int ci = 0; ci < g->ncpt; ci++)
         if (g->cpts[ci] > cpt_most) cpt_most = g->cpts[ci];
-    const int largest = lbm_largest_cube(d, g->scheme, g->fp64, lbm_plan_padding(o, d, g->fp64, cpt_most));
+    const int largest = lbm_largest_cube(d, g->scheme, g->prec, lbm_plan_padding(o, d, g->prec, cpt_most));
     lbm_cubes c = {.sweep = o->quick ? (lbp_is_cpu(&d->info) ? 32 : 128) : 256};
     const int asked = largest_given_cube(o);
     if (asked) c.sweep = asked;
     if (c.sweep > largest) c.sweep = largest;
-    const int whole = largest - largest % (g->fp64 ? 4 : 8);
+    const int whole = largest - largest % (32 / lbm_word_bytes(g->prec)); /* words per 32-byte sector */
     for (int i = g->first + 1; i < g->first + g->n; i++)
         if (p->entries[i].cube == LBM_CUBE_WHOLE && p->entries[i - 1].cube == LBM_CUBE_GIVEN &&
-            whole > p->entries[i - 1].size.nx && reliable_cube(d, whole, g->fp64 ? 8 : 4))
+            whole > p->entries[i - 1].size.nx && reliable_cube(d, whole, lbm_word_bytes(g->prec)))
             c.whole = whole;
     return c;
 }

@@ -18,7 +18,7 @@ typedef struct { int nx, ny, nz; } lbm_dims;
 typedef struct {
     int verify, plant_error, quick;
     int schemes[LBM_SCHEMES], nschemes;
-    int precisions[2], nprecisions, precisions_given;
+    int precisions[LBM_PRECISIONS], nprecisions, precisions_given;
     int boundary; /* -1: both (verify) */
     lbm_dims sizes[LBM_MAX_SIZES];
     int nsizes;
@@ -33,9 +33,9 @@ typedef struct {
 
 /* Cells per thread of scheme s (-1: any) in this precision on d: as asked,
  * else the device's defaults.  Returns the count. */
-int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, int fp64, int s, int *out);
+int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, lbm_precision prec, int s, int *out);
 /* Row padding in words for a kernel of cpt cells per thread. */
-int lbm_plan_padding(const lbm_options *o, const lbp_device *d, int fp64, int cpt);
+int lbm_plan_padding(const lbm_options *o, const lbp_device *d, lbm_precision prec, int cpt);
 /* Exit 2: fp64 asked for on a device without it. */
 _Noreturn void lbm_refuse_fp64(const lbp_device *d);
 
@@ -59,7 +59,7 @@ typedef struct {
 
 typedef struct {
     lbm_scheme scheme;
-    int fp64;
+    lbm_precision prec;
     int cpts[LBM_MAX_CPT], ncpt;
     int first, n;    /* its entries, the block sweep's first */
 } lbm_group;
@@ -69,7 +69,7 @@ typedef struct {
     int ngroups;
     lbm_entry *entries;
     int nentries, cap;
-    int precisions[2], nprecisions; /* those that run */
+    int precisions[LBM_PRECISIONS], nprecisions; /* those that run */
     int passes;
     lbm_timing_opts timing;
 } lbm_plan;

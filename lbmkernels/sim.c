@@ -3,6 +3,7 @@
 #include "lbm.h"
 #include "cli.h"
 #include "embed.h"
+#include "half.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,12 @@ LBP_EMBED_TEXT(lbm_kernel_source, "lbmkernels/d3q19.cl");
 
 #define MASS_BLOCK 256 /* as in d3q19.cl */
 
-void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_boundary b, int aa_odd,
+const char *lbm_precision_options(lbm_precision p)
+{
+    return p == LBM_FP64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : p == LBM_FP16S ? " -DLBM_FP16S=1" : "";
+}
+
+void lbm_build_options(char *out, size_t len, lbm_scheme s, lbm_precision p, lbm_boundary b, int aa_odd,
                        int cells_per_thread)
 {
     static const char *const scheme_define[] = {"-DLBM_PUSH=1", "-DLBM_PULL=1", "-DLBM_SPLIT=1",
@@ -21,7 +27,7 @@ void lbm_build_options(char *out, size_t len, lbm_scheme s, int fp64, lbm_bounda
     if (cells_per_thread == LBM_ROW_PER_THREAD) snprintf(cpt, sizeof cpt, " -DLBM_ROW=1");
     else if (cells_per_thread > 1) snprintf(cpt, sizeof cpt, " -DCELLS_PER_THREAD=%d", cells_per_thread);
     snprintf(out, len, "%s%s%s%s%s", scheme_define[s], s == LBM_SCHEME_AA && aa_odd ? " -DLBM_AA_ODD=1" : "",
-             fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "", b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "", cpt);
+             lbm_precision_options(p), b == LBM_CAVITY_BOX ? " -DLBM_CAVITY=1" : "", cpt);
 }
 
 const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len)
@@ -33,32 +39,32 @@ const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len)
 
 int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4 || n == LBM_ROW_PER_THREAD; }
 
-int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                       int cells_per_thread)
 {
-    return lbm_kernels_build_with(k, d, s, fp64, b, cells_per_thread, "");
+    return lbm_kernels_build_with(k, d, s, p, b, cells_per_thread, "");
 }
 
-int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b,
+int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                            int cells_per_thread, const char *step_defines)
 {
     memset(k, 0, sizeof *k);
     if (!lbm_cells_per_thread_ok(cells_per_thread))
         lbp_fail("cells per thread %d: the kernel handles 1, 2, 4 or a row", cells_per_thread);
     k->scheme = s;
-    k->fp64 = fp64;
+    k->precision = p;
     k->boundary = b;
     k->cells_per_thread = cells_per_thread;
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
-        lbm_build_options(opt, sizeof opt, s, fp64, b, phase, cells_per_thread);
+        lbm_build_options(opt, sizeof opt, s, p, b, phase, cells_per_thread);
         if (step_defines[0]) snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " %s", step_defines);
         if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
     }
-    snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", fp64 ? " -DLBP_FP64=1 -DLBM_DOUBLE=1" : "");
+    snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", lbm_precision_options(p));
     if (!(k->init = lbp_compile(d, lbm_kernel_source, "lbm_init", opt))) goto fail;
     /* The mass is summed in double wherever the device has it. */
-    snprintf(opt, sizeof opt, "-DLBM_MASS=1%s%s", fp64 ? " -DLBM_DOUBLE=1" : "",
+    snprintf(opt, sizeof opt, "-DLBM_MASS=1%s%s", lbm_precision_options(p),
              d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
     if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) goto fail;
     return 0;
@@ -95,12 +101,26 @@ void lbm_kernels_release(lbm_kernels *k, lbp_device *d)
         }
 }
 
-int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, int fp64)
+int64_t lbm_bytes_needed(const lbm_layout *L, lbm_scheme s, lbm_precision p)
 {
-    return (int64_t)lbm_lattices(s) * lbm_words(L) * (fp64 ? 8 : 4);
+    return (int64_t)lbm_lattices(s) * lbm_words(L) * lbm_word_bytes(p);
 }
 
-static size_t word_bytes(const lbm_sim *m) { return m->k->fp64 ? 8 : 4; }
+static size_t word_bytes(const lbm_sim *m) { return (size_t)lbm_word_bytes(m->k->precision); }
+
+double lbm_raw_word(lbm_precision p, const void *raw, size_t k)
+{
+    return p == LBM_FP64    ? ((const double *)raw)[k]
+           : p == LBM_FP16S ? lbp_half_to_double(((const uint16_t *)raw)[k])
+                            : (double)((const float *)raw)[k];
+}
+
+void lbm_raw_put(lbm_precision p, void *raw, size_t k, double v)
+{
+    if (p == LBM_FP64) ((double *)raw)[k] = v;
+    else if (p == LBM_FP16S) ((uint16_t *)raw)[k] = lbp_half_from_double(v);
+    else ((float *)raw)[k] = (float)v;
+}
 
 int lbm_sim_create(lbm_sim *m, lbp_device *d, const lbm_kernels *k, const lbm_layout *L,
                    double omega, double lid_u, int block_size)
@@ -148,13 +168,13 @@ void lbm_sim_upload(lbm_sim *m, const double *stored)
     size_t words = (size_t)lbm_words(&m->L);
     void *host = malloc(words * word_bytes(m));
     if (!host) lbp_fail("out of host memory for a %zu-word lattice", words);
-    /* The device keeps f_i - w_i (d3q19.cl); padding stays 0. */
+    /* The device keeps S (f_i - w_i) (d3q19.cl); padding stays 0. */
     const lbm_layout *L = &m->L;
+    const lbm_precision p = m->k->precision;
+    const double scale = lbm_scale(p);
     for (size_t k = 0; k < words; k++) {
         int i = (int)(k / (size_t)L->stride);
-        double v = in_lattice(L, k) ? stored[k] - lbm_w[i] : 0.0;
-        if (m->k->fp64) ((double *)host)[k] = v;
-        else ((float *)host)[k] = (float)v;
+        lbm_raw_put(p, host, k, in_lattice(L, k) ? (stored[k] - lbm_w[i]) * scale : 0.0);
     }
     for (int l = 0; l < lbm_lattices(m->k->scheme); l++) lbp_write(m->d, m->lat[l], host, words * word_bytes(m));
     free(host);
@@ -169,15 +189,20 @@ void lbm_sim_download(lbm_sim *m, double *stored)
     if (!host) lbp_fail("out of host memory for a %zu-word lattice", words);
     lbp_read(m->d, m->lat[m->cur], host, words * word_bytes(m));
     const lbm_layout *L = &m->L;
+    const lbm_precision p = m->k->precision;
+    const double scale = lbm_scale(p);
     for (size_t k = 0; k < words; k++) {
         int i = (int)(k / (size_t)L->stride);
-        double v = m->k->fp64 ? ((double *)host)[k] : (double)((float *)host)[k];
-        stored[k] = in_lattice(L, k) ? v + lbm_w[i] : 0.0;
+        stored[k] = in_lattice(L, k) ? lbm_raw_word(p, host, k) / scale + lbm_w[i] : 0.0;
     }
     free(host);
 }
 
-static lbp_arg real_arg(const lbm_sim *m, double v) { return m->k->fp64 ? LBP_F64(v) : LBP_F32((float)v); }
+/* omega, lid_u, u0: the arithmetic's type (float but for fp64) */
+static lbp_arg real_arg(const lbm_sim *m, double v)
+{
+    return m->k->precision == LBM_FP64 ? LBP_F64(v) : LBP_F32((float)v);
+}
 
 /* One thread per word of a population's array (stride). */
 static lbp_launch_cfg cells_cfg(const lbm_sim *m, int block)
@@ -261,5 +286,6 @@ double lbm_sim_mass(lbm_sim *m)
     else lbp_read(m->d, m->partial, partf, sizeof(float) * (size_t)m->mass_blocks);
     double sum = 0;
     for (int b = 0; b < m->mass_blocks; b++) sum += acc_double ? part[b] : partf[b];
-    return sum + (double)m->L.cells; /* the lattice holds f_i - w_i, sum of w_i = 1 */
+    /* the lattice holds S (f_i - w_i), sum of w_i = 1 */
+    return sum / lbm_scale(m->k->precision) + (double)m->L.cells;
 }

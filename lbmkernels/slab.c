@@ -75,7 +75,6 @@ static int recv_plane(flow f, int from_below, int n)
     return f == HALO_TO_BORDER ? (from_below ? 1 : n) : (from_below ? 0 : n + 1);
 }
 
-static size_t word_bytes(int fp64) { return fp64 ? 8 : 4; }
 
 /* Where in a plane the crossing population i is exchanged: every word, or
  * in the cavity after a step that writes across the face only the words
@@ -99,7 +98,7 @@ static void add_region(region_list *l, lbp_buf *b, size_t offset, size_t bytes)
 static void add_plane_regions(region_list *l, const lbm_sim *m, lbp_buf *b, int i, int z, flow f, lbm_boundary bd)
 {
     const lbm_layout *L = &m->L;
-    const size_t w = word_bytes(m->k->fp64), row = (size_t)L->nxp * w;
+    const size_t w = (size_t)lbm_word_bytes(m->k->precision), row = (size_t)L->nxp * w;
     const size_t plane_at = (size_t)lbm_at(L, i, 0, 0, z) * w;
     const int masked = bd == LBM_CAVITY_BOX && f == HALO_TO_BORDER;
     const int cx = lbm_c[i][0], cy = lbm_c[i][1];
@@ -152,14 +151,16 @@ static lbp_exchange *make_exchange(lbm_slab *s, lbp_buf *b, int aa_phase)
 
 /* ---- the slab ----------------------------------------------------------- */
 
-int lbm_slab_kernels(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b, int cells_per_thread)
+int lbm_slab_kernels(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
+                     int cells_per_thread)
 {
-    return lbm_kernels_build_with(k, d, s, fp64, b, cells_per_thread, "-DLBM_SLAB=1");
+    return lbm_kernels_build_with(k, d, s, p, b, cells_per_thread, "-DLBM_SLAB=1");
 }
 
-static lbm_layout slab_layout(const lbp_device *d, int nx, int ny, const lbm_slab_geom *g, int padding, int fp64)
+static lbm_layout slab_layout(const lbp_device *d, int nx, int ny, const lbm_slab_geom *g, int padding,
+                              lbm_precision p)
 {
-    return lbm_layout_on(d, nx, ny, g->nz_local + 2 * LBM_HALO_PLANES, padding, fp64);
+    return lbm_layout_on(d, nx, ny, g->nz_local + 2 * LBM_HALO_PLANES, padding, p);
 }
 
 int lbm_slab_create(lbm_slab *s, lbp_device *d, const lbm_kernels *k, int nx, int ny, const lbm_slab_geom *g,
@@ -171,7 +172,7 @@ int lbm_slab_create(lbm_slab *s, lbp_device *d, const lbm_kernels *k, int nx, in
     s->g = *g;
     s->path = path;
     s->overlap = overlap;
-    const lbm_layout L = slab_layout(d, nx, ny, g, padding, k->fp64);
+    const lbm_layout L = slab_layout(d, nx, ny, g, padding, k->precision);
     const int failed = lbm_sim_create(&s->m, d, k, &L, omega, lid_u, block_size) != 0;
     if (lbp_mpi_reduce_all(failed, LBP_MPI_MAX) > 0) { /* every rank gives up together */
         if (!failed) lbm_sim_destroy(&s->m);
@@ -254,26 +255,22 @@ void lbm_slab_steps(lbm_slab *s, int n)
     for (int i = 0; i < n; i++) slab_step(s);
 }
 
-/* Word k of a raw lattice download. */
-static double word_at(const void *raw, size_t k, int fp64)
-{
-    return fp64 ? ((const double *)raw)[k] : (double)((const float *)raw)[k];
-}
 
 double lbm_slab_mass(lbm_slab *s)
 {
     lbm_sim *m = &s->m;
     const lbm_layout *L = &m->L;
-    const size_t w = word_bytes(m->k->fp64), plane = (size_t)L->nxp * L->ny;
-    /* lbm_sim_mass sums every word (f - w) plus w per cell, halos included:
-     * take the halo planes' words and cells off again */
+    const lbm_precision p = m->k->precision;
+    const size_t w = (size_t)lbm_word_bytes(p), plane = (size_t)L->nxp * L->ny;
+    /* lbm_sim_mass sums every word (S (f - w)) over S plus w per cell, halos
+     * included: take the halo planes' words and cells off again */
     double mass = lbm_sim_mass(m) - 2.0 * LBM_HALO_PLANES * L->nx * L->ny;
     void *raw = malloc(plane * w);
     if (!raw) lbp_fail("out of host memory for a plane");
     for (int i = 0; i < LBM_Q; i++)
         for (int z = 0; z < L->nz; z += L->nz - 1) {
             m->d->be->read(m->d, m->lat[m->cur], (size_t)lbm_at(L, i, 0, 0, z) * w, raw, plane * w);
-            for (size_t k = 0; k < plane; k++) mass -= word_at(raw, k, m->k->fp64);
+            for (size_t k = 0; k < plane; k++) mass -= lbm_raw_word(p, raw, k) / lbm_scale(p);
         }
     free(raw);
     return lbp_mpi_reduce_all(mass, LBP_MPI_SUM);
@@ -359,17 +356,17 @@ static void check_geometry(const lbm_slab_check_opts *o, lbm_slab_geom *g)
 
 void lbm_slab_check_kernels(lbm_kernels *slab, lbm_kernels *whole, lbp_device *d, const lbm_slab_check_opts *o)
 {
-    int failed = lbm_slab_kernels(slab, d, o->scheme, o->fp64, o->boundary, o->cells_per_thread) != 0;
+    int failed = lbm_slab_kernels(slab, d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
     if (!failed && whole && lbp_ranks.rank == 0)
-        failed = lbm_kernels_build(whole, d, o->scheme, o->fp64, o->boundary, o->cells_per_thread) != 0;
+        failed = lbm_kernels_build(whole, d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
     lbp_mpi_agree(failed ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s %s kernels do not compile", lbp_ranks.rank,
-                  lbm_scheme_names[o->scheme], lbm_precision_names[o->fp64], lbm_boundary_names[o->boundary]);
+                  lbm_scheme_names[o->scheme], lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
 }
 
 static const char *run_name(const lbm_slab_check_opts *o, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s %s %dx%dx%d on %d ranks, exchange %s, overlap %s", lbm_scheme_names[o->scheme],
-             lbm_precision_names[o->fp64], lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, lbp_ranks.size,
+             lbm_precision_names[o->precision], lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, lbp_ranks.size,
              lbp_exchange_names[o->path], o->overlap ? "on" : "off");
     return buf;
 }
@@ -413,7 +410,7 @@ int lbm_slab_check_run(lbp_device *d, const lbm_kernels *slab, const lbm_kernels
     lbm_slab_geom g;
     check_geometry(o, &g);
     const double omega = 1.0 / o->tau, lid_u = o->boundary == LBM_CAVITY_BOX ? o->lid_u : 0.0;
-    const lbm_layout G = lbm_layout_on(d, o->nx, o->ny, o->nz, o->padding, o->fp64);
+    const lbm_layout G = lbm_layout_on(d, o->nx, o->ny, o->nz, o->padding, o->precision);
     double *start = NULL, *slabs = NULL, *whole_end = NULL;
     if (g.rank == 0) {
         double *f = host_lattice(&G);
@@ -445,9 +442,10 @@ int lbm_slab_check_run(lbp_device *d, const lbm_kernels *slab, const lbm_kernels
         lbm_from_scheme(&G, o->scheme, o->boundary, slabs, a);
         lbm_from_scheme(&G, o->scheme, o->boundary, whole_end, b);
         fail = first_difference(&G, a, b, why, why_len, name);
-        const double drift = fabs(mass_after / mass_before - 1), tol = lbm_tolerances_for(o->fp64).mass;
+        const double drift = fabs(mass_after / mass_before - 1),
+                     tol = lbm_verify_mass_tolerance(o->precision, &G, start, o->steps);
         if (!fail && !(drift < tol)) {
-            snprintf(why, why_len, "%s: mass drift %.3e over %d steps (%.12g -> %.12g), tolerance %.0e", name, drift,
+            snprintf(why, why_len, "%s: mass drift %.3e over %d steps (%.12g -> %.12g), tolerance %.1e", name, drift,
                      o->steps, mass_before, mass_after, tol);
             fail = 1;
         }
@@ -477,11 +475,6 @@ static void plant_cell(const lbm_layout *L, int rank, int slot, int *x, int *y)
     *y = 1 + (2 * rank + slot) % (L->ny - 2);
 }
 
-static void put(const lbm_sim *m, void *raw, int64_t k, double v)
-{
-    if (m->k->fp64) ((double *)raw)[k] = v;
-    else ((float *)raw)[k] = (float)v;
-}
 
 /* One exchange of the slab, planted, run and checked on this rank; 0 or 1. */
 static int check_one_exchange(lbm_slab *s, int e, char *why, size_t why_len)
@@ -489,20 +482,21 @@ static int check_one_exchange(lbm_slab *s, int e, char *why, size_t why_len)
     lbm_sim *m = &s->m;
     const lbm_layout *L = &m->L;
     const lbm_scheme sc = m->k->scheme;
-    const int aa_phase = sc == LBM_SCHEME_AA ? e : 0, n = s->g.nz_local, fp64 = m->k->fp64;
+    const int aa_phase = sc == LBM_SCHEME_AA ? e : 0, n = s->g.nz_local;
+    const lbm_precision p = m->k->precision; /* the marks and plants are whole numbers below 2048: exact in half too */
     const flow f = flow_of(sc, aa_phase);
     lbp_buf *b = m->lat[sc == LBM_SCHEME_AA ? 0 : e];
-    const size_t words = (size_t)lbm_words(L), bytes = words * word_bytes(fp64);
+    const size_t words = (size_t)lbm_words(L), bytes = words * (size_t)lbm_word_bytes(p);
     void *raw = malloc(bytes), *got = malloc(bytes);
     if (!raw || !got) lbp_fail("out of host memory for a lattice");
-    for (size_t k = 0; k < words; k++) put(m, raw, (int64_t)k, mark_of(s->g.rank));
+    for (size_t k = 0; k < words; k++) lbm_raw_put(p, raw, k, mark_of(s->g.rank));
     for (int up = 0; up < 2; up++) {
         if ((up ? s->g.above : s->g.below) < 0) continue;
         const int *slots = slots_going(sc, aa_phase, up);
         for (int j = 0; j < LBM_CROSSING; j++) {
             int x, y;
             plant_cell(L, s->g.rank, slots[j], &x, &y);
-            put(m, raw, lbm_at(L, slots[j], x, y, send_plane(f, up, n)), plant_of(s->g.rank, slots[j], up));
+            lbm_raw_put(p, raw, (size_t)lbm_at(L, slots[j], x, y, send_plane(f, up, n)), plant_of(s->g.rank, slots[j], up));
         }
     }
     lbp_write(m->d, b, raw, bytes);
@@ -522,13 +516,13 @@ static int check_one_exchange(lbm_slab *s, int e, char *why, size_t why_len)
             for (int y = 0; y < L->ny && !fail; y++)
                 for (int x = 0; x < L->nxp && !fail; x++) {
                     const int64_t k = lbm_at(L, slots[j], x, y, z);
-                    const double v = word_at(got, (size_t)k, fp64);
+                    const double v = lbm_raw_word(p, got, (size_t)k);
                     const double want = x == px && y == py ? plant_of(peer, slots[j], from_below) : mark_of(peer);
                     /* next to a wall (or in the padding) a cavity keeps the
                      * words nobody streams into: its own mark may stay */
                     const int edge = x == 0 || x >= L->nx - 1 || y == 0 || y == L->ny - 1;
                     if (v == want || (edge && v == mark_of(s->g.rank))) {
-                        put(m, raw, k, v); /* accounted for */
+                        lbm_raw_put(p, raw, (size_t)k, v); /* accounted for */
                         continue;
                     }
                     snprintf(why, why_len,
@@ -541,13 +535,13 @@ static int check_one_exchange(lbm_slab *s, int e, char *why, size_t why_len)
     }
     /* nothing else moved */
     for (size_t k = 0; k < words && !fail; k++)
-        if (word_at(got, k, fp64) != word_at(raw, k, fp64)) {
+        if (lbm_raw_word(p, got, k) != lbm_raw_word(p, raw, k)) {
             const size_t c = k % (size_t)L->stride;
             snprintf(why, why_len,
                      "rank %d: population %zu of cell (%zu, %zu, %zu) changed in the exchange (%g, was %g), "
                      "which sends nothing there",
                      s->g.rank, k / (size_t)L->stride, c % (size_t)L->nxp, c / (size_t)L->nxp % (size_t)L->ny,
-                     c / ((size_t)L->nxp * L->ny), word_at(got, k, fp64), word_at(raw, k, fp64));
+                     c / ((size_t)L->nxp * L->ny), lbm_raw_word(p, got, k), lbm_raw_word(p, raw, k));
             fail = 1;
         }
     free(raw);
@@ -638,21 +632,26 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The timed runs' state: the Taylor-Green vortex of this amplitude, relaxed
+ * with this tau (lbm_timing_mass_tolerance bounds its mass drift). */
+#define TIMED_U0 0.05
+#define TIMED_TAU 0.6
+
 static int timed_setup(timed *t, lbm_slab *s, lbm_sim *m, lbp_device *d, const lbm_kernels *k_slab,
                        const lbm_kernels *k_whole, int nx, int ny, const lbm_slab_geom *g, int padding, int block_size,
                        lbp_exchange_path path, int overlap)
 {
     memset(t, 0, sizeof *t);
-    const double omega = 1.0 / 0.6;
+    const double omega = 1.0 / TIMED_TAU;
     if (g->ranks == 1) {
-        lbm_layout L = lbm_layout_on(d, nx, ny, g->nz_global, padding, k_whole->fp64);
+        lbm_layout L = lbm_layout_on(d, nx, ny, g->nz_global, padding, k_whole->precision);
         if (lbm_sim_create(m, d, k_whole, &L, omega, 0.0, block_size)) return -1;
-        lbm_sim_init_device(m, 0.05);
+        lbm_sim_init_device(m, TIMED_U0);
         t->m = m;
         return 0;
     }
     if (lbm_slab_create(s, d, k_slab, nx, ny, g, padding, path, overlap, omega, 0.0, block_size)) return -1;
-    lbm_slab_init_device(s, 0.05);
+    lbm_slab_init_device(s, TIMED_U0);
     t->s = s;
     return 0;
 }
@@ -664,9 +663,9 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
                      const lbm_timing_opts *o, lbm_slab_result *r, char *why, size_t why_len)
 {
     const lbm_kernels *k = g->ranks == 1 ? k_whole : k_slab;
-    const lbm_layout L = g->ranks == 1 ? lbm_layout_on(d, nx, ny, g->nz_global, padding, k->fp64)
-                                       : slab_layout(d, nx, ny, g, padding, k->fp64);
-    const int no_room = lbm_fits(d, &L, k->scheme, k->fp64, why, why_len) != 0;
+    const lbm_layout L = g->ranks == 1 ? lbm_layout_on(d, nx, ny, g->nz_global, padding, k->precision)
+                                       : slab_layout(d, nx, ny, g, padding, k->precision);
+    const int no_room = lbm_fits(d, &L, k->scheme, k->precision, why, why_len) != 0;
     const int first = (int)lbp_mpi_reduce_all(no_room ? g->rank : g->ranks, LBP_MPI_MIN);
     if (first < g->ranks) {
         lbp_mpi_bcast(why, why_len, first);
@@ -676,7 +675,7 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
     lbm_sim m;
     timed t;
     if (timed_setup(&t, &s, &m, d, k_slab, k_whole, nx, ny, g, padding, block_size, path, overlap)) {
-        snprintf(why, why_len, "a device refused the %.1f GB of a %dx%dx%d slab", lbm_bytes_needed(&L, k->scheme, k->fp64) / 1e9,
+        snprintf(why, why_len, "a device refused the %.1f GB of a %dx%dx%d slab", lbm_bytes_needed(&L, k->scheme, k->precision) / 1e9,
                  nx, ny, L.nz);
         return -1;
     }
@@ -714,13 +713,15 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
     r->exchange_us = lbp_mpi_reduce_all(r->exchange_us, LBP_MPI_MAX); /* rank 0's; the others have 0 */
     free(t.exchange_ms);
 
-    const double drift = fabs(mass_after / mass_before - 1.0), tol = lbm_tolerances_for(k->fp64).mass;
+    const lbm_layout whole = lbm_layout_on(d, nx, ny, g->nz_global, padding, k->precision);
+    const double drift = fabs(mass_after / mass_before - 1.0),
+                 tol = lbm_timing_mass_tolerance(k->precision, &whole, done_steps, TIMED_U0, TIMED_TAU);
     if (!(drift < tol)) {
         free(ms);
         snprintf(why, why_len,
                  "mass check failed for %s %s %dx%dx%d on %d ranks: relative drift %.3e over %lld steps (mass %.9g "
-                 "-> %.9g), tolerance %.0e",
-                 lbm_scheme_names[k->scheme], lbm_precision_names[k->fp64], nx, ny, g->nz_global, g->ranks, drift,
+                 "-> %.9g), tolerance %.1e",
+                 lbm_scheme_names[k->scheme], lbm_precision_names[k->precision], nx, ny, g->nz_global, g->ranks, drift,
                  (long long)done_steps, mass_before, mass_after, tol);
         return 1;
     }
@@ -729,7 +730,7 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
     res->occupancy = (res->blocks_per_cu > 0 && d->info.max_threads_per_cu > 0)
                          ? (double)res->blocks_per_cu * block_size / d->info.max_threads_per_cu
                          : -1;
-    res->L = lbm_layout_on(d, nx, ny, g->nz_global, padding, k->fp64);
+    res->L = lbm_layout_on(d, nx, ny, g->nz_global, padding, k->precision);
     res->block_size = block_size;
     res->cells_per_thread = k->cells_per_thread;
     res->steps = steps;
@@ -739,7 +740,7 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
     const double updates = (double)res->L.cells * steps;
     res->mlups_median = updates / (res->ms.median * 1e-3) / 1e6;
     res->mlups_max = updates / (res->ms.min * 1e-3) / 1e6;
-    res->gbs_median = 2.0 * LBM_Q * (double)word_bytes(k->fp64) * updates / (res->ms.median * 1e-3) / 1e9;
+    res->gbs_median = 2.0 * LBM_Q * (double)lbm_word_bytes(k->precision) * updates / (res->ms.median * 1e-3) / 1e9;
     res->mass_drift = drift;
     free(ms);
     return 0;

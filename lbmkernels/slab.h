@@ -64,7 +64,8 @@ int lbm_slab_create(lbm_slab *s, lbp_device *d, const lbm_kernels *k, int nx, in
                     int padding, lbp_exchange_path path, int overlap, double omega, double lid_u, int block_size);
 void lbm_slab_destroy(lbm_slab *s); /* collective */
 /* The step kernels with -DLBM_SLAB=1 (init and mass as ever); 0 or -1. */
-int lbm_slab_kernels(lbm_kernels *k, lbp_device *d, lbm_scheme s, int fp64, lbm_boundary b, int cells_per_thread);
+int lbm_slab_kernels(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
+                     int cells_per_thread);
 
 /* Rank 0's stored state of the whole lattice (layout G) into the slabs,
  * then the halos the first step reads; collective (global: rank 0 only). */
@@ -81,7 +82,8 @@ double lbm_slab_mass(lbm_slab *s);
 /* ---- checks (collective; every rank gets the verdict) ------------------ */
 typedef struct {
     int nx, ny, nz; /* the whole lattice */
-    int padding, steps, block_size, cells_per_thread, fp64;
+    int padding, steps, block_size, cells_per_thread;
+    lbm_precision precision;
     lbm_boundary boundary;
     lbm_scheme scheme;
     lbp_exchange_path path;

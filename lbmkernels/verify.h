@@ -8,12 +8,34 @@ typedef struct {
     double field; /* relative L2 error of rho, u, populations */
     double mass;  /* relative mass drift */
 } lbm_tolerances;
-lbm_tolerances lbm_tolerances_for(int fp64);
+/* fp32 and fp64: fixed tolerances (fp16s derives its own from the test
+ * state: lbm_half_bounds). */
+lbm_tolerances lbm_tolerances_for(lbm_precision p);
+/* The relative mass drift of `steps` steps from the stored state `stored`
+ * (plain populations, layout L) as the device sums it: fp32 and fp64 their
+ * fixed tolerance, fp16s the random walk of its roundings (verify.c). */
+double lbm_verify_mass_tolerance(lbm_precision p, const lbm_layout *L, const double *stored, int steps);
+/* The relative mass drift a timing run may show: `steps` steps from the
+ * device's Taylor-Green state of amplitude u0 (lbm_sim_init_device) with
+ * relaxation time tau on lattice L. */
+double lbm_timing_mass_tolerance(lbm_precision p, const lbm_layout *L, int64_t steps, double u0, double tau);
+
+/* fp16s: what rounding the stored deviation g = f - w to half can do to a
+ * run of `steps` steps from a state whose ||g||_w = sqrt(sum g_i^2 / w_i)
+ * over the lattice is at most g_norm (verify.c derives them). */
+#define LBM_HALF_EPS (0x1p-11 + 0x1p-18) /* per step and population, relative to |g| */
+typedef struct {
+    double populations_w; /* ||error||_w: 3 x the random walk's root mean square */
+    double mass;          /* |mass change|: 6 x its standard deviation */
+} lbm_half_bounds;
+lbm_half_bounds lbm_half_bounds_for(double g_norm, int steps);
+/* ||f - w||_w of a lattice of plain populations. */
+double lbm_deviation_norm(const lbm_layout *L, const double *f);
 
 typedef struct {
     int nx, ny, nz, padding, steps, block_size;
     int cells_per_thread; /* of lbm_step: 1, 2, 4 or LBM_ROW_PER_THREAD */
-    int fp64;
+    lbm_precision precision;
     lbm_boundary boundary;
     const lbm_scheme *schemes;
     int nschemes;
@@ -35,12 +57,15 @@ int64_t lbm_host_memory_bytes(void);
  * tolerance) on stderr; returns 0 when all pass, 1 otherwise. */
 int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o);
 
-/* Relative error of the Taylor-Green amplitude after `steps` steps on an
- * n x n x 1 periodic lattice against u0 exp(-nu 2 k^2 t). */
+/* The Taylor-Green amplitude after `steps` steps on an n x n x 1 periodic
+ * lattice over the analytic u0 exp(-nu 2 k^2 t), less 1 (signed); in
+ * *rounding_bound (may be NULL) what fp16s rounding can add to it
+ * (0 for the other precisions). */
 double lbm_taylor_green_error(lbp_device *d, const lbm_kernels *k, int n, int steps, double tau,
-                              double u0, int padding, int plant_error);
+                              double u0, int padding, int plant_error, double *rounding_bound);
 /* The Taylor-Green check at 16^2 and 32^2 (diffusive scaling) for every
- * scheme of o; 0 pass, 1 fail. */
+ * scheme of o: fp32 and fp64 against the analytic decay, fp16s against
+ * the fp32 kernel of its scheme within the rounding bound; 0 pass, 1 fail. */
 int lbm_verify_taylor_green(lbp_device *d, const lbm_verify_opts *o);
 
 #endif

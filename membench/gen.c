@@ -49,6 +49,10 @@ static void text_printf(text *t, const char *fmt, ...)
 /* ---- the values kernels and host agree on ------------------------------- */
 #define MB_SEED_HI_SALT 0x5bd1e995u
 #define MB_POISON32 0xdeadbeefu
+/* 2-byte words: the pattern is odd, the seed word even, the poison even, so
+ * that an unwritten word never passes for a written one (with 65536 values
+ * a chance match would be common) */
+#define MB_POISON16 0xbeeeu
 #define MB_POISON64 0xdeadbeefdeadbeefull
 
 /* splitmix64's finaliser: input words that no shifted or stale copy matches. */
@@ -74,17 +78,19 @@ static const char kernel_mix64[] =
 uint64_t mb_pattern(uint64_t element, int word_bytes)
 {
     uint64_t z = mix64(element);
-    return word_bytes == 4 ? (uint32_t)z : z;
+    return word_bytes == 2 ? (uint16_t)(z | 1u) : word_bytes == 4 ? (uint32_t)z : z;
 }
 
 uint64_t mb_seed_word(uint32_t seed, int word_bytes)
 {
-    return word_bytes == 4 ? seed : ((uint64_t)seed << 32) | (uint32_t)(seed ^ MB_SEED_HI_SALT);
+    return word_bytes == 2   ? (uint16_t)(seed & 0xfffeu)
+           : word_bytes == 4 ? seed
+                             : ((uint64_t)seed << 32) | (uint32_t)(seed ^ MB_SEED_HI_SALT);
 }
 
 uint64_t mb_poison(int word_bytes)
 {
-    return word_bytes == 4 ? MB_POISON32 : MB_POISON64;
+    return word_bytes == 2 ? MB_POISON16 : word_bytes == 4 ? MB_POISON32 : MB_POISON64;
 }
 
 int64_t mb_stride(int64_t threads)
@@ -115,8 +121,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 {
     if (s->words < 1 || s->words > MB_MAX_WORDS)
         snprintf(why, why_len, "words N=%d is outside 1..%d", s->words, MB_MAX_WORDS);
-    else if (s->word_bytes != 4 && s->word_bytes != 8)
-        snprintf(why, why_len, "word size %d B is not 4 or 8", s->word_bytes);
+    else if (s->word_bytes != 2 && s->word_bytes != 4 && s->word_bytes != 8)
+        snprintf(why, why_len, "word size %d B is not 2, 4 or 8", s->word_bytes);
     else if (s->misaligned_reads < 0 || s->misaligned_reads > s->words)
         snprintf(why, why_len, "misaligned reads L=%d is outside 0..N=%d", s->misaligned_reads, s->words);
     else if (s->misaligned_writes < 0 || s->misaligned_writes > s->words)
@@ -200,6 +206,24 @@ static const char *misaligned_index(const mb_probe_spec *s, int misaligned)
     return !misaligned ? "i" : s->swapped ? "i1" : "i + 1";
 }
 
+/* The payload of 2-byte words (gen.h): the sum reads word k's low 10 bits
+ * as a float's mantissa in [1, 2) (integer operations), the chain converts
+ * the half with those bits in [0.5, 1) to float and its result back to
+ * half: one conversion each way per word, as a kernel of half storage and
+ * float arithmetic has. */
+static void probe_half_payload(text *t, const mb_probe_spec *s)
+{
+    text_put(t, "    const float a_ = 0.5f + (float)mask;\n");
+    text_put(t, "    const float sum_ =");
+    for (int k = 0; k < s->words; k++)
+        text_printf(t, "%slbp_as_f32(((u32)(w%d & 0x3ffu) << 13) | 0x3f800000u)", k ? "\n        + " : " ", k);
+    text_put(t, ";\n");
+    for (int k = 0; k < s->words; k++) {
+        text_printf(t, "    float x%d = lbp_half_to_float((u16)((w%d & 0x3ffu) | 0x3800u));\n", k, k);
+        for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
+    }
+}
+
 static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
 {
     for (int k = 0; k < s->words; k++)
@@ -209,7 +233,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t, "    const %s all = w0", word);
     for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
     text_put(t, ";\n");
-    if (s->payload) {
+    if (s->payload && s->word_bytes == 2) {
+        probe_half_payload(t, s);
+    } else if (s->payload) {
         /* see gen.h: the sum of the words (a collision's moments), then P
          * dependent multiply-adds per word on it (its relaxation), each
          * word's chain feeding that word's store alone */
@@ -232,7 +258,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
             for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
         }
     }
-    if (s->word_bytes == 4)
+    if (s->word_bytes == 2)
+        text_put(t, "    const u16 s = (u16)((seed & 0xfffeu) ^ (all & mask)); /* mask is 0 */\n");
+    else if (s->word_bytes == 4)
         text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
     else
         text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (all & (u64)mask); /* mask is 0 */\n",
@@ -243,16 +271,18 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
                     "    u64 t_reads;\n"
                     "    MB_STAMP_AFTER(t_reads, %s);\n"
                     "#endif\n",
-                    s->word_bytes == 4 ? "all" : "(u32)(all ^ (all >> 32))");
+                    s->word_bytes == 8 ? "(u32)(all ^ (all >> 32))" : "(u32)all");
 }
 
 static void probe_writes(text *t, const mb_probe_spec *s)
 {
     for (int k = 0; k < s->words; k++) {
         char extra[64] = "";
-        if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
-        text_printf(t, "    %s[%d * stride + %s] = w%d ^ s%s;\n", s->in_place ? "in" : "out", k,
-                    misaligned_index(s, k < s->misaligned_writes), k, extra);
+        if (s->payload && s->word_bytes == 2) snprintf(extra, sizeof extra, " ^ (lbp_float_to_half(x%d) & mask)", k);
+        else if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
+        text_printf(t, "    %s[%d * stride + %s] = %sw%d ^ s%s%s;\n", s->in_place ? "in" : "out", k,
+                    misaligned_index(s, k < s->misaligned_writes), s->word_bytes == 2 ? "(u16)(" : "", k, extra,
+                    s->word_bytes == 2 ? ")" : "");
     }
     if (s->stamps)
         text_printf(t, "#if LBP_HAS_CLOCK\n"
@@ -276,8 +306,8 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
 {
     char why[128];
     if (mb_spec_check(s, why, sizeof why)) return NULL;
-    const char *word = s->word_bytes == 4 ? "u32" : "u64";
     text t = {0};
+    const char *word = mb_word_type(s->word_bytes);
     probe_header(&t, s, word);
     probe_reads(&t, s, word);
     probe_writes(&t, s);
@@ -298,10 +328,15 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
 
 /* ---- fill, verify, empty ------------------------------------------------- */
 
+const char *mb_word_type(int word_bytes)
+{
+    return word_bytes == 2 ? "u16" : word_bytes == 4 ? "u32" : word_bytes == 8 ? "u64" : NULL;
+}
+
 char *mb_generate_support(int word_bytes)
 {
-    if (word_bytes != 4 && word_bytes != 8) return NULL;
-    const char *word = word_bytes == 4 ? "u32" : "u64";
+    const char *word = mb_word_type(word_bytes);
+    if (!word) return NULL;
     text t = {0};
     text_put(&t, "/* membench fill and verify kernels (generated) */\n"
                  "#if defined(LBP_CUDA)\n"
@@ -314,22 +349,27 @@ char *mb_generate_support(int word_bytes)
                  "#define MB_ATOMIC_MAX(p, v) atomic_max((p), (v))\n"
                  "#endif\n");
     text_put(&t, kernel_mix64);
-    if (word_bytes == 4)
-        text_printf(&t, "#define MB_POISON ((u32)0x%xu)\n#define MB_SEED_WORD(seed) (seed)\n", MB_POISON32);
+    if (word_bytes == 2)
+        text_printf(&t, "#define MB_POISON ((u16)0x%xu)\n#define MB_SEED_WORD(seed) ((u16)((seed) & 0xfffeu))\n"
+                        "#define MB_PATTERN(x) ((u16)(mb_mix(x) | 1))\n", MB_POISON16);
+    else if (word_bytes == 4)
+        text_printf(&t, "#define MB_POISON ((u32)0x%xu)\n#define MB_SEED_WORD(seed) (seed)\n"
+                        "#define MB_PATTERN(x) ((u32)mb_mix(x))\n", MB_POISON32);
     else
         text_printf(&t,
                     "#define MB_POISON (((u64)0x%xu << 32) | (u64)0x%xu)\n"
-                    "#define MB_SEED_WORD(seed) (((u64)(seed) << 32) | (u64)((seed) ^ 0x%xu))\n",
+                    "#define MB_SEED_WORD(seed) (((u64)(seed) << 32) | (u64)((seed) ^ 0x%xu))\n"
+                    "#define MB_PATTERN(x) mb_mix(x)\n",
                     MB_POISON32, MB_POISON32, MB_SEED_HI_SALT);
     text_printf(&t,
                 "KERNEL void " MB_FILL_ENTRY "(GLOBAL %s *RESTRICT in, GLOBAL %s *RESTRICT out, i64 elements)\n"
                 "{\n"
                 "    const i64 x = global_id(0);\n"
                 "    if (x >= elements) return;\n"
-                "    in[x] = (%s)mb_mix((u64)x);\n"
+                "    in[x] = MB_PATTERN((u64)x);\n"
                 "    out[x] = MB_POISON;\n"
                 "}\n",
-                word, word, word);
+                word, word);
     text_printf(&t,
                 "KERNEL void " MB_VERIFY_ENTRY "(GLOBAL const %s *RESTRICT out, i64 stride, i64 threads,\n"
                 "    i32 misaligned_reads, i32 misaligned_writes, u32 seed, i32 mode, i64 launches_mod,\n"
@@ -347,19 +387,19 @@ char *mb_generate_support(int word_bytes)
                 "        const i64 d = read_shift - write_shift;\n"
                 "        i64 x = j + (d > 0 ? launches_mod : d < 0 ? threads - launches_mod : 0);\n"
                 "        if (x >= threads) x -= threads;\n"
-                "        if (j >= threads) expect = odd ? MB_POISON : (%s)mb_mix((u64)((i64)k * stride + j));\n"
-                "        else expect = (%s)mb_mix((u64)((i64)k * stride + x)) ^ (odd ? MB_SEED_WORD(seed) : (%s)0);\n"
+                "        if (j >= threads) expect = odd ? MB_POISON : MB_PATTERN((u64)((i64)k * stride + j));\n"
+                "        else expect = MB_PATTERN((u64)((i64)k * stride + x)) ^ (odd ? MB_SEED_WORD(seed) : (%s)0);\n"
                 "    } else if (mode) /* in place, L = M: the pattern, the seed in once more per launch */\n"
-                "        expect = (%s)mb_mix((u64)((i64)k * stride + j)) ^ (written && mode == %d ? MB_SEED_WORD(seed) : (%s)0);\n"
+                "        expect = MB_PATTERN((u64)((i64)k * stride + j)) ^ (written && mode == %d ? MB_SEED_WORD(seed) : (%s)0);\n"
                 "    else if (written)\n"
-                "        expect = (%s)mb_mix((u64)((i64)k * stride + j - write_shift + read_shift)) ^ MB_SEED_WORD(seed);\n"
+                "        expect = MB_PATTERN((u64)((i64)k * stride + j - write_shift + read_shift)) ^ MB_SEED_WORD(seed);\n"
                 "    if (out[(i64)k * stride + j] != expect) {\n"
                 "        MB_ATOMIC_ADD(&result[2 * k], 1u);\n"
                 "        MB_ATOMIC_MIN(&result[2 * k + 1], (u32)j);\n"
                 "    }\n"
                 "}\n",
-                word, word, MB_VERIFY_SWAPPED_EVEN, MB_VERIFY_SWAPPED_ODD, MB_VERIFY_SWAPPED_ODD, word, word, word,
-                word, MB_VERIFY_IN_PLACE_ODD, word, word);
+                word, word, MB_VERIFY_SWAPPED_EVEN, MB_VERIFY_SWAPPED_ODD, MB_VERIFY_SWAPPED_ODD, word,
+                MB_VERIFY_IN_PLACE_ODD, word);
     text_printf(&t,
                 "KERNEL void " MB_RESIDENCY_ENTRY "(GLOBAL u32 *RESTRICT counts, i64 hold_ns DYN_SHARED_PARAM)\n"
                 "{\n"

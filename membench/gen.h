@@ -24,7 +24,7 @@
  * of launches keeps every word of the arrays (a periodic lattice). */
 typedef struct {
     int words;             /* N */
-    int word_bytes;        /* 4 or 8 (u32 / u64 moved as bits) */
+    int word_bytes;        /* 2, 4 or 8 (u16 / u32 / u64 moved as bits) */
     int misaligned_reads;  /* L: arrays 0..L-1 read at index+1 */
     int misaligned_writes; /* M: arrays 0..M-1 written at index+1 */
     int payload;           /* P: arithmetic between the loads and the stores, 0 none */
@@ -47,7 +47,10 @@ typedef struct {
  * verifiable.  As in a collision, the first stores can issue while later
  * words are still computed.  Arithmetic operations per thread (the record's
  * ops, FMA counted once): N * P + N - 1.  An 8-byte payload needs LBP_FP64
- * (MB_PAYLOAD_FP64_OPTIONS). */
+ * (MB_PAYLOAD_FP64_OPTIONS).  2-byte words stand for half storage with
+ * float arithmetic: their sum reads the low 10 bits as a float in [1, 2),
+ * their chains are floats converted from and back to half (lbp_half_to_float,
+ * lbp_float_to_half), one conversion each way per word. */
 #define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
 int mb_payload_ops(int words, int payload);
 
@@ -101,6 +104,8 @@ enum { MB_VERIFY_OUTPUT = 0, MB_VERIFY_IN_PLACE_EVEN, MB_VERIFY_IN_PLACE_ODD, MB
 #define MB_RESIDENCY_ENTRY "membench_residency"
 #define MB_RESIDENCY_SMS 1024
 char *mb_generate_support(int word_bytes);
+/* "u16", "u32", "u64" for 2, 4, 8 bytes, else NULL. */
+const char *mb_word_type(int word_bytes);
 
 /* An empty kernel (one i32 argument) for launch latency. */
 #define MB_EMPTY_ENTRY "membench_empty"

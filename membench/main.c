@@ -27,8 +27,9 @@ static const char USAGE[] =
     "                      threads,payload (default: all)\n"
     "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
-    "  --word-bytes 4|8    word size of the words and misaligned sweeps (default 4,\n"
-    "                      plus 8-byte points in the words sweep)\n"
+    "  --word-bytes 2|4|8  word size of the words and misaligned sweeps (default 4,\n"
+    "                      plus 8- and 2-byte points in the words sweep and 2-byte\n"
+    "                      misaligned curves at N=19)\n"
     "  --block-size N      threads per block (default 256)\n"
     "  --blocks-per-sm K   resident blocks per SM, forced with dynamic shared memory\n"
     "                      (default 0: as many as fit; CUDA only)\n"
@@ -49,7 +50,7 @@ static const char USAGE[] =
     "                      make bench runs it after lbmkernels\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
-    "probe (L=M=0, default block size) with 4- and 8-byte words at 2^12 threads,\n"
+    "probe (L=M=0, default block size) with 2-, 4- and 8-byte words at 2^12 threads,\n"
     "doubling (with x1.5 points from 2^13 to 2^20*1.5; --quick: x4 steps) up to\n"
     "--threads (on a CPU without --threads, --thread-counts or --quick: on to the\n"
     "largest lattice lbmkernels runs with that word size), on a compact layout of\n"
@@ -71,7 +72,8 @@ static const char USAGE[] =
     "word's chain on it feeding that word's store: what arithmetic costs next to\n"
     "the memory traffic; column ops = N*P + N-1 operations per thread.  The\n"
     "occupancy sweep runs the aligned probe, the P=7 one and the L=10 and M=10\n"
-    "ones, and with FP64 the aligned and M=10 ones with 8-byte words.\n" LBP_COMMON_HELP;
+    "ones (the P=7 one at every word size), with FP64 the aligned and M=10 ones\n"
+    "with 8-byte words, and the aligned and M=10 ones with 2-byte words.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM };
@@ -113,8 +115,9 @@ static void parse_option(int opt, const char *arg, options *o)
         p->n_misaligned_n = lbp_parse_int_list("--misaligned", arg, 1, MB_MAX_WORDS, p->misaligned_n, MB_MAX_LIST);
         break;
     case OPT_WORD_BYTES:
-        p->word_bytes = (int)lbp_parse_int("--word-bytes", arg, 4, 8);
-        if (p->word_bytes != 4 && p->word_bytes != 8) lbp_usage_error("--word-bytes: '%s' is not 4 or 8", arg);
+        p->word_bytes = (int)lbp_parse_int("--word-bytes", arg, 2, 8);
+        if (p->word_bytes != 2 && p->word_bytes != 4 && p->word_bytes != 8)
+            lbp_usage_error("--word-bytes: '%s' is not 2, 4 or 8", arg);
         p->word_bytes_given = 1;
         break;
     case OPT_BLOCK_SIZE: p->block_size = (int)lbp_parse_int("--block-size", arg, 1, 1 << 16); break;
@@ -179,7 +182,7 @@ static void apply_defaults(options *o, const lbp_device *d)
      * runs with each word size (two lattices of 19 words in the memory
      * budget), as a CPU's curve still climbs at 2^22 */
     if (lbp_is_cpu(&d->info) && !p->quick && !o->threads && !top)
-        for (int i = 0; i < 2; i++) p->threads_top[i] = lbp_memory_budget(d) / (2LL * 19 * (4 << i));
+        for (int w = 2; w <= 8; w *= 2) p->threads_top[mb_word_slot(w)] = lbp_memory_budget(d) / (2LL * 19 * w);
     if (!o->threads)
         o->threads = top ? top : !lbp_is_cpu(&d->info) ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
@@ -270,7 +273,7 @@ static void preflight(run *r)
         }
     }
     if (p->sweeps & SW_THREADS)
-        for (int w = 4; w <= 8; w += 4) {
+        for (int w = 2; w <= 8; w *= 2) {
             mb_config c = {.spec = {.words = 19, .word_bytes = w}, .block_size = p->block_size};
             const mb_compiled *k = mb_kernel_for(&r->bench, &c.spec);
             mb_plan_threads_occupancy(&r->plan, p, w, blocks_to_force(r->d, k->kernel, p->block_size));
@@ -406,9 +409,12 @@ static n19_costs write_fits(run *r)
     lbp_csv *csv = lbp_csv_open(dir, "membench-fit.csv", "fit,word_bytes,words,x,slope_ns,intercept_ns,r2,rms_ns,points",
                                 info, r->o->common.force);
     fit_result f;
-    for (int w = 4; w <= 8; w += 4)
+    for (int w = 2; w <= 8; w *= 2)
         if (fit_sweep(r, "words", w, -1, &f)) write_fit_row(csv, "time_vs_words", w, -1, "words", &f.fit);
+    /* the 2-byte curves at N = 19 the plan adds beside a 4-byte default */
     static const char *const sweeps[] = {"misaligned_reads", "misaligned_writes", "misaligned_both"};
+    for (int s = 0; s < 3 && p->word_bytes != 2 && (p->sweeps & SW_MISALIGNED); s++)
+        if (fit_sweep(r, sweeps[s], 2, 19, &f)) write_fit_row(csv, sweeps[s], 2, 19, sweeps[s], &f.fit);
     for (int i = 0; i < p->n_misaligned_n && (p->sweeps & SW_MISALIGNED); i++) {
         int n = (int)p->misaligned_n[i];
         for (int s = 0; s < 3; s++) {

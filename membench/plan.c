@@ -11,6 +11,16 @@
 #define D3Q19_WORDS 19 /* N of a D3Q19 lattice update */
 #define AA_ODD_MISALIGNED 10 /* L = M = 10 in the A-A odd step; 10 reads of pull, 10 writes of push */
 
+/* The word sizes every sweep that the model reads at a kernel's access
+ * width probes: 4 (fp32), 8 (fp64, and fp32 at two cells per thread), 2
+ * (fp16s at one cell per thread; at 2 and 4 cells its accesses are 4 and
+ * 8 bytes wide). */
+static const int all_word_bytes[] = {4, 8, 2};
+#define N_WORD_BYTES 3
+
+/* Doubles for an 8-byte payload; 2-byte payloads compute in float. */
+static int payload_runs(const mb_plan_options *o, int w) { return w != 8 || o->fp64; }
+
 const char *mb_config_name(const mb_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "N%d-L%d-M%d-w%d-b%d-k%d", c->spec.words, c->spec.misaligned_reads,
@@ -60,19 +70,20 @@ static int in_set(int v, const int *set, int n)
 static void plan_words(mb_plan *p, const mb_plan_options *o)
 {
     static const int stamped[] = {1, 4, 8, 16, 19, 24, 32, 40};
-    static const int eight_byte[] = {1, 4, 8, 19, 27, 40};
+    static const int other_bytes[] = {1, 4, 8, 19, 27, 40}; /* the other word sizes' points */
     int n_stamped = o->quick ? 0 : (int)(sizeof stamped / sizeof *stamped);
     for (int i = 0; i < o->n_words; i++) {
         int n = (int)o->words[i];
         add(p, o, "words", n, o->word_bytes, 0, 0, o->block_size, o->blocks_per_cu,
             n == D3Q19_WORDS || in_set(n, stamped, n_stamped));
     }
-    if (o->word_bytes_given || o->word_bytes == 8) return;
-    for (int i = 0; i < o->n_words; i++) {
-        int n = (int)o->words[i];
-        if (o->quick ? n == D3Q19_WORDS : in_set(n, eight_byte, (int)(sizeof eight_byte / sizeof *eight_byte)))
-            add(p, o, "words", n, 8, 0, 0, o->block_size, o->blocks_per_cu, 0);
-    }
+    if (o->word_bytes_given || o->word_bytes != 4) return;
+    for (int w = 8; w >= 2; w -= 6)
+        for (int i = 0; i < o->n_words; i++) {
+            int n = (int)o->words[i];
+            if (o->quick ? n == D3Q19_WORDS : in_set(n, other_bytes, (int)(sizeof other_bytes / sizeof *other_bytes)))
+                add(p, o, "words", n, w, 0, 0, o->block_size, o->blocks_per_cu, 0);
+        }
 }
 
 /* Steps of 1 up to N=20 (D3Q19), coarser above; always ends at x = N. */
@@ -82,27 +93,34 @@ static int misaligned_step(const mb_plan_options *o, int n)
     return n <= 20 ? 1 : 3;
 }
 
-static void plan_misaligned(mb_plan *p, const mb_plan_options *o)
+static void plan_misaligned_curves(mb_plan *p, const mb_plan_options *o, int n, int w)
 {
     static const char *const sweeps[] = {"misaligned_reads", "misaligned_writes", "misaligned_both"};
-    for (int i = 0; i < o->n_misaligned_n; i++) {
-        int n = (int)o->misaligned_n[i], step = misaligned_step(o, n);
-        for (int s = 0; s < 3; s++) {
-            for (int x = 0;; x += step) {
-                if (x > n) x = n;
-                int l = s == 1 ? 0 : x, m = s == 0 ? 0 : x;
-                int stamped = n == D3Q19_WORDS && (x == 0 || x == AA_ODD_MISALIGNED || x == n) && !o->quick;
-                add(p, o, sweeps[s], n, o->word_bytes, l, m, o->block_size, o->blocks_per_cu, stamped);
-                if (x == n) break;
-            }
+    const int step = misaligned_step(o, n);
+    for (int s = 0; s < 3; s++) {
+        for (int x = 0;; x += step) {
+            if (x > n) x = n;
+            int l = s == 1 ? 0 : x, m = s == 0 ? 0 : x;
+            int stamped = n == D3Q19_WORDS && (x == 0 || x == AA_ODD_MISALIGNED || x == n) && !o->quick &&
+                          w == o->word_bytes;
+            add(p, o, sweeps[s], n, w, l, m, o->block_size, o->blocks_per_cu, stamped);
+            if (x == n) break;
         }
     }
+}
+
+static void plan_misaligned(mb_plan *p, const mb_plan_options *o)
+{
+    for (int i = 0; i < o->n_misaligned_n; i++) plan_misaligned_curves(p, o, (int)o->misaligned_n[i], o->word_bytes);
+    /* 2-byte words at N = 19 too: a shifted 2-byte access of a warp spans
+     * 3 sectors for 2, a share of the cost no wider word shows */
+    if (!o->word_bytes_given && o->word_bytes == 4) plan_misaligned_curves(p, o, D3Q19_WORDS, 2);
 }
 
 static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
 {
     static const int lm[3][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED}};
-    for (int w = 4; w <= 8; w += 4)
+    for (int w = 2; w <= 8; w *= 2)
         for (int i = 0; i < 3; i++)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
@@ -126,7 +144,7 @@ static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_pr
         for (int i = 0; i < o->n_thread_counts; i++) add_threads(p, o, v, k, o->thread_counts[i]);
         return;
     }
-    long long top = o->max_threads, beyond = o->threads_top[v->word_bytes == 8];
+    long long top = o->max_threads, beyond = o->threads_top[mb_word_slot(v->word_bytes)];
     if (beyond > top && top > 0) top = beyond;
     if (top <= 0) return;
     long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
@@ -145,8 +163,9 @@ static void plan_threads(mb_plan *p, const mb_plan_options *o)
     static const int variants[5][3] = {{0, 0, 0}, {0, 0, MB_PAYLOAD_COLLISION}, {AA_ODD_MISALIGNED, 0, 0},
                                        {0, AA_ODD_MISALIGNED, 0}, {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0}};
     for (int i = 0; i < 5; i++)
-        for (int w = 4; w <= 8; w += 4) {
-            if (variants[i][2] && w == 8 && !o->fp64) continue;
+        for (int wi = 0; wi < N_WORD_BYTES; wi++) {
+            const int w = all_word_bytes[wi];
+            if (variants[i][2] && !payload_runs(o, w)) continue;
             mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = w, .misaligned_reads = variants[i][0],
                                .misaligned_writes = variants[i][1], .payload = variants[i][2]};
             plan_threads_curve(p, o, &v, o->blocks_per_cu);
@@ -158,8 +177,9 @@ static void plan_payload(mb_plan *p, const mb_plan_options *o)
     static const int payloads[] = {1, 2, 4, MB_PAYLOAD_COLLISION, 10, 14}, quick_payloads[] = {MB_PAYLOAD_COLLISION};
     const int *list = o->quick ? quick_payloads : payloads;
     int n = o->quick ? 1 : (int)(sizeof payloads / sizeof *payloads);
-    for (int w = 4; w <= 8; w += 4)
-        for (int i = 0; i < n && (w == 4 || o->fp64); i++) {
+    for (int wi = 0; wi < N_WORD_BYTES; wi++)
+        for (int i = 0; i < n && payload_runs(o, all_word_bytes[wi]); i++) {
+            const int w = all_word_bytes[wi];
             add(p, o, "payload", D3Q19_WORDS, w, 0, 0, o->block_size, o->blocks_per_cu, 0);
             p->items[p->n - 1].cfg.spec.payload = list[i];
         }
@@ -193,9 +213,10 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
     int n = 0;
     const mb_probe_spec base = {.words = D3Q19_WORDS, .word_bytes = o->word_bytes};
     out[n++] = base;
-    for (int w = 4; w <= 8; w += 4)
-        if (w == 4 || o->fp64) out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w,
-                                                          .payload = MB_PAYLOAD_COLLISION};
+    for (int wi = 0; wi < N_WORD_BYTES; wi++)
+        if (payload_runs(o, all_word_bytes[wi]))
+            out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = all_word_bytes[wi],
+                                       .payload = MB_PAYLOAD_COLLISION};
     out[n] = base;
     out[n++].misaligned_reads = AA_ODD_MISALIGNED;
     out[n] = base;
@@ -205,6 +226,13 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
          * costs depends on the bytes it moves (fp64 kernels) */
         out[n] = base;
         out[n++].word_bytes = 8;
+        out[n] = out[n - 1];
+        out[n++].misaligned_writes = AA_ODD_MISALIGNED;
+    }
+    if (base.word_bytes == 4 && !o->word_bytes_given) {
+        /* 2-byte words aligned and with M = 10 (fp16s at one cell per thread) */
+        out[n] = base;
+        out[n++].word_bytes = 2;
         out[n] = out[n - 1];
         out[n++].misaligned_writes = AA_ODD_MISALIGNED;
     }
@@ -317,9 +345,9 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
             rc = -1;
             break;
         }
-        int w = !strcmp(prec, "fp64") ? 8 : !strcmp(prec, "fp32") ? 4 : 0;
+        int w = !strcmp(prec, "fp64") ? 8 : !strcmp(prec, "fp32") ? 4 : !strcmp(prec, "fp16s") ? 2 : 0;
         if (!w || cells < 1 || bs < 1 || lattices < 1) {
-            snprintf(err, err_len, "%s:%d: expected precision fp32|fp64 and positive cells, block_size, lattices",
+            snprintf(err, err_len, "%s:%d: expected precision fp32|fp64|fp16s and positive cells, block_size, lattices",
                      t.path, t.line[r]);
             rc = -1;
             break;
@@ -328,7 +356,7 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
         double set = lattices * D3Q19_WORDS * w * cells;
         if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
         int width = w * (int)v;
-        if (width != 4 && width != 8) {
+        if (width != 2 && width != 4 && width != 8) {
             lbp_warn("%s:%d: %d-byte accesses (%d cells per thread of %d bytes) are not probed", t.path, t.line[r],
                      width, (int)v, w);
             continue;

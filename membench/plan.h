@@ -18,6 +18,9 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
 
 #define MB_MAX_LIST 256
 
+/* Index of a word size in per-word-size arrays: 4 -> 0, 8 -> 1, 2 -> 2. */
+static inline int mb_word_slot(int word_bytes) { return word_bytes == 8 ? 1 : word_bytes == 2 ? 2 : 0; }
+
 typedef struct {
     int sweeps;               /* SW_* bits */
     int quick;
@@ -31,7 +34,7 @@ typedef struct {
     int n_misaligned_n;
     int stamps;               /* the backend has a per-warp clock */
     long long max_threads;    /* threads per launch (--threads): the top of the threads sweep */
-    long long threads_top[2]; /* [0] 4-byte, [1] 8-byte words: the threads sweep's top where above
+    long long threads_top[3]; /* by mb_word_slot: the threads sweep's top where above
                                * max_threads (a CPU: the largest lattice; 0 none) */
     long long thread_counts[MB_MAX_LIST]; /* --thread-counts: the threads sweep at these counts only */
     int n_thread_counts;
@@ -50,7 +53,10 @@ typedef struct {
 } mb_plan;
 
 /* Every sweep but occupancy (which needs a compiled kernel: mb_plan_occupancy).
- * The threads sweep: N=19 at the default block size, word sizes 4 and 8,
+ * With the default 4-byte words, the words sweep adds 8- and 2-byte
+ * points (N = 1, 4, 8, 19, 27, 40; quick: 19) and the misaligned sweep
+ * 2-byte curves at N = 19; the word_bytes sweep runs 2, 4 and 8 bytes.
+ * The threads sweep: N=19 at the default block size, word sizes 2, 4 and 8,
  * thread counts 2^12, 2^12*1.5, 2^13, ... (x1.5 points from 2^13 to
  * 2^20*1.5; quick: powers of 4 only) up to max_threads, which is always a
  * point (--thread-counts: exactly those counts instead); MB_THREADS_LAUNCHES
@@ -59,7 +65,7 @@ typedef struct {
  * misaligned reads, M = 10 misaligned writes and both (what misalignment
  * and arithmetic cost where the working set sits in the L2).
  * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
- * both word sizes (8 bytes only with fp64). */
+ * every word size (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
 /* The threads sweep (the aligned probe, w-byte words) again at fewer blocks
  * per SM than fit (blocks_fit, 0 or -1: the backend
@@ -70,11 +76,12 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_by
 /* The block sizes of the occupancy sweep: those lbmkernels sweeps. */
 #define MB_OCCUPANCY_BLOCK_SIZES {64, 128, 192, 256, 384, 512, 768, 1024}
 /* The variants of the occupancy sweep, N=19 each: aligned at the default
- * word size, then with the collision payload (4 and, with fp64, 8 bytes),
- * with L = 10 and with M = 10 (default word size), and with fp64 and a
- * 4-byte default, 8-byte words aligned and with M = 10.  Fills up to
+ * word size, then with the collision payload (4, with fp64 8, and 2 bytes),
+ * with L = 10 and with M = 10 (default word size), with fp64 and a 4-byte
+ * default 8-byte words aligned and with M = 10, and with a 4-byte default
+ * (not given) 2-byte words aligned and with M = 10.  Fills up to
  * MB_OCCUPANCY_VARIANTS specs, returns the count. */
-#define MB_OCCUPANCY_VARIANTS 7
+#define MB_OCCUPANCY_VARIANTS 10
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
 /* Occupancy sweep of one variant at one block size: blocks per SM
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */
@@ -103,7 +110,7 @@ typedef struct {
  * shapes the time; l2_bytes 0: 2^21 cells at most): distinct block size,
  * blocks per SM and access width, with the thread counts cells /
  * cells_per_thread, marked in_place where a kernel that keeps one lattice
- * runs them, swapped where one that keeps two does.  Access widths other than 4 and 8
+ * runs them, swapped where one that keeps two does.  Access widths other than 2, 4 and 8
  * bytes are left out (a warning).  Returns the count, or -1 with a message
  * naming the file and line. */
 int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes, mb_geometry *out, int max,

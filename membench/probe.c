@@ -66,7 +66,7 @@ void mb_bench_close(mb_bench *b)
     lbp_buf *bufs[] = {b->in, b->out, b->stamps, b->result};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         if (bufs[i]) lbp_release(b->d, bufs[i]);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < 3; w++) {
         if (b->fill[w]) b->d->be->kernel_release(b->d, b->fill[w]);
         if (b->verify[w]) b->d->be->kernel_release(b->d, b->verify[w]);
     }
@@ -243,7 +243,8 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
 
 static lbp_kernel *support_kernel(mb_bench *b, int word_bytes, int verify)
 {
-    lbp_kernel **slot = verify ? &b->verify[word_bytes == 8] : &b->fill[word_bytes == 8];
+    const int w = word_bytes == 2 ? 2 : word_bytes == 8;
+    lbp_kernel **slot = verify ? &b->verify[w] : &b->fill[w];
     if (!*slot) {
         char *src = mb_generate_support(word_bytes);
         *slot = compile_or_die(b->d, src, verify ? MB_VERIFY_ENTRY : MB_FILL_ENTRY, "");

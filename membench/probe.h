@@ -39,7 +39,7 @@ typedef struct {
     lbp_buf *in, *out, *stamps, *result;
     int64_t stamp_warps;  /* warps the stamps buffer holds */
     int in_word_bytes;    /* word size the input currently holds (0: none) */
-    lbp_kernel *fill[2], *verify[2]; /* [0]: 4 B, [1]: 8 B; compiled on first use */
+    lbp_kernel *fill[3], *verify[3]; /* [0]: 4 B, [1]: 8 B, [2]: 2 B; compiled on first use */
     lbp_kernel *residency;           /* compiled on first use, with its buffer */
     lbp_buf *residency_counts;
     struct mb_forced *forced;        /* forced shapes found so far */

@@ -19,7 +19,7 @@ static const char predict_usage[] =
     "Predicted MLUPS of one kernel on the device whose stream and membench results\n"
     "are in DIR, at each level of the model, with what each level read.\n"
     "KERNEL is a built-in scheme:\n"
-    "  --scheme push|pull|split|aa --precision fp32|fp64\n"
+    "  --scheme push|pull|split|aa --precision fp32|fp64|fp16s\n"
     "    push  19 words read, 19 written, 0 misaligned reads, 10 misaligned writes\n"
     "    pull, split  10 misaligned reads, 0 misaligned writes\n"
     "    aa    one lattice; launches alternate 0/0 (even step) and 10/10 (odd step)\n"
@@ -28,14 +28,14 @@ static const char predict_usage[] =
     "  --kernel FILE           name, words, misalignment, word size, lattices, launches,\n"
     "                          operations, cells per thread, the launch (linear, rows,\n"
     "                          grid), block and registers or occupancy; --precision\n"
-    "                          fp32|fp64 sets its word size, the launch flags below\n"
+    "                          fp32|fp64|fp16s sets its word size, the launch flags below\n"
     "                          override the file's\n"
     "or a description of any other kernel, per cell and time step:\n"
     "  --words-read N          words read (required)\n"
     "  --words-written N       words written (default: as read)\n"
     "  --misaligned-reads L    reads at index+1 (default 0)\n"
     "  --misaligned-writes M   writes at index+1 (default 0)\n"
-    "  --word-bytes B          bytes per word (default 4; membench probes 4 and 8,\n"
+    "  --word-bytes B          bytes per word (default 4; membench probes 2, 4 and 8,\n"
     "                          others are read from the nearest, scaled)\n"
     "  --lattices 1|2          copies of the lattice in memory (default 2)\n"
     "  --launches-per-step K   kernel launches that make one step (default 1)\n"
@@ -112,7 +112,7 @@ static void predict_option(int o, const char *arg, void *ctx)
         break;
     case OPT_PRECISION:
         a->precision = arg;
-        lbp_parse_choice("--precision", arg, (const char *const[]){"fp32", "fp64", NULL});
+        lbp_parse_choice("--precision", arg, (const char *const[]){"fp32", "fp64", "fp16s", NULL});
         break;
     case OPT_SIZE: a->size = arg; break;
     case OPT_KERNEL: a->kernel_file = arg; break;

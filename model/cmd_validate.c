@@ -123,7 +123,7 @@ static model_kernel kernel_of(const validation *v, int row, const model_validate
     const int line = v->lbm.line[row];
     model_kernel k;
     if (model_builtin_kernel(&k, pt->scheme, pt->precision))
-        model_bad_input("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64, got '%s' '%s'", v->path, line,
+        model_bad_input("%s:%d: expected scheme push|pull|split|aa and precision fp32|fp64|fp16s, got '%s' '%s'", v->path, line,
                  pt->scheme, pt->precision);
     const double cpt = lbm_number(v, row, "cells_per_thread", CPT, 1),
                  lattices = lbm_number(v, row, "lattices", LATTICES, k.lattices);

@@ -348,14 +348,14 @@ int model_cmd_summary(int argc, char **argv)
     int r = lbp_table_read_columns(&t, path, cols, err, sizeof err);
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (run model validate first)", path);
     if (r) model_bad_input("%s", err);
-    static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64"};
+    static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64", "fp16s"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
-    int rows[4 * 2 * 2 * 4];
+    int rows[4 * 3 * 2 * 4];
     summary_view v = {.dir = cli.dir, .t = &t, .rows = rows, .quick = run_was_quick(cli.dir),
                       .scattered = scatter_warnings(cli.dir)};
     for (int s = 0; s < 4; s++)
-        for (int p = 0; p < 2; p++) v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], rows + v.n);
+        for (int p = 0; p < 3; p++) v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], rows + v.n);
     if (!v.n) model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
     v.n_drift = drift_rows_if_any(cli.dir, &v.drift);
     if (v.n_drift) count_within_drift(&t, v.drift, v.n_drift, &v.within, &v.drift_points);

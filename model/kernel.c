@@ -23,6 +23,7 @@ int model_precision_word_bytes(const char *precision)
 {
     if (!strcmp(precision, "fp32")) return 4;
     if (!strcmp(precision, "fp64")) return 8;
+    if (!strcmp(precision, "fp16s")) return 2; /* half storage, float arithmetic (lbmkernels) */
     return -1;
 }
 

@@ -26,7 +26,7 @@ typedef struct {
     char name[48];
     double words_read;             /* per cell and step (N for the probe) */
     double words_written;
-    int word_bytes;                /* s: 4 (fp32), 8 (fp64), 2 (fp16 storage), ... */
+    int word_bytes;                /* s: 4 (fp32), 8 (fp64), 2 (fp16s), ... */
     int lattices;                  /* 2 (A-B) or 1 (A-A): working set */
     int launches_per_step;         /* K launches make one time step */
     int phases;                    /* alternating launch patterns, >= 1 */
@@ -43,7 +43,7 @@ typedef struct {
     int block[3];                  /* grid launch: threads per block in x, y, z */
 } model_kernel;
 
-/* push, pull, split, aa at fp32 or fp64, read from model/kernels/<scheme>.kernel
+/* push, pull, split, aa at fp32, fp64 or fp16s, read from model/kernels/<scheme>.kernel
  * (embedded in the binary) with the precision's word size.  Returns 0, or -1
  * for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);

@@ -119,7 +119,7 @@ if [ -f "$data/membench.csv" ]; then
     # rows without a payload (files older than the ops column have none)
     plain=""; head -n 1 "$mb" | tr ',' '\n' | grep -qx ops && plain=",ops=0"
     wp=""
-    for w in 4 8; do
+    for w in 2 4 8; do
         csvsel "$mb" "backend=$b0,sweep=words,word_bytes=$w,misaligned_reads=0,misaligned_writes=0" words ns_per_thread | sort -g >"$tmp/words-$w.dat"
         [ -s "$tmp/words-$w.dat" ] || continue
         wp="$wp${wp:+, }'$tmp/words-$w.dat' using 1:2 with points pt 7 title '$w-byte words'"
@@ -139,7 +139,8 @@ if [ -f "$data/membench.csv" ]; then
     done
     [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
     op=""
-    aligned="word_bytes=4,misaligned_reads=0,misaligned_writes=0$plain"
+    any_word="misaligned_reads=0,misaligned_writes=0$plain" # aligned, any word size
+    aligned="word_bytes=4,$any_word"
     for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
         csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs,$aligned" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
         [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title 'block $bs'"
@@ -152,8 +153,8 @@ if [ -f "$data/membench.csv" ]; then
     # one curve per backend and word size at as many blocks as fit, and the
     # 4-byte curves at fewer blocks per SM (forced, where measured) thin
     tp=""
-    for b in $(backends_of "$mb"); do for w in 4 8; do
-        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w,blocks_per_cu_requested=0,$aligned" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
+    for b in $(backends_of "$mb"); do for w in 2 4 8; do
+        csvsel "$mb" "backend=$b,sweep=threads,word_bytes=$w,blocks_per_cu_requested=0,$any_word" threads ms_median | awk '{print $1, $2*1000}' | sort -g >"$tmp/thr-$b-$w.dat"
         [ -s "$tmp/thr-$b-$w.dat" ] && tp="$tp${tp:+, }'$tmp/thr-$b-$w.dat' using 1:2 with linespoints lw 2 title '$b, $w-byte words'"
     done
     for k in $(csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4" blocks_per_cu_requested | sort -gu | awk '$1 > 0'); do
@@ -256,7 +257,7 @@ if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
     one=$(one_device "$src")
-    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64; do
+    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
         lp=""; i=0
         for s in push pull split aa; do
             i=$((i + 1))
@@ -395,7 +396,7 @@ grep -qs '^command,.* --quick' "$data"/*-meta*.csv &&
 } >"$out/report.md"
 
 # One page: the four figures a report needs, and the summary table.
-pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 launch probe-threads; do
+pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 lbm-cuda-fp16s launch probe-threads; do
     case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
 done
 set -- $pick

@@ -38,9 +38,8 @@ void stream_write_pattern(lbp_device *d, lbp_buf *buf, int64_t bytes)
     uint32_t *h = staging();
     for (int64_t off = 0; off < bytes; off += STAGING_BYTES) {
         int64_t len = min64(STAGING_BYTES, bytes - off);
-        uint32_t first_value = stream_pattern((uint64_t)(off / 4));
         for (uint32_t j = 0; j < (uint32_t)(len / 4); j++)
-            h[j] = first_value + 2u * j;
+            h[j] = stream_pattern((uint64_t)(off / 4 + j));
         d->be->write(d, buf, (size_t)off, h, (size_t)len);
     }
 }
@@ -54,9 +53,25 @@ static void format_words(char *s, size_t len, const uint32_t *w, int count)
         at += (size_t)snprintf(s + at, len - at, "%s0x%08" PRIx32, k ? ":" : "", w[k]);
 }
 
+/* 2-byte words: two to a u32, the first in its low half (little-endian). */
+static void describe_half_mismatch(const stream_record *r, int64_t u32_index, uint32_t got, char *why,
+                                   size_t why_len)
+{
+    const uint32_t want = stream_pattern((uint64_t)u32_index);
+    const int high = (got & 0xffffu) == (want & 0xffffu);
+    const unsigned g = high ? got >> 16 : got & 0xffffu, w = high ? want >> 16 : want & 0xffffu;
+    const unsigned poison = high ? STREAM_POISON >> 16 : STREAM_POISON & 0xffffu;
+    snprintf(why, why_len, "element %" PRId64 " of %" PRId64 " (2-byte words): expected 0x%04x, got 0x%04x%s",
+             2 * u32_index + high, r->elements, w, g, g == poison ? " (never written)" : "");
+}
+
 static void describe_mismatch(const stream_record *r, int64_t u32_index, const uint32_t *got,
                               char *why, size_t why_len)
 {
+    if (r->word_bytes == 2) {
+        describe_half_mismatch(r, u32_index, got[0], why, why_len);
+        return;
+    }
     int wb = r->word_bytes > 0 ? r->word_bytes : 4; /* driver copy: report u32 words */
     int per = wb / 4;
     int64_t element = u32_index / per;
@@ -85,26 +100,45 @@ int stream_verify(lbp_device *d, const lbp_buf *out, const stream_record *r, int
         d->be->read(d, out, (size_t)off, h, (size_t)len);
         int64_t base = off / 4;
         /* Branch-free first pass (vectorises); search only on a mismatch. */
-        uint32_t first_value = stream_pattern((uint64_t)base), diff = 0;
+        uint32_t diff = 0;
         for (uint32_t j = 0; j < (uint32_t)(len / 4); j++)
-            diff |= h[j] ^ (first_value + 2u * j);
+            diff |= h[j] ^ stream_pattern((uint64_t)(base + j));
         for (int64_t j = 0; diff && j < len / 4; j++)
             if (h[j] != stream_pattern((uint64_t)(base + j))) {
                 /* Align the report to the element's first word in the chunk. */
-                int per = (r->word_bytes > 0 ? r->word_bytes : 4) / 4;
+                int per = (r->word_bytes > 4 ? r->word_bytes : 4) / 4;
                 int64_t first = (base + j) / per * per;
                 describe_mismatch(r, first, h + (first - base), why, why_len);
                 return 1;
             }
     }
+    /* An odd count of 2-byte words ends in half a u32: the copied low half
+     * (little-endian devices) and the poison's high half. */
+    int64_t whole = bytes / 4 * 4;
+    if (bytes > whole) {
+        uint32_t tail, want = (stream_pattern((uint64_t)(whole / 4)) & 0xffffu) | (STREAM_POISON & 0xffff0000u);
+        d->be->read(d, out, (size_t)whole, &tail, 4);
+        if ((tail & 0xffffu) != (want & 0xffffu)) {
+            describe_half_mismatch(r, whole / 4, tail, why, why_len);
+            return 1;
+        }
+        if (tail != want) {
+            snprintf(why, why_len, "wrote past the end of the array: byte offset %" PRId64 " (array of %" PRId64
+                     " bytes) holds 0x%04" PRIx32 ", expected the poison 0x%04x",
+                     bytes, bytes, tail >> 16, STREAM_POISON >> 16);
+            return 1;
+        }
+        whole += 4;
+        guard_bytes -= whole - bytes;
+    }
     if (guard_bytes > 0) {
-        d->be->read(d, out, (size_t)bytes, h, (size_t)guard_bytes);
+        d->be->read(d, out, (size_t)whole, h, (size_t)guard_bytes);
         for (int64_t j = 0; j < guard_bytes / 4; j++)
             if (h[j] != STREAM_POISON) {
                 snprintf(why, why_len,
                          "wrote past the end of the array: byte offset %" PRId64
                          " (array of %" PRId64 " bytes) holds 0x%08" PRIx32 ", expected the poison 0x%08x",
-                         bytes + 4 * j, bytes, h[j], STREAM_POISON);
+                         whole + 4 * j, bytes, h[j], STREAM_POISON);
                 return 1;
             }
     }
@@ -130,7 +164,7 @@ int stream_bench_init(stream_bench *b, lbp_device *d, int64_t capacity_bytes)
 
 void stream_bench_free(stream_bench *b)
 {
-    for (int w = 0; w < 3; w++)
+    for (int w = 0; w < STREAM_WORD_SLOTS; w++)
         for (int a = 0; a < STREAM_ACCESS_COUNT; a++)
             if (b->kernels[w][a])
                 b->d->be->kernel_release(b->d, b->kernels[w][a]);
@@ -141,7 +175,7 @@ void stream_bench_free(stream_bench *b)
     memset(b, 0, sizeof *b);
 }
 
-static int word_slot(int word_bytes) { return word_bytes == 4 ? 0 : word_bytes == 8 ? 1 : 2; }
+static int word_slot(int word_bytes) { return word_bytes == 2 ? 3 : word_bytes == 4 ? 0 : word_bytes == 8 ? 1 : 2; }
 
 typedef struct {
     lbp_device *d;

@@ -7,10 +7,18 @@
 #include "gen.h"
 #include "stats.h"
 
-/* Every u32 of the input holds an odd value, the poison is even, so an
- * element the kernel did not write can never pass for a copied one. */
+/* Every u32 of the input holds an odd low half and an even high half, the
+ * poison an even low and an odd high half, so an element the kernel did
+ * not write can never pass for a copied one, not even a 2-byte element.
+ * The low half is 2j + 1, the high half 2 (j ^ j >> 15) (mod 2^16): a
+ * 2-byte copy from an index shifted by up to 65535 elements differs within
+ * a few elements, and no two u32 of a 4 GB array are equal (test_stream). */
 #define STREAM_POISON 0xDEADBEEEu
-static inline uint32_t stream_pattern(uint64_t u32_index) { return (uint32_t)(2u * u32_index + 1u); }
+static inline uint32_t stream_pattern(uint64_t u32_index)
+{
+    const uint32_t j = (uint32_t)u32_index;
+    return (uint32_t)((2u * (j ^ (j >> 15))) << 16) | ((2u * j + 1u) & 0xffffu);
+}
 
 /* How many timed repetitions a configuration gets. */
 typedef struct {
@@ -27,13 +35,14 @@ typedef struct {
     double gbs_median, gbs_max; /* bytes moved (from the record) per second, 10^9 B/s */
 } stream_result;
 
+#define STREAM_WORD_SLOTS 4
 /* Two device arrays a (input, holding the pattern) and c (output) of
  * capacity_bytes each, plus the kernels compiled so far. */
 typedef struct {
     lbp_device *d;
     lbp_buf *in, *out;
     int64_t capacity_bytes;
-    lbp_kernel *kernels[3][STREAM_ACCESS_COUNT]; /* by word size (4, 8, 16) and access */
+    lbp_kernel *kernels[STREAM_WORD_SLOTS][STREAM_ACCESS_COUNT]; /* by word size (4, 8, 16, 2) and access */
 } stream_bench;
 
 /* Allocate both arrays and write the input pattern.  Returns 0, or -1 when

@@ -6,7 +6,7 @@
 #include <string.h>
 
 const char *const stream_access_names[] = {"one", "stride", NULL};
-const int stream_word_sizes[] = {4, 8, 16, 0};
+const int stream_word_sizes[] = {2, 4, 8, 16, 0};
 
 /* Largest grid along x that every backend accepts (CUDA: 2^31 - 1). */
 #define STREAM_MAX_BLOCKS 2147483647LL
@@ -14,6 +14,7 @@ const int stream_word_sizes[] = {4, 8, 16, 0};
 const char *stream_word_type(int word_bytes)
 {
     switch (word_bytes) {
+    case 2: return "u16"; /* a half-precision lattice's word */
     case 4: return "u32";
     case 8: return "uint2";
     case 16: return "uint4";
@@ -47,7 +48,7 @@ int stream_generate(const stream_config *cfg, stream_kernel *out, char *why, siz
 {
     const char *type = stream_word_type(cfg->word_bytes);
     if (!type)
-        return fail(why, why_len, "word size %lld is not 4, 8 or 16 bytes", cfg->word_bytes);
+        return fail(why, why_len, "word size %lld is not 2, 4, 8 or 16 bytes", cfg->word_bytes);
     if (cfg->access != STREAM_ACCESS_ONE && cfg->access != STREAM_ACCESS_STRIDE)
         return fail(why, why_len, "unknown access pattern %lld", (long long)cfg->access);
     if (cfg->block_size < 1 || cfg->block_size > 65536)

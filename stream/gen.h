@@ -15,10 +15,10 @@ typedef enum {
 } stream_access;
 extern const char *const stream_access_names[]; /* "one", "stride"; NULL-terminated */
 
-extern const int stream_word_sizes[]; /* 4, 8, 16; 0-terminated */
+extern const int stream_word_sizes[]; /* 2, 4, 8, 16; 0-terminated */
 
 typedef struct {
-    int word_bytes;        /* s: 4 (u32), 8 (uint2) or 16 (uint4) */
+    int word_bytes;        /* s: 2 (u16), 4 (u32), 8 (uint2) or 16 (uint4) */
     stream_access access;
     int block_size;        /* threads per block (work-group) */
     int64_t blocks;        /* stride: blocks launched; one: ignored (one thread per element) */
@@ -57,7 +57,7 @@ stream_record stream_driver_copy_record(int64_t bytes);
 int64_t stream_array_bytes(const stream_record *r);
 int64_t stream_bytes_moved(const stream_record *r);
 
-/* "u32", "uint2", "uint4", or NULL for an unsupported width. */
+/* "u16", "u32", "uint2", "uint4", or NULL for an unsupported width. */
 const char *stream_word_type(int word_bytes);
 
 #endif

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "device.h"
+#include "half.h"
 #include "stats.h"
 
 static const char *saxpy_src =
@@ -138,6 +139,152 @@ static void test_nvrtc_compiles_dialect_for_sm90(void **state)
     const char *clock_src = "KERNEL void t(GLOBAL u64 *o) { o[global_id(0)] = lbp_globaltimer() + lbp_smid() + lbp_lane(); }\n";
     assert_int_equal(lbp_nvrtc_check(clock_src, "", "sm_90", why, sizeof why), 0);
     assert_int_equal(lbp_nvrtc_check("KERNEL void b() { nope; }\n", "", "sm_90", why, sizeof why), 1);
+}
+
+/* ---- half precision ------------------------------------------------------ */
+
+/* The host conversions: every half survives a round trip; a value halfway
+ * between two neighbours goes to the even one; the edges of the range. */
+static void test_half_host_conversions(void **state)
+{
+    (void)state;
+    for (uint32_t h = 0; h < 65536; h++) {
+        double v = lbp_half_to_double((uint16_t)h);
+        if (isnan(v)) {
+            assert_true((h & 0x7c00) == 0x7c00 && (h & 0x3ff));
+            continue;
+        }
+        assert_int_equal(lbp_half_from_double(v), h);
+        if ((h & 0x7fff) >= 0x7bff) continue; /* no finite neighbour above */
+        double next = lbp_half_to_double((uint16_t)(h + 1)), mid = (v + next) / 2;
+        uint16_t even = h & 1 ? (uint16_t)(h + 1) : (uint16_t)h;
+        assert_int_equal(lbp_half_from_double(mid), even);
+        /* just off the midpoint: the nearer one */
+        assert_int_equal(lbp_half_from_double(mid + (next - v) * 1e-3), (uint16_t)(h + 1));
+        assert_int_equal(lbp_half_from_double(mid - (next - v) * 1e-3), (uint16_t)h);
+    }
+    assert_int_equal(lbp_half_from_double(1.0), 0x3c00);
+    assert_int_equal(lbp_half_from_double(-2.0), 0xc000);
+    assert_int_equal(lbp_half_from_double(65504.0), 0x7bff);
+    assert_int_equal(lbp_half_from_double(65519.99), 0x7bff);
+    assert_int_equal(lbp_half_from_double(65520.0), 0x7c00); /* the tie goes to 2^16: infinity */
+    assert_int_equal(lbp_half_from_double(-1e9), 0xfc00);
+    assert_int_equal(lbp_half_from_double(0x1p-24), 0x0001);  /* least subnormal */
+    assert_int_equal(lbp_half_from_double(0x1p-25), 0x0000);  /* the tie to 0 (even) */
+    assert_int_equal(lbp_half_from_double(0x1.8p-25), 0x0001);
+    assert_int_equal(lbp_half_from_double(-0.0), 0x8000);
+    assert_true(isnan(lbp_half_to_double(lbp_half_from_double(NAN))));
+    assert_true(fabs(lbp_half_to_double(0x3c01) - 1.0 - 2 * LBP_HALF_UNIT_ROUNDOFF) < 1e-15);
+#if defined(__FLT16_MANT_DIG__)
+    /* and the compiler's own conversion agrees on a spread of doubles */
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        double x = ldexp((double)(r >> 11) / 9007199254740992.0, (int)(r % 48) - 30) * (r & 1 ? -1 : 1);
+        _Float16 c = (_Float16)x;
+        uint16_t bits;
+        memcpy(&bits, &c, 2);
+        if ((double)(float)x != x) continue; /* the compiler may round through float: a second rounding */
+        assert_int_equal(lbp_half_from_double(x), bits);
+    }
+#endif
+}
+
+/* Every float of in through each load/store form of the dialect: one half
+ * (h1), two as one 4-byte access (h2), four as one 8-byte access (h4), and
+ * the bits (lbp_float_to_half); back[4 n] the four read back as floats. */
+static const char *half_src =
+    "KERNEL void halves(GLOBAL const float *RESTRICT in, GLOBAL lbp_half *RESTRICT h1,\n"
+    "    GLOBAL lbp_half *RESTRICT h2, GLOBAL lbp_half *RESTRICT h4, GLOBAL u16 *RESTRICT bits,\n"
+    "    GLOBAL float *RESTRICT back, i64 n)\n"
+    "{\n"
+    "  const i64 i = 4 * global_id(0);\n"
+    "  if (i >= n) return;\n"
+    "  float4 v; v.x = in[i]; v.y = in[i + 1]; v.z = in[i + 2]; v.w = in[i + 3];\n"
+    "  float2 a, b; a.x = v.x; a.y = v.y; b.x = v.z; b.y = v.w;\n"
+    "  for (int k = 0; k < 4; k++) lbp_store_half(h1, i + k, in[i + k]);\n"
+    "  lbp_store_half2(h2, i, a);\n"
+    "  lbp_store_half2(h2, i + 2, b);\n"
+    "  lbp_store_half4(h4, i, v);\n"
+    "  for (int k = 0; k < 4; k++) bits[i + k] = lbp_float_to_half(in[i + k]);\n"
+    "  for (int k = 0; k < 4; k++) back[i + k] = lbp_load_half(h1, i + k);\n"
+    "  const float2 c = lbp_load_half2(h2, i), e = lbp_load_half2(h2, i + 2);\n"
+    "  back[n + i] = c.x; back[n + i + 1] = c.y; back[n + i + 2] = e.x; back[n + i + 3] = e.y;\n"
+    "  const float4 w = lbp_load_half4(h4, i);\n"
+    "  back[2 * n + i] = w.x; back[2 * n + i + 1] = w.y; back[2 * n + i + 2] = w.z; back[2 * n + i + 3] = w.w;\n"
+    "  for (int k = 0; k < 4; k++) back[3 * n + i + k] = lbp_half_to_float(bits[i + k]);\n"
+    "}\n";
+
+/* On PoCL: every finite half, every midpoint between two (ties to even),
+ * and values past the range go through every form as the host rounds them. */
+static void test_half_dialect_on_opencl(void **state)
+{
+    (void)state;
+    enum { N = 2 * 65536 };
+    float *in = malloc(sizeof(float) * N), *back = malloc(sizeof(float) * 4 * N);
+    uint16_t *h[4];
+    for (int k = 0; k < 4; k++) h[k] = malloc(2 * N);
+    for (int i = 0; i < 65536; i++) {
+        double v = lbp_half_to_double((uint16_t)i);
+        in[i] = isnan(v) ? 0.0f : (float)v;
+        double next = lbp_half_to_double((uint16_t)(i + 1 < 65536 ? i + 1 : i));
+        /* midpoints (exact in float: 12 significant bits), past the top 1e6 */
+        in[65536 + i] = isfinite(v) && isfinite(next) && (i & 0x7fff) < 0x7bff ? (float)((v + next) / 2) : 1e6f;
+    }
+    lbp_device d;
+    lbp_open(&d, "opencl", -1);
+    lbp_buf *bin = lbp_alloc(&d, sizeof(float) * N), *bb[4], *bback = lbp_alloc(&d, sizeof(float) * 4 * N);
+    for (int k = 0; k < 4; k++) bb[k] = lbp_alloc(&d, 2 * N);
+    lbp_write(&d, bin, in, sizeof(float) * N);
+    lbp_kernel *kern = lbp_compile(&d, half_src, "halves", "");
+    assert_non_null(kern);
+    lbp_launch_cfg cfg = lbp_cfg_1d(N / 4 / 64, 64);
+    lbp_arg args[] = {LBP_BUF(bin), LBP_BUF(bb[0]), LBP_BUF(bb[1]), LBP_BUF(bb[2]), LBP_BUF(bb[3]), LBP_BUF(bback),
+                      LBP_I64(N)};
+    lbp_launch(&d, kern, &cfg, 7, args);
+    for (int k = 0; k < 4; k++) lbp_read(&d, bb[k], h[k], 2 * N);
+    lbp_read(&d, bback, back, sizeof(float) * 4 * N);
+    int wrong = 0;
+    for (int i = 0; i < N; i++) {
+        uint16_t want = lbp_half_from_double(in[i]);
+        for (int k = 0; k < 4; k++) {
+            int ok = h[k][i] == want && back[k * N + i] == (float)lbp_half_to_double(want);
+            if (!ok && wrong++ < 5)
+                fprintf(stderr, "form %d, %.9g: stored 0x%04x read %.9g, expected 0x%04x\n", k, in[i], h[k][i],
+                        back[k * N + i], want);
+        }
+    }
+    assert_int_equal(wrong, 0);
+    d.be->kernel_release(&d, kern);
+    lbp_release(&d, bin);
+    lbp_release(&d, bback);
+    for (int k = 0; k < 4; k++) lbp_release(&d, bb[k]), free(h[k]);
+    lbp_close(&d);
+    free(in);
+    free(back);
+}
+
+/* NVRTC: the same kernel compiles for sm_90 (cvt.rn.f16x2.f32 packs two
+ * halves) and for sm_75 (two single conversions; NVRTC 13 compiles
+ * nothing older), with no header. */
+static void test_half_dialect_on_nvrtc(void **state)
+{
+    (void)state;
+    char why[256];
+    if (lbp_nvrtc_check(half_src, "", "sm_90", why, sizeof why) < 0) skip();
+    assert_int_equal(lbp_nvrtc_check(half_src, "", "sm_90", why, sizeof why), 0);
+    assert_int_equal(lbp_nvrtc_check(half_src, "", "sm_75", why, sizeof why), 0);
+    char *ptx = lbp_nvrtc_ptx(half_src, "", "compute_90", why, sizeof why);
+    assert_non_null(ptx);
+    assert_non_null(strstr(ptx, "cvt.rn.f16x2.f32"));
+    assert_non_null(strstr(ptx, "st.global.v2.u32")); /* four halves in one 8-byte store */
+    assert_non_null(strstr(ptx, "st.global.u32"));    /* two in one 4-byte store */
+    free(ptx);
+    ptx = lbp_nvrtc_ptx(half_src, "", "compute_75", why, sizeof why);
+    assert_non_null(ptx);
+    assert_null(strstr(ptx, "cvt.rn.f16x2.f32"));
+    assert_non_null(strstr(ptx, "cvt.rn.f16.f32"));
+    free(ptx);
 }
 
 static void test_stats_and_fit(void **state)
@@ -644,6 +791,9 @@ int main(void)
         cmocka_unit_test(test_opencl_compile_error_returns_null),
         cmocka_unit_test(test_alloc_too_large_returns_null),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
+        cmocka_unit_test(test_half_host_conversions),
+        cmocka_unit_test(test_half_dialect_on_opencl),
+        cmocka_unit_test(test_half_dialect_on_nvrtc),
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),

@@ -22,11 +22,14 @@
 
 static const lbm_scheme all_schemes[] = {LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA};
 
-static lbm_verify_opts small_case(int fp64, lbm_boundary b)
+/* Rows padded to 128 bytes. */
+static int padding_128(lbm_precision p) { return 128 / lbm_word_bytes(p); }
+
+static lbm_verify_opts small_case(lbm_precision p, lbm_boundary b)
 {
     /* Non-cubic, nx not a multiple of the padding: catches index bugs. */
-    return (lbm_verify_opts){.nx = 12, .ny = 14, .nz = 16, .padding = fp64 ? 16 : 32, .steps = 20,
-                             .block_size = 64, .cells_per_thread = 1, .fp64 = fp64, .boundary = b, .schemes = all_schemes,
+    return (lbm_verify_opts){.nx = 12, .ny = 14, .nz = 16, .padding = padding_128(p), .steps = 20,
+                             .block_size = 64, .cells_per_thread = 1, .precision = p, .boundary = b, .schemes = all_schemes,
                              .nschemes = 4, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                              .tg_u0 = 0.01};
 }
@@ -46,23 +49,28 @@ static int teardown_device(void **state)
     return 0;
 }
 
-static void verify_case(void **state, int fp64, lbm_boundary b)
+/* Every precision the device runs (fp64 needs doubles). */
+static int runs(const lbp_device *d, int p) { return p != LBM_FP64 || d->info.fp64; }
+
+static void verify_case(void **state, lbm_precision p, lbm_boundary b)
 {
     lbp_device *d = *state;
-    if (fp64 && !d->info.fp64) skip();
-    lbm_verify_opts o = small_case(fp64, b);
+    if (!runs(d, p)) skip();
+    lbm_verify_opts o = small_case(p, b);
     assert_int_equal(lbm_verify_schemes(d, &o), 0);
 }
 
-static void test_fp32_periodic(void **state) { verify_case(state, 0, LBM_PERIODIC); }
-static void test_fp32_cavity(void **state) { verify_case(state, 0, LBM_CAVITY_BOX); }
-static void test_fp64_periodic(void **state) { verify_case(state, 1, LBM_PERIODIC); }
-static void test_fp64_cavity(void **state) { verify_case(state, 1, LBM_CAVITY_BOX); }
+static void test_fp32_periodic(void **state) { verify_case(state, LBM_FP32, LBM_PERIODIC); }
+static void test_fp32_cavity(void **state) { verify_case(state, LBM_FP32, LBM_CAVITY_BOX); }
+static void test_fp64_periodic(void **state) { verify_case(state, LBM_FP64, LBM_PERIODIC); }
+static void test_fp64_cavity(void **state) { verify_case(state, LBM_FP64, LBM_CAVITY_BOX); }
+static void test_fp16s_periodic(void **state) { verify_case(state, LBM_FP16S, LBM_PERIODIC); }
+static void test_fp16s_cavity(void **state) { verify_case(state, LBM_FP16S, LBM_CAVITY_BOX); }
 
 /* No padding and padding to 7 words: the padded layout is not assumed. */
 static void test_odd_padding(void **state)
 {
-    lbm_verify_opts o = small_case(0, LBM_CAVITY_BOX);
+    lbm_verify_opts o = small_case(LBM_FP32, LBM_CAVITY_BOX);
     o.padding = 1;
     o.nx = 13;
     assert_int_equal(lbm_verify_schemes(*state, &o), 0);
@@ -74,8 +82,9 @@ static void test_odd_padding(void **state)
 static void test_taylor_green(void **state)
 {
     lbp_device *d = *state;
-    for (int fp64 = 0; fp64 <= d->info.fp64; fp64++) {
-        lbm_verify_opts o = small_case(fp64, LBM_PERIODIC);
+    for (int p = 0; p < LBM_PRECISIONS; p++) {
+        if (!runs(d, p)) continue;
+        lbm_verify_opts o = small_case(p, LBM_PERIODIC);
         assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
     }
 }
@@ -83,16 +92,18 @@ static void test_taylor_green(void **state)
 static void test_planted_error_is_caught(void **state)
 {
     lbp_device *d = *state;
-    for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
-        for (int b = 0; b < LBM_BOUNDARIES; b++) {
-            lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
+    for (int p = 0; p < LBM_PRECISIONS; p++)
+        for (int b = 0; b < LBM_BOUNDARIES && runs(d, p); b++) {
+            lbm_verify_opts o = small_case(p, (lbm_boundary)b);
             o.plant_error = 1;
             assert_int_equal(lbm_verify_schemes(d, &o), 1);
         }
-    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
-    o.nschemes = 1;
-    o.plant_error = 1;
-    assert_int_equal(lbm_verify_taylor_green(d, &o), 1);
+    for (int p = LBM_FP32; p <= LBM_FP16S; p += LBM_FP16S - LBM_FP32) {
+        lbm_verify_opts o = small_case(p, LBM_PERIODIC);
+        o.nschemes = 1;
+        o.plant_error = 1;
+        assert_int_equal(lbm_verify_taylor_green(d, &o), 1);
+    }
 }
 
 /* 2 and 4 cells per thread, every scheme x precision x boundary: nx from 13
@@ -106,10 +117,10 @@ static void test_cells_per_thread(void **state)
     static const int cpts[] = {2, 4};
     int nx = 13, run = 0;
     for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
-        for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
-            for (int b = 0; b < LBM_BOUNDARIES; b++, run++) {
-                lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
-                const int paddings[] = {cpts[c], 3 * cpts[c], fp64 ? 16 : 32};
+        for (int p = 0; p < LBM_PRECISIONS; p++)
+            for (int b = 0; b < LBM_BOUNDARIES && runs(d, p); b++, run++) {
+                lbm_verify_opts o = small_case(p, (lbm_boundary)b);
+                const int paddings[] = {cpts[c], 3 * cpts[c], padding_128(p)};
                 o.cells_per_thread = cpts[c];
                 o.nx = nx;
                 o.ny = 7;
@@ -120,15 +131,17 @@ static void test_cells_per_thread(void **state)
                 nx = nx == 20 ? 13 : nx + 1;
                 int r = lbm_verify_schemes(d, &o);
                 if (r) fprintf(stderr, "%d cells per thread, %s, %s, nx %d, padding %d: FAILED\n", cpts[c],
-                               lbm_precision_names[fp64], lbm_boundary_names[b], o.nx, o.padding);
+                               lbm_precision_names[p], lbm_boundary_names[b], o.nx, o.padding);
                 assert_int_equal(r, 0);
             }
-    /* and the Taylor-Green decay with two cells per thread */
-    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
-    o.cells_per_thread = 2;
-    assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    /* and the Taylor-Green decay with two and four cells per thread */
+    for (int p = LBM_FP32; p <= LBM_FP16S; p += LBM_FP16S - LBM_FP32) {
+        lbm_verify_opts o = small_case(p, LBM_PERIODIC);
+        o.cells_per_thread = p == LBM_FP16S ? 4 : 2;
+        assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    }
     /* a planted error with two cells per thread is caught too */
-    o = small_case(0, LBM_CAVITY_BOX);
+    lbm_verify_opts o = small_case(LBM_FP32, LBM_CAVITY_BOX);
     o.cells_per_thread = 2;
     o.nx = 19;
     o.plant_error = 1;
@@ -145,25 +158,26 @@ static void test_row_per_thread(void **state)
     static const int nxs[] = {1, 2, 3, 13, 17};
     int run = 0;
     for (size_t i = 0; i < sizeof nxs / sizeof nxs[0]; i++)
-        for (int fp64 = 0; fp64 <= d->info.fp64; fp64++)
-            for (int b = 0; b < LBM_BOUNDARIES; b++, run++) {
-                lbm_verify_opts o = small_case(fp64, (lbm_boundary)b);
+        for (int p = 0; p < LBM_PRECISIONS; p++)
+            for (int b = 0; b < LBM_BOUNDARIES && runs(d, p) && (p != LBM_FP16S || i % 2); b++, run++) {
+                /* (fp16s: rows of 2 and 13 cells, enough for its loads and stores) */
+                lbm_verify_opts o = small_case(p, (lbm_boundary)b);
                 o.cells_per_thread = LBM_ROW_PER_THREAD;
                 o.nx = nxs[i];
                 o.ny = 7;
                 o.nz = 6;
                 o.steps = 10;
-                o.padding = run % 2 ? 1 : (fp64 ? 16 : 32);
+                o.padding = run % 2 ? 1 : padding_128(p);
                 o.block_size = run % 3 ? 5 : 64;
                 int r = lbm_verify_schemes(d, &o);
                 if (r) fprintf(stderr, "row per thread, %s, %s, nx %d, padding %d: FAILED\n",
-                               lbm_precision_names[fp64], lbm_boundary_names[b], o.nx, o.padding);
+                               lbm_precision_names[p], lbm_boundary_names[b], o.nx, o.padding);
                 assert_int_equal(r, 0);
             }
-    lbm_verify_opts o = small_case(0, LBM_PERIODIC);
+    lbm_verify_opts o = small_case(LBM_FP32, LBM_PERIODIC);
     o.cells_per_thread = LBM_ROW_PER_THREAD;
     assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
-    o = small_case(0, LBM_CAVITY_BOX);
+    o = small_case(LBM_FP32, LBM_CAVITY_BOX);
     o.cells_per_thread = LBM_ROW_PER_THREAD;
     o.plant_error = 1;
     assert_int_equal(lbm_verify_schemes(d, &o), 1);
@@ -244,10 +258,10 @@ static void test_nvrtc_compiles_every_variant(void **state)
     static const int cpts[] = {1, 2, 4, LBM_ROW_PER_THREAD};
     for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
         for (int s = 0; s < LBM_SCHEMES; s++)
-            for (int fp64 = 0; fp64 < 2; fp64++)
+            for (int p = 0; p < LBM_PRECISIONS; p++)
                 for (int b = 0; b < LBM_BOUNDARIES; b++)
                     for (int odd = 0; odd < (s == LBM_SCHEME_AA ? 2 : 1); odd++) {
-                        lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, (lbm_boundary)b, odd, cpts[c]);
+                        lbm_build_options(opt, sizeof opt, (lbm_scheme)s, p, (lbm_boundary)b, odd, cpts[c]);
                         int r = lbp_nvrtc_check(lbm_kernel_source, opt, "sm_90", why, sizeof why);
                         if (r) fprintf(stderr, "NVRTC failed for %s\n", opt);
                         assert_int_equal(r, 0);
@@ -256,10 +270,15 @@ static void test_nvrtc_compiles_every_variant(void **state)
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_PULL=1 -DCELLS_PER_THREAD=3", "sm_90", why, sizeof why), 1);
     assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_PULL=1 -DLBM_ROW=1 -DCELLS_PER_THREAD=2", "sm_90", why,
                                      sizeof why), 1);
-    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1", "sm_90", why, sizeof why), 0);
-    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_INIT=1 -DLBP_FP64=1 -DLBM_DOUBLE=1", "sm_90", why, sizeof why), 0);
-    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1 -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1", "sm_90", why, sizeof why), 0);
-    assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, "-DLBM_MASS=1", "sm_90", why, sizeof why), 0);
+    for (int p = 0; p < LBM_PRECISIONS; p++) {
+        char o2[128];
+        snprintf(o2, sizeof o2, "-DLBM_INIT=1%s", lbm_precision_options(p));
+        assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, o2, "sm_90", why, sizeof why), 0);
+        snprintf(o2, sizeof o2, "-DLBM_MASS=1%s", lbm_precision_options(p));
+        assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, o2, "sm_90", why, sizeof why), 0);
+        snprintf(o2, sizeof o2, "-DLBM_MASS=1%s -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1", lbm_precision_options(p));
+        assert_int_equal(lbp_nvrtc_check(lbm_kernel_source, o2, "sm_90", why, sizeof why), 0);
+    }
 }
 
 
@@ -292,8 +311,8 @@ static void test_collision_ops_match_the_model(void **state)
     char why[256], opt[256];
     if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
     for (int s = 0; s < LBM_SCHEMES; s++)
-        for (int fp64 = 0; fp64 < 2; fp64++) {
-            lbm_build_options(opt, sizeof opt, (lbm_scheme)s, fp64, LBM_PERIODIC, s == LBM_SCHEME_AA, 1);
+        for (int p = 0; p < LBM_PRECISIONS; p++) {
+            lbm_build_options(opt, sizeof opt, (lbm_scheme)s, p, LBM_PERIODIC, s == LBM_SCHEME_AA, 1);
             char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
             assert_non_null(ptx);
             int n = ptx_fp_ops(ptx);
@@ -319,7 +338,8 @@ static void test_register_caps(void **state)
     if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
     static const struct {
         lbm_scheme s;
-        int fp64, cpt;
+        lbm_precision p;
+        int cpt;
         const char *directive; /* NULL: none of the two */
     } cases[] = {
         {LBM_SCHEME_SPLIT, 0, 2, ".maxnreg 80"}, {LBM_SCHEME_AA, 0, 2, ".maxntid 512"},
@@ -327,7 +347,7 @@ static void test_register_caps(void **state)
         {LBM_SCHEME_SPLIT, 1, 2, NULL},          {LBM_SCHEME_PULL, 0, 2, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        lbm_build_options(opt, sizeof opt, cases[i].s, cases[i].fp64, LBM_PERIODIC, 0, cases[i].cpt);
+        lbm_build_options(opt, sizeof opt, cases[i].s, cases[i].p, LBM_PERIODIC, 0, cases[i].cpt);
         char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
         assert_non_null(ptx);
         if (cases[i].directive) {
@@ -336,6 +356,35 @@ static void test_register_caps(void **state)
             assert_null(strstr(ptx, ".maxnreg"));
             assert_null(strstr(ptx, ".maxntid"));
         }
+        free(ptx);
+    }
+}
+
+/* fp16s moves halves: one cell per thread 2-byte accesses, two cells 4-byte
+ * vectors, four 8-byte vectors (the accesses that keep x; pull's stores
+ * all do), converted by cvt; nothing moves as a float. */
+static void test_half_access_widths(void **state)
+{
+    (void)state;
+    char why[256], opt[256];
+    if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
+    static const struct {
+        int cpt;
+        const char *load, *store;
+    } cases[] = {{1, "ld.global.nc.u16", "st.global.u16"},
+                 {2, "ld.global.nc.u32", "st.global.u32"},
+                 {4, "ld.global.nc.v2.u32", "st.global.v2.u32"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lbm_build_options(opt, sizeof opt, LBM_SCHEME_PULL, LBM_FP16S, LBM_PERIODIC, 0, cases[i].cpt);
+        char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
+        assert_non_null(ptx);
+        assert_non_null(strstr(ptx, cases[i].load));
+        assert_non_null(strstr(ptx, cases[i].store));
+        assert_non_null(strstr(ptx, "cvt.f32.f16"));
+        assert_non_null(strstr(ptx, cases[i].cpt > 1 ? "cvt.rn.f16x2.f32" : "cvt.rn.f16.f32"));
+        assert_null(strstr(ptx, "ld.global.nc.f32"));
+        assert_null(strstr(ptx, "st.global.f32"));
+        if (cases[i].cpt == 1) assert_null(strstr(ptx, "st.global.u32"));
         free(ptx);
     }
 }
@@ -454,6 +503,8 @@ int main(void)
         cmocka_unit_test(test_fp32_cavity),
         cmocka_unit_test(test_fp64_periodic),
         cmocka_unit_test(test_fp64_cavity),
+        cmocka_unit_test(test_fp16s_periodic),
+        cmocka_unit_test(test_fp16s_cavity),
         cmocka_unit_test(test_odd_padding),
         cmocka_unit_test(test_step_threads),
         cmocka_unit_test(test_population_stride),
@@ -463,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
         cmocka_unit_test(test_register_caps),
+        cmocka_unit_test(test_half_access_widths),
         cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_passes_keep_the_faster),

@@ -67,6 +67,10 @@ static int nvrtc_available(void)
     return rc >= 0;
 }
 
+/* The word sizes a probe moves. */
+static const int word_sizes[] = {2, 4, 8};
+#define N_WORD_SIZES 3
+
 static void add_probe(batch *b, int n, int w, int l, int m, int stamps)
 {
     mb_probe_spec s = {.words = n, .word_bytes = w, .misaligned_reads = l, .misaligned_writes = m, .stamps = stamps};
@@ -76,7 +80,7 @@ static void add_probe(batch *b, int n, int w, int l, int m, int stamps)
     free(src);
 }
 
-/* Representative set: every N in 1..64 and N=128, both word sizes, each with
+/* Representative set: every N in 1..64 and N=128, every word size, each with
  * one of the edge patterns (L,M) = (0,0), (N,0), (0,N), (N,N), (1,N-1)
  * cycling with N, stamps on for every other N; and at N = 1, 19, 64, 128
  * every edge pattern x word size x stamps.  Plus fill/verify and empty. */
@@ -86,7 +90,8 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     if (!nvrtc_available()) skip();
     batch b = {0};
     for (int n = 1; n <= 64; n++)
-        for (int w = 4; w <= 8; w += 4) {
+        for (int wi = 0; wi < N_WORD_SIZES; wi++) {
+            const int w = word_sizes[wi];
             int e = (n + w) % 5;
             int l = e == 1 || e == 3 ? n : e == 4 ? 1 : 0;
             int m = e == 2 || e == 3 ? n : e == 4 ? n - 1 : 0;
@@ -96,8 +101,9 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     static const int edges_n[] = {1, 19, 64, 128};
     for (size_t i = 0; i < sizeof edges_n / sizeof *edges_n; i++) {
         int n = edges_n[i];
-        for (int w = 4; w <= 8; w += 4)
+        for (int wi = 0; wi < N_WORD_SIZES; wi++)
             for (int st = 0; st <= 1; st++) {
+                const int w = word_sizes[wi];
                 add_probe(&b, n, w, 0, 0, st);
                 add_probe(&b, n, w, n, 0, st);
                 add_probe(&b, n, w, 0, n, st);
@@ -105,8 +111,8 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
             }
         assert_int_equal(batch_check(&b), 0);
     }
-    for (int w = 4; w <= 8; w += 4) {
-        char *src = mb_generate_support(w);
+    for (int wi = 0; wi < N_WORD_SIZES; wi++) {
+        char *src = mb_generate_support(word_sizes[wi]);
         char why[256];
         assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
         free(src);
@@ -117,17 +123,19 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
     free(src);
     /* in place, and swapped, with and without the payload */
-    for (int w = 4; w <= 8; w += 4)
+    for (int wi = 0; wi < N_WORD_SIZES; wi++)
         for (int sw = 0; sw <= 1; sw++) {
+            const int w = word_sizes[wi];
             s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_reads = 10, .misaligned_writes = sw ? 0 : 10,
-                                .payload = w == 8 ? 7 : 0, .in_place = !sw, .swapped = sw};
+                                .payload = w != 4 ? 7 : 0, .in_place = !sw, .swapped = sw};
             src = mb_generate_probe(&s, NULL);
             assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
             free(src);
         }
-    /* payloads, float and double, with and without stamps */
-    for (int w = 4; w <= 8; w += 4)
+    /* payloads, half-float, float and double, with and without stamps */
+    for (int wi = 0; wi < N_WORD_SIZES; wi++)
         for (int p = 1; p <= MB_MAX_PAYLOAD; p *= 4) {
+            const int w = word_sizes[wi];
             s = (mb_probe_spec){.words = 19, .word_bytes = w, .misaligned_writes = p % 19, .payload = p,
                                 .stamps = p == 4};
             src = mb_generate_probe(&s, NULL);
@@ -157,7 +165,7 @@ static void test_generator_is_straight_line_and_rejects_bad_specs(void **state)
     char why[128];
     mb_probe_spec bad[] = {{.words = 0, .word_bytes = 4},
                            {.words = MB_MAX_WORDS + 1, .word_bytes = 4},
-                           {.words = 4, .word_bytes = 2},
+                           {.words = 4, .word_bytes = 16},
                            {.words = 4, .word_bytes = 4, .misaligned_reads = 5},
                            {.words = 4, .word_bytes = 4, .misaligned_writes = -1},
                            {.words = 4, .word_bytes = 4, .payload = -1},
@@ -334,7 +342,11 @@ static void read_buffer_array(mb_bench *b, lbp_buf *buf, int k, uint64_t *out, i
     unsigned char *raw = malloc((size_t)b->stride * (size_t)wb);
     pocl.be->read(&pocl, buf, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
     for (int64_t j = 0; j < b->stride; j++) {
-        if (wb == 4) {
+        if (wb == 2) {
+            uint16_t v;
+            memcpy(&v, raw + 2 * j, 2);
+            out[j] = v;
+        } else if (wb == 4) {
             uint32_t v;
             memcpy(&v, raw + 4 * j, 4);
             out[j] = v;
@@ -402,7 +414,8 @@ static void test_probes_run_correctly_on_pocl(void **state)
     open_bench(&b, 19, 8);
     static const int cases[][5] = {{1, 4, 0, 0, 0},  {19, 4, 10, 0, 0}, {19, 4, 0, 10, 0}, {19, 8, 10, 10, 0},
                                    {7, 8, 7, 7, 0},  {19, 4, 19, 0, 0}, {3, 4, 1, 2, 0},  {19, 4, 10, 10, 0},
-                                   {19, 4, 0, 10, 7}, {19, 8, 10, 0, 7}, {1, 4, 0, 0, 64}};
+                                   {19, 4, 0, 10, 7}, {19, 8, 10, 0, 7}, {1, 4, 0, 0, 64}, {19, 2, 10, 0, 0},
+                                   {19, 2, 0, 10, 7}, {5, 2, 5, 5, 0},   {1, 2, 0, 0, 64}};
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         mb_config cfg = {.spec = {.words = cases[c][0], .word_bytes = cases[c][1], .misaligned_reads = cases[c][2],
@@ -424,7 +437,7 @@ static void test_probes_run_correctly_on_pocl(void **state)
                                                  (k < cfg.spec.misaligned_reads)),
                                       cfg.spec.word_bytes);
             uint64_t sw = got[1] ^ in1;
-            uint32_t s = (uint32_t)(cfg.spec.word_bytes == 4 ? sw : sw >> 32);
+            uint32_t s = (uint32_t)(cfg.spec.word_bytes == 8 ? sw >> 32 : sw);
             assert_true(mb_seed_word(s, cfg.spec.word_bytes) == sw);
             for (int64_t j = 0; j < b.stride; j++)
                 if (got[j] != mb_expected(&cfg.spec, b.stride, b.threads, s, 1, k, j)) {
@@ -488,13 +501,15 @@ static void test_verifier_catches_planted_errors(void **state)
     mb_bench b;
     char why[512];
     open_bench(&b, 5, 8);
-    for (int wb = 4; wb <= 8; wb += 4) {
+    for (int wi = 0; wi < N_WORD_SIZES; wi++) {
+        const int wb = word_sizes[wi];
         mb_config cfg = {.spec = {.words = 5, .word_bytes = wb, .misaligned_reads = 2, .misaligned_writes = 2},
                          .block_size = 256};
         uint32_t seed = launch_once(&b, &cfg);
         assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
-        /* a wrong seed is caught everywhere */
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed + 1, 1, why, sizeof why), 1);
+        /* a wrong seed is caught everywhere (+2: a 2-byte word xors in
+         * the seed's low 16 bits less its lowest) */
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed + 2, 1, why, sizeof why), 1);
         /* one wrong element in an aligned array */
         uint64_t good = mb_expected(&cfg.spec, b.stride, b.threads, seed, 1, 3, 500);
         plant(&b, 3, 500, wb, good ^ 4);
@@ -533,7 +548,8 @@ static void test_in_place_probe_on_pocl(void **state)
     char why[512];
     open_bench(&b, 19, 8);
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
-    for (int wb = 4; wb <= 8; wb += 4) {
+    for (int wi = 0; wi < N_WORD_SIZES; wi++) {
+        const int wb = word_sizes[wi];
         mb_config cfg = {.spec = {.words = 19, .word_bytes = wb, .misaligned_reads = 10, .misaligned_writes = 10,
                                   .in_place = 1},
                          .block_size = 128};
@@ -591,7 +607,7 @@ static void test_swapped_probe_on_pocl(void **state)
     sim[1] = malloc(sizeof *sim[1] * (size_t)n);
     static const int lm[][2] = {{10, 0}, {0, 10}, {10, 10}, {0, 0}};
     for (int c = 0; c < 4; c++) {
-        const int wb = c % 2 ? 8 : 4;
+        const int wb = c == 3 ? 2 : c % 2 ? 8 : 4;
         mb_config cfg = {.spec = {.words = 19, .word_bytes = wb, .misaligned_reads = lm[c][0],
                                   .misaligned_writes = lm[c][1], .swapped = 1},
                          .block_size = 128};
@@ -741,9 +757,17 @@ static void test_plan_sweeps(void **state)
                          .misaligned_n = {19, 27}, .stamps = 1};
     mb_plan p;
     mb_plan_build(&p, &o);
-    int reads19 = 0, both27 = 0, aa_odd = 0, stamped = 0;
+    int reads19 = 0, both27 = 0, aa_odd = 0, stamped = 0, reads19_w2 = 0;
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
+        if (c->spec.word_bytes == 2) {
+            /* 2-byte words: the N = 19 curves alone, never stamped */
+            assert_int_equal(c->spec.words, 19);
+            assert_int_equal(p.items[i].stamps, 0);
+            reads19_w2 += !strcmp(p.items[i].sweep, "misaligned_reads");
+            continue;
+        }
+        assert_int_equal(c->spec.word_bytes, 4);
         if (!strcmp(p.items[i].sweep, "misaligned_reads") && c->spec.words == 19) reads19++;
         if (!strcmp(p.items[i].sweep, "misaligned_both") && c->spec.words == 27) {
             both27++;
@@ -753,6 +777,7 @@ static void test_plan_sweeps(void **state)
         stamped += p.items[i].stamps;
     }
     assert_int_equal(reads19, 20); /* L = 0..19 in steps of 1 */
+    assert_int_equal(reads19_w2, 20);
     assert_int_equal(both27, 10);  /* 0, 3, ..., 27 */
     assert_int_equal(aa_odd, 1);
     assert_true(stamped > 0);
@@ -760,6 +785,11 @@ static void test_plan_sweeps(void **state)
     int64_t array_bytes = 0;
     mb_plan_limits(&p, &max_words, &max_wb, &min_bs, &array_bytes);
     assert_int_equal(max_words, 27);
+    mb_plan_free(&p);
+    /* a word size given: that one alone */
+    o.word_bytes_given = 1;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.spec.word_bytes, 4);
     mb_plan_free(&p);
 }
 
@@ -773,7 +803,7 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
     o.quick = quick;
     if (top) o.max_threads = top; /* 0: base's, and its threads_top */
     top = o.max_threads;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (o.threads_top[i] > top) top = o.threads_top[i];
     mb_plan p;
     mb_plan_build(&p, &o);
@@ -811,7 +841,7 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
     return n;
 }
 
-/* The payload sweep (P = 1..14 at both word sizes, 8 bytes only with
+/* The payload sweep (P = 1..14 at every word size, 8 bytes only with
  * doubles) and the occupancy variants. */
 static void test_plan_payload(void **state)
 {
@@ -819,9 +849,10 @@ static void test_plan_payload(void **state)
     mb_plan_options o = {.sweeps = SW_PAYLOAD, .word_bytes = 4, .block_size = 256, .fp64 = 1};
     mb_plan p;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 12);
+    assert_int_equal(p.n, 18);
     for (int i = 0; i < p.n; i++) {
         assert_string_equal(p.items[i].sweep, "payload");
+        assert_int_equal(p.items[i].cfg.spec.word_bytes, i < 6 ? 4 : i < 12 ? 8 : 2);
         assert_true(p.items[i].cfg.spec.payload >= 1 && p.items[i].cfg.spec.payload <= 14);
         assert_int_equal(p.items[i].cfg.spec.misaligned_reads + p.items[i].cfg.spec.misaligned_writes, 0);
     }
@@ -829,36 +860,52 @@ static void test_plan_payload(void **state)
     o.fp64 = 0;
     o.quick = 1;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 1);
+    assert_int_equal(p.n, 2); /* float payloads of 4- and 2-byte words */
     assert_int_equal(p.items[0].cfg.spec.payload, MB_PAYLOAD_COLLISION);
     assert_int_equal(p.items[0].cfg.spec.word_bytes, 4);
+    assert_int_equal(p.items[1].cfg.spec.word_bytes, 2);
     mb_plan_free(&p);
     mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
-    assert_int_equal(mb_occupancy_variants(&o, v), 4); /* aligned, payload w4, L=10, M=10 */
-    o.fp64 = 1;
+    /* aligned, payload w4 and w2, L=10, M=10, w2 aligned and M=10 */
     assert_int_equal(mb_occupancy_variants(&o, v), 7);
     assert_int_equal(v[2].payload, MB_PAYLOAD_COLLISION);
+    assert_int_equal(v[2].word_bytes, 2);
+    o.fp64 = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
+    assert_int_equal(v[2].payload, MB_PAYLOAD_COLLISION);
     assert_int_equal(v[2].word_bytes, 8);
-    assert_int_equal(v[4].misaligned_writes, 10);
-    assert_int_equal(v[4].word_bytes, 4);
+    assert_int_equal(v[3].payload, MB_PAYLOAD_COLLISION);
+    assert_int_equal(v[3].word_bytes, 2);
+    assert_int_equal(v[5].misaligned_writes, 10);
+    assert_int_equal(v[5].word_bytes, 4);
     /* 8-byte words aligned and with M = 10 (fp64 kernels) */
-    assert_int_equal(v[5].word_bytes, 8);
-    assert_int_equal(v[5].misaligned_writes + v[5].misaligned_reads + v[5].payload, 0);
     assert_int_equal(v[6].word_bytes, 8);
-    assert_int_equal(v[6].misaligned_writes, 10);
-    assert_int_equal(v[6].misaligned_reads + v[6].payload, 0);
+    assert_int_equal(v[6].misaligned_writes + v[6].misaligned_reads + v[6].payload, 0);
+    assert_int_equal(v[7].word_bytes, 8);
+    assert_int_equal(v[7].misaligned_writes, 10);
+    assert_int_equal(v[7].misaligned_reads + v[7].payload, 0);
+    /* 2-byte words aligned and with M = 10 (fp16s kernels at a cell per thread) */
+    assert_int_equal(v[8].word_bytes, 2);
+    assert_int_equal(v[8].misaligned_writes + v[8].misaligned_reads + v[8].payload, 0);
+    assert_int_equal(v[9].word_bytes, 2);
+    assert_int_equal(v[9].misaligned_writes, 10);
+    assert_int_equal(v[9].misaligned_reads + v[9].payload, 0);
     /* only the default word size's plain variant is stamped */
     o.stamps = 1;
     memset(&p, 0, sizeof p);
-    mb_plan_occupancy(&p, &o, &v[5], 256, 2);
-    assert_int_equal(p.n, 2);
+    mb_plan_occupancy(&p, &o, &v[6], 256, 2);
+    mb_plan_occupancy(&p, &o, &v[8], 256, 2);
+    assert_int_equal(p.n, 4);
     for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].stamps, 0);
     mb_plan_free(&p);
     o.stamps = 0;
     o.word_bytes = 8; /* an 8-byte default: nothing added */
-    assert_int_equal(mb_occupancy_variants(&o, v), 5);
+    assert_int_equal(mb_occupancy_variants(&o, v), 6);
     o.word_bytes = 4;
-    assert_int_equal(mb_occupancy_variants(&o, v), 7);
+    o.word_bytes_given = 1; /* 4 bytes given: no 2-byte variants */
+    assert_int_equal(mb_occupancy_variants(&o, v), 8);
+    o.word_bytes_given = 0;
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
     /* a variant's occupancy rows carry it; only the plain one is stamped */
     o.stamps = 1;
     o.quick = 0;
@@ -879,7 +926,7 @@ static void test_plan_threads(void **state)
     mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .stamps = 1, .fp64 = 1};
     long long first, last;
     /* GPU default 2^24: 13 powers of 2 + x1.5 at 2^13..2^20 (8) */
-    for (int w = 4; w <= 8; w += 4) {
+    for (int w = 2; w <= 8; w *= 2) {
         assert_int_equal(threads_points(&o, 0, 1LL << 24, w, &first, &last), 21);
         assert_int_equal(first, 4096);
         assert_int_equal(last, 1LL << 24);
@@ -940,7 +987,7 @@ static void test_plan_threads(void **state)
     }
     assert_int_equal(g.items[first_threads].cfg.threads, 4096);
     assert_int_equal(g.items[first_threads].cfg.spec.misaligned_reads + g.items[first_threads].cfg.spec.payload, 0);
-    assert_int_equal(g.n - first_threads, 10 * 8); /* 5 variants x 2 word sizes x 2^12 .. 2^16 with x1.5 steps */
+    assert_int_equal(g.n - first_threads, 15 * 8); /* 5 variants x 3 word sizes x 2^12 .. 2^16 with x1.5 steps */
     mb_plan_free(&g);
     mb_plan_options forced = o;
     forced.blocks_per_cu = 2;
@@ -967,14 +1014,18 @@ static void test_plan_threads_top(void **state)
 {
     (void)state;
     mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .fp64 = 1,
-                         .max_threads = 1LL << 22, .threads_top = {12360000, 6180000}};
+                         .max_threads = 1LL << 22, .threads_top = {12360000, 6180000, 24720000}};
     long long first, last;
     int n4 = threads_points(&o, 0, 0, 4, &first, &last);
     assert_int_equal(last, 12360000);
     int n8 = threads_points(&o, 0, 0, 8, &first, &last);
     assert_int_equal(last, 6180000);
-    /* 2^22 and 2^23 are points of the 4-byte curve, 2^22 the 8-byte one's last but one */
+    int n2 = threads_points(&o, 0, 0, 2, &first, &last);
+    assert_int_equal(last, 24720000);
+    /* 2^22 and 2^23 are points of the 4-byte curve, 2^22 the 8-byte one's
+     * last but one, 2^22..2^24 of the 2-byte one */
     assert_int_equal(n4, n8 + 1);
+    assert_int_equal(n2, n4 + 1);
     mb_plan p;
     mb_plan_build(&p, &o);
     int max_words = 0, max_wb = 0, min_bs = 256, at_2_22 = 0, at_2_23 = 0;
@@ -982,14 +1033,14 @@ static void test_plan_threads_top(void **state)
         at_2_22 += p.items[i].cfg.threads == 1LL << 22;
         at_2_23 += p.items[i].cfg.threads == 1LL << 23;
     }
-    assert_int_equal(at_2_22, 10); /* 5 variants x 2 word sizes */
-    assert_int_equal(at_2_23, 5);
+    assert_int_equal(at_2_22, 15); /* 5 variants x 3 word sizes */
+    assert_int_equal(at_2_23, 10);
     int64_t array_bytes = 0;
     mb_plan_limits(&p, &max_words, &max_wb, &min_bs, &array_bytes);
     assert_int_equal(array_bytes, 19LL * 8 * mb_stride(6180000)); /* just over 19 x 4 x 12360000 */
     mb_plan_free(&p);
     /* a top under max_threads changes nothing */
-    o.threads_top[0] = o.threads_top[1] = 1000;
+    o.threads_top[0] = o.threads_top[1] = o.threads_top[2] = 1000;
     assert_int_equal(threads_points(&o, 0, 0, 4, &first, &last), n4 - 2);
     assert_int_equal(last, 1LL << 22);
 }
@@ -1007,8 +1058,8 @@ static void test_plan_thread_counts(void **state)
         o.fp64 = fp64;
         mb_plan p;
         mb_plan_build(&p, &o);
-        /* 5 variants x 2 word sizes (no 8-byte payload without doubles) x 3 counts */
-        assert_int_equal(p.n, (fp64 ? 10 : 9) * 3);
+        /* 5 variants x 3 word sizes (no 8-byte payload without doubles) x 3 counts */
+        assert_int_equal(p.n, (fp64 ? 15 : 14) * 3);
         for (int i = 0; i < p.n; i++) {
             const mb_config *c = &p.items[i].cfg;
             assert_string_equal(p.items[i].sweep, "threads");
@@ -1031,7 +1082,7 @@ static void test_plan_thread_counts(void **state)
     o.quick = 1;
     mb_plan p;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 30);
+    assert_int_equal(p.n, 45);
     for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, counts[i % 3]);
     mb_plan_free(&p);
     o.quick = 0;
@@ -1054,7 +1105,7 @@ static void test_plan_thread_counts(void **state)
     o.thread_counts[0] = 77;
     o.fp64 = 0;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 9);
+    assert_int_equal(p.n, 14);
     for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.threads, 77);
     mb_plan_free(&p);
 }
@@ -1132,6 +1183,25 @@ static void test_read_geometries(void **state)
     n = mb_read_geometries(MB_DATA "lbm.csv", "gpu", FIXTURE_L2 - 1, g, MB_MAX_GEOMETRIES, err, sizeof err);
     assert_int_equal(n, 4);
     assert_threads_in_place(&g[0], (const long long[]){4096, 8192}, 2, 8192);
+
+    /* fp16s: 2-byte words, accesses of 2, 4 and 8 bytes at 1, 2 and 4
+     * cells per thread; fp32 at one cell shares the 4-byte access of fp16s
+     * at two */
+    memset(g, 0, sizeof g);
+    n = mb_read_geometries(MB_DATA "lbm-fp16s.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err, sizeof err);
+    if (n < 0) fprintf(stderr, "%s\n", err);
+    assert_int_equal(n, 3);
+    assert_int_equal(g[0].word_bytes, 2);
+    assert_int_equal(g[0].block_size, 128);
+    assert_threads(&g[0], (const long long[]){4096}, 1);
+    assert_int_equal(g[1].word_bytes, 4);
+    assert_threads(&g[1], (const long long[]){2048, 4096}, 2);
+    assert_int_equal(g[2].word_bytes, 8);
+    assert_int_equal(g[2].block_size, 256);
+    assert_int_equal(g[2].blocks_per_cu, 2);
+    assert_int_equal(g[2].n_threads, 1);
+    assert_int_equal(g[2].threads[0], 8192);
+    assert_true(g[2].in_place[0] && !g[2].swapped[0]); /* A-A: one lattice */
 
     /* another device's file: nothing */
     assert_int_equal(mb_read_geometries(MB_DATA "lbm.csv", "other-gpu", 0, g, MB_MAX_GEOMETRIES, err, sizeof err), 0);
@@ -1310,7 +1380,8 @@ static void test_threads_probe_on_pocl(void **state)
     char why[512];
     open_bench(&b, 19, 8);
     int64_t bench_stride = b.stride;
-    for (int w = 4; w <= 8; w += 4) {
+    for (int wi = 0; wi < N_WORD_SIZES; wi++) {
+        const int w = word_sizes[wi];
         mb_config cfg = {.spec = {.words = 19, .word_bytes = w}, .block_size = 256, .threads = 300,
                          .launches = MB_THREADS_LAUNCHES};
         mb_result res;
@@ -1333,7 +1404,7 @@ static void test_threads_probe_on_pocl(void **state)
         for (int k = 0; k < 19; k++) {
             read_array(&b, k, got, w);
             uint64_t sw = got[1] ^ mb_pattern((uint64_t)(k * stride + 1), w);
-            uint32_t seed = (uint32_t)(w == 4 ? sw : sw >> 32);
+            uint32_t seed = (uint32_t)(w == 8 ? sw >> 32 : sw);
             for (int64_t j = 0; j < stride; j++)
                 if (got[j] != mb_expected(&cfg.spec, stride, 300, seed, 1, k, j)) {
                     fprintf(stderr, "w%d array %d element %lld: 0x%llx\n", w, k, (long long)j,
@@ -1446,7 +1517,7 @@ static void test_cli_threads_sweep(void **state)
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[1024];
-    int rows = 0, payload_rows = 0, seen[2][5][2] = {{{0}}};
+    int rows = 0, payload_rows = 0, seen[3][5][2] = {{{0}}}; /* by mb_word_slot */
     assert_non_null(fgets(line, sizeof line, f));
     assert_non_null(strstr(line, ",threads,"));
     assert_non_null(strstr(line, ",timing,ops"));
@@ -1480,14 +1551,14 @@ static void test_cli_threads_sweep(void **state)
         assert_true(threads == 4096 || threads == 16384);
         assert_true(ops == 0 || ops == 151);
         int v = ops ? 1 : l && m ? 4 : m ? 3 : l ? 2 : 0;
-        seen[wb == 8][v][threads == 16384]++;
+        seen[mb_word_slot(wb)][v][threads == 16384]++;
         rows++;
     }
     fclose(f);
     int fp64 = seen[1][1][0] > 0; /* PoCL without doubles: no 8-byte payload */
-    assert_int_equal(rows, 2 * (9 + fp64));
-    assert_int_equal(payload_rows, 1 + fp64);
-    for (int i = 0; i < 2; i++)
+    assert_int_equal(rows, 2 * (14 + fp64));
+    assert_int_equal(payload_rows, 2 + fp64);
+    for (int i = 0; i < 3; i++)
         for (int v = 0; v < 5; v++)
             for (int j = 0; j < 2; j++) assert_int_equal(seen[i][v][j], i == 1 && v == 1 && !fp64 ? 0 : 1);
     /* the payload sweep alone writes membench.csv too */
@@ -1500,7 +1571,7 @@ static void test_cli_threads_sweep(void **state)
     payload_rows = 0;
     while (fgets(line, sizeof line, f)) payload_rows += strstr(line, ",payload,19,") != NULL;
     fclose(f);
-    assert_int_equal(payload_rows, 1 + fp64);
+    assert_int_equal(payload_rows, 2 + fp64);
     /* the occupancy sweep alone: its buffers hold the 8-byte payload variant
      * (they were once sized for the default word alone: "internal: buffers
      * sized for 19 words of 4 B") */
@@ -1520,8 +1591,9 @@ static void test_cli_threads_sweep(void **state)
         eight_byte_payload += bs == 256 && w == 8 && strstr(line, ",events,0,") == NULL;
     }
     fclose(f);
-    /* aligned, payload (4 and 8 B), L = 10, M = 10, 8 B aligned and M = 10 */
-    assert_int_equal(at_256, 4 + 3 * fp64);
+    /* aligned, payload (4, 8 and 2 B), L = 10, M = 10, 8 B aligned and M = 10,
+     * 2 B aligned and M = 10 */
+    assert_int_equal(at_256, 7 + 3 * fp64);
     assert_int_equal(eight_byte_payload, fp64);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf /tmp/test_membench_out.%d", (int)getpid());
@@ -1592,8 +1664,8 @@ static void test_cli_thread_counts(void **state)
         rows++;
     }
     fclose(f);
-    /* 5 variants x 2 word sizes (no 8-byte payload without doubles) per count */
-    assert_true(rows == 2 * 9 || rows == 2 * 10);
+    /* 5 variants x 3 word sizes (no 8-byte payload without doubles) per count */
+    assert_true(rows == 2 * 14 || rows == 2 * 15);
     assert_int_equal(at[0], at[1]);
     remove_out();
 }

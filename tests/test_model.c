@@ -310,6 +310,15 @@ static void test_roofline_gpu(void **state)
     p = predict(&in, "aa", "fp64", cube(256));
     NEAR(p.roofline.bytes_per_update, 304);
     NEAR(p.roofline.mlups, 1000e3 / 304);
+    /* fp16s: 2-byte words, 76 B per update */
+    p = predict(&in, "pull", "fp16s", cube(256));
+    NEAR(p.roofline.bytes_per_update, 76);
+    NEAR(p.roofline.mlups, 1000e3 / 76);
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "split", "fp16s"), 0);
+    assert_int_equal(k.word_bytes, 2);
+    assert_int_equal(model_precision_word_bytes("fp16s"), 2);
+    assert_int_equal(model_precision_word_bytes("fp16"), -1);
     model_inputs_free(&in);
     load(&in, DATA "gpu", "opencl"); /* the other backend's rows only */
     NEAR(predict(&in, "pull", "fp32", cube(256)).roofline.mlups, 500e3 / 152);
@@ -1820,8 +1829,16 @@ static void test_cli(void **state)
     assert_true(file_has("/tmp/test_model.out", "read instead (word size): misaligned 4-byte probes: read 8-byte ones "
                                                 "scaled by 0.5 (no misaligned 4-byte probes)"));
     assert_true(file_has("/tmp/test_model.out", "within_measured: no"));
+    /* fp16s: 76 B per update; the folder has no 2-byte probes, and says
+     * which word size it read instead */
+    assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme pull --precision fp16s "
+                         "--size 256"), 0);
+    assert_true(file_has("/tmp/test_model.out", "/ 76 B per update"));
+    assert_true(file_has("/tmp/test_model.out", "2-byte words"));
+    assert_true(file_has("/tmp/test_model.out", "read instead (word size)"));
     /* bad flags: 2; bad input: 2 as well (issue 36: exit 1 is a failed
      * validation, never unreadable input), naming file and line */
+    assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme push --precision fp16 --size 64"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme sideways --precision fp32 --size 64"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme push --precision fp32 --size 64x"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "gpu --words-read 19 --misaligned-reads 0,10 "

@@ -46,6 +46,18 @@ head -c 100 "$tmp/cpu/stream-size.png" | tail -c 50 >"$tmp/broken.png"; head -c 
 if is_png "$tmp/broken.png"; then bad "a broken PNG passed the check"; else ok; fi
 if is_pdf "$tmp/broken.pdf"; then bad "a truncated PDF passed the check"; else ok; fi
 
+# 1e. fp16s beside fp32 (the CPU's fp32 rows again as fp16s: 76 B per
+# update): model validate predicts them, their figure is drawn and the
+# report's summary carries them
+mkdir -p "$tmp/half-data"
+cp tests/plots-data/cpu-quick/*.csv "$tmp/half-data/"
+awk -F, -v OFS=, 'NR > 1 && $4 == "fp32" { $4 = "fp16s"; $24 = 76; print }' tests/plots-data/cpu-quick/lbm.csv >>"$tmp/half-data/lbm.csv"
+if model/model validate --data "$tmp/half-data" --force >"$tmp/log" 2>&1 || [ $? -eq 1 ]; then ok; else bad "model validate failed on fp16s rows: $(cat "$tmp/log")"; fi
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "precision") c = i } NR > 1 && $c == "fp16s" { n++ } END { exit !(n > 0) }' "$tmp/half-data/model.csv"; then ok; else bad "model.csv has no fp16s rows"; fi
+sh plots/render.sh "$tmp/half-data" "$tmp/half" >"$tmp/log" 2>&1 || bad "render.sh failed with fp16s rows: $(cat "$tmp/log")"
+check "$tmp/half" lbm-opencl-fp32 lbm-opencl-fp16s
+if grep -q "fp16s" "$tmp/half/report.md"; then ok; else bad "report.md's summary lacks fp16s"; fi
+
 # 1d. a run on several ranks (tests/model-data/ranks beside the gpu
 # folder's probes): the scaling figures, weak and strong, and the
 # interconnect; without model.csv from lbm.csv alone, with a note

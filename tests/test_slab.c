@@ -93,14 +93,15 @@ static void test_nvrtc_compiles_every_slab_variant(void **state)
     if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
     /* the slab mode changes how a launch maps to rows and the z neighbours,
      * not the cells' code: every scheme, phase and boundary, the shapes of
-     * a thread in both word sizes (each NVRTC compile takes most of a
+     * a thread in every word size (each NVRTC compile takes most of a
      * second, so not every pair) */
-    static const struct { int cpt, fp64; } shapes[] = {{1, 1}, {2, 0}, {LBM_ROW_PER_THREAD, 0}};
+    static const struct { int cpt; lbm_precision p; } shapes[] = {
+        {1, LBM_FP64}, {2, LBM_FP32}, {LBM_ROW_PER_THREAD, LBM_FP32}, {4, LBM_FP16S}};
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
         for (int s = 0; s < LBM_SCHEMES; s++)
             for (int b = 0; b < LBM_BOUNDARIES; b++)
                 for (int odd = 0; odd < (s == LBM_SCHEME_AA ? 2 : 1); odd++) {
-                    lbm_build_options(opt, sizeof opt, (lbm_scheme)s, shapes[c].fp64, (lbm_boundary)b, odd,
+                    lbm_build_options(opt, sizeof opt, (lbm_scheme)s, shapes[c].p, (lbm_boundary)b, odd,
                                       shapes[c].cpt);
                     strcat(opt, " -DLBM_SLAB=1");
                     int r = lbp_nvrtc_check(lbm_kernel_source, opt, "sm_90", why, sizeof why);

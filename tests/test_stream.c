@@ -55,6 +55,36 @@ static void test_record_counts_bytes(void **state)
     assert_int_equal(stream_bytes_moved(&r), 8192);
 }
 
+/* The input pattern as 2-byte words: no element equals the poison's half
+ * at its position, and a copy from an index shifted by 1..65535 elements
+ * differs within any 8 elements (at the start, across the turn of the low
+ * half at 2^15 u32 and far out); as u32 no two of a stretch agree. */
+static uint16_t pattern_element(uint64_t e)
+{
+    uint32_t p = stream_pattern(e / 2);
+    return (uint16_t)(e % 2 ? p >> 16 : p & 0xffffu);
+}
+
+static void test_pattern_halves(void **state)
+{
+    (void)state;
+    const uint64_t starts[] = {65536, (1u << 16) + 65530, (1u << 30) - 3};
+    for (size_t s0 = 0; s0 < sizeof starts / sizeof *starts; s0++)
+        for (uint64_t d = 1; d < 65536; d++) {
+            int differs = 0;
+            for (uint64_t e = starts[s0]; e < starts[s0] + 8; e++)
+                differs |= pattern_element(e) != pattern_element(e - d);
+            if (!differs) fail_msg("a copy shifted by %llu elements passes at %llu", (unsigned long long)d,
+                                   (unsigned long long)starts[s0]);
+        }
+    for (uint64_t j = 0; j < 200000; j++) {
+        uint32_t p = stream_pattern(j);
+        assert_true((p & 0xffffu) != (STREAM_POISON & 0xffffu) && (p >> 16) != (STREAM_POISON >> 16));
+        for (uint64_t d = 1; d < 4 && d <= j; d++) assert_true(stream_pattern(j - d) != p);
+    }
+    assert_true(stream_pattern(5) != stream_pattern(5 + (1u << 15)) && stream_pattern(5) != stream_pattern(5 + (1u << 29)));
+}
+
 static void test_generator_refuses_bad_configs(void **state)
 {
     (void)state;
@@ -103,7 +133,7 @@ static void test_every_config_compiles_for_sm90(void **state)
                     fail_msg("%s did not compile under NVRTC:\n%s", k.name, k.source);
                 checked++;
             }
-    assert_int_equal(checked, 12);
+    assert_int_equal(checked, 16);
 }
 
 /* ---- PoCL ---------------------------------------------------------------- */
@@ -189,14 +219,34 @@ static void test_verify_catches_corrupted_element(void **state)
     f->d.be->write(&f->d, f->b.out, 10000 * 8 + 16, &wrong, 4);
     assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
     assert_non_null(strstr(why, "past the end"));
+
+    /* 2-byte words, an odd count: the last element shares its u32 with the
+     * first byte pair past the end; a wrong element in either half of a u32
+     * is named, and so are the last one and a write just past it. */
+    stream_config half = {.word_bytes = 2, .access = STREAM_ACCESS_ONE, .block_size = 128, .elements = 10001};
+    const struct {
+        int64_t offset;
+        const char *says;
+    } cases[] = {{777 * 2, "element 777 "}, {778 * 2, "element 778 "}, {10000 * 2, "element 10000 "},
+                 {10001 * 2, "past the end"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        assert_int_equal(stream_run_generated(&f->b, &half, &quick_reps, &k, &res, why, sizeof why), 0);
+        uint16_t w16 = 12345;
+        f->d.be->write(&f->d, f->b.out, (size_t)cases[i].offset, &w16, 2);
+        assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+        print_message("caught: %s\n", why);
+        assert_non_null(strstr(why, cases[i].says));
+        if (i < 3) assert_non_null(strstr(why, "got 0x3039"));
+    }
 }
 
 static void test_verify_catches_skipped_element(void **state)
 {
     pocl_fixture *f = *state;
-    for (int a = 0; a < STREAM_ACCESS_COUNT; a++) {
-        stream_config cfg = {.word_bytes = 16, .access = (stream_access)a, .block_size = 64, .blocks = 5,
-                             .elements = 5000, .planted_skip = 1, .planted_skip_element = 4321};
+    for (int a = 0; a < 2 * STREAM_ACCESS_COUNT; a++) { /* 16- and 2-byte words */
+        stream_config cfg = {.word_bytes = a < STREAM_ACCESS_COUNT ? 16 : 2, .access = (stream_access)(a % STREAM_ACCESS_COUNT),
+                             .block_size = 64, .blocks = 5, .elements = 5000, .planted_skip = 1,
+                             .planted_skip_element = 4321};
         stream_kernel k;
         stream_result res;
         char why[512] = "";
@@ -373,8 +423,8 @@ static void test_cli_quick_run_writes_results(void **state)
         reference_rows += strstr(line, ",reference,memcpy_dtod,0,driver,") != NULL;
     }
     fclose(f);
-    assert_int_equal(rows, 2 + 6 + 1);
-    assert_int_equal(word_rows, 6);
+    assert_int_equal(rows, 2 + 8 + 1);
+    assert_int_equal(word_rows, 8);
     assert_int_equal(reference_rows, 1);
     snprintf(path, sizeof path, "%s/stream-meta.csv", dir);
     f = fopen(path, "r");
@@ -403,6 +453,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_counts_bytes),
+        cmocka_unit_test(test_pattern_halves),
         cmocka_unit_test(test_generator_refuses_bad_configs),
         cmocka_unit_test(test_every_config_compiles_for_sm90),
         cmocka_unit_test_setup_teardown(test_every_config_runs_on_pocl, pocl_setup, pocl_teardown),
