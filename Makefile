@@ -6,10 +6,15 @@
 #   make compare A=<slug> B=<slug>   two devices side by side
 #   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
 #   make deps       install missing Debian packages
+#   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
+#   make test-sanitize   the test suite built with ASan + UBSan (in .sanitize/)
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -MMD -MP
+# What the build needs lives in LBP_CFLAGS, never in CFLAGS: `make CFLAGS=-O0`
+# replaces CFLAGS and must keep the C standard, the warnings and the
+# dependency files (-MMD) that rebuild what a changed header touches.
+LBP_CFLAGS := -std=c11 -Wall -Wextra -MMD -MP
 CPPFLAGS += -D_GNU_SOURCE -Icore
 LDLIBS += -ldl -lm
 GIT_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -32,6 +37,9 @@ CPPFLAGS += -DLBP_HAVE_OPENCL=1 -DCL_TARGET_OPENCL_VERSION=120 -isystem $(dir $(
 LDLIBS += -l:libOpenCL.so.1
 endif
 
+%.o: %.c
+	$(CC) $(LBP_CFLAGS) $(CFLAGS) $(CPPFLAGS) -c -o $@ $<
+
 TOOLS := stream membench lbmkernels model
 CORE_OBJS := $(patsubst %.c,%.o,$(wildcard core/*.c))
 
@@ -47,7 +55,7 @@ tests/test_$(1): tests/test_$(1).o $$($(1)_OBJS) $$(CORE_OBJS)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ -lcmocka $$(LDLIBS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
-tests/test_core: tests/test_core.o $(CORE_OBJS)
+tests/test_core tests/test_harden: tests/%: tests/%.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
 TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table.h" /* lbp_error */
+
 const char *lbp_prog = "lbmprobe";
 
 /* stdout line-buffered: where stdout and stderr go to one file (make bench's
@@ -69,27 +71,43 @@ void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-long long lbp_parse_int(const char *flag, const char *s, long long min, long long max)
+int lbp_scan_int(const char *s, long long min, long long max, long long *out)
 {
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
+    if (errno || end == s || *end || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+long long lbp_parse_int(const char *flag, const char *s, long long min, long long max)
+{
+    long long v;
+    if (lbp_scan_int(s, min, max, &v))
         lbp_usage_error("%s: '%s' is not a whole number in [%lld, %lld]", flag, s, min, max);
     return v;
 }
 
-double lbp_parse_double(const char *flag, const char *s, double min, double max)
+int lbp_scan_double(const char *s, double min, double max, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= min && v <= max))
+    if (errno || end == s || *end || !isfinite(v) || !(v >= min && v <= max)) return -1;
+    *out = v;
+    return 0;
+}
+
+double lbp_parse_double(const char *flag, const char *s, double min, double max)
+{
+    double v;
+    if (lbp_scan_double(s, min, max, &v))
         lbp_usage_error("%s: '%s' is not a number in [%g, %g]", flag, s, min, max);
     return v;
 }
 
-long long lbp_parse_bytes(const char *flag, const char *s, long long min, long long max)
+int lbp_scan_bytes(const char *s, long long min, long long max, long long *out)
 {
     char *end;
     errno = 0;
@@ -106,47 +124,107 @@ long long lbp_parse_bytes(const char *flag, const char *s, long long min, long l
         if ((*end == 'B' || *end == 'b') && mult >= 1) end++;
     }
     v *= mult;
-    if (errno || end == s || *end || !(v >= (double)min && v <= (double)max) || v != floor(v))
-        lbp_usage_error("%s: '%s' is not a byte size in [%lld, %lld] (suffixes K, M, G)", flag, s, min, max);
-    return (long long)v;
+    /* (double)max may round up to 2^63: the last bound keeps the cast defined */
+    if (errno || end == s || *end || !(v >= (double)min && v <= (double)max) || v != floor(v) || v >= 0x1p63)
+        return -1;
+    *out = (long long)v;
+    return 0;
 }
 
-/* "a..b", "a..b:step" or "a..b:x2" */
-static int parse_range(const char *flag, const char *item, long long min, long long max, long long *out,
-                       int max_count, int n)
+long long lbp_parse_bytes(const char *flag, const char *s, long long min, long long max)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", item);
-    char *dots = strstr(buf, "..");
+    long long v;
+    if (lbp_scan_bytes(s, min, max, &v))
+        lbp_usage_error("%s: '%s' is not a byte size in [%lld, %lld] (suffixes K, M, G)", flag, s, min, max);
+    return v;
+}
+
+/* The next value of a range, or 0 when it would pass hi.  Checked before
+ * the step is taken, so a range near the type's limit cannot overflow
+ * (v <= hi, so the unsigned difference is exact). */
+static int range_next(long long *v, long long hi, long long step, int doubling)
+{
+    if (doubling ? *v > hi / step : (unsigned long long)hi - (unsigned long long)*v < (unsigned long long)step)
+        return 0;
+    *v = doubling ? *v * step : *v + step;
+    return 1;
+}
+
+static int not_whole(const char *s, long long min, long long max, char *err, size_t err_len)
+{
+    return lbp_error(err, err_len, "'%s' is not a whole number in [%lld, %lld]", s, min, max);
+}
+
+/* Appends one value; -1 with err when the list is full. */
+static int append(long long v, long long *out, int *n, int max_count, char *err, size_t err_len)
+{
+    if (*n >= max_count) return lbp_error(err, err_len, "more than %d values", max_count);
+    out[(*n)++] = v;
+    return 0;
+}
+
+/* "a..b", "a..b:step" or "a..b:x2", split in place (item is the caller's
+ * copy, of its own size: an item of any length keeps its ".."); text is the
+ * item unsplit, for messages. */
+static int scan_range(char *item, const char *text, long long min, long long max, long long *out,
+                      int max_count, int *n, char *err, size_t err_len)
+{
+    char *dots = strstr(item, "..");
     *dots = 0;
     char *hi = dots + 2, *step = strchr(hi, ':');
     if (step) *step++ = 0;
-    long long a = lbp_parse_int(flag, buf, min, max), b = lbp_parse_int(flag, hi, min, max);
+    long long a, b, st = 1;
+    if (lbp_scan_int(item, min, max, &a)) return not_whole(item, min, max, err, err_len);
+    if (lbp_scan_int(hi, min, max, &b)) return not_whole(hi, min, max, err, err_len);
     int doubling = step && (step[0] == 'x' || step[0] == '*');
-    long long st = step ? lbp_parse_int(flag, step + doubling, doubling ? 2 : 1, max > 1 ? max : 2) : 1;
-    if (b < a) lbp_usage_error("%s: range '%s' runs backwards", flag, item);
-    if (doubling && a <= 0) lbp_usage_error("%s: range '%s' must start above 0 to multiply", flag, item);
-    for (long long v = a; v <= b; v = doubling ? v * st : v + st) {
-        if (n >= max_count) lbp_usage_error("%s: more than %d values", flag, max_count);
-        out[n++] = v;
+    long long st_min = doubling ? 2 : 1, st_max = max > 1 ? max : 2;
+    if (step && lbp_scan_int(step + doubling, st_min, st_max, &st))
+        return not_whole(step + doubling, st_min, st_max, err, err_len);
+    if (b < a) return lbp_error(err, err_len, "range '%s' runs backwards", text);
+    if (doubling && a <= 0) return lbp_error(err, err_len, "range '%s' must start above 0 to multiply", text);
+    long long v = a;
+    do {
+        if (append(v, out, n, max_count, err, err_len)) return -1;
+    } while (range_next(&v, b, st, doubling));
+    return 0;
+}
+
+/* Items are split by hand, not with strtok, which would skip an empty item
+ * ("1,,2", a trailing comma): more likely a typo than intent. */
+int lbp_scan_int_list(const char *s, long long min, long long max, long long *out, int max_count, char *err,
+                      size_t err_len)
+{
+    if (!*s) return lbp_error(err, err_len, "empty list");
+    char *copy = strdup(s), *text = strdup(s);
+    int n = 0, bad = !copy || !text;
+    if (bad) lbp_error(err, err_len, "out of memory");
+    for (size_t at = 0; !bad;) {
+        char *item = copy + at;
+        size_t len = strcspn(item, ",");
+        int last = item[len] == '\0';
+        item[len] = text[at + len] = '\0';
+        long long v;
+        if (len == 0)
+            bad = lbp_error(err, err_len, "empty item in '%s'", s);
+        else if (strstr(item, ".."))
+            bad = scan_range(item, text + at, min, max, out, max_count, &n, err, err_len);
+        else if (lbp_scan_int(item, min, max, &v))
+            bad = not_whole(item, min, max, err, err_len);
+        else
+            bad = append(v, out, &n, max_count, err, err_len);
+        if (last) break;
+        at += len + 1;
     }
-    return n;
+    free(copy);
+    free(text);
+    return bad ? -1 : n;
 }
 
 int lbp_parse_int_list(const char *flag, const char *s, long long min, long long max, long long *out, int max_count)
 {
-    char *copy = strdup(s);
-    int n = 0;
-    for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (strstr(item, "..")) {
-            n = parse_range(flag, item, min, max, out, max_count, n);
-            continue;
-        }
-        if (n >= max_count) lbp_usage_error("%s: more than %d values", flag, max_count);
-        out[n++] = lbp_parse_int(flag, item, min, max);
-    }
-    free(copy);
-    if (n == 0) lbp_usage_error("%s: empty list", flag);
+    char err[512];
+    int n = lbp_scan_int_list(s, min, max, out, max_count, err, sizeof err);
+    if (n < 0) lbp_usage_error("%s: %s", flag, err);
     return n;
 }
 

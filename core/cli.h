@@ -31,6 +31,16 @@ long long lbp_parse_bytes(const char *flag, const char *s, long long min, long l
  * with "x2" as step doubles: "32..1024:x2").  Returns count; values in out. */
 int lbp_parse_int_list(const char *flag, const char *s, long long min, long long max,
                        long long *out, int max_count);
+/* The same parsers without the exit, for callers that report an error their
+ * own way (and the fuzz harness, which must see every input return):
+ * 0 (the list: the count) with the value(s) in out, or -1 (a number's out
+ * untouched; the list's reason, without the flag, in err, and out may hold
+ * the values before the bad item). */
+int lbp_scan_int(const char *s, long long min, long long max, long long *out);
+int lbp_scan_double(const char *s, double min, double max, double *out);
+int lbp_scan_bytes(const char *s, long long min, long long max, long long *out);
+int lbp_scan_int_list(const char *s, long long min, long long max, long long *out, int max_count, char *err,
+                      size_t err_len);
 /* One of the words in the NULL-terminated choices; returns its index. */
 int lbp_parse_choice(const char *flag, const char *s, const char *const *choices);
 

@@ -3,8 +3,8 @@
 # Required: a C compiler, OpenCL headers and ICD loader, an OpenCL CPU
 # driver (PoCL), cmocka.  Optional: likwid (CPU bandwidth reference),
 # gnuplot (plots), clinfo, Open MPI (runs across devices), jq (the tests
-# of --json).  CUDA is never installed: it is used where the toolkit
-# (headers, NVRTC) and the driver are present.
+# of --json), clang with libFuzzer (fuzzing).  CUDA is never installed: it
+# is used where the toolkit (headers, NVRTC) and the driver are present.
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 need="" want=""
 have_file() { for f in "$@"; do [ -e "$f" ] && return 0; done; return 1; }
@@ -24,6 +24,10 @@ command -v clinfo >/dev/null 2>&1 || want="$want clinfo"
 # MPI tests
 command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || want="$want openmpi-bin libopenmpi-dev"
 command -v jq >/dev/null 2>&1 || want="$want jq"
+# clang with libFuzzer and its sanitizers: make test's short fuzz runs and
+# make fuzz (without them the fuzz harnesses are skipped, not failed)
+command -v clang >/dev/null 2>&1 || want="$want clang"
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || want="$want libclang-rt-dev"
 
 [ -z "$need$want" ] && { echo "deps: everything lbmprobe uses is installed"; exit 0; }
 missing="$need$want"
@@ -48,7 +52,7 @@ fail=""
 for p in $still; do case " $need " in *" $p "*) fail="$fail $p" ;; esac; done
 opt=""
 for p in $still; do case " $want " in *" $p "*) opt="$opt $p" ;; esac; done
-[ -n "$opt" ] && echo "deps: could not install$opt; going on without them (no likwid: no CPU bandwidth reference; no gnuplot: render plots elsewhere with make plots; no Open MPI: one rank, the MPI tests skipped)" >&2
+[ -n "$opt" ] && echo "deps: could not install$opt; going on without them (no likwid: no CPU bandwidth reference; no gnuplot: render plots elsewhere with make plots; no Open MPI: one rank, the MPI tests skipped; no clang or libclang-rt-dev: no fuzzing)" >&2
 if [ -n "$fail" ]; then
     # PoCL and cmocka are needed for the tests, not for measuring a GPU.
     case "$fail" in *opencl-headers*|*ocl-icd*|*gcc*|*make*)

@@ -231,8 +231,10 @@ static void prepare_link(lbp_exchange *x, link_state *s, const lbp_link *l)
     s->l = *l;
     s->send = xcalloc((size_t)l->nsend, sizeof *s->send);
     s->recv = xcalloc((size_t)l->nrecv, sizeof *s->recv);
-    memcpy(s->send, l->send, sizeof *s->send * (size_t)l->nsend);
-    memcpy(s->recv, l->recv, sizeof *s->recv * (size_t)l->nrecv);
+    /* a link may send or receive nothing (NULL, 0): memcpy from NULL is
+     * undefined even for 0 bytes */
+    if (l->nsend) memcpy(s->send, l->send, sizeof *s->send * (size_t)l->nsend);
+    if (l->nrecv) memcpy(s->recv, l->recv, sizeof *s->recv * (size_t)l->nrecv);
     s->send_bytes = total_bytes(s->send, l->nsend);
     s->recv_bytes = total_bytes(s->recv, l->nrecv);
     for (int i = 0; i < l->nsend + l->nrecv; i++) {

@@ -64,8 +64,10 @@ static void free_fields(char **f, int n)
     free(f);
 }
 
-/* One line without its end-of-line; NULL at end of file.  Caller frees. */
-static char *read_line(FILE *f)
+/* One line without its end-of-line; NULL at end of file.  Caller frees.
+ * *len: its length, so that a NUL byte inside it shows (the string would
+ * end there); *cut: 1 when the file ended before the line's '\n'. */
+static char *read_line(FILE *f, size_t *len, int *cut)
 {
     size_t cap = 256, n = 0;
     char *s = malloc(cap);
@@ -75,8 +77,10 @@ static char *read_line(FILE *f)
         s[n++] = (char)c;
     }
     if (c == EOF && n == 0) { free(s); return NULL; }
+    *cut = c == EOF;
     if (n && s[n - 1] == '\r') n--;
     s[n] = '\0';
+    *len = n;
     return s;
 }
 
@@ -85,6 +89,39 @@ static int is_blank(const char *s)
     for (; *s; s++)
         if (*s != ' ' && *s != '\t') return 0;
     return 1;
+}
+
+/* Why a line cannot be read as it stands, or NULL.  A NUL byte would end
+ * the C string early: at a line's start the row would look blank and be
+ * skipped, inside it a field would be cut.  A last line without its '\n'
+ * is what a writer killed mid-row leaves: its last field may be cut short
+ * (every tool ends each row with '\n'). */
+static const char *line_fault(const char *line, size_t len, int cut)
+{
+    if (memchr(line, '\0', len)) return "NUL byte in the line (not a text file?)";
+    if (cut) return "the file ends inside this line, with no end-of-line (cut short?)";
+    return NULL;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A name that appears twice among n, or NULL.  Sorted copy: O(n log n), so
+ * a header of a few hundred thousand columns is checked at once. */
+static const char *repeated_name(char **names, int n)
+{
+    if (n < 2) return NULL;
+    const char **sorted = malloc(sizeof *sorted * (size_t)n);
+    if (!sorted) return NULL;
+    memcpy(sorted, names, sizeof *sorted * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_names);
+    const char *twice = NULL;
+    for (int i = 1; i < n && !twice; i++)
+        if (!strcmp(sorted[i - 1], sorted[i])) twice = sorted[i];
+    free(sorted);
+    return twice;
 }
 
 int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, size_t err_len)
@@ -96,10 +133,19 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
         lbp_error(err, err_len, "%s: cannot open: %s", path, strerror(errno));
         return LBP_TABLE_MISSING;
     }
-    int cap = 64, line_no = 0;
+    int cap = 64, line_no = 0, cut = 0;
+    size_t len = 0;
     char *line;
-    while ((line = read_line(f))) {
+    while ((line = read_line(f, &len, &cut))) {
         line_no++;
+        const char *bad = line_fault(line, len, cut);
+        if (bad) {
+            lbp_error(err, err_len, "%s:%d: %s", path, line_no, bad);
+            free(line);
+            fclose(f);
+            lbp_table_free(t);
+            return LBP_TABLE_MALFORMED;
+        }
         if (is_blank(line)) { free(line); continue; }
         char **fields;
         int n = split_fields(line, &fields);
@@ -121,15 +167,14 @@ int lbp_table_read(lbp_table *t, const char *path, int has_header, char *err, si
             } else {
                 t->columns = n;
                 t->header = fields;
-                for (int i = 0; i < n; i++)
-                    for (int j = 0; j < i; j++)
-                        if (!strcmp(fields[i], fields[j])) {
-                            lbp_error(err, err_len, "%s:%d: column '%s' appears twice in the header",
-                                      path, line_no, fields[i]);
-                            fclose(f);
-                            lbp_table_free(t);
-                            return LBP_TABLE_MALFORMED;
-                        }
+                const char *twice = repeated_name(fields, n);
+                if (twice) {
+                    lbp_error(err, err_len, "%s:%d: column '%s' appears twice in the header", path, line_no,
+                              twice);
+                    fclose(f);
+                    lbp_table_free(t);
+                    return LBP_TABLE_MALFORMED;
+                }
             }
             t->fields = malloc(sizeof *t->fields * (size_t)cap * t->columns);
             t->line = malloc(sizeof *t->line * cap);
@@ -211,6 +256,8 @@ const char *lbp_table_text(const lbp_table *t, int row, int column)
     return t->fields[(size_t)row * t->columns + column];
 }
 
+/* errno and isfinite: "nan", "inf" and a value past the double range are
+ * not numbers here. */
 int lbp_table_number(const lbp_table *t, int row, int column, double *out, char *err,
                        size_t err_len)
 {
@@ -219,22 +266,64 @@ int lbp_table_number(const lbp_table *t, int row, int column, double *out, char 
     errno = 0;
     double v = strtod(s, &end);
     while (*end == ' ') end++;
-    if (end == s || *end || errno == ERANGE || !isfinite(v)) {
-        lbp_error(err, err_len, "%s:%d: column '%s': expected a number, got '%s'", t->path,
-                  t->line[row], t->header[column], s);
-        return -1;
-    }
+    if (end == s || *end || errno == ERANGE || !isfinite(v))
+        return lbp_error(err, err_len, "%s:%d: column '%s': expected a number, got '%s'", t->path, t->line[row],
+                         t->header[column], s);
     *out = v;
     return 0;
+}
+
+int lbp_table_number_in(const lbp_table *t, int row, int column, double min, double max, double *out,
+                        char *err, size_t err_len)
+{
+    double v;
+    if (lbp_table_number(t, row, column, &v, err, err_len)) return -1;
+    if (!(v >= min && v <= max))
+        return lbp_error(err, err_len, "%s:%d: column '%s' (field %d): %s is out of range [%g, %g]", t->path,
+                         t->line[row], t->header[column], column + 1, lbp_table_text(t, row, column), min, max);
+    *out = v;
+    return 0;
+}
+
+int lbp_table_whole_in(const lbp_table *t, int row, int column, long long min, long long max, long long *out,
+                       char *err, size_t err_len)
+{
+    double v;
+    if (lbp_table_number(t, row, column, &v, err, err_len)) return -1;
+    /* within [-2^63, 2^63) before the cast: past it the cast is undefined */
+    if (v != floor(v) || !(v >= -0x1p63 && v < 0x1p63) || (long long)v < min || (long long)v > max)
+        return lbp_error(err, err_len, "%s:%d: column '%s' (field %d): expected a whole number in [%lld, %lld], got '%s'",
+                         t->path, t->line[row], t->header[column], column + 1, min, max,
+                         lbp_table_text(t, row, column));
+    *out = (long long)v;
+    return 0;
+}
+
+/* The column's index, or -1 with the message lbp_table_require gives. */
+static int named_column(const lbp_table *t, const char *name, char *err, size_t err_len)
+{
+    int c = lbp_table_column(t, name);
+    if (c < 0) lbp_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, name);
+    return c;
 }
 
 int lbp_table_number_by_name(const lbp_table *t, int row, const char *name, double *out,
                                char *err, size_t err_len)
 {
-    int c = lbp_table_column(t, name);
-    if (c < 0) {
-        lbp_error(err, err_len, "%s:1: missing column '%s' in the header", t->path, name);
-        return -1;
-    }
-    return lbp_table_number(t, row, c, out, err, err_len);
+    int c = named_column(t, name, err, err_len);
+    return c < 0 ? -1 : lbp_table_number(t, row, c, out, err, err_len);
+}
+
+int lbp_table_number_in_by_name(const lbp_table *t, int row, const char *name, double min, double max,
+                                double *out, char *err, size_t err_len)
+{
+    int c = named_column(t, name, err, err_len);
+    return c < 0 ? -1 : lbp_table_number_in(t, row, c, min, max, out, err, err_len);
+}
+
+int lbp_table_whole_in_by_name(const lbp_table *t, int row, const char *name, long long min, long long max,
+                               long long *out, char *err, size_t err_len)
+{
+    int c = named_column(t, name, err, err_len);
+    return c < 0 ? -1 : lbp_table_whole_in(t, row, c, min, max, out, err, err_len);
 }

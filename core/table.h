@@ -37,12 +37,28 @@ int lbp_table_read_columns(lbp_table *t, const char *path, const char *const *na
  * reader can `return lbp_error(err, err_len, "%s:%d: ...", ...)`. */
 int lbp_error(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *lbp_table_text(const lbp_table *t, int row, int column);
-/* The field as a number; on a non-number: "file:line: column 'c': expected
- * a number, got 'x'" and -1. */
+/* The field as a finite number; on anything else ("nan", "inf", a value
+ * past the double range, text): "file:line: column 'c': expected a number,
+ * got 'x'" and -1. */
 int lbp_table_number(const lbp_table *t, int row, int column, double *out, char *err,
                        size_t err_len);
 /* Same, by column name (which must exist: checked by lbp_table_require). */
 int lbp_table_number_by_name(const lbp_table *t, int row, const char *name, double *out,
                                char *err, size_t err_len);
+/* The checked readers for values that feed arithmetic: a finite number in
+ * [min, max] (a number outside: "file:line: column 'c' (field k): x is out
+ * of range [min, max]" and -1), so 1e308, 0 or -1 where a time or a
+ * bandwidth is expected stops at the file, never turns into inf or NaN
+ * downstream.  On error *out is left unchanged. */
+int lbp_table_number_in(const lbp_table *t, int row, int column, double min, double max, double *out,
+                        char *err, size_t err_len);
+int lbp_table_number_in_by_name(const lbp_table *t, int row, const char *name, double min, double max,
+                                double *out, char *err, size_t err_len);
+/* A whole number in [min, max] ("2.5" or "1e30" for an int column is an
+ * error, not a truncation or an undefined cast). */
+int lbp_table_whole_in(const lbp_table *t, int row, int column, long long min, long long max, long long *out,
+                       char *err, size_t err_len);
+int lbp_table_whole_in_by_name(const lbp_table *t, int row, const char *name, long long min, long long max,
+                               long long *out, char *err, size_t err_len);
 
 #endif

@@ -106,11 +106,15 @@ static int parse_sizes(const char *arg, lbm_dims *out)
     int n = 0;
     for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         if (strchr(item, 'x')) {
+            /* split at each 'x' by hand: strtok would read "16xx16x16" as 16^3 */
             int v[3], k = 0;
-            char *s2;
-            for (char *p = strtok_r(item, "x", &s2); p; p = strtok_r(NULL, "x", &s2)) {
-                if (k == 3) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
+            for (char *p = item;;) {
+                char *x = strchr(p, 'x');
+                if (x) *x = 0;
+                if (k == 3 || !*p) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
                 v[k++] = (int)lbp_parse_int("--sizes", p, 1, MAX_DIM);
+                if (!x) break;
+                p = x + 1;
             }
             if (k != 3) lbp_usage_error("--sizes: '%s' is not NXxNYxNZ", arg);
             if (n >= LBM_MAX_SIZES) lbp_usage_error("--sizes: more than %d sizes", LBM_MAX_SIZES);

@@ -336,12 +336,15 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
     for (int r = 0; r < t.rows && !rc; r++) {
         if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "device")), device)) continue;
         const char *prec = lbp_table_text(&t, r, lbp_table_column(&t, "precision"));
-        double cells, bs, k, lattices, v;
-        if (lbp_table_number_by_name(&t, r, "cells", &cells, err, err_len) ||
-            lbp_table_number_by_name(&t, r, "block_size", &bs, err, err_len) ||
-            lbp_table_number_by_name(&t, r, "blocks_per_cu", &k, err, err_len) ||
-            lbp_table_number_by_name(&t, r, "lattices", &lattices, err, err_len) ||
-            lbp_table_number_by_name(&t, r, "cells_per_thread", &v, err, err_len)) {
+        /* whole numbers in what lbmkernels writes (blocks_per_cu -1: not
+         * known; cells_per_thread 0: a row per thread), so that every cast
+         * below is defined */
+        long long cells, bs, k, lattices, v;
+        if (lbp_table_whole_in_by_name(&t, r, "cells", 1, 1LL << 50, &cells, err, err_len) ||
+            lbp_table_whole_in_by_name(&t, r, "block_size", 1, 1 << 20, &bs, err, err_len) ||
+            lbp_table_whole_in_by_name(&t, r, "blocks_per_cu", -1, 1 << 16, &k, err, err_len) ||
+            lbp_table_whole_in_by_name(&t, r, "lattices", 1, 2, &lattices, err, err_len) ||
+            lbp_table_whole_in_by_name(&t, r, "cells_per_thread", 0, 64, &v, err, err_len)) {
             rc = -1;
             break;
         }
@@ -353,7 +356,7 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
             break;
         }
         if (v < 1) continue; /* 0: a whole row per thread (the CPU's shape), not a launch of cells */
-        double set = lattices * D3Q19_WORDS * w * cells;
+        double set = (double)lattices * D3Q19_WORDS * w * cells;
         if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
         int width = w * (int)v;
         if (width != 2 && width != 4 && width != 8) {

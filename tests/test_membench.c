@@ -1219,6 +1219,13 @@ static void test_read_geometries(void **state)
     assert_non_null(strstr(err, MB_DATA "lbm-bad-number.csv:3:"));
     assert_non_null(strstr(err, "'cells'"));
     assert_non_null(strstr(err, "'4k'"));
+    /* a number no int holds, where the geometry is an int: refused, never cast */
+    err[0] = 0;
+    assert_int_equal(mb_read_geometries(MB_DATA "lbm-huge-number.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err,
+                                        sizeof err), -1);
+    assert_non_null(strstr(err, MB_DATA "lbm-huge-number.csv:3:"));
+    assert_non_null(strstr(err, "'cells_per_thread'"));
+    assert_non_null(strstr(err, "[0, 64], got '1e30'"));
     err[0] = 0;
     assert_int_equal(mb_read_geometries(MB_DATA "lbm-missing-column.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES,
                                         err, sizeof err), -1);
