@@ -349,9 +349,8 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
             break;
         }
         int w = !strcmp(prec, "fp64") ? 8 : !strcmp(prec, "fp32") ? 4 : !strcmp(prec, "fp16s") ? 2 : 0;
-        if (!w || cells < 1 || bs < 1 || lattices < 1) {
-            snprintf(err, err_len, "%s:%d: expected precision fp32|fp64|fp16s and positive cells, block_size, lattices",
-                     t.path, t.line[r]);
+        if (!w) {
+            snprintf(err, err_len, "%s:%d: expected precision fp32|fp64|fp16s", t.path, t.line[r]);
             rc = -1;
             break;
         }
