@@ -10,8 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A folder of this process, removed at exit (where the fuzzer exits
- * normally; a crash leaves it for the reproducer). */
+/* A folder of this process under $LBP_FUZZ_DIR (tests/fuzz/run.sh points
+ * it into its own scratch folder, removed however the fuzzer ends), else
+ * /dev/shm or $TMPDIR; removed at a normal exit. */
 static char fuzz_dir_[1024];
 
 static inline void fuzz_remove_dir_(void)
@@ -24,7 +25,10 @@ static inline void fuzz_remove_dir_(void)
 static inline const char *fuzz_scratch_dir(void)
 {
     if (fuzz_dir_[0]) return fuzz_dir_;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *base = getenv("LBP_FUZZ_DIR")            ? getenv("LBP_FUZZ_DIR")
+                       : access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+                       : getenv("TMPDIR")              ? getenv("TMPDIR")
+                                                       : "/tmp";
     snprintf(fuzz_dir_, sizeof fuzz_dir_, "%s/lbp-fuzz-%d-XXXXXX", base, (int)getpid());
     if (!mkdtemp(fuzz_dir_)) {
         perror("fuzz: mkdtemp");

@@ -13,8 +13,10 @@ short=0
 [ "$1" = --short ] && { short=1; shift; }
 secs=$1; shift
 passed=0 failed=0
-scratch=$(mktemp -d)
+# in memory where it can be: each input is written to a file there
+scratch=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+export LBP_FUZZ_DIR=$scratch
 mkdir -p .fuzz/artifacts
 for h in "$@"; do
     bin=.fuzz/$h seeds=tests/fuzz/corpus/$h
