@@ -71,7 +71,7 @@ enum { LBP_OPT_BACKEND = 1000, LBP_OPT_DEVICE, LBP_OPT_OUT, LBP_OPT_FORCE, LBP_O
     {"help", no_argument, 0, LBP_OPT_HELP},                   \
     {"version", no_argument, 0, LBP_OPT_VERSION}
 #define LBP_COMMON_HELP                                                              \
-    "  --backend NAME      cuda, opencl (see --list) or auto (default: the best\n"  \
+    "  --backend NAME      cuda, opencl, openmp (see --list) or auto (default: the best\n"  \
     "                      device found)\n"                                        \
     "  --device N          device index within the backend (see --list; default:\n"   \
     "                      its first GPU, else its first device)\n"                \

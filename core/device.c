@@ -10,8 +10,11 @@
 
 extern const lbp_backend lbp_cuda_backend;
 extern const lbp_backend lbp_opencl_backend;
+extern const lbp_backend lbp_openmp_backend;
 
-const lbp_backend *const lbp_backends[] = {&lbp_cuda_backend, &lbp_opencl_backend, NULL};
+/* In the order --backend auto prefers them: a GPU of CUDA, then of OpenCL;
+ * without one the CPU as CPU codes run, compiled C with OpenMP, before PoCL. */
+const lbp_backend *const lbp_backends[] = {&lbp_cuda_backend, &lbp_openmp_backend, &lbp_opencl_backend, NULL};
 
 const lbp_backend *lbp_backend_by_name(const char *name)
 {
@@ -102,7 +105,7 @@ static int open_first_gpu(lbp_device *d, const lbp_backend *be, int n)
 
 /* The best device: the first GPU of the first backend in the registry's
  * order that has one (a CUDA GPU, else an OpenCL GPU), else the first
- * device of the first backend with any (PoCL's CPU). */
+ * device of the first backend with any (the CPU through OpenMP). */
 static void open_auto(lbp_device *d)
 {
     const lbp_backend *any = NULL;

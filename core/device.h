@@ -54,6 +54,8 @@ typedef struct {
     int host_pointers;      /* ... and they are host addresses (a device
                                whose memory is the host's): any MPI library
                                moves them (--exchange mpi without CUDA) */
+    int nontemporal_stores; /* the prelude stores without a write-allocate
+                               (lbp_stream_f32/f64, LBP_HAS_NT_STORE 1) */
 } lbp_caps;
 
 typedef struct {

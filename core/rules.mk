@@ -11,3 +11,4 @@ endif
 # rebuilt when MPI comes or goes
 $(shell echo '$(MPI_CFLAGS)' | cmp -s - .build-mpi 2>/dev/null || echo '$(MPI_CFLAGS)' > .build-mpi)
 $(MPI_FILES): .build-mpi
+core/openmp.o: core/openmp_prelude.h

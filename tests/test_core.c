@@ -1,4 +1,5 @@
-/* core/: the device layer on PoCL and NVRTC, CSV files, parsing, stats. */
+/* core/: the device layer on PoCL, OpenMP and NVRTC, CSV files, parsing,
+ * stats. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends.h"
+#include "cjit.h"
 #include "cli.h"
 #include "csv.h"
 #include "device.h"
 #include "half.h"
+#include "hostcpu.h"
 #include "stats.h"
 
 static const char *saxpy_src =
@@ -30,29 +34,27 @@ static const char *saxpy_src =
     "  out[global_id(0)] = v + lbp_dyn_shared[local_id(0)] + (u32)(LBP_HAS_CLOCK * 0);\n"
     "}\n";
 
-static void test_opencl_runs_dialect_kernel(void **state)
+static void test_runs_dialect_kernel(void **state)
 {
-    (void)state;
-    lbp_device d;
-    lbp_open(&d, "opencl", -1);
-    assert_string_equal(d.info.backend, "opencl");
-    assert_true(d.info.global_mem_bytes > 0);
+    lbp_device *d = lbp_test_device(state);
+    assert_string_equal(d->info.backend, d->be->name);
+    assert_true(d->info.global_mem_bytes > 0);
     enum { N = 1000 };
     float x[N], y[N];
     for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
-    lbp_buf *bx = lbp_alloc(&d, sizeof x), *by = lbp_alloc(&d, sizeof y);
+    lbp_buf *bx = lbp_alloc(d, sizeof x), *by = lbp_alloc(d, sizeof y);
     assert_non_null(bx);
-    lbp_write(&d, bx, x, sizeof x);
-    lbp_write(&d, by, y, sizeof y);
-    lbp_kernel *k = lbp_compile(&d, saxpy_src, "saxpy", "-DUNUSED=1");
+    lbp_write(d, bx, x, sizeof x);
+    lbp_write(d, by, y, sizeof y);
+    lbp_kernel *k = lbp_compile(d, saxpy_src, "saxpy", "-DUNUSED=1");
     assert_non_null(k);
     lbp_launch_cfg cfg = lbp_cfg_1d((N + 63) / 64, 64);
     lbp_arg args[] = {LBP_BUF(by), LBP_BUF(bx), LBP_F32(2.0f), LBP_I64(N)};
-    d.be->timer_start(&d);
-    lbp_launch(&d, k, &cfg, 4, args);
-    double ms = d.be->timer_stop_ms(&d);
+    d->be->timer_start(d);
+    lbp_launch(d, k, &cfg, 4, args);
+    double ms = d->be->timer_stop_ms(d);
     assert_true(ms >= 0.0);
-    lbp_read(&d, by, y, sizeof y);
+    lbp_read(d, by, y, sizeof y);
     for (int i = 0; i < N; i++) assert_float_equal(y[i], 2.0f * i + 1.0f, 1e-6);
 
     /* a timed span of many launches ends at the last one (the first keeps
@@ -60,70 +62,68 @@ static void test_opencl_runs_dialect_kernel(void **state)
      * well over 5 single ones */
     {
         const int64_t big = 1 << 20;
-        lbp_buf *gx = lbp_alloc(&d, big * sizeof(float)), *gy = lbp_alloc(&d, big * sizeof(float));
+        lbp_buf *gx = lbp_alloc(d, big * sizeof(float)), *gy = lbp_alloc(d, big * sizeof(float));
         assert_non_null(gx);
         assert_non_null(gy);
         lbp_launch_cfg cb = lbp_cfg_1d((unsigned)(big / 256), 256);
         lbp_arg ab[] = {LBP_BUF(gy), LBP_BUF(gx), LBP_F32(1.0f), LBP_I64(big)};
         double one = 1e30;
         for (int r = 0; r < 3; r++) {
-            d.be->timer_start(&d);
-            lbp_launch(&d, k, &cb, 4, ab);
-            one = fmin(one, d.be->timer_stop_ms(&d));
+            d->be->timer_start(d);
+            lbp_launch(d, k, &cb, 4, ab);
+            one = fmin(one, d->be->timer_stop_ms(d));
         }
-        d.be->timer_start(&d);
-        for (int r = 0; r < 20; r++) lbp_launch(&d, k, &cb, 4, ab);
-        double twenty = d.be->timer_stop_ms(&d);
+        d->be->timer_start(d);
+        for (int r = 0; r < 20; r++) lbp_launch(d, k, &cb, 4, ab);
+        double twenty = d->be->timer_stop_ms(d);
         assert_true(one > 0);
         assert_true(twenty > 5 * one);
-        lbp_release(&d, gx);
-        lbp_release(&d, gy);
+        lbp_release(d, gx);
+        lbp_release(d, gy);
     }
 
-    /* dynamic shared memory parameter */
-    lbp_kernel *kd = lbp_compile(&d, saxpy_src, "dyn", "");
+    /* dynamic shared memory parameter, in blocks as large as the kernel
+     * (which waits at a barrier) can launch */
+    lbp_kernel *kd = lbp_compile(d, saxpy_src, "dyn", "");
     assert_non_null(kd);
-    lbp_buf *bo = lbp_alloc(&d, 128 * sizeof(uint32_t));
-    lbp_launch_cfg c2 = lbp_cfg_1d(2, 64);
+    lbp_kernel_info ki;
+    d->be->kernel_info(d, kd, &ki);
+    const unsigned block = ki.max_block_size < 64 ? (unsigned)ki.max_block_size : 64;
+    assert_true(block >= 1);
+    lbp_buf *bo = lbp_alloc(d, 128 * sizeof(uint32_t));
+    lbp_launch_cfg c2 = lbp_cfg_1d(128 / block, block);
     c2.shared_bytes = 64;
     lbp_arg a2[] = {LBP_BUF(bo), LBP_I32(7)};
-    lbp_launch(&d, kd, &c2, 2, a2);
+    lbp_launch(d, kd, &c2, 2, a2);
     uint32_t out[128];
-    lbp_read(&d, bo, out, sizeof out);
-    for (int i = 0; i < 128; i++) assert_int_equal(out[i], 7 + i % 64);
+    lbp_read(d, bo, out, sizeof out);
+    for (int i = 0; i < 128; i++) assert_int_equal(out[i], 7 + i % block);
 
     /* the driver's own copy */
-    lbp_buf *bc = lbp_alloc(&d, sizeof y);
-    d.be->copy(&d, bc, by, sizeof y);
+    lbp_buf *bc = lbp_alloc(d, sizeof y);
+    d->be->copy(d, bc, by, sizeof y);
     float z[N];
-    lbp_read(&d, bc, z, sizeof z);
+    lbp_read(d, bc, z, sizeof z);
     assert_memory_equal(z, y, sizeof z);
-    d.be->kernel_release(&d, k);
-    d.be->kernel_release(&d, kd);
-    lbp_release(&d, bx);
-    lbp_release(&d, by);
-    lbp_release(&d, bo);
-    lbp_release(&d, bc);
-    lbp_close(&d);
+    d->be->kernel_release(d, k);
+    d->be->kernel_release(d, kd);
+    lbp_release(d, bx);
+    lbp_release(d, by);
+    lbp_release(d, bo);
+    lbp_release(d, bc);
 }
 
-static void test_opencl_compile_error_returns_null(void **state)
+static void test_compile_error_returns_null(void **state)
 {
-    (void)state;
-    lbp_device d;
-    lbp_open(&d, "opencl", -1);
-    lbp_kernel *k = lbp_compile(&d, "KERNEL void broken(GLOBAL float *a) { a[0] = undeclared; }\n", "broken", "");
+    lbp_device *d = lbp_test_device(state);
+    lbp_kernel *k = lbp_compile(d, "KERNEL void broken(GLOBAL float *a) { a[0] = undeclared; }\n", "broken", "");
     assert_null(k);
-    lbp_close(&d);
 }
 
 static void test_alloc_too_large_returns_null(void **state)
 {
-    (void)state;
-    lbp_device d;
-    lbp_open(&d, "opencl", -1);
-    assert_null(lbp_alloc(&d, (size_t)d.info.max_alloc_bytes + 4096));
-    lbp_close(&d);
+    lbp_device *d = lbp_test_device(state);
+    assert_null(lbp_alloc(d, (size_t)d->info.max_alloc_bytes + 4096));
 }
 
 static void test_nvrtc_compiles_dialect_for_sm90(void **state)
@@ -783,17 +783,187 @@ static void test_result_set_committed_with_its_meta(void **state)
     remove_tree(lockdir);
 }
 
+/* ---- the openmp backend ---------------------------------------------------- */
+
+/* The wrapper generator reads an entry's parameters from preprocessed text:
+ * the definition, not a call, a prototype or a name in a string; line
+ * markers inside the list; the dynamic shared memory; no parameters. */
+static void test_cjit_parses_entries(void **state)
+{
+    (void)state;
+    lbp_cjit_entry e;
+    char why[256];
+    const char *text =
+        "static _Thread_local lbp_workitem lbp_wi;\n"
+        "void k(int);\n"
+        "const char *s = \"void k(float x) {\";\n"
+        "static void other(void) { k(1); }\n"
+        "static inline __attribute__((always_inline)) void k(const float *restrict a,\n"
+        "# 12 \"kernel.c\"\n"
+        "    float *restrict b, const long n, unsigned char *restrict lbp_dyn_shared)\n"
+        "{ if (n) b[0] = a[lbp_wi.gid[0]]; lbp_barrier_mark_(lbp_wi); }\n";
+    assert_int_equal(lbp_cjit_parse_entry(text, "k", &e, why, sizeof why), 0);
+    assert_int_equal(e.nparams, 3);
+    assert_string_equal(e.params[0].name, "a");
+    assert_string_equal(e.params[0].decl, "const float *restrict a");
+    assert_string_equal(e.params[1].decl, "float *restrict b");
+    assert_string_equal(e.params[2].name, "n");
+    assert_true(e.dyn_shared);
+    assert_true(e.uses_barrier);
+    assert_false(e.ids_outside_entry); /* the declaration is not a use */
+    assert_int_equal(text[e.params_open], '(');
+    assert_int_equal(text[e.params_close], ')');
+    /* the ids read in a helper: the wrapper must keep the thread-local copy */
+    const char *helper = "static _Thread_local lbp_workitem lbp_wi;\n"
+                         "static long h(void) { return lbp_wi.gid[0]; }\n"
+                         "static void f(void) { lbp_barrier_mark_(lbp_wi); }\n"
+                         "void k(void) { h(); }\n";
+    assert_int_equal(lbp_cjit_parse_entry(helper, "k", &e, why, sizeof why), 0);
+    assert_int_equal(e.nparams, 0);
+    assert_false(e.dyn_shared || e.uses_barrier);
+    assert_true(e.ids_outside_entry);
+    char *wrapped = lbp_cjit_wrap(helper, "k", &e);
+    assert_non_null(strstr(wrapped, "void k(lbp_workitem lbp_wi) {"));
+    assert_non_null(strstr(wrapped, "lbp_wi = lbp_w;"));
+    assert_non_null(strstr(wrapped, "#pragma omp for schedule(static)"));
+    free(wrapped);
+    /* what the wrapper cannot pass, and what is not there */
+    assert_int_equal(lbp_cjit_parse_entry("void k(float a[4]) {}\n", "k", &e, why, sizeof why), -1);
+    assert_non_null(strstr(why, "array"));
+    assert_int_equal(lbp_cjit_parse_entry("void k(int a);\nvoid kk(int a) {}\n", "k", &e, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no definition"));
+}
+
+static void test_cache_sizes_parse(void **state)
+{
+    (void)state;
+    assert_int_equal(lbp_parse_cache_size("266240K"), 266240LL << 10);
+    assert_int_equal(lbp_parse_cache_size("32M"), 32LL << 20);
+    assert_int_equal(lbp_parse_cache_size("512"), 512);
+    assert_int_equal(lbp_parse_cache_size("x"), -1);
+    assert_int_equal(lbp_parse_cache_size("4Q"), -1);
+    lbp_host_cpu h;
+    lbp_host_cpu_describe(&h);
+    assert_true(h.cores >= 1 && h.cores <= h.cpus);
+    assert_true(h.mem_bytes > 0);
+}
+
+/* Every id of a 3-D launch, also where a helper reads them, and a scalar of
+ * each type, as the openmp wrapper passes them. */
+static const char ids_src[] =
+    "INLINE i64 flat(void) { return global_id(0) + 5 * (global_id(1) + 4 * global_id(2)); }\n"
+    "KERNEL void ids(GLOBAL i64 *RESTRICT out, i32 a, i64 b, float c, double e) {\n"
+    "  const i64 n = flat(), g = global_id(0) + 5 * (global_id(1) + 4 * global_id(2));\n"
+    "  out[8 * n + 0] = n == g;\n"
+    "  out[8 * n + 1] = local_id(0) + 10 * local_id(1) + 100 * local_id(2);\n"
+    "  out[8 * n + 2] = group_id(0) + 10 * group_id(1) + 100 * group_id(2);\n"
+    "  out[8 * n + 3] = local_size(0) + 10 * local_size(1) + 100 * local_size(2);\n"
+    "  out[8 * n + 4] = num_groups(0) + 10 * num_groups(1) + 100 * num_groups(2);\n"
+    "  out[8 * n + 5] = a + b;\n"
+    "  out[8 * n + 6] = (i64)(c * 4.0f) + (i64)(e * 8.0);\n"
+    "  out[8 * n + 7] = lbp_as_u32(lbp_as_f32(0x3f800000u)) == 0x3f800000u && LBP_HAS_CLOCK == 0;\n"
+    "}\n";
+
+static void test_runs_every_id(void **state)
+{
+    lbp_device *d = lbp_test_device(state);
+    enum { NX = 5, NY = 4, NZ = 3, W = 8 };
+    lbp_buf *b = lbp_alloc(d, sizeof(int64_t) * W * NX * NY * NZ);
+    assert_non_null(b);
+    lbp_kernel *k = lbp_compile(d, ids_src, "ids", "-DLBP_FP64=1");
+    assert_non_null(k);
+    /* grid 5 x 2 x 3 of blocks 1 x 2 x 1 */
+    lbp_launch_cfg cfg = {.grid = {5, 2, 3}, .block = {1, 2, 1}};
+    lbp_arg a[] = {LBP_BUF(b), LBP_I32(40), LBP_I64(2), LBP_F32(0.25f), LBP_F64(0.5)};
+    lbp_launch(d, k, &cfg, 5, a);
+    int64_t out[W * NX * NY * NZ];
+    lbp_read(d, b, out, sizeof out);
+    for (int z = 0; z < NZ; z++)
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++) {
+                const int64_t *o = out + W * (x + NX * (y + NY * z));
+                assert_int_equal(o[0], 1);
+                assert_int_equal(o[1], 10 * (y % 2));
+                assert_int_equal(o[2], x + 10 * (y / 2) + 100 * z);
+                assert_int_equal(o[3], 1 + 20 + 100);
+                assert_int_equal(o[4], 5 + 20 + 300);
+                assert_int_equal(o[5], 42);
+                assert_int_equal(o[6], 1 + 4);
+                assert_int_equal(o[7], 1);
+            }
+    d->be->kernel_release(d, k);
+    lbp_release(d, b);
+}
+
+/* (The children of exit_status_of must not start OpenMP threads: the
+ * runtime's pool does not survive a fork, so the buffer comes from the
+ * parent and the launches fail before they run.) */
+static lbp_device *refusing;
+static lbp_kernel *refused;
+static lbp_buf *refused_buf;
+static void launch_barrier_kernel_with_two(void)
+{
+    lbp_launch_cfg c = lbp_cfg_1d(1, 2);
+    lbp_arg a[] = {LBP_BUF(refused_buf), LBP_I32(7)};
+    lbp_launch(refusing, refused, &c, 2, a);
+}
+static void launch_with_wrong_type(void)
+{
+    lbp_launch_cfg c = lbp_cfg_1d(1, 1);
+    lbp_arg a[] = {LBP_BUF(refused_buf), LBP_F32(7)};
+    lbp_launch(refusing, refused, &c, 2, a);
+}
+static void launch_with_one_argument(void)
+{
+    lbp_launch_cfg c = lbp_cfg_1d(1, 1);
+    lbp_arg a[] = {LBP_BUF(refused_buf)};
+    lbp_launch(refusing, refused, &c, 1, a);
+}
+
+/* A kernel that waits at LOCAL_BARRIER launches with one work-item per
+ * group only (its kernel_info says so), a larger group is refused with exit
+ * 1, and so are arguments of the wrong type or count. */
+static void test_openmp_refuses_what_it_cannot_run(void **state)
+{
+    refusing = lbp_test_device(state);
+    refused = lbp_compile(refusing, saxpy_src, "dyn", "");
+    assert_non_null(refused);
+    refused_buf = lbp_alloc(refusing, 64);
+    lbp_kernel_info ki;
+    refusing->be->kernel_info(refusing, refused, &ki);
+    assert_int_equal(ki.max_block_size, 1);
+    assert_int_equal(exit_status_of(launch_barrier_kernel_with_two), 1);
+    assert_int_equal(exit_status_of(launch_with_wrong_type), 1);
+    assert_int_equal(exit_status_of(launch_with_one_argument), 1);
+    lbp_kernel *k = lbp_compile(refusing, saxpy_src, "saxpy", "");
+    refusing->be->kernel_info(refusing, k, &ki);
+    assert_true(ki.max_block_size >= 1024);
+    refusing->be->kernel_release(refusing, k);
+    refusing->be->kernel_release(refusing, refused);
+    lbp_release(refusing, refused_buf);
+    /* one thread per core, pinned, unless the user said otherwise */
+    assert_non_null(getenv("OMP_PLACES"));
+    assert_non_null(getenv("OMP_PROC_BIND"));
+    assert_true(lbp_is_cpu(&refusing->info));
+    assert_true(refusing->info.caps.nontemporal_stores);
+    assert_true(refusing->info.compute_units >= 1);
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_opencl_runs_dialect_kernel),
-        cmocka_unit_test(test_opencl_compile_error_returns_null),
-        cmocka_unit_test(test_alloc_too_large_returns_null),
+        LBP_TEST_ON_CPU_BACKENDS(test_runs_dialect_kernel),
+        LBP_TEST_ON_CPU_BACKENDS(test_compile_error_returns_null),
+        LBP_TEST_ON_CPU_BACKENDS(test_alloc_too_large_returns_null),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
         cmocka_unit_test(test_half_host_conversions),
         cmocka_unit_test(test_half_dialect_on_opencl),
         cmocka_unit_test(test_half_dialect_on_nvrtc),
+        cmocka_unit_test(test_cjit_parses_entries),
+        cmocka_unit_test(test_cache_sizes_parse),
+        LBP_TEST_ON_CPU_BACKENDS(test_runs_every_id),
+        LBP_TEST_ON(test_openmp_refuses_what_it_cannot_run, "openmp"),
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_slug),
@@ -811,5 +981,5 @@ int main(void)
         cmocka_unit_test(test_claim_removes_stale_temps),
         cmocka_unit_test(test_result_set_committed_with_its_meta),
     };
-    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("core", tests, NULL, lbp_test_close_devices);
 }

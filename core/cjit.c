@@ -1,0 +1,575 @@
+/* Kernel text through the host's C compiler into a loaded shared object
+ * (cjit.h). */
+#include "cjit.h"
+#include "device.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* -fno-show-column: the log names "file:line:", which is what
+ * lbp_print_compile_log looks for, not a column it would take for a line */
+static const char *const base_flags[] = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-show-column", NULL};
+
+/* ---- text helpers -------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void put_n(text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + n + 1 > cap) cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p) lbp_api_fail("openmp", "realloc", __FILE__, __LINE__, "out of host memory");
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = 0;
+}
+
+static void put(text *t, const char *s) { put_n(t, s, strlen(s)); }
+
+static void putf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = NULL;
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0) lbp_api_fail("openmp", "vasprintf", __FILE__, __LINE__, "out of host memory");
+    put_n(t, line, (size_t)n);
+    free(line);
+}
+
+static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int at_line_start(const char *t, size_t i)
+{
+    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
+    return i == 0 || t[i - 1] == '\n';
+}
+
+/* Past a string or character literal starting at t[i]. */
+static size_t skip_literal(const char *t, size_t i)
+{
+    const char q = t[i++];
+    while (t[i] && t[i] != q) i += t[i] == '\\' && t[i + 1] ? 2 : 1;
+    return t[i] ? i + 1 : i;
+}
+
+static size_t skip_line(const char *t, size_t i)
+{
+    while (t[i] && t[i] != '\n') i++;
+    return i;
+}
+
+/* Past blanks and preprocessor lines (line markers, pragmas). */
+static size_t skip_space(const char *t, size_t i)
+{
+    for (;;) {
+        while (isspace((unsigned char)t[i])) i++;
+        if (t[i] == '#' && at_line_start(t, i)) i = skip_line(t, i);
+        else return i;
+    }
+}
+
+/* The offset of the bracket closing the one at t[open], or 0. */
+static size_t matching(const char *t, size_t open)
+{
+    const char o = t[open], c = o == '(' ? ')' : o == '[' ? ']' : '}';
+    int depth = 0;
+    for (size_t i = open; t[i];) {
+        if (t[i] == '"' || t[i] == '\'') {
+            i = skip_literal(t, i);
+            continue;
+        }
+        if (t[i] == '#' && at_line_start(t, i)) {
+            i = skip_line(t, i);
+            continue;
+        }
+        if (t[i] == o) depth++;
+        else if (t[i] == c && --depth == 0) return i;
+        i++;
+    }
+    return 0;
+}
+
+/* Occurrences of the identifier word in t[from, to). */
+static int count_word(const char *t, size_t from, size_t to, const char *word)
+{
+    const size_t n = strlen(word);
+    int count = 0;
+    for (const char *p = t + from; (p = strstr(p, word)) && (size_t)(p - t) + n <= to; p += n)
+        if ((p == t || !is_ident(p[-1])) && !is_ident(p[n])) count++;
+    return count;
+}
+
+/* ---- the entry's definition ---------------------------------------------- */
+
+/* Offset of the name of entry's definition (name, '(', its ')', then '{') at
+ * file scope, or (size_t)-1. */
+static size_t find_definition(const char *t, const char *entry, size_t *open, size_t *body)
+{
+    const size_t n = strlen(entry);
+    int depth = 0;
+    for (size_t i = 0; t[i];) {
+        const char c = t[i];
+        if (c == '#' && at_line_start(t, i)) {
+            i = skip_line(t, i);
+        } else if (c == '"' || c == '\'') {
+            i = skip_literal(t, i);
+        } else if (c == '{' || c == '}') {
+            depth += c == '{' ? 1 : -1;
+            i++;
+        } else if (is_ident(c) && (i == 0 || !is_ident(t[i - 1]))) {
+            size_t j = i;
+            while (is_ident(t[j])) j++;
+            if (depth == 0 && j - i == n && strncmp(t + i, entry, n) == 0) {
+                size_t k = skip_space(t, j), close = t[k] == '(' ? matching(t, k) : 0;
+                size_t b = close ? skip_space(t, close + 1) : 0;
+                if (close && t[b] == '{') {
+                    *open = k;
+                    *body = b;
+                    return i;
+                }
+            }
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    return (size_t)-1;
+}
+
+/* One parameter's text (s, n long, preprocessor lines dropped) into p. */
+static int read_param(const char *s, size_t n, lbp_cjit_param *p, char *why, size_t why_len)
+{
+    text clean = {0};
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '#' && at_line_start(s, i)) {
+            while (i < n && s[i] != '\n') i++;
+            continue;
+        }
+        put_n(&clean, isspace((unsigned char)s[i]) ? " " : s + i, 1);
+        i++;
+    }
+    char *d = clean.s ? clean.s : calloc(1, 1);
+    size_t a = 0, b = strlen(d);
+    while (a < b && d[a] == ' ') a++;
+    while (b > a && d[b - 1] == ' ') b--;
+    d[b] = 0;
+    int rc = 0;
+    size_t e = b;
+    while (e > a && !is_ident(d[e - 1])) e--;
+    size_t s0 = e;
+    while (s0 > a && is_ident(d[s0 - 1])) s0--;
+    if (strchr(d + a, '[') || strchr(d + a, '(')) {
+        snprintf(why, why_len, "parameter '%s': array and function parameters are not supported", d + a);
+        rc = -1;
+    } else if (s0 == e || e != b || b - a >= sizeof p->decl || e - s0 >= sizeof p->name) {
+        snprintf(why, why_len, "parameter '%s' has no name the wrapper can use", d + a);
+        rc = -1;
+    } else {
+        snprintf(p->decl, sizeof p->decl, "%s", d + a);
+        snprintf(p->name, sizeof p->name, "%.*s", (int)(e - s0), d + s0);
+    }
+    free(d);
+    return rc;
+}
+
+static int is_void_list(const char *s, size_t n)
+{
+    size_t a = 0;
+    while (a < n && isspace((unsigned char)s[a])) a++;
+    while (n > a && isspace((unsigned char)s[n - 1])) n--;
+    return n == a || (n - a == 4 && strncmp(s + a, "void", 4) == 0);
+}
+
+int lbp_cjit_parse_entry(const char *pre, const char *entry, lbp_cjit_entry *out, char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    size_t open, body;
+    if (find_definition(pre, entry, &open, &body) == (size_t)-1) {
+        snprintf(why, why_len, "no definition of kernel '%s' in the source", entry);
+        return -1;
+    }
+    const size_t close = matching(pre, open), body_end = matching(pre, body);
+    if (!body_end) {
+        snprintf(why, why_len, "the body of kernel '%s' does not end", entry);
+        return -1;
+    }
+    out->params_open = open;
+    out->params_close = close;
+    if (!is_void_list(pre + open + 1, close - open - 1)) {
+        size_t start = open + 1;
+        for (size_t i = start; i <= close; i++) {
+            if (pre[i] == '(' || pre[i] == '[' || pre[i] == '{') {
+                i = matching(pre, i);
+                continue;
+            }
+            if (pre[i] != ',' && i != close) continue;
+            if (out->nparams == LBP_CJIT_MAX_PARAMS) {
+                snprintf(why, why_len, "kernel '%s' has more than %d parameters", entry, LBP_CJIT_MAX_PARAMS);
+                return -1;
+            }
+            if (read_param(pre + start, i - start, &out->params[out->nparams], why, why_len)) return -1;
+            out->nparams++;
+            start = i + 1;
+        }
+    }
+    if (out->nparams > 0 && strcmp(out->params[out->nparams - 1].name, "lbp_dyn_shared") == 0) {
+        out->dyn_shared = 1;
+        out->nparams--;
+    }
+    out->uses_barrier = count_word(pre, body, body_end, "lbp_barrier_mark_") > 0;
+    /* the prelude's declaration of the thread-local copy is one use */
+    out->ids_outside_entry = count_word(pre, 0, body, "lbp_wi") + count_word(pre, body_end, strlen(pre), "lbp_wi") > 1;
+    return 0;
+}
+
+/* ---- the wrapper --------------------------------------------------------- */
+
+static void put_signature(text *t, const lbp_cjit_entry *e)
+{
+    put(t, "void lbp_signature(int *count, int *bytes, int *kinds)\n{\n");
+    putf(t, "    *count = %d;\n", e->nparams);
+    for (int k = 0; k < e->nparams; k++)
+        putf(t, "    { %s; bytes[%d] = (int)sizeof(%s); kinds[%d] = __builtin_classify_type(%s); }\n",
+             e->params[k].decl, k, e->params[k].name, k, e->params[k].name);
+    put(t, "}\n");
+}
+
+static void put_run(text *t, const char *entry, const lbp_cjit_entry *e)
+{
+    put(t, "void lbp_run(void *const *lbp_args, const long *lbp_shape)\n{\n");
+    for (int k = 0; k < e->nparams; k++)
+        putf(t, "    %s = *(__typeof__(%s) *)lbp_args[%d];\n", e->params[k].decl, e->params[k].name, k);
+    putf(t,
+         "    const long lbp_g0 = lbp_shape[%d], lbp_g1 = lbp_shape[%d], lbp_g2 = lbp_shape[%d];\n"
+         "    const long lbp_b0 = lbp_shape[%d], lbp_b1 = lbp_shape[%d], lbp_b2 = lbp_shape[%d];\n"
+         "    const long lbp_shared = lbp_shape[%d], lbp_groups = lbp_g0 * lbp_g1 * lbp_g2;\n"
+         "#pragma omp parallel num_threads((int)lbp_shape[%d])\n"
+         "    {\n"
+         "        unsigned char *lbp_dyn = lbp_shared > 0 ? (unsigned char *)calloc(1, (size_t)lbp_shared) : 0;\n"
+         "#pragma omp for schedule(static)\n"
+         "        for (long lbp_g = 0; lbp_g < lbp_groups; lbp_g++) {\n"
+         "            lbp_workitem lbp_w;\n"
+         "            lbp_w.grp[0] = (i32)(lbp_g %% lbp_g0);\n"
+         "            lbp_w.grp[1] = (i32)(lbp_g / lbp_g0 %% lbp_g1);\n"
+         "            lbp_w.grp[2] = (i32)(lbp_g / (lbp_g0 * lbp_g1));\n"
+         "            lbp_w.lsz[0] = (i32)lbp_b0; lbp_w.lsz[1] = (i32)lbp_b1; lbp_w.lsz[2] = (i32)lbp_b2;\n"
+         "            lbp_w.ngr[0] = (i32)lbp_g0; lbp_w.ngr[1] = (i32)lbp_g1; lbp_w.ngr[2] = (i32)lbp_g2;\n"
+         "            for (long lbp_z = 0; lbp_z < lbp_b2; lbp_z++)\n"
+         "            for (long lbp_y = 0; lbp_y < lbp_b1; lbp_y++)\n"
+         "            for (long lbp_x = 0; lbp_x < lbp_b0; lbp_x++) {\n"
+         "                lbp_w.lid[0] = (i32)lbp_x; lbp_w.lid[1] = (i32)lbp_y; lbp_w.lid[2] = (i32)lbp_z;\n"
+         "                lbp_w.gid[0] = (i64)lbp_w.grp[0] * lbp_b0 + lbp_x;\n"
+         "                lbp_w.gid[1] = (i64)lbp_w.grp[1] * lbp_b1 + lbp_y;\n"
+         "                lbp_w.gid[2] = (i64)lbp_w.grp[2] * lbp_b2 + lbp_z;\n",
+         LBP_CJIT_SHAPE_GRID, LBP_CJIT_SHAPE_GRID + 1, LBP_CJIT_SHAPE_GRID + 2, LBP_CJIT_SHAPE_BLOCK,
+         LBP_CJIT_SHAPE_BLOCK + 1, LBP_CJIT_SHAPE_BLOCK + 2, LBP_CJIT_SHAPE_SHARED, LBP_CJIT_SHAPE_THREADS);
+    if (e->ids_outside_entry) put(t, "                lbp_wi = lbp_w;\n");
+    putf(t, "                %s(lbp_w", entry);
+    for (int k = 0; k < e->nparams; k++) putf(t, ", %s", e->params[k].name);
+    put(t, e->dyn_shared ? ", lbp_dyn);\n" : ");\n");
+    put(t, "            }\n"
+           "        }\n"
+           "        free(lbp_dyn);\n"
+           "    }\n"
+           "}\n");
+}
+
+char *lbp_cjit_wrap(const char *pre, const char *entry, const lbp_cjit_entry *e)
+{
+    text t = {0};
+    put_n(&t, pre, e->params_open + 1);
+    const int none = e->nparams == 0 && !e->dyn_shared;
+    put(&t, none ? "lbp_workitem lbp_wi" : "lbp_workitem lbp_wi, ");
+    if (none) put(&t, pre + e->params_close);
+    else put(&t, pre + e->params_open + 1);
+    put(&t, "\n# 1 \"<openmp wrapper>\"\n");
+    put_signature(&t, e);
+    put_run(&t, entry, e);
+    return t.s;
+}
+
+/* ---- the compiler ------------------------------------------------------- */
+
+/* $CC split at blanks, or "cc"; *n words (static storage). */
+static char **compiler_words(int *n)
+{
+    static char *words[16];
+    static char buf[512];
+    static int count;
+    if (!count) {
+        const char *cc = getenv("CC");
+        snprintf(buf, sizeof buf, "%s", cc && *cc ? cc : "cc");
+        for (char *w = strtok(buf, " \t"); w && count < 15; w = strtok(NULL, " \t")) words[count++] = w;
+        if (!count) words[count++] = "cc";
+    }
+    *n = count;
+    return words;
+}
+
+static int on_path(const char *prog)
+{
+    if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    char dir[4096];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        if (len > 0 && len < sizeof dir - 64) {
+            snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, prog);
+            if (access(dir, X_OK) == 0) return 1;
+        }
+        p += len + (p[len] == ':');
+    }
+    return 0;
+}
+
+int lbp_cjit_available(char *why, size_t why_len)
+{
+    int n;
+    char **cc = compiler_words(&n);
+    if (on_path(cc[0])) return 1;
+    snprintf(why, why_len, "no C compiler ('%s' not found; set CC)", cc[0]);
+    return 0;
+}
+
+/* Run argv with stdout and stderr into log_path; the exit status, or -1. */
+static int run_logged(char *const argv[], const char *log_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *lbp_cjit_compiler_version(void)
+{
+    static char version[128];
+    static int asked;
+    if (asked) return version;
+    asked = 1;
+    char dir[] = "/tmp/lbmprobe-cc-XXXXXX", log[64];
+    if (!mkdtemp(dir)) return version;
+    snprintf(log, sizeof log, "%s/version", dir);
+    int n;
+    char **cc = compiler_words(&n);
+    char *argv[20];
+    for (int i = 0; i < n; i++) argv[i] = cc[i];
+    argv[n] = "--version";
+    argv[n + 1] = NULL;
+    if (run_logged(argv, log) == 0) {
+        FILE *f = fopen(log, "r");
+        if (f && fgets(version, sizeof version, f)) version[strcspn(version, "\n")] = 0;
+        if (f) fclose(f);
+    }
+    unlink(log);
+    rmdir(dir);
+    return version;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    text t = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) put_n(&t, buf, n);
+    fclose(f);
+    return t.s ? t.s : calloc(1, 1);
+}
+
+static int write_file(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t n = strlen(s);
+    int ok = fwrite(s, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* One build: a private folder, its files, the argv of each compiler run. */
+typedef struct {
+    char dir[64];
+    char src[96], pre[96], wrapped[96], obj[96], log[96];
+    char *argv[160];
+    char *opts_buf;
+    int argc_fixed; /* words before the per-run ones */
+} build;
+
+static int build_open(build *b, const char *options)
+{
+    memset(b, 0, sizeof *b);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(b->dir, sizeof b->dir, "%s/lbmprobe-omp-XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+    if (!mkdtemp(b->dir)) return -1;
+    snprintf(b->src, sizeof b->src, "%s/kernel.c", b->dir);
+    snprintf(b->pre, sizeof b->pre, "%s/kernel.i", b->dir);
+    snprintf(b->wrapped, sizeof b->wrapped, "%s/wrapped.i", b->dir);
+    snprintf(b->obj, sizeof b->obj, "%s/kernel.so", b->dir);
+    snprintf(b->log, sizeof b->log, "%s/log", b->dir);
+    int n, a = 0;
+    char **cc = compiler_words(&n);
+    for (int i = 0; i < n; i++) b->argv[a++] = cc[i];
+    for (int i = 0; base_flags[i]; i++) b->argv[a++] = (char *)base_flags[i];
+    b->argv[a++] = "-DLBP_OPENMP=1";
+    const char *extra = getenv("LBP_OMP_CFLAGS");
+    size_t len = strlen(options) + (extra ? strlen(extra) : 0) + 2;
+    b->opts_buf = malloc(len);
+    snprintf(b->opts_buf, len, "%s %s", extra ? extra : "", options);
+    for (char *w = strtok(b->opts_buf, " \t\n"); w && a < 140; w = strtok(NULL, " \t\n")) b->argv[a++] = w;
+    b->argc_fixed = a;
+    return 0;
+}
+
+static void build_close(build *b)
+{
+    if (getenv("LBP_OMP_KEEP")) { /* to read what was compiled, and the assembly */
+        fprintf(stderr, "lbmprobe: openmp: LBP_OMP_KEEP: the build is kept in %s\n", b->dir);
+        free(b->opts_buf);
+        return;
+    }
+    const char *files[] = {b->src, b->pre, b->wrapped, b->obj, b->log};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) unlink(files[i]);
+    rmdir(b->dir);
+    free(b->opts_buf);
+}
+
+/* The compiler on in_path with the given extra words; 0 or -1. */
+static int compile_step(build *b, const char *const *words, const char *in_path)
+{
+    int a = b->argc_fixed;
+    for (int i = 0; words[i]; i++) b->argv[a++] = (char *)words[i];
+    b->argv[a++] = (char *)in_path;
+    b->argv[a] = NULL;
+    return run_logged(b->argv, b->log) == 0 ? 0 : -1;
+}
+
+static void report_failure(const build *b, const char *what, const char *full_source)
+{
+    char *log = read_file(b->log);
+    lbp_print_compile_log("openmp", what, log ? log : "(no log)", full_source);
+    free(log);
+}
+
+static int load(build *b, const char *what, lbp_cjit_object *out)
+{
+    out->handle = dlopen(b->obj, RTLD_NOW | RTLD_LOCAL);
+    if (!out->handle) {
+        fprintf(stderr, "lbmprobe: openmp: loading the object compiled from '%s' failed: %s\n", what, dlerror());
+        return -1;
+    }
+    return 0;
+}
+
+int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *out)
+{
+    memset(out, 0, sizeof *out);
+    build b;
+    if (build_open(&b, "") != 0) {
+        fprintf(stderr, "lbmprobe: openmp: cannot create a temporary folder: %s\n", strerror(errno));
+        return -1;
+    }
+    const char *const words[] = {"-shared", "-o", b.obj, NULL};
+    int rc = write_file(b.src, source);
+    if (rc == 0 && (rc = compile_step(&b, words, b.src)) != 0) report_failure(&b, what, source);
+    if (rc == 0) rc = load(&b, what, out);
+    build_close(&b);
+    return rc;
+}
+
+int lbp_cjit_build_kernel(const char *full_source, const char *entry, const char *options, lbp_cjit_object *out)
+{
+    memset(out, 0, sizeof *out);
+    build b;
+    if (build_open(&b, options) != 0) {
+        fprintf(stderr, "lbmprobe: openmp: cannot create a temporary folder: %s\n", strerror(errno));
+        return -1;
+    }
+    const char *const preprocess[] = {"-E", "-o", b.pre, NULL};
+    const char *const compile[] = {"-shared", "-o", b.obj, "-lm", NULL};
+    char *pre = NULL, *wrapped = NULL, why[512];
+    int rc = write_file(b.src, full_source);
+    if (rc == 0 && (rc = compile_step(&b, preprocess, b.src)) != 0) report_failure(&b, entry, full_source);
+    if (rc == 0 && !(pre = read_file(b.pre))) rc = -1;
+    if (rc == 0 && lbp_cjit_parse_entry(pre, entry, &out->entry, why, sizeof why) != 0) {
+        /* a syntax error can hide the definition: the compiler says where */
+        const char *const check[] = {"-fsyntax-only", NULL};
+        if (compile_step(&b, check, b.src) != 0) report_failure(&b, entry, full_source);
+        else fprintf(stderr, "lbmprobe: openmp: kernel '%s': %s\n", entry, why);
+        rc = -1;
+    }
+    if (rc == 0) {
+        wrapped = lbp_cjit_wrap(pre, entry, &out->entry);
+        if ((rc = write_file(b.wrapped, wrapped)) == 0 && (rc = compile_step(&b, compile, b.wrapped)) != 0)
+            report_failure(&b, entry, full_source);
+    }
+    if (rc == 0 && getenv("LBP_OMP_LOG")) {
+        char *log = read_file(b.log);
+        if (log && *log) fprintf(stderr, "lbmprobe: openmp: compiler output for '%s' (%s):\n%s", entry, options, log);
+        free(log);
+    }
+    if (rc == 0) rc = load(&b, entry, out);
+    if (rc == 0) {
+        void (*sig)(int *, int *, int *) = (void (*)(int *, int *, int *))dlsym(out->handle, "lbp_signature");
+        out->run = (void (*)(void *const *, const long *))dlsym(out->handle, "lbp_run");
+        if (!sig || !out->run) {
+            fprintf(stderr, "lbmprobe: openmp: the wrapper of '%s' is missing from its object\n", entry);
+            rc = -1;
+        } else {
+            int count = 0, bytes[LBP_CJIT_MAX_PARAMS], kinds[LBP_CJIT_MAX_PARAMS];
+            sig(&count, bytes, kinds);
+            for (int k = 0; k < count && k < out->entry.nparams; k++) {
+                out->entry.params[k].bytes = bytes[k];
+                out->entry.params[k].kind = kinds[k];
+            }
+        }
+    }
+    if (rc != 0) lbp_cjit_release(out);
+    free(pre);
+    free(wrapped);
+    build_close(&b);
+    return rc;
+}
+
+void *lbp_cjit_symbol(const lbp_cjit_object *o, const char *name)
+{
+    return o->handle ? dlsym(o->handle, name) : NULL;
+}
+
+void lbp_cjit_release(lbp_cjit_object *o)
+{
+    if (o->handle) dlclose(o->handle);
+    o->handle = NULL;
+    o->run = NULL;
+}

@@ -1,0 +1,436 @@
+/* OpenMP backend: the host CPU as CPU codes run on it.  Kernel text goes
+ * through the C compiler into a shared object (cjit.h), whose wrapper runs
+ * a launch's work-groups in an OpenMP loop on threads pinned one per core;
+ * buffers are host memory; timing is the host clock around launches that
+ * return when they are done. */
+#include "device.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "cjit.h"
+#include "embed.h"
+#include "hostcpu.h"
+#include "stats.h"
+
+LBP_EMBED_TEXT(lbp_openmp_prelude, "core/openmp_prelude.h");
+
+#define HUGE_PAGE ((size_t)2 << 20)
+#define MAX_BLOCK 4096
+/* Copies below this run on the calling thread: a parallel region costs
+ * microseconds. */
+#define PARALLEL_COPY_BYTES ((size_t)1 << 20)
+
+/* Filling and copying buffers on the kernels' threads, with their static
+ * schedule: thread t of T takes the t-th T-th of the bytes, so the pages a
+ * buffer's first touch places are where a kernel over the same range runs. */
+static const char runtime_source[] =
+    "#include <omp.h>\n"
+    "#include <string.h>\n"
+    "static void share(long n, long unit, long *lo, long *hi)\n"
+    "{\n"
+    "    const long t = omp_get_thread_num(), T = omp_get_num_threads(), units = (n + unit - 1) / unit;\n"
+    "    *lo = units * t / T * unit;\n"
+    "    *hi = units * (t + 1) / T * unit;\n"
+    "    if (*lo > n) *lo = n;\n"
+    "    if (*hi > n) *hi = n;\n"
+    "}\n"
+    "void lbp_rt_zero(unsigned char *p, long n, int threads)\n"
+    "{\n"
+    "#pragma omp parallel num_threads(threads)\n"
+    "    { long lo, hi; share(n, 4096, &lo, &hi); if (hi > lo) memset(p + lo, 0, (size_t)(hi - lo)); }\n"
+    "}\n"
+    "void lbp_rt_copy(unsigned char *restrict d, const unsigned char *restrict s, long n, int threads)\n"
+    "{\n"
+    "#pragma omp parallel num_threads(threads)\n"
+    "    { long lo, hi; share(n, 64, &lo, &hi); if (hi > lo) memcpy(d + lo, s + lo, (size_t)(hi - lo)); }\n"
+    "}\n";
+
+/* A compiled kernel, kept for the life of the device: tools build the same
+ * kernel again and again (lbmkernels compiles its init and mass kernels for
+ * every scheme), and the compiler takes most of a second at -O3. */
+typedef struct compiled {
+    char *key; /* entry, options and source, each ended by a NUL */
+    size_t key_len;
+    lbp_cjit_object obj;
+    struct compiled *next;
+} compiled;
+
+typedef struct {
+    int threads;
+    compiled *cache;
+    lbp_cjit_object runtime;
+    void (*zero)(unsigned char *p, long n, int threads);
+    void (*copy)(unsigned char *d, const unsigned char *s, long n, int threads);
+    double t0; /* timer_start */
+} omp_impl;
+
+struct lbp_buf {
+    unsigned char *ptr; /* first: a launch passes its address */
+    size_t bytes;
+};
+
+struct lbp_kernel {
+    const lbp_cjit_object *obj; /* in the device's cache */
+    char entry[128];
+};
+
+static int omp_count(char *why, size_t len)
+{
+    return lbp_cjit_available(why, len) ? 1 : -1;
+}
+
+/* OMP_NUM_THREADS where the user set it, else one thread per core. */
+static int thread_count(int cores)
+{
+    const char *env = getenv("OMP_NUM_THREADS");
+    const int n = env ? atoi(env) : 0;
+    return n > 0 ? n : cores > 0 ? cores : 1;
+}
+
+/* No carveout, clock or graphs; the memory the host had free when the
+ * device opened; buffers at host addresses (any MPI moves them);
+ * non-temporal stores on x86-64 (the prelude's). */
+static void set_caps(lbp_device_info *i)
+{
+    const int64_t avail = lbp_host_mem_available();
+    i->caps = (lbp_caps){.usable_bytes = avail > 0 && avail < i->global_mem_bytes ? avail : i->global_mem_bytes,
+                         .device_pointers = 1, .host_pointers = 1};
+#if defined(__x86_64__)
+    i->caps.nontemporal_stores = 1;
+#endif
+}
+
+static void describe(lbp_device_info *i, const lbp_host_cpu *h, int threads)
+{
+    memset(i, 0, sizeof *i);
+    snprintf(i->backend, sizeof i->backend, "openmp");
+    snprintf(i->name, sizeof i->name, "%s", h->name);
+    lbp_make_slug(i->slug, sizeof i->slug, i->name);
+    snprintf(i->vendor, sizeof i->vendor, "%s", h->vendor);
+    snprintf(i->platform, sizeof i->platform, "OpenMP: %d thread%s; OMP_PLACES=%s OMP_PROC_BIND=%s", threads,
+             threads == 1 ? "" : "s", getenv("OMP_PLACES"), getenv("OMP_PROC_BIND"));
+    snprintf(i->driver, sizeof i->driver, "%s", lbp_cjit_compiler_version());
+    i->kind = LBP_KIND_CPU;
+    i->compute_units = h->cores;
+    i->clock_mhz = h->clock_mhz;
+    i->mem_clock_mhz = -1;
+    i->bus_width_bits = -1;
+    i->l2_bytes = h->llc_bytes;
+    i->global_mem_bytes = h->mem_bytes;
+    i->max_alloc_bytes = h->mem_bytes;
+    i->ecc = -1;
+    i->fp64 = 1;
+    i->max_block_size = MAX_BLOCK;
+    i->warp_size = 1;
+    struct timespec res;
+    i->timer_resolution_ns = clock_getres(CLOCK_MONOTONIC, &res) == 0 ? res.tv_sec * 1e9 + res.tv_nsec : 1000.0;
+    set_caps(i);
+}
+
+static void omp_open(lbp_device *d, int index)
+{
+    if (index != 0) lbp_api_fail("openmp", "open", __FILE__, __LINE__, "no such device");
+    /* one thread per core, each staying on its core; read by the OpenMP
+     * runtime when the first kernel's object loads it */
+    setenv("OMP_PLACES", "cores", 0);
+    setenv("OMP_PROC_BIND", "close", 0);
+    lbp_host_cpu h;
+    lbp_host_cpu_describe(&h);
+    omp_impl *o = calloc(1, sizeof *o);
+    if (!o) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
+    o->threads = thread_count(h.cores);
+    d->impl = o;
+    describe(&d->info, &h, o->threads);
+}
+
+static void omp_close(lbp_device *d)
+{
+    omp_impl *o = d->impl;
+    if (!o) return;
+    while (o->cache) {
+        compiled *c = o->cache;
+        o->cache = c->next;
+        lbp_cjit_release(&c->obj);
+        free(c->key);
+        free(c);
+    }
+    lbp_cjit_release(&o->runtime);
+    free(o);
+    d->impl = NULL;
+}
+
+/* The fill and copy functions, compiled on first use. */
+static void need_runtime(omp_impl *o)
+{
+    if (o->zero) return;
+    if (lbp_cjit_build_plain(runtime_source, "buffer fill and copy", &o->runtime) != 0)
+        lbp_api_fail("openmp", "compiling the buffer functions", __FILE__, __LINE__, "see the compiler's log above");
+    o->zero = (void (*)(unsigned char *, long, int))lbp_cjit_symbol(&o->runtime, "lbp_rt_zero");
+    o->copy = (void (*)(unsigned char *, const unsigned char *, long, int))lbp_cjit_symbol(&o->runtime, "lbp_rt_copy");
+    if (!o->zero || !o->copy) lbp_api_fail("openmp", "dlsym", __FILE__, __LINE__, "buffer functions missing");
+}
+
+static void parallel_copy(omp_impl *o, void *dst, const void *src, size_t bytes)
+{
+    if (bytes < PARALLEL_COPY_BYTES) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    need_runtime(o);
+    o->copy(dst, src, (long)bytes, o->threads);
+}
+
+/* Host memory, huge-page aligned where large, zeroed by the kernels'
+ * threads (its first touch: see runtime_source).  NULL where the host has
+ * not that much memory free (the kernel would otherwise overcommit it and
+ * kill the process in the middle of a measurement). */
+static lbp_buf *omp_alloc(lbp_device *d, size_t bytes)
+{
+    omp_impl *o = d->impl;
+    const int64_t avail = lbp_host_mem_available();
+    if (avail >= 0 && (int64_t)bytes > avail) return NULL;
+    const size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+    const size_t size = (bytes + align - 1) / align * align;
+    lbp_buf *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->ptr = aligned_alloc(align, size ? size : align);
+    if (!b->ptr) {
+        free(b);
+        return NULL;
+    }
+    b->bytes = bytes;
+    if (align == HUGE_PAGE) madvise(b->ptr, size, MADV_HUGEPAGE);
+    need_runtime(o);
+    o->zero(b->ptr, (long)size, o->threads);
+    return b;
+}
+
+static void omp_release(lbp_device *d, lbp_buf *b)
+{
+    (void)d;
+    free(b->ptr);
+    free(b);
+}
+
+static void check_range(const lbp_buf *b, size_t off, size_t bytes, const char *what)
+{
+    if (off + bytes > b->bytes) lbp_api_fail("openmp", what, __FILE__, __LINE__, "range outside the buffer");
+}
+
+static void omp_write(lbp_device *d, lbp_buf *dst, size_t off, const void *src, size_t bytes)
+{
+    check_range(dst, off, bytes, "write");
+    parallel_copy(d->impl, dst->ptr + off, src, bytes);
+}
+
+static void omp_read(lbp_device *d, const lbp_buf *src, size_t off, void *dst, size_t bytes)
+{
+    check_range(src, off, bytes, "read");
+    parallel_copy(d->impl, dst, src->ptr + off, bytes);
+}
+
+/* The reference copy: the C library's memcpy on every thread, each its
+ * share. */
+static void omp_copy(lbp_device *d, lbp_buf *dst, const lbp_buf *src, size_t bytes)
+{
+    check_range(dst, 0, bytes, "copy");
+    check_range(src, 0, bytes, "copy");
+    parallel_copy(d->impl, dst->ptr, src->ptr, bytes);
+}
+
+/* No page-locking on the host itself: both kinds are plain memory. */
+static void *omp_host_alloc(lbp_device *d, size_t bytes, int pinned)
+{
+    (void)d;
+    (void)pinned;
+    return malloc(bytes);
+}
+
+static void omp_host_free(lbp_device *d, void *p, int pinned)
+{
+    (void)d;
+    (void)pinned;
+    free(p);
+}
+
+static char *full_source(const char *source)
+{
+    const size_t a = strlen(lbp_openmp_prelude), b = strlen(source);
+    char *s = malloc(a + b + 16);
+    if (!s) lbp_api_fail("openmp", "malloc", __FILE__, __LINE__, "out of host memory");
+    memcpy(s, lbp_openmp_prelude, a);
+    memcpy(s + a, "\n#line 1\n", 9);
+    memcpy(s + a + 9, source, b + 1);
+    return s;
+}
+
+static char *cache_key(const char *source, const char *entry, const char *options, size_t *len)
+{
+    const size_t a = strlen(entry) + 1, b = strlen(options) + 1, c = strlen(source) + 1;
+    char *key = malloc(a + b + c);
+    if (!key) lbp_api_fail("openmp", "malloc", __FILE__, __LINE__, "out of host memory");
+    memcpy(key, entry, a);
+    memcpy(key + a, options, b);
+    memcpy(key + a + b, source, c);
+    *len = a + b + c;
+    return key;
+}
+
+/* The object of this source, entry and options: from the cache, else
+ * compiled into it; NULL where the compile failed (its log printed). */
+static const lbp_cjit_object *compile_cached(omp_impl *o, const char *source, const char *entry, const char *options)
+{
+    size_t len;
+    char *key = cache_key(source, entry, options, &len);
+    for (compiled *c = o->cache; c; c = c->next)
+        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
+            free(key);
+            return &c->obj;
+        }
+    compiled *c = calloc(1, sizeof *c);
+    if (!c) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
+    char *full = full_source(source);
+    const int rc = lbp_cjit_build_kernel(full, entry, options, &c->obj);
+    free(full);
+    if (rc != 0) {
+        free(key);
+        free(c);
+        return NULL;
+    }
+    c->key = key;
+    c->key_len = len;
+    c->next = o->cache;
+    o->cache = c;
+    return &c->obj;
+}
+
+static lbp_kernel *omp_compile(lbp_device *d, const char *source, const char *entry, const char *options)
+{
+    const lbp_cjit_object *obj = compile_cached(d->impl, source, entry, options);
+    if (!obj) return NULL;
+    lbp_kernel *k = calloc(1, sizeof *k);
+    if (!k) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
+    k->obj = obj;
+    snprintf(k->entry, sizeof k->entry, "%s", entry);
+    return k;
+}
+
+static void omp_kernel_release(lbp_device *d, lbp_kernel *k)
+{
+    (void)d;
+    free(k);
+}
+
+/* A kernel with LOCAL_BARRIER runs with one work-item per group only: the
+ * items of a group run one after another, and none can wait for the next. */
+static void omp_kernel_info(lbp_device *d, lbp_kernel *k, lbp_kernel_info *out)
+{
+    (void)d;
+    out->registers = -1;
+    out->max_block_size = k->obj->entry.uses_barrier ? 1 : MAX_BLOCK;
+    out->local_bytes = -1;
+    out->static_shared_bytes = 0;
+}
+
+static int omp_occupancy(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes)
+{
+    (void)d;
+    (void)k;
+    (void)block_size;
+    (void)shared_bytes;
+    return -1;
+}
+
+static const char *kind_name(int kind, int bytes, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", kind == LBP_CJIT_POINTER ? "a pointer" : "");
+    if (kind == LBP_CJIT_INTEGER || kind == LBP_CJIT_REAL)
+        snprintf(buf, len, "a %d-byte %s", bytes, kind == LBP_CJIT_INTEGER ? "integer" : "floating-point number");
+    else if (kind != LBP_CJIT_POINTER)
+        snprintf(buf, len, "of type class %d", kind);
+    return buf;
+}
+
+/* Does the value of a fit the parameter p? */
+static int arg_fits(const lbp_arg *a, const lbp_cjit_param *p)
+{
+    switch (a->type) {
+    case LBP_ARG_BUF: return p->kind == LBP_CJIT_POINTER;
+    case LBP_ARG_I32: return p->kind == LBP_CJIT_INTEGER && p->bytes == 4;
+    case LBP_ARG_I64: return p->kind == LBP_CJIT_INTEGER && p->bytes == 8;
+    case LBP_ARG_F32: return p->kind == LBP_CJIT_REAL && p->bytes == 4;
+    default: return p->kind == LBP_CJIT_REAL && p->bytes == 8;
+    }
+}
+
+static void check_args(const lbp_kernel *k, int nargs, const lbp_arg *args)
+{
+    static const char *const arg_names[] = {"a buffer", "a 4-byte integer", "an 8-byte integer",
+                                            "a 4-byte floating-point number", "an 8-byte floating-point number"};
+    const lbp_cjit_entry *e = &k->obj->entry;
+    char msg[512], kind[64];
+    if (nargs != e->nparams) {
+        snprintf(msg, sizeof msg, "kernel '%s' takes %d arguments, launched with %d", k->entry, e->nparams, nargs);
+        lbp_api_fail("openmp", "launch", __FILE__, __LINE__, msg);
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (arg_fits(&args[i], &e->params[i])) continue;
+        snprintf(msg, sizeof msg, "kernel '%s', parameter %d (%s) is %s, the argument %s", k->entry, i,
+                 e->params[i].decl, kind_name(e->params[i].kind, e->params[i].bytes, kind, sizeof kind),
+                 arg_names[args[i].type]);
+        lbp_api_fail("openmp", "launch", __FILE__, __LINE__, msg);
+    }
+}
+
+static void omp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args)
+{
+    omp_impl *o = d->impl;
+    check_args(k, nargs, args);
+    void *values[LBP_CJIT_MAX_PARAMS];
+    for (int i = 0; i < nargs; i++)
+        values[i] = args[i].type == LBP_ARG_BUF ? (void *)&args[i].v.buf->ptr : (void *)&args[i].v;
+    long shape[LBP_CJIT_SHAPE_LEN];
+    long items = 1;
+    for (int i = 0; i < 3; i++) {
+        shape[LBP_CJIT_SHAPE_GRID + i] = cfg->grid[i] ? cfg->grid[i] : 1;
+        shape[LBP_CJIT_SHAPE_BLOCK + i] = cfg->block[i] ? cfg->block[i] : 1;
+        items *= shape[LBP_CJIT_SHAPE_BLOCK + i];
+    }
+    shape[LBP_CJIT_SHAPE_SHARED] = (long)cfg->shared_bytes;
+    shape[LBP_CJIT_SHAPE_THREADS] = o->threads;
+    if (k->obj->entry.uses_barrier && items > 1) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "kernel '%s' uses LOCAL_BARRIER, which this backend honours only with one work-item per "
+                 "work-group (launched with %ld)", k->entry, items);
+        lbp_api_fail("openmp", "launch", __FILE__, __LINE__, msg);
+    }
+    k->obj->run(values, shape);
+}
+
+/* A launch returns when its work is done. */
+static void omp_sync(lbp_device *d) { (void)d; }
+
+static void omp_timer_start(lbp_device *d)
+{
+    omp_impl *o = d->impl;
+    o->t0 = lbp_now();
+}
+
+static double omp_timer_stop_ms(lbp_device *d)
+{
+    omp_impl *o = d->impl;
+    return (lbp_now() - o->t0) * 1e3;
+}
+
+static void *omp_device_pointer(lbp_device *d, lbp_buf *b)
+{
+    (void)d;
+    return b->ptr;
+}
+
+const lbp_backend lbp_openmp_backend = {.name = "openmp", LBP_BACKEND_FUNCTIONS(omp),
+                                        .device_pointer = omp_device_pointer};
