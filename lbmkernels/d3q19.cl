@@ -23,6 +23,7 @@
  *              (the two border planes in one launch, or the interior), never
  *              wraps z, and places the cavity's z walls at the global planes
  *              0 and nz_global - 1, local plane z being global z + z_offset.
+ *   LBM_NT     with LBM_ROW: non-temporal stores (pull, split; C prelude).
  *
  * Layout: structure of arrays, x fastest, rows padded to nxp (Habich §6):
  * population i of cell (x,y,z) at i*cp + x + nxp*(y + ny*z), cp >= nxp*ny*nz
@@ -454,7 +455,8 @@ typedef float2 vreal;
 #if defined(LBM_ROW)
 /* One time step, one thread per row (y, z) of the lattice, its cells in a
  * loop over x: the shape of a CPU code, for OpenCL on CPUs (which run a
- * work-group as a loop over its work-items and vectorize the innermost loop).
+ * work-group as a loop over its work-items and vectorize the innermost loop)
+ * and for the C of the openmp backend.
  * Inside the row every access of a cell lies at a fixed offset from it, so
  * the compiler moves each population of a vector of cells with one
  * contiguous load or store; the row's two end cells, whose x neighbours wrap
@@ -462,7 +464,37 @@ typedef float2 vreal;
  * (CELLS_PER_THREAD) is the GPU's shape: vectorized across work-items, its
  * per-cell neighbour selects and row division turn every access into a
  * gather or a scatter.  Launched with ny * nz threads.  No two cells touch
- * the same word in a step (A-A included), hence assume_safety. */
+ * the same word in a step (A-A included), hence assume_safety (omp simd).
+ *
+ * LBM_NT (pull and split, whose stores keep x, in the periodic box; a
+ * prelude with lbp_stream_f32/f64): the row's new populations go to a
+ * buffer of LBM_NT_CHUNK cells per population, which stays in L1, and from
+ * there to the lattice with non-temporal stores, which write whole cache
+ * lines without reading them first: 152 bytes per update of fp32 instead of
+ * the 228 of a write-allocate (Habich; lbm-benchmark-kernels' "nt"
+ * kernels).  The row runs in chunks of that many cells; without LBM_NT it
+ * is one chunk. */
+#if defined(LBM_NT)
+#if !defined(LBP_HAS_NT_STORE) || !LBP_HAS_NT_STORE
+#error "LBM_NT: this backend's prelude offers no non-temporal stores"
+#endif
+#if defined(LBM_CAVITY) || defined(LBM_FP16S) || !(defined(LBM_PULL) || defined(LBM_SPLIT))
+#error "LBM_NT: pull or split in the periodic box (stores that keep x), words of fp32 or fp64"
+#endif
+#define LBM_NT_CHUNK 128
+#if defined(LBM_DOUBLE)
+#define NT_STREAM lbp_stream_f64
+#else
+#define NT_STREAM lbp_stream_f32
+#endif
+#undef STORE
+#define STORE(C, i, cx, cy, cz, o) nt_row[WSLOT(i, o)][n##C - nt_base] = f##i##C;
+#define NT_FLUSH(i, cx, cy, cz, o) \
+    NT_STREAM(&DST[AT(WSLOT(i, o), nt_base + OFS(_a, 0, WY(cy), WZ(cz)))], nt_row[WSLOT(i, o)], x_end - x0);
+#define ROW_CHUNK LBM_NT_CHUNK
+#else
+#define ROW_CHUNK nx
+#endif
 #define CELL_UPDATE                \
     {                              \
         LBM_D3Q19(DECL)            \
@@ -482,24 +514,44 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
     const i32 plane = nxp * ny;
     ROW_YZ
     const i32 n_row = row * nxp;
-    {
-        const i32 x_a = 0, n_a = n_row;
-        CELL_X(_a)
-        CELL_UPDATE
-    }
+#if defined(LBM_NT)
+    real nt_row[19][LBM_NT_CHUNK];
+#endif
+    for (i32 x0 = 0; x0 < nx; x0 += ROW_CHUNK) {
+        const i32 x_end = nx - x0 < ROW_CHUNK ? nx : x0 + ROW_CHUNK;
+        const i32 nt_base = n_row + x0;
+        (void)nt_base;
+        if (x0 == 0) {
+            const i32 x_a = 0, n_a = n_row;
+            CELL_X(_a)
+            CELL_UPDATE
+        }
+        const i32 x_inner_end = x_end < nx - 1 ? x_end : nx - 1;
 #if defined(__clang__)
 #pragma clang loop vectorize(assume_safety)
+#elif defined(LBP_OPENMP)
+#pragma omp simd
 #endif
-    for (i32 x = 1; x < nx - 1; x++) {
-        const i32 n_a = n_row + x;
-        INNER_X(_a)
-        CELL_UPDATE
+        for (i32 x = x0 > 1 ? x0 : 1; x < x_inner_end; x++) {
+            const i32 n_a = n_row + x;
+            INNER_X(_a)
+            CELL_UPDATE
+        }
+        if (x_end == nx && nx > 1) {
+            const i32 x_a = nx - 1, n_a = n_row + x_a;
+            CELL_X(_a)
+            CELL_UPDATE
+        }
+#if defined(LBM_NT)
+        {
+            INNER_X(_a)
+            LBM_D3Q19(NT_FLUSH)
+        }
+#endif
     }
-    if (nx > 1) {
-        const i32 x_a = nx - 1, n_a = n_row + x_a;
-        CELL_X(_a)
-        CELL_UPDATE
-    }
+#if defined(LBM_NT)
+    lbp_stream_fence();
+#endif
 }
 #else
 /* One time step of every cell: omega = 1/tau (precomputed on the host),
@@ -605,13 +657,25 @@ KERNEL void lbm_init(GLOBAL word_t *RESTRICT f, const i32 nx, const i32 ny, cons
 #endif
 
 #if defined(LBM_MASS)
+#if !defined(MASS_BLOCK)
 #define MASS_BLOCK 256
+#endif
 /* Sum of all `count` words of f (that is, mass - cells, as f - w is stored;
  * fp16s: times LBM_SCALE, which the host divides out):
  * one partial sum per block (launched with MASS_BLOCK threads), added up on
  * the host.  Padding holds zeros. */
 KERNEL void lbm_mass(GLOBAL const word_t *RESTRICT f, const i64 count, GLOBAL acc_t *RESTRICT partial)
 {
+#if MASS_BLOCK == 1
+    /* One work-item per group, on a device whose groups cannot wait at a
+     * barrier (a CPU running a group's items as a loop): each sums its
+     * contiguous share, which a CPU core reads best (a grid-stride share
+     * would make every core read every cache line). */
+    const i64 g = group_id(0), groups = num_groups(0);
+    acc_t s = 0;
+    for (i64 k = count * g / groups; k < count * (g + 1) / groups; k++) s += (acc_t)LD(f, k);
+    partial[g] = s;
+#else
     LOCAL acc_t sums[MASS_BLOCK];
     const i32 t = local_id(0);
     const i64 stride = (i64)num_groups(0) * MASS_BLOCK;
@@ -624,5 +688,6 @@ KERNEL void lbm_mass(GLOBAL const word_t *RESTRICT f, const i64 count, GLOBAL ac
         LOCAL_BARRIER;
     }
     if (t == 0) partial[group_id(0)] = sums[0];
+#endif
 }
 #endif

@@ -126,8 +126,10 @@ typedef struct {
     lbm_boundary boundary;
     int cells_per_thread; /* of step: adjacent cells x, x + 1, ... of a row per thread,
                            * or LBM_ROW_PER_THREAD */
+    int nontemporal;     /* step stores with non-temporal stores (LBM_NT) */
     lbp_kernel *step[2]; /* A-A: even, odd; others: step[0] */
     lbp_kernel *init, *mass;
+    int mass_block; /* threads per block of mass: 256, or 1 where its barriers cannot be met */
 } lbm_kernels;
 /* Returns 0, or -1 when a compile failed (the log was printed). */
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
@@ -136,6 +138,14 @@ int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision
  * "-DLBM_SLAB=1"). */
 int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                            int cells_per_thread, const char *step_defines);
+/* The same with non-temporal stores where nontemporal (d3q19.cl, LBM_NT):
+ * only where lbm_nontemporal_ok, and on a backend whose prelude offers them
+ * (else the compile fails, with its log). */
+int lbm_kernels_build_stores(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
+                             int cells_per_thread, int nontemporal);
+/* Kernels whose stores keep x (pull, split) in the periodic box, a row per
+ * thread, of fp32 or fp64 words: the ones that can store non-temporally. */
+int lbm_nontemporal_ok(lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
 /* Over the step kernels (both A-A phases): the most registers, the largest
  * block every one launches, the fewest blocks per compute unit at

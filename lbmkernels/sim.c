@@ -11,7 +11,7 @@
 
 LBP_EMBED_TEXT(lbm_kernel_source, "lbmkernels/d3q19.cl");
 
-#define MASS_BLOCK 256 /* as in d3q19.cl */
+#define MASS_BLOCK 256 /* d3q19.cl's default */
 
 const char *lbm_precision_options(lbm_precision p)
 {
@@ -39,6 +39,43 @@ const char *lbm_cpt_text(int cells_per_thread, char *buf, size_t len)
 
 int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4 || n == LBM_ROW_PER_THREAD; }
 
+/* The mass reduction, summed in double wherever the device has it, in
+ * blocks of MASS_BLOCK threads that meet at barriers; where the kernel
+ * cannot launch that many (a device that runs a group's items one after
+ * another), one thread per block. */
+static int build_mass(lbm_kernels *k, lbp_device *d, lbm_precision p)
+{
+    char opt[200];
+    for (k->mass_block = MASS_BLOCK;; k->mass_block = 1) {
+        snprintf(opt, sizeof opt, "-DLBM_MASS=1 -DMASS_BLOCK=%d%s%s", k->mass_block, lbm_precision_options(p),
+                 d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
+        if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) return -1;
+        lbp_kernel_info ki;
+        d->be->kernel_info(d, k->mass, &ki);
+        if (k->mass_block == 1 || ki.max_block_size <= 0 || ki.max_block_size >= k->mass_block) return 0;
+        d->be->kernel_release(d, k->mass);
+        k->mass = NULL;
+    }
+}
+
+int lbm_nontemporal_ok(lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread)
+{
+    return (s == LBM_SCHEME_PULL || s == LBM_SCHEME_SPLIT) && p != LBM_FP16S && b == LBM_PERIODIC &&
+           cells_per_thread == LBM_ROW_PER_THREAD;
+}
+
+int lbm_kernels_build_stores(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
+                             int cells_per_thread, int nontemporal)
+{
+    if (nontemporal && !lbm_nontemporal_ok(s, p, b, cells_per_thread))
+        lbp_fail("non-temporal stores: %s %s %s with %d cells per thread has stores that move in x or are not "
+                 "words of fp32 or fp64; pull and split in the periodic box, a row per thread, have not",
+                 lbm_scheme_names[s], lbm_precision_names[p], lbm_boundary_names[b], cells_per_thread);
+    const int r = lbm_kernels_build_with(k, d, s, p, b, cells_per_thread, nontemporal ? "-DLBM_NT=1" : "");
+    k->nontemporal = nontemporal;
+    return r;
+}
+
 int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                       int cells_per_thread)
 {
@@ -63,10 +100,7 @@ int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_prec
     }
     snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", lbm_precision_options(p));
     if (!(k->init = lbp_compile(d, lbm_kernel_source, "lbm_init", opt))) goto fail;
-    /* The mass is summed in double wherever the device has it. */
-    snprintf(opt, sizeof opt, "-DLBM_MASS=1%s%s", lbm_precision_options(p),
-             d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
-    if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) goto fail;
+    if (build_mass(k, d, p) != 0) goto fail;
     return 0;
 fail:
     lbm_kernels_release(k, d);
@@ -276,7 +310,7 @@ void lbm_sim_steps(lbm_sim *m, int n)
 
 double lbm_sim_mass(lbm_sim *m)
 {
-    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)m->mass_blocks, MASS_BLOCK);
+    lbp_launch_cfg cfg = lbp_cfg_1d((unsigned)m->mass_blocks, (unsigned)m->k->mass_block);
     lbp_arg a[] = {LBP_BUF(m->lat[m->cur]), LBP_I64(lbm_words(&m->L)), LBP_BUF(m->partial)};
     lbp_launch(m->d, m->k->mass, &cfg, 3, a);
     int acc_double = m->d->info.fp64;

@@ -225,10 +225,10 @@ static int check(const lbm_verify_opts *o, const char *what, lbm_scheme s, doubl
     char cpt[16];
     if (!ok || o->verbose)
         fprintf(ok ? stdout : stderr,
-                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, cells/thread %s, %d steps: error %.3e, tolerance %.2e%s\n",
+                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, cells/thread %s%s, %d steps: error %.3e, tolerance %.2e%s\n",
                 lbp_prog, what, lbm_scheme_names[s], lbm_precision_names[o->precision],
                 lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt),
-                o->steps, err, tol, ok ? "" : "  FAILED");
+                o->nontemporal ? ", non-temporal stores" : "", o->steps, err, tol, ok ? "" : "  FAILED");
     return ok ? 0 : 1;
 }
 
@@ -278,7 +278,7 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
     for (int si = 0; si < o->nschemes; si++) {
         lbm_scheme s = o->schemes[si];
         lbm_kernels k;
-        if (lbm_kernels_build(&k, d, s, o->precision, o->boundary, o->cells_per_thread) != 0)
+        if (lbm_kernels_build_stores(&k, d, s, o->precision, o->boundary, o->cells_per_thread, o->nontemporal) != 0)
             lbp_fail("the %s %s %s kernel does not compile", lbm_scheme_names[s],
                      lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
         lbm_sim m;
@@ -419,7 +419,7 @@ int lbm_verify_taylor_green(lbp_device *d, const lbm_verify_opts *o)
     for (int si = 0; si < o->nschemes; si++) {
         lbm_scheme s = o->schemes[si];
         lbm_kernels k;
-        if (lbm_kernels_build(&k, d, s, o->precision, LBM_PERIODIC, o->cells_per_thread) != 0)
+        if (lbm_kernels_build_stores(&k, d, s, o->precision, LBM_PERIODIC, o->cells_per_thread, o->nontemporal) != 0)
             lbp_fail("the %s %s periodic kernel does not compile", lbm_scheme_names[s], lbm_precision_names[o->precision]);
         if (o->precision == LBM_FP16S) {
             failures += half_taylor_green(d, o, s, &k, n1, steps1) != 0;

@@ -36,6 +36,7 @@ typedef struct {
     int nx, ny, nz, padding, steps, block_size;
     int cells_per_thread; /* of lbm_step: 1, 2, 4 or LBM_ROW_PER_THREAD */
     lbm_precision precision;
+    int nontemporal;      /* non-temporal stores (schemes where lbm_nontemporal_ok) */
     lbm_boundary boundary;
     const lbm_scheme *schemes;
     int nschemes;
