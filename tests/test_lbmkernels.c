@@ -1,5 +1,5 @@
 /* lbmkernels/: every scheme x precision x boundary (x cells per thread)
- * against the host reference on PoCL, the schemes against each other, Taylor-Green decay,
+ * against the host reference on PoCL and OpenMP, the schemes against each other, Taylor-Green decay,
  * NVRTC compiles for sm_90, a planted error caught, and the CLI's errors. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "backends.h"
 #include "cli.h"
 #include "device.h"
 #include "table.h"
@@ -34,27 +36,12 @@ static lbm_verify_opts small_case(lbm_precision p, lbm_boundary b)
                              .tg_u0 = 0.01};
 }
 
-static int setup_device(void **state)
-{
-    static lbp_device d;
-    lbp_cli_init("test_lbmkernels");
-    lbp_open(&d, "opencl", -1);
-    *state = &d;
-    return 0;
-}
-
-static int teardown_device(void **state)
-{
-    lbp_close(*state);
-    return 0;
-}
-
 /* Every precision the device runs (fp64 needs doubles). */
 static int runs(const lbp_device *d, int p) { return p != LBM_FP64 || d->info.fp64; }
 
 static void verify_case(void **state, lbm_precision p, lbm_boundary b)
 {
-    lbp_device *d = *state;
+    lbp_device *d = lbp_test_device(state);
     if (!runs(d, p)) skip();
     lbm_verify_opts o = small_case(p, b);
     assert_int_equal(lbm_verify_schemes(d, &o), 0);
@@ -70,18 +57,19 @@ static void test_fp16s_cavity(void **state) { verify_case(state, LBM_FP16S, LBM_
 /* No padding and padding to 7 words: the padded layout is not assumed. */
 static void test_odd_padding(void **state)
 {
+    lbp_device *d = lbp_test_device(state);
     lbm_verify_opts o = small_case(LBM_FP32, LBM_CAVITY_BOX);
     o.padding = 1;
     o.nx = 13;
-    assert_int_equal(lbm_verify_schemes(*state, &o), 0);
+    assert_int_equal(lbm_verify_schemes(d, &o), 0);
     o.padding = 7;
     o.boundary = LBM_PERIODIC;
-    assert_int_equal(lbm_verify_schemes(*state, &o), 0);
+    assert_int_equal(lbm_verify_schemes(d, &o), 0);
 }
 
 static void test_taylor_green(void **state)
 {
-    lbp_device *d = *state;
+    lbp_device *d = lbp_test_device(state);
     for (int p = 0; p < LBM_PRECISIONS; p++) {
         if (!runs(d, p)) continue;
         lbm_verify_opts o = small_case(p, LBM_PERIODIC);
@@ -91,7 +79,7 @@ static void test_taylor_green(void **state)
 
 static void test_planted_error_is_caught(void **state)
 {
-    lbp_device *d = *state;
+    lbp_device *d = lbp_test_device(state);
     for (int p = 0; p < LBM_PRECISIONS; p++)
         for (int b = 0; b < LBM_BOUNDARIES && runs(d, p); b++) {
             lbm_verify_opts o = small_case(p, (lbm_boundary)b);
@@ -113,7 +101,7 @@ static void test_planted_error_is_caught(void **state)
  * block covers. */
 static void test_cells_per_thread(void **state)
 {
-    lbp_device *d = *state;
+    lbp_device *d = lbp_test_device(state);
     static const int cpts[] = {2, 4};
     int nx = 13, run = 0;
     for (size_t c = 0; c < sizeof cpts / sizeof cpts[0]; c++)
@@ -154,7 +142,7 @@ static void test_cells_per_thread(void **state)
  * decay; a planted error caught. */
 static void test_row_per_thread(void **state)
 {
-    lbp_device *d = *state;
+    lbp_device *d = lbp_test_device(state);
     static const int nxs[] = {1, 2, 3, 13, 17};
     int run = 0;
     for (size_t i = 0; i < sizeof nxs / sizeof nxs[0]; i++)
@@ -181,6 +169,69 @@ static void test_row_per_thread(void **state)
     o.cells_per_thread = LBM_ROW_PER_THREAD;
     o.plant_error = 1;
     assert_int_equal(lbm_verify_schemes(d, &o), 1);
+}
+
+/* Non-temporal stores (pull and split, a row per thread, the periodic box):
+ * rows shorter than the kernel's chunk of 128 cells, of several chunks and
+ * a partial last one, padded or not; a planted error caught; the kernels
+ * whose stores move in x are refused (exit 1). */
+static lbp_device *nt_device;
+static void build_push_nt(void)
+{
+    lbm_kernels k;
+    lbm_kernels_build_stores(&k, nt_device, LBM_SCHEME_PUSH, LBM_FP32, LBM_PERIODIC, LBM_ROW_PER_THREAD, 1);
+}
+
+static void test_nontemporal_stores(void **state)
+{
+    lbp_device *d = lbp_test_device(state);
+    static const lbm_scheme nt_schemes[] = {LBM_SCHEME_PULL, LBM_SCHEME_SPLIT};
+    static const int nxs[] = {1, 2, 17, 128, 130, 300};
+    int run = 0;
+    for (size_t i = 0; i < sizeof nxs / sizeof nxs[0]; i++)
+        for (int p = LBM_FP32; p <= LBM_FP64; p++, run++) {
+            if (!runs(d, p)) continue;
+            lbm_verify_opts o = small_case((lbm_precision)p, LBM_PERIODIC);
+            o.schemes = nt_schemes;
+            o.nschemes = 2;
+            o.cells_per_thread = LBM_ROW_PER_THREAD;
+            o.nontemporal = 1;
+            o.nx = nxs[i];
+            o.ny = 5;
+            o.nz = 4;
+            o.steps = 6;
+            o.padding = run % 2 ? 1 : (p == LBM_FP64 ? 8 : 16);
+            o.block_size = run % 3 ? 3 : 64;
+            int r = lbm_verify_schemes(d, &o);
+            if (r) fprintf(stderr, "non-temporal, %s, nx %d, padding %d: FAILED\n", lbm_precision_names[p], o.nx,
+                           o.padding);
+            assert_int_equal(r, 0);
+        }
+    lbm_verify_opts o = small_case(LBM_FP32, LBM_PERIODIC);
+    o.schemes = nt_schemes;
+    o.nschemes = 2;
+    o.cells_per_thread = LBM_ROW_PER_THREAD;
+    o.nontemporal = 1;
+    assert_int_equal(lbm_verify_taylor_green(d, &o), 0);
+    o.plant_error = 1;
+    assert_int_equal(lbm_verify_schemes(d, &o), 1);
+    assert_true(lbm_nontemporal_ok(LBM_SCHEME_SPLIT, LBM_FP64, LBM_PERIODIC, LBM_ROW_PER_THREAD));
+    assert_false(lbm_nontemporal_ok(LBM_SCHEME_PUSH, LBM_FP32, LBM_PERIODIC, LBM_ROW_PER_THREAD) ||
+                 lbm_nontemporal_ok(LBM_SCHEME_AA, LBM_FP32, LBM_PERIODIC, LBM_ROW_PER_THREAD) ||
+                 lbm_nontemporal_ok(LBM_SCHEME_PULL, LBM_FP32, LBM_CAVITY_BOX, LBM_ROW_PER_THREAD) ||
+                 lbm_nontemporal_ok(LBM_SCHEME_PULL, LBM_FP32, LBM_PERIODIC, 2) ||
+                 lbm_nontemporal_ok(LBM_SCHEME_PULL, LBM_FP16S, LBM_PERIODIC, LBM_ROW_PER_THREAD));
+    nt_device = d;
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        freopen("/dev/null", "w", stderr);
+        build_push_nt();
+        _exit(0);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
 }
 
 /* Threads of the step launch: nxp / cells per thread per row. */
@@ -499,19 +550,20 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scheme_conversions_round_trip),
-        cmocka_unit_test(test_fp32_periodic),
-        cmocka_unit_test(test_fp32_cavity),
-        cmocka_unit_test(test_fp64_periodic),
-        cmocka_unit_test(test_fp64_cavity),
-        cmocka_unit_test(test_fp16s_periodic),
-        cmocka_unit_test(test_fp16s_cavity),
-        cmocka_unit_test(test_odd_padding),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp32_periodic),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp32_cavity),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp64_periodic),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp64_cavity),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp16s_periodic),
+        LBP_TEST_ON_CPU_BACKENDS(test_fp16s_cavity),
+        LBP_TEST_ON_CPU_BACKENDS(test_odd_padding),
         cmocka_unit_test(test_step_threads),
         cmocka_unit_test(test_population_stride),
-        cmocka_unit_test(test_cells_per_thread),
-        cmocka_unit_test(test_row_per_thread),
-        cmocka_unit_test(test_taylor_green),
-        cmocka_unit_test(test_planted_error_is_caught),
+        LBP_TEST_ON_CPU_BACKENDS(test_cells_per_thread),
+        LBP_TEST_ON_CPU_BACKENDS(test_row_per_thread),
+        LBP_TEST_ON(test_nontemporal_stores, "openmp"),
+        LBP_TEST_ON_CPU_BACKENDS(test_taylor_green),
+        LBP_TEST_ON_CPU_BACKENDS(test_planted_error_is_caught),
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
         cmocka_unit_test(test_register_caps),
         cmocka_unit_test(test_half_access_widths),
@@ -519,5 +571,6 @@ int main(void)
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_passes_keep_the_faster),
     };
-    return cmocka_run_group_tests(tests, setup_device, teardown_device);
+    lbp_cli_init("test_lbmkernels");
+    return cmocka_run_group_tests(tests, NULL, lbp_test_close_devices);
 }

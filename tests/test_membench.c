@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "device.h"
 #include "../membench/gen.h"
 #include "../membench/plan.h"
@@ -312,25 +313,25 @@ static void test_record_counts_bytes(void **state)
 
 /* ---- probes on PoCL ---------------------------------------------------------- */
 
-static lbp_device pocl;
+/* The device of the probe tests: each runs on PoCL and on OpenMP
+ * (LBP_TEST_ON_CPU_BACKENDS_SETUP with probe_setup); the command-line tests
+ * run the tool on PoCL where it is installed. */
+static lbp_device *dev;
 static int have_pocl;
 
-static int open_pocl(void **state)
+static int probe_setup(void **state)
+{
+    lbp_test_open_device(state);
+    dev = *state;
+    return 0;
+}
+
+static int group_setup(void **state)
 {
     (void)state;
     const lbp_backend *be = lbp_backend_by_name("opencl");
     char why[256];
-    if (be && be->count(why, sizeof why) > 0) {
-        lbp_open(&pocl, "opencl", -1);
-        have_pocl = 1;
-    }
-    return 0;
-}
-
-static int close_pocl(void **state)
-{
-    (void)state;
-    if (have_pocl) lbp_close(&pocl);
+    have_pocl = be && be->count(why, sizeof why) > 0;
     return 0;
 }
 
@@ -340,7 +341,7 @@ static int close_pocl(void **state)
 static void read_buffer_array(mb_bench *b, lbp_buf *buf, int k, uint64_t *out, int wb)
 {
     unsigned char *raw = malloc((size_t)b->stride * (size_t)wb);
-    pocl.be->read(&pocl, buf, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
+    dev->be->read(dev, buf, (size_t)k * (size_t)b->stride * (size_t)wb, raw, (size_t)b->stride * (size_t)wb);
     for (int64_t j = 0; j < b->stride; j++) {
         if (wb == 2) {
             uint16_t v;
@@ -366,7 +367,7 @@ static void read_array(mb_bench *b, int k, uint64_t *out, int wb)
 static void open_bench(mb_bench *b, int words, int word_bytes)
 {
     char why[512];
-    int rc = mb_bench_open(b, &pocl, TEST_THREADS, words, word_bytes, 0, 64, why, sizeof why);
+    int rc = mb_bench_open(b, dev, TEST_THREADS, words, word_bytes, 0, 64, why, sizeof why);
     if (rc) fprintf(stderr, "%s\n", why);
     assert_int_equal(rc, 0);
 }
@@ -379,7 +380,7 @@ static void launch_again(mb_bench *b, const mb_config *cfg, uint32_t seed)
     mb_shape sh;
     assert_int_equal(mb_resolve_shape(b, c, cfg, &sh, why, sizeof why), 0);
     mb_launch_probe(b, c, cfg, &sh, seed);
-    lbp_sync(&pocl);
+    lbp_sync(dev);
 }
 
 /* One probe launch on fresh buffers without timing or verification;
@@ -405,10 +406,10 @@ static mb_result timed_run(mb_bench *b, const mb_config *cfg)
     return res;
 }
 
-static void test_probes_run_correctly_on_pocl(void **state)
+static void test_probes_run_correctly(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 19, 8);
@@ -454,7 +455,7 @@ static void test_probes_run_correctly_on_pocl(void **state)
 static void test_misaligned_probe_touches_index_plus_one(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 3, 4);
@@ -486,7 +487,7 @@ static void test_misaligned_probe_touches_index_plus_one(void **state)
 /* value into element j of array k of buf (the bench's out or in) */
 static void plant_in_buffer(mb_bench *b, lbp_buf *buf, int k, int64_t j, int wb, uint64_t value)
 {
-    pocl.be->write(&pocl, buf, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
+    dev->be->write(dev, buf, ((size_t)k * (size_t)b->stride + (size_t)j) * (size_t)wb, &value, (size_t)wb);
 }
 
 static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
@@ -497,7 +498,7 @@ static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
 static void test_verifier_catches_planted_errors(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 5, 8);
@@ -540,10 +541,10 @@ static void test_verifier_catches_planted_errors(void **state)
  * of launches, against the host mirror and the verify kernel; the output
  * arrays stay poisoned; a wrong element is caught; a timed run (back to
  * back too) verifies itself. */
-static void test_in_place_probe_on_pocl(void **state)
+static void test_in_place_probe(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 19, 8);
@@ -594,10 +595,10 @@ static void test_in_place_probe_on_pocl(void **state)
  * each launch writes dst[(j + m) mod T] = src[(j + l) mod T] ^ seed, then
  * the arrays trade places), against mb_expected and the verify kernel; a
  * wrong launch count or element is caught; timed runs verify themselves. */
-static void test_swapped_probe_on_pocl(void **state)
+static void test_swapped_probe(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 19, 8);
@@ -1379,10 +1380,10 @@ static void test_plan_geometry(void **state)
     mb_plan_free(&p);
 }
 
-static void test_threads_probe_on_pocl(void **state)
+static void test_threads_probe(void **state)
 {
     (void)state;
-    if (!have_pocl) skip();
+    if (!dev) skip();
     mb_bench b;
     char why[512];
     open_bench(&b, 19, 8);
@@ -1447,7 +1448,7 @@ static void test_threads_probe_on_pocl(void **state)
     mb_bench_close(&b);
     /* a bench opened for more bytes than its own threads' (mb_plan_limits) */
     char why2[512];
-    assert_int_equal(mb_bench_open(&b, &pocl, TEST_THREADS, 19, 4, 19 * 8 * mb_stride(3000), 64, why2, sizeof why2), 0);
+    assert_int_equal(mb_bench_open(&b, dev, TEST_THREADS, 19, 4, 19 * 8 * mb_stride(3000), 64, why2, sizeof why2), 0);
     assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(3000));
     more.threads = 6000;
     assert_int_equal(mb_run_probe(&b, &more, 1, 1, &res, why, sizeof why), 0);
@@ -1688,11 +1689,14 @@ static void with_pocl_slug(const char *name, char *path, size_t len)
     snprintf(path, len, "/tmp/test_membench_in.%d/%s", (int)getpid(), name);
     char *text = read_whole(src);
     assert_non_null(text);
+    void *pocl = "opencl";
+    assert_int_equal(lbp_test_open_device(&pocl), 0);
+    assert_non_null(pocl);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         const int cpu = !strncmp(line, "cpu,", 4);
-        fprintf(f, "%s%s\n", cpu ? pocl.info.slug : "", cpu ? line + 3 : line);
+        fprintf(f, "%s%s\n", cpu ? ((lbp_device *)pocl)->info.slug : "", cpu ? line + 3 : line);
     }
     assert_int_equal(fclose(f), 0);
     free(text);
@@ -1836,11 +1840,11 @@ int main(void)
         cmocka_unit_test(test_generator_in_place),
         cmocka_unit_test(test_generator_swapped),
         cmocka_unit_test(test_nvrtc_compiles_generated_kernels),
-        cmocka_unit_test(test_probes_run_correctly_on_pocl),
-        cmocka_unit_test(test_misaligned_probe_touches_index_plus_one),
-        cmocka_unit_test(test_verifier_catches_planted_errors),
-        cmocka_unit_test(test_in_place_probe_on_pocl),
-        cmocka_unit_test(test_swapped_probe_on_pocl),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_probes_run_correctly, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_misaligned_probe_touches_index_plus_one, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_verifier_catches_planted_errors, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_swapped_probe, probe_setup, NULL),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),
@@ -1850,11 +1854,11 @@ int main(void)
         cmocka_unit_test(test_plan_threads_top),
         cmocka_unit_test(test_read_geometries),
         cmocka_unit_test(test_plan_geometry),
-        cmocka_unit_test(test_threads_probe_on_pocl),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_threads_probe, probe_setup, NULL),
         cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
         cmocka_unit_test(test_cli_threads_sweep),
         cmocka_unit_test(test_cli_thread_counts),
         cmocka_unit_test(test_cli_geometry_sweep),
     };
-    return cmocka_run_group_tests(tests, open_pocl, close_pocl);
+    return cmocka_run_group_tests(tests, group_setup, lbp_test_close_devices);
 }

@@ -1,4 +1,4 @@
-/* stream/: the generator (records, NVRTC for sm_90, runs on PoCL),
+/* stream/: the generator (records, NVRTC for sm_90, runs on PoCL and OpenMP),
  * verification catching planted errors, transfers, likwid parsing, and the
  * command line's exit statuses.  Runs from the repository root. */
 #include <setjmp.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../stream/bench.h"
+#include "backends.h"
 #include "csv.h"
 #include "device.h"
 #include "../stream/gen.h"
@@ -136,37 +137,45 @@ static void test_every_config_compiles_for_sm90(void **state)
     assert_int_equal(checked, 16);
 }
 
-/* ---- PoCL ---------------------------------------------------------------- */
+/* ---- on the CPU backends (PoCL, OpenMP) ------------------------------------ */
 
 typedef struct {
-    lbp_device d;
+    lbp_device *d;
     stream_bench b;
-} pocl_fixture;
+} bench_fixture;
 
 #define CAPACITY ((int64_t)1 << 20)
 
-static int pocl_setup(void **state)
+static int bench_setup(void **state)
 {
-    pocl_fixture *f = calloc(1, sizeof *f);
-    lbp_open(&f->d, "opencl", -1);
-    if (stream_bench_init(&f->b, &f->d, CAPACITY) != 0)
+    lbp_test_open_device(state);
+    if (!*state) return 0; /* the test skips */
+    bench_fixture *f = calloc(1, sizeof *f);
+    f->d = *state;
+    if (stream_bench_init(&f->b, f->d, CAPACITY) != 0)
         return -1;
     *state = f;
     return 0;
 }
 
-static int pocl_teardown(void **state)
+static int bench_teardown(void **state)
 {
-    pocl_fixture *f = *state;
+    bench_fixture *f = *state;
+    if (!f) return 0;
     stream_bench_free(&f->b);
-    lbp_close(&f->d);
     free(f);
     return 0;
 }
 
-static void test_every_config_runs_on_pocl(void **state)
+static bench_fixture *fixture(void **state)
 {
-    pocl_fixture *f = *state;
+    if (!*state) skip();
+    return *state;
+}
+
+static void test_every_config_runs(void **state)
+{
+    bench_fixture *f = fixture(state);
     const int block_sizes[] = {64, 256};
     for (int w = 0; stream_word_sizes[w]; w++)
         for (int a = 0; a < STREAM_ACCESS_COUNT; a++)
@@ -196,19 +205,19 @@ static void test_every_config_runs_on_pocl(void **state)
 
 static void test_verify_catches_corrupted_element(void **state)
 {
-    pocl_fixture *f = *state;
+    bench_fixture *f = fixture(state);
     stream_config cfg = {.word_bytes = 8, .access = STREAM_ACCESS_ONE, .block_size = 128,
                          .elements = 10000};
     stream_kernel k;
     stream_result res;
     char why[512] = "";
     assert_int_equal(stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why), 0);
-    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 0);
+    assert_int_equal(stream_verify(f->d, f->b.out, &k.record, 4096, why, sizeof why), 0);
 
     /* One wrong u32 in element 777 (its second half). */
     uint32_t wrong = 12345;
-    f->d.be->write(&f->d, f->b.out, 777 * 8 + 4, &wrong, 4);
-    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+    f->d->be->write(f->d, f->b.out, 777 * 8 + 4, &wrong, 4);
+    assert_int_equal(stream_verify(f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
     print_message("caught: %s\n", why);
     assert_non_null(strstr(why, "element 777 "));
     assert_non_null(strstr(why, "got 0x"));
@@ -216,8 +225,8 @@ static void test_verify_catches_corrupted_element(void **state)
 
     /* A write past the end of the array. */
     assert_int_equal(stream_run_generated(&f->b, &cfg, &quick_reps, &k, &res, why, sizeof why), 0);
-    f->d.be->write(&f->d, f->b.out, 10000 * 8 + 16, &wrong, 4);
-    assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+    f->d->be->write(f->d, f->b.out, 10000 * 8 + 16, &wrong, 4);
+    assert_int_equal(stream_verify(f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
     assert_non_null(strstr(why, "past the end"));
 
     /* 2-byte words, an odd count: the last element shares its u32 with the
@@ -232,8 +241,8 @@ static void test_verify_catches_corrupted_element(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         assert_int_equal(stream_run_generated(&f->b, &half, &quick_reps, &k, &res, why, sizeof why), 0);
         uint16_t w16 = 12345;
-        f->d.be->write(&f->d, f->b.out, (size_t)cases[i].offset, &w16, 2);
-        assert_int_equal(stream_verify(&f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
+        f->d->be->write(f->d, f->b.out, (size_t)cases[i].offset, &w16, 2);
+        assert_int_equal(stream_verify(f->d, f->b.out, &k.record, 4096, why, sizeof why), 1);
         print_message("caught: %s\n", why);
         assert_non_null(strstr(why, cases[i].says));
         if (i < 3) assert_non_null(strstr(why, "got 0x3039"));
@@ -242,7 +251,7 @@ static void test_verify_catches_corrupted_element(void **state)
 
 static void test_verify_catches_skipped_element(void **state)
 {
-    pocl_fixture *f = *state;
+    bench_fixture *f = fixture(state);
     for (int a = 0; a < 2 * STREAM_ACCESS_COUNT; a++) { /* 16- and 2-byte words */
         stream_config cfg = {.word_bytes = a < STREAM_ACCESS_COUNT ? 16 : 2, .access = (stream_access)(a % STREAM_ACCESS_COUNT),
                              .block_size = 64, .blocks = 5, .elements = 5000, .planted_skip = 1,
@@ -296,19 +305,17 @@ static void test_transfer_fit(void **state)
     assert_true(isnan(f.gbs) && isnan(f.latency_us));
 }
 
-static void test_transfers_on_pocl(void **state)
+static void test_transfers(void **state)
 {
-    (void)state;
-    lbp_device d;
-    lbp_open(&d, "opencl", -1);
+    lbp_device *d = lbp_test_device(state);
     char dir[] = "/tmp/test_stream_XXXXXX";
     assert_non_null(mkdtemp(dir));
     lbp_csv *csv = lbp_csv_open(dir, "transfer.csv", "direction,host_memory,bytes,reps,ms_min,ms_median,ms_max,gbs_median",
-                                &d.info, 1);
+                                &d->info, 1);
     const int64_t sizes[] = {4096, 65536, 1 << 20};
     stream_transfer_fit fits[STREAM_TRANSFER_FITS];
     char why[512] = "";
-    int rc = stream_transfer_sweep(&d, sizes, 3, 3, 1, csv, fits, why, sizeof why);
+    int rc = stream_transfer_sweep(d, sizes, 3, 3, 1, csv, fits, why, sizeof why);
     if (rc != 0)
         fail_msg("%s", why);
     for (int i = 0; i < STREAM_TRANSFER_FITS; i++) {
@@ -319,7 +326,6 @@ static void test_transfers_on_pocl(void **state)
     assert_string_equal(fits[3].host_memory, "pageable");
     lbp_csv_abort(csv);
     rmdir(dir);
-    lbp_close(&d);
 }
 
 /* ---- likwid-bench report ------------------------------------------------- */
@@ -456,14 +462,14 @@ int main(void)
         cmocka_unit_test(test_pattern_halves),
         cmocka_unit_test(test_generator_refuses_bad_configs),
         cmocka_unit_test(test_every_config_compiles_for_sm90),
-        cmocka_unit_test_setup_teardown(test_every_config_runs_on_pocl, pocl_setup, pocl_teardown),
-        cmocka_unit_test_setup_teardown(test_verify_catches_corrupted_element, pocl_setup, pocl_teardown),
-        cmocka_unit_test_setup_teardown(test_verify_catches_skipped_element, pocl_setup, pocl_teardown),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_every_config_runs, bench_setup, bench_teardown),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_verify_catches_corrupted_element, bench_setup, bench_teardown),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_verify_catches_skipped_element, bench_setup, bench_teardown),
         cmocka_unit_test(test_transfer_fit),
-        cmocka_unit_test(test_transfers_on_pocl),
+        LBP_TEST_ON_CPU_BACKENDS(test_transfers),
         cmocka_unit_test(test_likwid_parse_and_verdict),
         cmocka_unit_test(test_cli_usage_errors_exit_2),
         cmocka_unit_test(test_cli_quick_run_writes_results),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, lbp_test_close_devices);
 }
