@@ -56,21 +56,31 @@ if [ -f "$data/stream.csv" ]; then
     # the plateaus of the first backend: the best rate of a working set that
     # fits in L2, and the median of the three largest (DRAM)
     b0=$(backends_of "$data/stream.csv" | head -n 1)
-    plateaus=$(awk -v l2="$l2" '$1 <= l2 && $2 > l2max { l2max = $2 } { x[NR] = $2 }
+    plateaus=$(awk -v l2="$l2" '$1 <= l2 && $2 > l2max { l2max = $2 } { x[NR] = $2; ws = $1 }
         END { n = NR; if (n >= 3) { a = x[n-2]; b = x[n-1]; c = x[n]
                   d = (a > b) ? ((b > c) ? b : ((a > c) ? c : a)) : ((a > c) ? a : ((b > c) ? c : b)) }
               else d = x[n]
-              printf "%s %s\n", (l2 > 0 ? l2max + 0 : 0), d + 0 }' "$tmp/size-$b0.dat" 2>/dev/null)
-    l2plat=${plateaus%% *}; dramplat=${plateaus##* }
+              printf "%s %s %d\n", (l2 > 0 ? l2max + 0 : 0), d + 0, (l2 > 0 && ws < 4 * l2) }' "$tmp/size-$b0.dat" 2>/dev/null)
+    l2plat=${plateaus%% *}; dramplat=$(echo "$plateaus" | awk '{print $2}')
+    # the largest sizes are DRAM's only where they pass 4 x the cache
+    platname="DRAM plateau %.0f GB/s (largest sizes)"
+    [ "$(echo "$plateaus" | awk '{print $3}')" = 1 ] && platname="largest sizes %.0f GB/s (within 4 x the $cache: not DRAM)"
     platline=""
     [ -n "$dramplat" ] && awk -v v="$dramplat" 'BEGIN { exit !(v > 0) }' &&
-        platline="$platline set arrow from graph 0, first $dramplat to graph 1, first $dramplat nohead lw 1 lc rgb 'gray30'; set label sprintf('DRAM plateau %.0f GB/s (largest sizes)', $dramplat) at graph 0.02, first $dramplat offset 0,0.8 tc rgb 'gray20';"
+        platline="$platline set arrow from graph 0, first $dramplat to graph 1, first $dramplat nohead lw 1 lc rgb 'gray30'; set label sprintf('$platname', $dramplat) at graph 0.02, first $dramplat offset 0,0.8 tc rgb 'gray20';"
     [ -n "$l2plat" ] && awk -v v="$l2plat" -v d="${dramplat:-0}" 'BEGIN { exit !(v > 1.05 * d) }' &&
         platline="$platline set arrow from graph 0.2, first $l2plat to $l2, first $l2plat nohead lw 1 lc rgb 'gray30'; set label sprintf('$cache plateau %.0f GB/s', $l2plat) at graph 0.2, first $l2plat offset 0,0.7 tc rgb 'gray20';"
     th=$(meta theoretical_gbs)
     [ -n "$th" ] && awk -v v="$th" 'BEGIN { exit !(v > 0) }' &&
         refline="$refline, $th with lines dt 4 lw 1 lc rgb 'red' title 'theoretical (memory clock x bus width)'"
     [ -n "$plot" ] && figure stream-size "set logscale x 10; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set ($cache and DRAM plateaus)'.\"\\n\".'$title_suffix'; set key outside below center horizontal box; set bmargin 7; set offsets 0, 0, graph 0.08, 0; set yrange [0:*]; $l2line $platline plot $plot $refline"
+    # likwid-bench over its pinned threads: where the cores saturate the memory
+    lw=""
+    for k in copy copy_mem update; do
+        csvsel "$data/stream.csv" "sweep=likwid,kernel=$k" threads gbs_median 2>/dev/null | awk '$1 > 0' | sort -g >"$tmp/likwid-$k.dat"
+        [ -s "$tmp/likwid-$k.dat" ] && lw="$lw${lw:+, }'$tmp/likwid-$k.dat' using 1:2 with linespoints lw 2 title 'likwid-bench $k'"
+    done
+    [ -n "$lw" ] && figure stream-likwid-threads "set xlabel 'pinned threads'; set ylabel 'bandwidth [GB/s] (likwid counts loads + stores)'; set title 'Saturation: likwid-bench on $(awk -v b="$(meta likwid_working_set_bytes)" 'BEGIN{printf "%.0f MB", b/1e6}') over threads'.\"\\n\".'$title_suffix'; set key inside bottom right box opaque; set yrange [0:*]; plot $lw"
     [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel 'blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs block count'.\"\\n\".'$title_suffix'; plot $bw"
     bsp=""
     for b in $(backends_of "$data/stream.csv"); do
@@ -352,7 +362,7 @@ key_figures() {
     fi
     [ -n "$dd" ] && echo "- driver device-to-device copy: $dd GB/s"
     lc=$(meta likwid_copy_gbs 2>/dev/null) && [ -n "$lc" ] &&
-        echo "- likwid-bench copy $lc GB/s, copy_mem $(meta likwid_copy_mem_gbs) GB/s (stores pay a write-allocate: $(meta write_allocate))"
+        echo "- likwid-bench copy $lc GB/s, copy_mem $(meta likwid_copy_mem_gbs) GB/s (stores pay a write-allocate: $(meta write_allocate)$(r=$(meta write_allocate_ratio 2>/dev/null) && [ -n "$r" ] && echo ", copy_mem / copy $r over $(meta write_allocate_samples) samples$( [ "$(meta write_allocate_close)" = 1 ] && echo ', close')"))"
     mf=$data/membench-fit.csv
     if [ -f "$mf" ]; then
         b0=$(backends_of "$mf" | head -n 1)

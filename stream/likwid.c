@@ -1,6 +1,8 @@
 /* likwid-bench runner and report parser (likwid.h). */
 #include "likwid.h"
+#include "stats.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,5 +120,50 @@ const char *stream_write_allocate_verdict(double copy_gbs, double copy_mem_gbs)
     if (!(copy_gbs > 0) || !(copy_mem_gbs > 0))
         return "unknown";
     double ratio = copy_mem_gbs / copy_gbs;
-    return ratio > 1.25 ? "yes" : ratio < 1.1 ? "no" : "unknown";
+    return ratio > STREAM_WA_YES_ABOVE ? "yes" : ratio < STREAM_WA_NO_BELOW ? "no" : "unknown";
+}
+
+/* The median of n values (copied: lbp_stats_of sorts). */
+static double median_of(const double *v, int n)
+{
+    double s[64];
+    if (n > 64) n = 64;
+    memcpy(s, v, sizeof *s * (size_t)n);
+    return lbp_stats_of(s, n).median;
+}
+
+/* Is x on the other side of threshold t from the ratio r, or within the
+ * margin of it? */
+static int near(double r, double t) { return r > t - STREAM_WA_MARGIN && r < t + STREAM_WA_MARGIN; }
+static int across(double lo, double hi, double t) { return lo < t && hi > t; }
+
+stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const double *copy_mem_gbs, int samples)
+{
+    stream_write_allocate w = {.verdict = "unknown", .ratio = NAN, .ratio_min = NAN, .ratio_max = NAN,
+                               .samples = samples};
+    if (samples < 1) return w;
+    const double copy = median_of(copy_gbs, samples), copy_mem = median_of(copy_mem_gbs, samples);
+    w.verdict = stream_write_allocate_verdict(copy, copy_mem);
+    if (!(copy > 0) || !(copy_mem > 0)) return w;
+    w.ratio = copy_mem / copy;
+    w.ratio_min = INFINITY;
+    w.ratio_max = -INFINITY;
+    for (int i = 0; i < samples; i++) {
+        const double r = copy_gbs[i] > 0 ? copy_mem_gbs[i] / copy_gbs[i] : NAN;
+        if (r < w.ratio_min) w.ratio_min = r;
+        if (r > w.ratio_max) w.ratio_max = r;
+    }
+    w.close = near(w.ratio, STREAM_WA_YES_ABOVE) || near(w.ratio, STREAM_WA_NO_BELOW) ||
+              across(w.ratio_min, w.ratio_max, STREAM_WA_YES_ABOVE) ||
+              across(w.ratio_min, w.ratio_max, STREAM_WA_NO_BELOW);
+    return w;
+}
+
+int stream_likwid_thread_counts(int cores, int quick, int *out, int max)
+{
+    int n = 0;
+    if (cores < 1) cores = 1;
+    for (int t = 1; t <= cores && n < max; t = quick ? 2 * t : t + 1) out[n++] = t;
+    if (quick && out[n - 1] != cores && n < max) out[n++] = cores;
+    return n;
 }

@@ -1,6 +1,9 @@
-/* likwid-bench as the CPU bandwidth reference: `copy` (ordinary stores) and
- * `copy_mem` (non-temporal stores); their ratio tells whether ordinary
- * stores pay a write-allocate (Habich: 228 B per update on a CPU, not 152). */
+/* likwid-bench as the CPU bandwidth reference: `copy` (ordinary stores),
+ * `copy_mem` (non-temporal stores) and `update` (a read and a write of one
+ * array, as an in-place lattice), over 1..P pinned threads (where the cores
+ * saturate the memory); the ratio of copy_mem to copy, measured again and
+ * again, tells whether ordinary stores pay a write-allocate (Habich: 228 B
+ * per update on a CPU, not 152). */
 #ifndef STREAM_LIKWID_H
 #define STREAM_LIKWID_H
 
@@ -28,5 +31,27 @@ int stream_likwid_parse(const char *text, stream_likwid_result *out);
 
 /* "yes" when copy_mem / copy > 1.25, "no" when < 1.1, else "unknown". */
 const char *stream_write_allocate_verdict(double copy_gbs, double copy_mem_gbs);
+#define STREAM_WA_YES_ABOVE 1.25
+#define STREAM_WA_NO_BELOW 1.10
+/* A ratio this close to a threshold (or samples on both of its sides) makes
+ * the verdict close: it stands, with a warning. */
+#define STREAM_WA_MARGIN 0.05
+
+/* The write-allocate verdict from repeated samples of copy and copy_mem
+ * (GB/s, sample i of each measured one after the other): the verdict of the
+ * medians' ratio, and whether it is close. */
+typedef struct {
+    const char *verdict; /* "yes", "no", "unknown" */
+    double ratio;        /* median copy_mem / median copy */
+    double ratio_min, ratio_max; /* over the samples' pairs */
+    int samples;
+    int close;           /* the ratio within STREAM_WA_MARGIN of a threshold,
+                            or the pairs' ratios on both sides of one */
+} stream_write_allocate;
+stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const double *copy_mem_gbs, int samples);
+
+/* The thread counts of the saturation curve on `cores` physical cores:
+ * 1..cores, or quick 1, 2, 4, ... and cores; returns how many. */
+int stream_likwid_thread_counts(int cores, int quick, int *out, int max);
 
 #endif

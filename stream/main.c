@@ -181,6 +181,13 @@ typedef struct {
     int generated;          /* a generated copy kernel (not the driver, not likwid) */
 } summary_row;
 
+/* One likwid-bench run. */
+typedef struct {
+    int kernel, threads;
+    stream_likwid_result res;
+} likwid_point;
+#define MAX_LIKWID 1024
+
 typedef struct {
     lbp_device *d;
     const stream_plan *plan;
@@ -191,8 +198,8 @@ typedef struct {
     summary_row rows[MAX_SUMMARY];
     int n_rows;
     double dtod_gbs;        /* the driver copy; NaN: not measured */
-    stream_likwid_result likwid[STREAM_LIKWID_KERNELS];
-    int likwid_threads, likwid_ok, likwid_ran;
+    likwid_point likwid[MAX_LIKWID];
+    int n_likwid, likwid_failed;
     stream_transfer_fit fits[STREAM_TRANSFER_FITS];
     int done;
     double t_start;
@@ -221,7 +228,7 @@ static void add_summary(stream_run *r, stream_sweep sweep, const char *config, i
 static void write_row(stream_run *r, stream_sweep sweep, const char *kernel, int word_bytes, const char *access,
                       int block_size, int64_t blocks, const stream_record *rec, const stream_result *res)
 {
-    lbp_csv_row(r->stream_csv, "%s,%s,%d,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f,%.3f",
+    lbp_csv_row(r->stream_csv, "%s,%s,%d,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.6f,%.6f,%.6f,%.3f,%.3f,0",
                 stream_sweep_names[sweep], kernel, word_bytes, access, block_size, blocks, stream_array_bytes(rec),
                 stream_bytes_moved(rec), res->reps, res->ms.min, res->ms.median, res->ms.max, res->gbs_max,
                 res->gbs_median);
@@ -274,42 +281,59 @@ static void step_driver_copy(stream_run *r, const stream_step *s, char *label, s
     snprintf(label, len, "driver copy");
 }
 
-/* Both likwid-bench kernels' rows, once both ran. */
-static void write_likwid_rows(stream_run *r)
-{
-    for (int i = 0; i < STREAM_LIKWID_KERNELS; i++) {
-        const stream_likwid_result *l = &r->likwid[i];
-        double ms = l->time_s * 1e3 / (double)l->iterations, gbs = l->mbytes_per_s / 1e3;
-        lbp_csv_row(r->stream_csv, "likwid,%s,8,cpu,0,0,%" PRId64 ",%" PRId64 ",%ld,%.6f,%.6f,%.6f,%.3f,%.3f",
-                    stream_likwid_kernels[i], l->bytes_per_iteration / 2, l->bytes_per_iteration, l->iterations, ms,
-                    ms, ms, gbs, gbs);
-        char config[64];
-        snprintf(config, sizeof config, "likwid-bench %s, %d threads", stream_likwid_kernels[i], r->likwid_threads);
-        add_summary(r, STREAM_SW_LIKWID, config, l->bytes_per_iteration / 2, gbs, gbs, 0);
-    }
-    r->likwid_ran = 1;
-}
+static double likwid_gbs(const likwid_point *p) { return p->res.mbytes_per_s / 1e3; }
 
 /* likwid-bench is a reference, not a measurement of ours: where it fails,
- * a warning, and neither kernel's row.  0: skipped, no progress. */
+ * a warning, and no likwid row from then on.  0: skipped, no progress. */
 static int step_likwid(stream_run *r, const stream_step *s, char *label, size_t len)
 {
-    if (s->likwid != r->likwid_ok)
-        return 0; /* an earlier kernel failed */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    r->likwid_threads = r->d->info.compute_units > 0 ? r->d->info.compute_units : 1;
-    if (cores > 0 && r->likwid_threads > cores)
-        r->likwid_threads = (int)cores;
+    if (r->likwid_failed || r->n_likwid == MAX_LIKWID)
+        return 0;
+    likwid_point *p = &r->likwid[r->n_likwid];
+    *p = (likwid_point){.kernel = s->likwid, .threads = s->threads};
     char why[512];
-    if (stream_likwid_run(stream_likwid_kernels[s->likwid], 2 * s->bytes, r->likwid_threads, r->opt->quick ? 10 : 0,
-                          &r->likwid[s->likwid], why, sizeof why) != 0) {
+    if (stream_likwid_run(stream_likwid_kernels[s->likwid], s->bytes, s->threads, r->opt->quick ? 3 : 10, &p->res, why,
+                          sizeof why) != 0) {
         lbp_warn("likwid-bench skipped: %s", why);
+        r->likwid_failed = 1;
         return 0;
     }
-    if (++r->likwid_ok == STREAM_LIKWID_KERNELS)
-        write_likwid_rows(r);
-    snprintf(label, len, "likwid-bench %s", stream_likwid_kernels[s->likwid]);
+    r->n_likwid++;
+    const double ms = p->res.time_s * 1e3 / (double)p->res.iterations;
+    lbp_csv_row(r->stream_csv, "likwid,%s,8,cpu,0,0,%" PRId64 ",%" PRId64 ",%ld,%.6f,%.6f,%.6f,%.3f,%.3f,%d",
+                stream_likwid_kernels[s->likwid], p->res.bytes_per_iteration / 2, p->res.bytes_per_iteration,
+                p->res.iterations, ms, ms, ms, likwid_gbs(p), likwid_gbs(p), s->threads);
+    snprintf(label, len, "likwid-bench %s, %d thread%s", stream_likwid_kernels[s->likwid], s->threads,
+             s->threads == 1 ? "" : "s");
     return 1;
+}
+
+/* A kernel's runs at `threads`, in the order they ran; returns how many. */
+static int likwid_samples(const stream_run *r, int kernel, int threads, double *gbs, int max)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_likwid && n < max; i++)
+        if (r->likwid[i].kernel == kernel && r->likwid[i].threads == threads) gbs[n++] = likwid_gbs(&r->likwid[i]);
+    return n;
+}
+
+/* The write-allocate verdict from the samples of copy and copy_mem at all
+ * cores; samples 0 where likwid did not run there. */
+static stream_write_allocate likwid_write_allocate(const stream_run *r)
+{
+    double copy[64], copy_mem[64];
+    int n = likwid_samples(r, STREAM_LIKWID_COPY, r->plan->likwid_threads, copy, 64);
+    const int m = likwid_samples(r, STREAM_LIKWID_COPY_MEM, r->plan->likwid_threads, copy_mem, 64);
+    if (m < n) n = m;
+    return stream_write_allocate_decide(copy, copy_mem, n);
+}
+
+/* The median of a kernel's runs at all cores, NaN where none ran. */
+static double likwid_at_all_cores(const stream_run *r, int kernel)
+{
+    double gbs[64];
+    const int n = likwid_samples(r, kernel, r->plan->likwid_threads, gbs, 64);
+    return n ? lbp_stats_of(gbs, n).median : NAN;
 }
 
 static void step_transfer(stream_run *r, const stream_step *s, char *label, size_t len)
@@ -361,7 +385,7 @@ static void run_plan(stream_run *r, const char *dir, int force)
     if (r->plan->n - stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0)
         r->stream_csv = lbp_csv_open(dir, "stream.csv",
                                      "sweep,kernel,word_bytes,access,block_size,blocks,array_bytes,"
-                                     "bytes_moved,reps,ms_min,ms_median,ms_max,gbs_max,gbs_median",
+                                     "bytes_moved,reps,ms_min,ms_median,ms_max,gbs_max,gbs_median,threads",
                                      &r->d->info, force);
     if (stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0)
         r->transfer_csv = lbp_csv_open(dir, "transfer.csv",
@@ -405,6 +429,54 @@ static int measured_transfers(const stream_run *r)
     return stream_plan_count(r->plan, STREAM_STEP_TRANSFER) > 0;
 }
 
+/* The fewest threads at which a kernel reaches 90 % of its best median
+ * (where the cores saturate the memory); 0 where it did not run. */
+static int likwid_saturation(const stream_run *r, int kernel, double *best)
+{
+    int counts[1024];
+    const int n = stream_likwid_thread_counts(r->plan->likwid_threads, r->opt->quick, counts, 1024);
+    double at[1024];
+    *best = 0;
+    for (int i = 0; i < n; i++) {
+        double gbs[64];
+        const int k = likwid_samples(r, kernel, counts[i], gbs, 64);
+        at[i] = k ? lbp_stats_of(gbs, k).median : 0;
+        if (at[i] > *best) *best = at[i];
+    }
+    for (int i = 0; i < n; i++)
+        if (*best > 0 && at[i] >= 0.9 * *best) return counts[i];
+    return 0;
+}
+
+/* likwid-bench's figures at all cores, where each kernel saturates, and
+ * the write-allocate verdict with how it was decided. */
+static void likwid_meta(const stream_run *r, lbp_meta *m)
+{
+    lbp_meta_number(m, "likwid_copy_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_COPY));
+    lbp_meta_number(m, "likwid_copy_mem_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_COPY_MEM));
+    lbp_meta_number(m, "likwid_update_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_UPDATE));
+    lbp_meta_set(m, "likwid_threads", "%d", r->plan->likwid_threads);
+    lbp_meta_set(m, "likwid_working_set_bytes", "%" PRId64, r->plan->likwid_bytes);
+    for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
+        char key[64];
+        double best;
+        snprintf(key, sizeof key, "likwid_%s_saturation_threads", stream_likwid_kernels[k]);
+        lbp_meta_set(m, key, "%d", likwid_saturation(r, k, &best));
+    }
+    const stream_write_allocate w = likwid_write_allocate(r);
+    lbp_meta_set(m, "write_allocate", "%s", w.verdict);
+    lbp_meta_number(m, "write_allocate_ratio", "%.3f", w.ratio);
+    lbp_meta_number(m, "write_allocate_ratio_min", "%.3f", w.ratio_min);
+    lbp_meta_number(m, "write_allocate_ratio_max", "%.3f", w.ratio_max);
+    lbp_meta_set(m, "write_allocate_samples", "%d", w.samples);
+    lbp_meta_set(m, "write_allocate_close", "%d", w.close);
+    lbp_meta_set(m, "write_allocate_rule",
+                 "likwid-bench copy_mem / copy: medians of %d samples each at %d threads on %" PRId64
+                 " MB; yes above %.2f; no below %.2f; close within %.2f of either or with samples on both sides",
+                 w.samples, r->plan->likwid_threads, r->plan->likwid_bytes / 1000000, STREAM_WA_YES_ABOVE,
+                 STREAM_WA_NO_BELOW, STREAM_WA_MARGIN);
+}
+
 static void write_meta(const stream_run *r, const char *dir, int force, int argc, char **argv)
 {
     lbp_meta *m = lbp_meta_new("stream", &r->d->info, argc, argv);
@@ -432,13 +504,8 @@ static void write_meta(const stream_run *r, const char *dir, int force, int argc
         if (isfinite(f->gbs))
             lbp_meta_set(m, gbs, "%.3f", f->gbs);
     }
-    if (r->likwid_ran) {
-        const double copy = r->likwid[0].mbytes_per_s / 1e3, copy_mem = r->likwid[1].mbytes_per_s / 1e3;
-        lbp_meta_set(m, "likwid_copy_gbs", "%.3f", copy);
-        lbp_meta_set(m, "likwid_copy_mem_gbs", "%.3f", copy_mem);
-        lbp_meta_set(m, "likwid_threads", "%d", r->likwid_threads);
-        lbp_meta_set(m, "write_allocate", "%s", stream_write_allocate_verdict(copy, copy_mem));
-    }
+    if (r->n_likwid)
+        likwid_meta(r, m);
     lbp_meta_write(m, dir, force);
 }
 
@@ -453,6 +520,23 @@ static void print_transfer_fits(const stream_run *r)
             printf("transfer %s %-8s  no fit of T = latency + s/bandwidth (time does not grow with size)\n",
                    f->direction, f->host_memory);
     }
+}
+
+static void print_likwid(const stream_run *r)
+{
+    for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
+        double best;
+        const int sat = likwid_saturation(r, k, &best);
+        printf("likwid-bench %-8s %7.1f GB/s at %d threads; 90 %% of its best (%.1f) from %d thread%s\n",
+               stream_likwid_kernels[k], likwid_at_all_cores(r, k), r->plan->likwid_threads, best, sat,
+               sat == 1 ? "" : "s");
+    }
+    const stream_write_allocate w = likwid_write_allocate(r);
+    printf("write-allocate %s: copy_mem / copy %.2f (samples %.2f..%.2f, %d each)\n", w.verdict, w.ratio, w.ratio_min,
+           w.ratio_max, w.samples);
+    if (w.close)
+        lbp_warn("the write-allocate verdict '%s' is close: copy_mem / copy %.2f (samples %.2f..%.2f) near %.2f or "
+                 "%.2f", w.verdict, w.ratio, w.ratio_min, w.ratio_max, STREAM_WA_NO_BELOW, STREAM_WA_YES_ABOVE);
 }
 
 static void print_table(const stream_run *r, const char *dir)
@@ -482,10 +566,8 @@ static void print_table(const stream_run *r, const char *dir)
         printf("best copy is %.1f %% of theoretical\n", 100 * best->gbs_median / theo);
     if (best && !isnan(r->dtod_gbs))
         printf("best copy is %.1f %% of the driver copy\n", 100 * best->gbs_median / r->dtod_gbs);
-    if (r->likwid_ran)
-        printf("likwid-bench copy %.1f GB/s, copy_mem %.1f GB/s: write-allocate %s\n", r->likwid[0].mbytes_per_s / 1e3,
-               r->likwid[1].mbytes_per_s / 1e3,
-               stream_write_allocate_verdict(r->likwid[0].mbytes_per_s / 1e3, r->likwid[1].mbytes_per_s / 1e3));
+    if (r->n_likwid)
+        print_likwid(r);
     printf("results in %s\n", dir);
 }
 

@@ -4,13 +4,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "likwid.h"
 
 const char *const stream_sweep_names[] = {"size", "word", "blocks", "block_size", "reference",
                                           "transfer", "likwid", NULL};
-const char *const stream_likwid_kernels[] = {"copy", "copy_mem", NULL};
+const char *const stream_likwid_kernels[] = {"copy", "copy_mem", "update", NULL};
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -63,8 +64,16 @@ static void choose_sweeps(stream_options *o, const lbp_device_info *d)
                         lbp_kind_name(d->kind));
 }
 
+/* Where a CPU's copies stream from DRAM: arrays of 4x its last-level
+ * cache, to the next power of two (its caches hold hundreds of MB). */
+static int64_t cpu_dram_array(const lbp_device_info *d)
+{
+    return pow2_at_least(4 * (d->l2_bytes > 0 ? d->l2_bytes : 32 * MiB));
+}
+
 /* The largest array of the size sweep: what was asked for, checked against
- * the device, else a default within a quarter of its memory. */
+ * the device, else a default within a quarter of its memory; on a CPU past
+ * 4x its last-level cache, quick or not. */
 static int64_t size_cap(const stream_options *o, const lbp_device_info *d)
 {
     const int cpu = lbp_is_cpu(d);
@@ -75,13 +84,15 @@ static int64_t size_cap(const stream_options *o, const lbp_device_info *d)
             stream_refuse_size(d, "--sizes", o->sizes[i]);
     if (o->max_size) return o->max_size;
     int64_t cap = o->quick ? (cpu ? 64 * MiB : 1 * GiB) : (cpu ? 512 * MiB : 4 * GiB);
+    if (cpu && cap < cpu_dram_array(d)) cap = cpu_dram_array(d);
     if (d->global_mem_bytes / 4 < cap) cap = d->global_mem_bytes / 4 / 16 * 16;
     return cap > limit ? limit : cap;
 }
 
 /* The size sweep's arrays: as asked, else 4 KiB doubling up to cap (quick:
- * 4 KiB, 256 KiB, 16 MiB and cap). */
-static int size_list(const stream_options *o, int64_t cap, int64_t *out)
+ * 4 KiB, 256 KiB, 16 MiB and cap; on a CPU also every power of two from
+ * half its last-level cache to cap, across the drop to DRAM). */
+static int size_list(const stream_options *o, const lbp_device_info *d, int64_t cap, int64_t *out)
 {
     if (o->n_sizes) {
         for (int i = 0; i < o->n_sizes; i++) out[i] = o->sizes[i];
@@ -89,9 +100,13 @@ static int size_list(const stream_options *o, int64_t cap, int64_t *out)
     }
     int n = 0;
     if (o->quick) {
-        const int64_t q[] = {4 * KiB, 256 * KiB, 16 * MiB, cap};
-        for (int i = 0; i < 4; i++)
-            if (q[i] <= cap && (n == 0 || q[i] > out[n - 1])) out[n++] = q[i];
+        const int64_t q[] = {4 * KiB, 256 * KiB, 16 * MiB};
+        for (int i = 0; i < 3; i++)
+            if (q[i] <= cap) out[n++] = q[i];
+        if (lbp_is_cpu(d))
+            for (int64_t s = pow2_at_least(d->l2_bytes / 2); s < cap && n < STREAM_MAX_SIZES - 1; s *= 2)
+                if (n == 0 || s > out[n - 1]) out[n++] = s;
+        if (n == 0 || cap > out[n - 1]) out[n++] = cap;
     } else {
         for (int64_t s = 4 * KiB; s <= cap && n < STREAM_MAX_SIZES; s *= 2) out[n++] = s;
     }
@@ -207,15 +222,40 @@ static void plan_copies(stream_plan *p, const stream_options *o, const lbp_devic
     if (o->sweeps[STREAM_SW_REFERENCE]) add(p, STREAM_STEP_DRIVER_COPY, STREAM_SW_REFERENCE)->bytes = p->fixed;
 }
 
-/* likwid-bench's copy and copy_mem; then transfers of 4 KiB .. 256 MiB (64
- * MiB on a CPU, 4 MiB quick, x4 steps), pinned host memory first. */
+static void add_likwid(stream_plan *p, int kernel, int threads)
+{
+    stream_step *s = add(p, STREAM_STEP_LIKWID, STREAM_SW_LIKWID);
+    s->bytes = p->likwid_bytes;
+    s->likwid = kernel;
+    s->threads = threads;
+}
+
+/* likwid-bench on a working set of 4x the last-level cache (within a
+ * quarter of the memory): each kernel at 1..P pinned threads (quick: 1, 2,
+ * 4, ..., P), P the physical cores, then copy and copy_mem again at P until
+ * there are STREAM_WA_SAMPLES of each for the write-allocate verdict. */
+static void plan_likwid(stream_plan *p, const stream_options *o, const lbp_device_info *d)
+{
+    if (!o->sweeps[STREAM_SW_LIKWID]) return;
+    p->likwid_bytes = cpu_dram_array(d);
+    if (p->likwid_bytes > d->global_mem_bytes / 4) p->likwid_bytes = d->global_mem_bytes / 4 / MiB * MiB;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    p->likwid_threads = d->compute_units > 0 ? d->compute_units : 1;
+    if (online > 0 && p->likwid_threads > online) p->likwid_threads = (int)online;
+    int counts[1024];
+    const int n = stream_likwid_thread_counts(p->likwid_threads, o->quick, counts, 1024);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) add_likwid(p, k, counts[i]);
+    for (int sample = 1; sample < (o->quick ? STREAM_WA_SAMPLES_QUICK : STREAM_WA_SAMPLES); sample++) {
+        add_likwid(p, STREAM_LIKWID_COPY, p->likwid_threads);
+        add_likwid(p, STREAM_LIKWID_COPY_MEM, p->likwid_threads);
+    }
+}
+
+/* Transfers of 4 KiB .. 256 MiB (64 MiB on a CPU, 4 MiB quick, x4 steps),
+ * pinned host memory first. */
 static void plan_host(stream_plan *p, const stream_options *o, const lbp_device_info *d)
 {
-    for (int i = 0; i < STREAM_LIKWID_KERNELS && o->sweeps[STREAM_SW_LIKWID]; i++) {
-        stream_step *s = add(p, STREAM_STEP_LIKWID, STREAM_SW_LIKWID);
-        s->bytes = p->fixed;
-        s->likwid = i;
-    }
     int64_t most = o->quick ? 4 * MiB : lbp_is_cpu(d) ? 64 * MiB : 256 * MiB;
     if (most > hard_limit(d)) most = hard_limit(d);
     for (int pinned = 1; pinned >= 0 && o->sweeps[STREAM_SW_TRANSFER]; pinned--)
@@ -232,11 +272,12 @@ void stream_plan_build(stream_plan *p, stream_options *o, const lbp_device_info 
     choose_sweeps(o, d);
     const int64_t cap = size_cap(o, d);
     int64_t sizes[STREAM_MAX_SIZES];
-    const int n_sizes = size_list(o, cap, sizes);
+    const int n_sizes = size_list(o, d, cap, sizes);
     p->fixed = fixed_array(o, d, cap);
     p->any_fixed = o->sweeps[STREAM_SW_WORD] || o->sweeps[STREAM_SW_BLOCKS] || o->sweeps[STREAM_SW_BLOCK_SIZE] ||
-                   o->sweeps[STREAM_SW_REFERENCE] || o->sweeps[STREAM_SW_LIKWID];
+                   o->sweeps[STREAM_SW_REFERENCE];
     plan_copies(p, o, d, sizes, n_sizes);
+    plan_likwid(p, o, d);
     plan_host(p, o, d);
     if (stream_plan_count(p, STREAM_STEP_GENERATED) + stream_plan_count(p, STREAM_STEP_DRIVER_COPY) == 0) return;
     p->capacity = p->any_fixed ? p->fixed : 0;

@@ -14,6 +14,9 @@ typedef enum { STREAM_SW_SIZE, STREAM_SW_WORD, STREAM_SW_BLOCKS, STREAM_SW_BLOCK
 extern const char *const stream_sweep_names[]; /* stream.csv's sweep column; NULL-terminated */
 
 #define STREAM_MAX_SIZES 64
+/* Samples of copy and copy_mem at all cores for the write-allocate verdict. */
+#define STREAM_WA_SAMPLES 5
+#define STREAM_WA_SAMPLES_QUICK 3
 
 /* The command line's choices. */
 typedef struct {
@@ -29,7 +32,7 @@ typedef struct {
 typedef enum {
     STREAM_STEP_GENERATED,       /* a generated copy kernel (cfg) */
     STREAM_STEP_DRIVER_COPY,     /* the driver's device-to-device copy of `bytes` */
-    STREAM_STEP_LIKWID,          /* likwid-bench kernel `index` (copy, copy_mem) on arrays of `bytes` */
+    STREAM_STEP_LIKWID,          /* likwid-bench kernel `likwid` at `threads` on a working set of `bytes` */
     STREAM_STEP_TRANSFER         /* h2d and d2h of `bytes`, host memory pinned (index 1) or pageable (0) */
 } stream_step_kind;
 
@@ -37,19 +40,23 @@ typedef struct {
     stream_step_kind kind;
     stream_sweep sweep;
     stream_config cfg;   /* a generated copy */
-    int64_t bytes;       /* driver copy, likwid: one array; transfer: the bytes moved each way */
+    int64_t bytes;       /* driver copy: one array; likwid: all arrays; transfer: the bytes moved each way */
     int likwid;          /* likwid: which of stream_likwid_kernels */
+    int threads;         /* likwid: pinned threads */
     int pinned;          /* transfer: pinned (1) or pageable (0) host memory */
 } stream_step;
 
-extern const char *const stream_likwid_kernels[]; /* "copy", "copy_mem" */
-#define STREAM_LIKWID_KERNELS 2
+/* "copy", "copy_mem", "update" (in that order: STREAM_LIKWID_COPY, ...) */
+extern const char *const stream_likwid_kernels[];
+enum { STREAM_LIKWID_COPY, STREAM_LIKWID_COPY_MEM, STREAM_LIKWID_UPDATE, STREAM_LIKWID_KERNELS };
 
 typedef struct {
     stream_step *steps;
     int n, cap;
     int64_t capacity;    /* bytes of each of the two device arrays the copies need; 0: no copy */
-    int64_t fixed;       /* the array of the word, blocks, block_size, reference and likwid sweeps */
+    int64_t fixed;       /* the array of the word, blocks, block_size and reference sweeps */
+    int64_t likwid_bytes;/* likwid-bench's working set: 4x the last-level cache and more */
+    int likwid_threads;  /* the most threads of its curve: the physical cores */
     int any_fixed;       /* a sweep at the fixed array runs */
     stream_reps reps;    /* repetitions of each copy */
 } stream_plan;

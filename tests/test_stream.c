@@ -21,6 +21,7 @@
 #include "device.h"
 #include "../stream/gen.h"
 #include "../stream/likwid.h"
+#include "../stream/plan.h"
 #include "../stream/transfer.h"
 
 static const stream_reps quick_reps = {.fixed_reps = 2, .min_reps = 2, .max_reps = 2,
@@ -351,6 +352,77 @@ static void test_likwid_parse_and_verdict(void **state)
     assert_string_equal(stream_write_allocate_verdict(10, 10.5), "no");
     assert_string_equal(stream_write_allocate_verdict(10, 11.8), "unknown");
     assert_string_equal(stream_write_allocate_verdict(0, 11.8), "unknown");
+
+    /* the verdict from repeated samples: the medians' ratio; close where it
+     * is near a threshold or the samples' ratios straddle one */
+    const double copy[] = {10, 10.2, 9.9}, far_yes[] = {15, 15.1, 14.8}, near_yes[] = {12.6, 12.7, 12.5},
+                 straddle[] = {11.5, 13.5, 12.0}, no[] = {10.1, 10.3, 9.8};
+    stream_write_allocate w = stream_write_allocate_decide(copy, far_yes, 3);
+    assert_string_equal(w.verdict, "yes");
+    assert_float_equal(w.ratio, 15.0 / 10.0, 1e-12);
+    assert_int_equal(w.samples, 3);
+    assert_false(w.close);
+    w = stream_write_allocate_decide(copy, near_yes, 3);
+    assert_string_equal(w.verdict, "yes");
+    assert_true(w.close);
+    w = stream_write_allocate_decide(copy, straddle, 3);
+    assert_string_equal(w.verdict, "unknown"); /* 12.0 / 10.0 */
+    assert_true(w.ratio_min < 1.25 && w.ratio_max > 1.25 && w.close);
+    w = stream_write_allocate_decide(copy, no, 3);
+    assert_string_equal(w.verdict, "no");
+    assert_false(w.close);
+    w = stream_write_allocate_decide(copy, no, 0);
+    assert_string_equal(w.verdict, "unknown");
+    assert_true(isnan(w.ratio));
+
+    /* the saturation curve's thread counts: every count, or doublings and P */
+    int t[64];
+    assert_int_equal(stream_likwid_thread_counts(4, 0, t, 64), 4);
+    assert_int_equal(t[3], 4);
+    assert_int_equal(stream_likwid_thread_counts(12, 1, t, 64), 5); /* 1 2 4 8 12 */
+    assert_int_equal(t[3], 8);
+    assert_int_equal(t[4], 12);
+    assert_int_equal(stream_likwid_thread_counts(16, 1, t, 64), 5); /* 1 2 4 8 16 */
+    assert_int_equal(t[4], 16);
+    assert_int_equal(stream_likwid_thread_counts(0, 1, t, 64), 1);
+}
+
+/* On a CPU the size sweep goes past 4x the last-level cache also quick, and
+ * likwid-bench runs each kernel at 1, 2, 4, ..., P threads on a working set
+ * of that size, then copy and copy_mem again at P for the write-allocate
+ * samples. */
+static void test_cpu_plan_passes_the_cache(void **state)
+{
+    (void)state;
+    lbp_device_info d = {.kind = LBP_KIND_CPU, .compute_units = 16, .l2_bytes = 260LL << 20,
+                         .global_mem_bytes = 64LL << 30, .max_alloc_bytes = 64LL << 30, .max_block_size = 4096};
+    for (int quick = 0; quick <= 1; quick++) {
+        stream_options o = {.quick = quick};
+        for (int i = 0; i < STREAM_SW_COUNT; i++) o.sweeps[i] = i == STREAM_SW_SIZE || i == STREAM_SW_LIKWID;
+        stream_plan p;
+        stream_plan_build(&p, &o, &d);
+        int64_t largest = 0;
+        int likwid = 0, at_p = 0;
+        const long online = sysconf(_SC_NPROCESSORS_ONLN);
+        const int cores = online > 0 && online < 16 ? (int)online : 16;
+        for (int i = 0; i < p.n; i++) {
+            const stream_step *s = &p.steps[i];
+            if (s->kind == STREAM_STEP_GENERATED && s->cfg.elements * 16 > largest) largest = s->cfg.elements * 16;
+            if (s->kind != STREAM_STEP_LIKWID) continue;
+            likwid++;
+            assert_int_equal(s->bytes, 2LL << 30); /* 4 x 260 MiB, to the next power of two */
+            assert_true(s->threads >= 1 && s->threads <= cores);
+            at_p += s->threads == cores && s->likwid != STREAM_LIKWID_UPDATE;
+        }
+        assert_true(largest >= 4 * d.l2_bytes);
+        int counts[64];
+        const int n = stream_likwid_thread_counts(cores, quick, counts, 64);
+        const int samples = quick ? STREAM_WA_SAMPLES_QUICK : STREAM_WA_SAMPLES;
+        assert_int_equal(likwid, 3 * n + 2 * (samples - 1));
+        assert_int_equal(at_p, 2 * samples);
+        assert_int_equal(p.likwid_threads, cores);
+        stream_plan_free(&p);
+    }
 }
 
 /* ---- the command line ------------------------------------------------------ */
@@ -468,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_transfer_fit),
         LBP_TEST_ON_CPU_BACKENDS(test_transfers),
         cmocka_unit_test(test_likwid_parse_and_verdict),
+        cmocka_unit_test(test_cpu_plan_passes_the_cache),
         cmocka_unit_test(test_cli_usage_errors_exit_2),
         cmocka_unit_test(test_cli_quick_run_writes_results),
     };
