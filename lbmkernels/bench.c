@@ -152,6 +152,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     r->L = *L;
     r->block_size = block_size;
     r->cells_per_thread = k->cells_per_thread;
+    r->nontemporal = k->nontemporal;
     r->steps = steps;
     r->reps = reps;
     r->ms = s;
@@ -180,11 +181,12 @@ void lbm_csv_write(lbp_csv *csv, lbm_scheme s, lbm_precision p, const lbm_result
 {
     const lbm_ranks_cols one = {.ranks = 1, .exchange = "none", .scaling = "none", .nz_local = m->L.nz};
     if (!rk) rk = &one;
-    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f,"
+    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f,%s,"
                      "%d,%s,%d,%s,%d,%.3f",
                 lbm_scheme_names[s], lbm_precision_names[p], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
                 (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
                 m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
-                lbm_lattices(s), 2 * LBM_Q * lbm_word_bytes(p), m->cells_per_thread, lbm_pass_spread_pct(m), rk->ranks,
-                rk->exchange, rk->overlap, rk->scaling, rk->nz_local, rk->exchange_us);
+                lbm_lattices(s), 2 * LBM_Q * lbm_word_bytes(p), m->cells_per_thread, lbm_pass_spread_pct(m),
+                lbm_store_names[m->nontemporal], rk->ranks, rk->exchange, rk->overlap, rk->scaling, rk->nz_local,
+                rk->exchange_us);
 }

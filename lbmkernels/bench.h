@@ -17,6 +17,7 @@ typedef struct {
     lbm_layout L;
     int block_size, steps, reps;
     int cells_per_thread; /* of the step kernel */
+    int nontemporal;      /* its stores (lbm_store_names) */
     lbp_stats ms;
     double ms_median_slowest; /* the slowest pass's median (lbm_keep_faster) */
     double mlups_median, mlups_max, gbs_median;
@@ -39,13 +40,13 @@ void lbm_keep_faster(lbm_result *kept, const lbm_result *r);
 double lbm_pass_spread_pct(const lbm_result *r);
 
 /* lbm.csv's columns after device,backend: the configuration and its
- * timing, then the ranks it ran on (a single device: 1 rank, exchange none,
+ * timing (and its stores: normal, nontemporal), then the ranks it ran on (a single device: 1 rank, exchange none,
  * overlap 0, scaling none, nz_local = nz, exchange_us 0).  MLUPS: the whole
  * lattice's updates over the slowest rank's time. */
 #define LBM_CSV_HEADER                                                                                          \
     "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,ms_min,ms_median,ms_max,"         \
     "mlups_median,mlups_max,gbs_median,registers,blocks_per_cu,occupancy,lattices,bytes_per_update,"            \
-    "cells_per_thread,pass_spread_pct,ranks,exchange,overlap,scaling,nz_local,exchange_us"
+    "cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us"
 typedef struct {
     int ranks;
     const char *exchange; /* none, host, peer, mpi */

@@ -19,6 +19,7 @@ const double lbm_w[LBM_Q] = {1.0 / 3,  1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1
 const char *const lbm_scheme_names[] = {"push", "pull", "split", "aa", NULL};
 const char *const lbm_boundary_names[] = {"periodic", "cavity", NULL};
 const char *const lbm_precision_names[] = {"fp32", "fp64", "fp16s", NULL};
+const char *const lbm_store_names[] = {"normal", "nontemporal", NULL};
 
 lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_bytes, int skew_bytes)
 {

@@ -19,6 +19,9 @@ typedef enum { LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA
 typedef enum { LBM_PERIODIC, LBM_CAVITY_BOX, LBM_BOUNDARIES } lbm_boundary;
 extern const char *const lbm_scheme_names[];   /* "push", "pull", "split", "aa", NULL */
 extern const char *const lbm_boundary_names[]; /* "periodic", "cavity", NULL */
+/* How lbm_step stores: "normal", "nontemporal" (LBM_NT), NULL; lbm.csv's
+ * stores column. */
+extern const char *const lbm_store_names[];
 static inline int lbm_lattices(lbm_scheme s) { return s == LBM_SCHEME_AA ? 1 : 2; }
 
 /* How a population is stored; the arithmetic is FP32 but for fp64.

@@ -42,6 +42,9 @@
     "                      pair used for the size sweep; --verify: each\n"   \
     "                      (default on a GPU 1,2 in fp32 but push, 1 in fp64, 1,2,4 in\n"  \
     "                      fp16s; on a CPU row)\n" \
+    "  --stores LIST       how the step kernels store, any of normal,nontemporal (non-temporal:\n" \
+    "                      pull and split in fp32 and fp64, a row per thread, where the device\n" \
+    "                      has such stores; default: both there, else normal); --verify: each\n" \
     "  --steps N           steps per timed run (default: ~20 ms of steps; --verify: 20); even\n" \
     "  --reps N            timed runs per configuration (default 5, 3 above 64M cells)\n"        \
     "  --passes N          measure each sweep N times over, each configuration keeping its\n"   \
@@ -69,7 +72,7 @@
 static const char *usage(void) { return lbp_mpi_built() ? USAGE : USAGE_ONE_RANK; }
 
 enum { OPT_VERIFY = LBP_OPT_FIRST_TOOL, OPT_SCHEMES, OPT_PRECISIONS, OPT_BOUNDARY, OPT_SIZES,
-       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT,
+       OPT_BLOCK_SIZES, OPT_BLOCK_SIZE, OPT_CELLS_PER_THREAD, OPT_STORES, OPT_STEPS, OPT_REPS, OPT_PASSES, OPT_PADDING, OPT_PLANT,
        OPT_RANKS_SCALING, OPT_EXCHANGE, OPT_OVERLAP };
 
 #define MAX_DIM 100000
@@ -178,6 +181,7 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
         break;
     case OPT_BLOCK_SIZE: o->block_size = (int)lbp_parse_int("--block-size", arg, 1, 4096); break;
     case OPT_CELLS_PER_THREAD: parse_cells_per_thread(arg, o); break;
+    case OPT_STORES: parse_names("--stores", arg, lbm_store_names, o->stores, &o->nstores, 2); break;
     case OPT_STEPS: o->steps = (int)lbp_parse_int("--steps", arg, 1, 100000000); break;
     case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
     case OPT_PASSES: o->passes = (int)lbp_parse_int("--passes", arg, 1, 10); break;
@@ -240,6 +244,7 @@ static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
         {"block-sizes", required_argument, 0, OPT_BLOCK_SIZES},
         {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
         {"cells-per-thread", required_argument, 0, OPT_CELLS_PER_THREAD},
+        {"stores", required_argument, 0, OPT_STORES},
         {"steps", required_argument, 0, OPT_STEPS},
         {"reps", required_argument, 0, OPT_REPS},
         {"passes", required_argument, 0, OPT_PASSES},
@@ -257,26 +262,38 @@ static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
 }
 
 /* ---- --verify ------------------------------------------------------------ */
+/* The schemes asked for, of those that can store so (all with ordinary
+ * stores); returns how many. */
+static int schemes_storing(const lbm_options *o, lbm_precision prec, int cpt, lbm_boundary b, int nt,
+                           lbm_scheme *out)
+{
+    int n = 0;
+    for (int i = 0; i < o->nschemes; i++)
+        if (!nt || lbm_nontemporal_ok((lbm_scheme)o->schemes[i], prec, b, cpt)) out[n++] = (lbm_scheme)o->schemes[i];
+    return n;
+}
+
 static lbm_dims verify_size(const lbm_options *o)
 {
     return o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
 }
 
-static int verify_one(lbp_device *d, const lbm_options *o, lbm_precision prec, int cpt, lbm_boundary b)
+static int verify_one(lbp_device *d, const lbm_options *o, lbm_precision prec, int cpt, lbm_boundary b, int nt)
 {
     const lbm_dims size = verify_size(o);
     lbm_scheme schemes[LBM_SCHEMES];
-    for (int i = 0; i < o->nschemes; i++) schemes[i] = (lbm_scheme)o->schemes[i];
+    const int nschemes = schemes_storing(o, prec, cpt, b, nt, schemes);
+    if (!nschemes) return 0;
     lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, prec, cpt),
                          .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
-                         .cells_per_thread = cpt, .precision = prec, .boundary = b, .schemes = schemes,
-                         .nschemes = o->nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
+                         .cells_per_thread = cpt, .nontemporal = nt, .precision = prec, .boundary = b,
+                         .schemes = schemes, .nschemes = nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                          .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
     int r = lbm_verify_schemes(d, &v);
     if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
     char t[16];
-    printf("%s: verify %s %s, %s per thread: %s\n", lbp_prog, lbm_precision_names[prec], lbm_boundary_names[b],
-           lbm_cpt_text(cpt, t, sizeof t), r ? "FAILED" : "passed");
+    printf("%s: verify %s %s, %s per thread%s: %s\n", lbp_prog, lbm_precision_names[prec], lbm_boundary_names[b],
+           lbm_cpt_text(cpt, t, sizeof t), nt ? ", non-temporal stores" : "", r ? "FAILED" : "passed");
     return r;
 }
 
@@ -312,11 +329,13 @@ static int run_verify(lbp_device *d, const lbm_options *o)
             printf("%s: fp64 skipped: %s has no double precision\n", lbp_prog, d->info.name);
             continue;
         }
-        int cpts[LBM_MAX_CPT];
-        int ncpt = lbm_plan_cells_per_thread(o, d, prec, -1, cpts);
-        for (int ci = 0; ci < ncpt; ci++)
-            for (int b = 0; b < LBM_BOUNDARIES; b++)
-                if (o->boundary < 0 || b == o->boundary) failures += verify_one(d, o, prec, cpts[ci], (lbm_boundary)b);
+        int cpts[LBM_MAX_CPT], stores[2];
+        const int ncpt = lbm_plan_cells_per_thread(o, d, prec, -1, cpts), nstores = lbm_plan_stores(o, d, stores);
+        for (int si = 0; si < nstores; si++)
+            for (int ci = 0; ci < ncpt; ci++)
+                for (int b = 0; b < LBM_BOUNDARIES; b++)
+                    if (o->boundary < 0 || b == o->boundary)
+                        failures += verify_one(d, o, prec, cpts[ci], (lbm_boundary)b, stores[si]);
     }
     if (failures) fprintf(stderr, "%s: verification FAILED (%d groups)\n", lbp_prog, failures);
     return failures ? LBP_EXIT_FAIL : 0;
@@ -370,6 +389,14 @@ static _Noreturn void fail_run(lbm_run *r, const char *fmt, ...)
     lbp_fail("%s", why);
 }
 
+/* "pull", or "pull-nt" with non-temporal stores: for messages and keys. */
+static const char *group_name(const lbm_group *g)
+{
+    static char names[LBM_SCHEMES][16];
+    snprintf(names[g->scheme], sizeof names[0], "%s%s", lbm_scheme_names[g->scheme], g->nontemporal ? "-nt" : "");
+    return names[g->scheme];
+}
+
 static void print_row(const row *w)
 {
     const lbm_result *r = &w->r;
@@ -377,10 +404,9 @@ static void print_row(const row *w)
     snprintf(size, sizeof size, "%dx%dx%d", r->L.nx, r->L.ny, r->L.nz);
     if (r->occupancy >= 0) snprintf(occ, sizeof occ, "%.0f%%", 100 * r->occupancy);
     if (r->registers >= 0) snprintf(regs, sizeof regs, "%d", r->registers);
-    printf("%-6s %-5s %14s %6d %5s %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
+    printf("%-6s %-5s %14s %6d %5s %-6s %10.1f %9.1f %5s %7s\n", lbm_scheme_names[w->scheme],
            lbm_precision_names[w->prec], size, r->block_size, lbm_cpt_text(r->cells_per_thread, cpt, sizeof cpt),
-           r->mlups_median, r->gbs_median,
-           regs, occ);
+           r->nontemporal ? "nt" : "normal", r->mlups_median, r->gbs_median, regs, occ);
 }
 
 static void keep_row(lbm_run *r, const row *w)
@@ -402,7 +428,7 @@ static void skip_entry(lbm_run *r) { r->done += r->p->passes; }
  * its first. */
 static void measure_sweep(lbm_run *r, const lbm_group *g, sweep_item *it, int n)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
+    const char *s = group_name(g), *prec = lbm_precision_names[g->prec];
     char why[512], cpt[16];
     for (int pass = 0; pass < r->p->passes; pass++)
         for (int i = 0; i < n; i++) {
@@ -446,18 +472,19 @@ static int keep_sweep(lbm_run *r, const sweep_item *it, int n)
  * build for timing and the largest block it launches. */
 static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *max_block)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
+    const char *s = group_name(g), *prec = lbm_precision_names[g->prec];
     for (int ci = 0; ci < g->ncpt; ci++) {
         lbm_scheme one[1] = {g->scheme};
         lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, g->prec, g->cpts[ci]),
-                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci], .precision = g->prec,
+                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci],
+                             .nontemporal = g->nontemporal, .precision = g->prec,
                              .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
                              .noise = 0.01, .plant_error = r->o->plant_error};
         char cpt[16];
         lbm_cpt_text(g->cpts[ci], cpt, sizeof cpt);
         if (lbm_verify_schemes(r->d, &v) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) failed verification; nothing written", s, prec, cpt);
-        if (lbm_kernels_build(&k[ci], r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci]) != 0)
+        if (lbm_kernels_build_stores(&k[ci], r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci], g->nontemporal) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) does not compile", s, prec, cpt);
         lbm_step_limits(r->d, &k[ci], 0, NULL, &max_block[ci], NULL);
     }
@@ -468,7 +495,7 @@ static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *m
 static int block_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, const int *max_block, int cube,
                        sweep_item *it, group_result *res)
 {
-    const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[g->prec];
+    const char *s = group_name(g), *prec = lbm_precision_names[g->prec];
     int n = 0, entries = 0;
     for (int i = g->first; i < g->first + g->n; i++) {
         const lbm_entry *e = &r->p->entries[i];
@@ -510,7 +537,7 @@ static void size_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, lbm
             skip_entry(r); /* no whole-sector cube, or measured by the block sweep */
             continue;
         }
-        it[n++] = (sweep_item){.k = &k[ci], .ci = ci, .block = block, .L = L};
+        it[n++] = (sweep_item){.k = &k[ci], .ci = ci, .block = lbm_plan_block_for(r->d, g->cpts[ci], &L, block), .L = L};
     }
     measure_sweep(r, g, it, n);
     for (int i = 0; i < n; i++)
@@ -524,8 +551,7 @@ static void size_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, lbm
 static void run_group(lbm_run *r, int gi)
 {
     const lbm_group *g = &r->p->groups[gi];
-    lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s", lbm_scheme_names[g->scheme],
-                 lbm_precision_names[g->prec]);
+    lbp_progress(r->done, r->total, lbp_now() - r->t0, "%s %s", group_name(g), lbm_precision_names[g->prec]);
     /* a context that keeps what one group freed from the next: a fresh one */
     if (gi > 0 && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
     lbm_kernels k[LBM_MAX_CPT];
@@ -571,7 +597,7 @@ static void write_meta(const lbm_run *r, const char *dir, int force, int argc, c
             const lbm_group *g = &r->p->groups[gi];
             const group_result *res = &r->groups[gi];
             if (g->prec != precision || !res->have) continue;
-            const char *s = lbm_scheme_names[g->scheme], *prec = lbm_precision_names[precision];
+            const char *s = group_name(g), *prec = lbm_precision_names[precision];
             const lbm_result *b = &res->best;
             snprintf(key, sizeof key, "best_mlups_%s_%s", s, prec);
             lbp_meta_set(m, key, "%.1f", b->mlups_median);
@@ -589,8 +615,8 @@ static void write_meta(const lbm_run *r, const char *dir, int force, int argc, c
 
 static void print_table(const lbm_run *r, const char *dir)
 {
-    printf("%-6s %-5s %14s %6s %5s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "cells", "MLUPS", "GB/s",
-           "regs", "occup");
+    printf("%-6s %-5s %14s %6s %5s %-6s %10s %9s %5s %7s\n", "scheme", "prec", "size", "block", "cells", "stores",
+           "MLUPS", "GB/s", "regs", "occup");
     for (int i = 0; i < r->nrows; i++) print_row(&r->rows[i]);
     printf("%s: results in %s/lbm.csv\n", lbp_prog, dir);
 }

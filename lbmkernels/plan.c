@@ -53,6 +53,28 @@ int lbm_plan_padding(const lbm_options *o, const lbp_device *d, lbm_precision pr
     return cpt > 1 ? cpt : 1;
 }
 
+int lbm_plan_stores(const lbm_options *o, const lbp_device *d, int *out)
+{
+    const int can = d->info.caps.nontemporal_stores;
+    for (int i = 0; i < o->nstores; i++)
+        if (o->stores[i] && !can)
+            lbp_usage_error("--stores: %s (%s) has no non-temporal stores", d->info.name, d->info.backend);
+    if (o->nstores) {
+        memcpy(out, o->stores, sizeof(int) * (size_t)o->nstores);
+        return o->nstores;
+    }
+    out[0] = 0;
+    out[1] = 1;
+    return can ? 2 : 1;
+}
+
+int lbm_plan_block_for(const lbp_device *d, int cpt, const lbm_layout *L, int block)
+{
+    if (!lbp_is_cpu(&d->info) || cpt != LBM_ROW_PER_THREAD || d->info.compute_units < 1) return block;
+    const int64_t share = ((int64_t)L->ny * L->nz + d->info.compute_units - 1) / d->info.compute_units;
+    return share < block ? (int)(share > 0 ? share : 1) : block;
+}
+
 _Noreturn void lbm_refuse_fp64(const lbp_device *d)
 {
     lbp_usage_error("fp64 asked for, but %s (%s) has no double precision", d->info.name, d->info.backend);
@@ -102,7 +124,7 @@ static int default_sizes(const lbp_device *d, int quick, lbm_dims *out)
     static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
     static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
     static const int gpu_quick[] = {32, 100, 256};
-    static const int cpu_quick[] = {16, 48, 100};
+    static const int cpu_quick[] = {32, 100, 256}; /* the last past a CPU's last-level cache */
     const int is_cpu = lbp_is_cpu(&d->info);
     const int *list = quick ? (is_cpu ? cpu_quick : gpu_quick) : is_cpu ? cpu : gpu;
     int n = quick ? 3 : is_cpu ? (int)(sizeof cpu / sizeof cpu[0]) : (int)(sizeof gpu / sizeof gpu[0]), kept = 0;
@@ -123,13 +145,18 @@ static void add_entry(lbm_plan *p, lbm_entry e)
 
 /* Every cells per thread x block size at the sweep cube; --block-size fixes
  * the block, and one pair alone needs no sweep. */
-static void plan_block_sweep(lbm_plan *p, const lbm_options *o, const lbm_group *g)
+static void plan_block_sweep(lbm_plan *p, const lbm_options *o, const lbp_device *d, const lbm_group *g)
 {
+    /* a GPU's warps and waves; a CPU's groups of rows (work for a core
+     * between two trips to the OpenMP loop's schedule) */
     static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
     static const int quick_blocks[] = {64, 128, 256, 512};
+    static const int cpu_blocks[] = {4, 16, 64, 256}, cpu_quick_blocks[] = {16, 64};
     if (o->block_size && g->ncpt == 1) return;
-    const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes : o->quick ? quick_blocks : default_blocks;
-    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : o->quick ? 4 : 8;
+    const int cpu = lbp_is_cpu(&d->info);
+    const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes
+                    : cpu ? (o->quick ? cpu_quick_blocks : cpu_blocks) : o->quick ? quick_blocks : default_blocks;
+    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : cpu ? (o->quick ? 2 : 4) : o->quick ? 4 : 8;
     for (int ci = 0; ci < g->ncpt; ci++)
         for (int b = 0; b < nb; b++)
             add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_BLOCK, .ci = ci, .block = bl[b], .cube = LBM_CUBE_SWEEP});
@@ -152,12 +179,21 @@ static void plan_size_sweep(lbm_plan *p, const lbm_options *o, const lbp_device 
                                  .cube = LBM_CUBE_WHOLE});
 }
 
-static void plan_group(lbm_plan *p, const lbm_options *o, const lbp_device *d, lbm_scheme s, lbm_precision prec)
+/* A group of scheme s in this precision with these stores: its cells per
+ * thread (with non-temporal stores, those lbm_nontemporal_ok allows; no
+ * group where none is). */
+static void plan_group(lbm_plan *p, const lbm_options *o, const lbp_device *d, lbm_scheme s, lbm_precision prec,
+                       int nt)
 {
-    lbm_group *g = &p->groups[p->ngroups++];
-    *g = (lbm_group){.scheme = s, .prec = prec, .first = p->nentries};
-    g->ncpt = lbm_plan_cells_per_thread(o, d, prec, s, g->cpts);
-    plan_block_sweep(p, o, g);
+    lbm_group *g = &p->groups[p->ngroups];
+    *g = (lbm_group){.scheme = s, .prec = prec, .nontemporal = nt, .first = p->nentries};
+    int cpts[LBM_MAX_CPT];
+    const int n = lbm_plan_cells_per_thread(o, d, prec, s, cpts);
+    for (int i = 0; i < n; i++)
+        if (!nt || lbm_nontemporal_ok(s, prec, LBM_PERIODIC, cpts[i])) g->cpts[g->ncpt++] = cpts[i];
+    if (!g->ncpt) return;
+    p->ngroups++;
+    plan_block_sweep(p, o, d, g);
     plan_size_sweep(p, o, d, p->nentries > g->first);
     g->n = p->nentries - g->first;
 }
@@ -168,11 +204,14 @@ void lbm_plan_build(lbm_plan *p, const lbm_options *o, const lbp_device *d)
                     .timing = {o->steps, o->reps, 20.0}};
     choose_precisions(p, o, d);
     check_sizes_fit(p, o, d);
-    p->groups = calloc((size_t)(p->nprecisions * o->nschemes) + 1, sizeof *p->groups);
+    int stores[2];
+    const int nstores = lbm_plan_stores(o, d, stores);
+    p->groups = calloc((size_t)(p->nprecisions * o->nschemes * nstores) + 1, sizeof *p->groups);
     if (!p->groups) lbp_fail("out of memory");
     for (int f = 0; f < p->nprecisions; f++)
         for (int s = 0; s < o->nschemes; s++)
-            plan_group(p, o, d, (lbm_scheme)o->schemes[s], (lbm_precision)p->precisions[f]);
+            for (int i = 0; i < nstores; i++)
+                plan_group(p, o, d, (lbm_scheme)o->schemes[s], (lbm_precision)p->precisions[f], stores[i]);
 }
 
 void lbm_plan_free(lbm_plan *p)

@@ -29,11 +29,20 @@ typedef struct {
      * 0 not given, else an lbp_exchange_path; -1 not given, 0 off, 1 on,
      * 2 both */
     int scaling, exchange, overlap;
+    int stores[2], nstores; /* 0 normal, 1 non-temporal (lbm_store_names) */
 } lbm_options;
 
 /* Cells per thread of scheme s (-1: any) in this precision on d: as asked,
  * else the device's defaults.  Returns the count. */
 int lbm_plan_cells_per_thread(const lbm_options *o, const lbp_device *d, lbm_precision prec, int s, int *out);
+/* How the step kernels store: as asked (non-temporal only where the device
+ * can: exit 2 otherwise), else ordinary stores and, where the device has
+ * them, non-temporal ones too.  Returns the count. */
+int lbm_plan_stores(const lbm_options *o, const lbp_device *d, int *out);
+/* The block a lattice L runs with, of the one planned: on a CPU a row
+ * kernel's groups of rows no larger than an even share of the rows per core,
+ * so that no core idles on a small lattice. */
+int lbm_plan_block_for(const lbp_device *d, int cpt, const lbm_layout *L, int block);
 /* Row padding in words for a kernel of cpt cells per thread. */
 int lbm_plan_padding(const lbm_options *o, const lbp_device *d, lbm_precision prec, int cpt);
 /* Exit 2: fp64 asked for on a device without it. */
@@ -60,6 +69,7 @@ typedef struct {
 typedef struct {
     lbm_scheme scheme;
     lbm_precision prec;
+    int nontemporal; /* the step kernels' stores (LBM_NT) */
     int cpts[LBM_MAX_CPT], ncpt;
     int first, n;    /* its entries, the block sweep's first */
 } lbm_group;

@@ -19,6 +19,7 @@
 #include "table.h"
 #include "../lbmkernels/bench.h"
 #include "../lbmkernels/lbm.h"
+#include "../lbmkernels/plan.h"
 #include "../lbmkernels/verify.h"
 #include "../model/kernel.h"
 
@@ -232,6 +233,51 @@ static void test_nontemporal_stores(void **state)
     int st;
     waitpid(p, &st, 0);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+}
+
+/* On a CPU whose backend stores non-temporally, pull and split get a group
+ * of each (a row per thread only); where the cells per thread asked for
+ * have no row, or the device no such stores, none; small lattices run in
+ * groups of no more rows than a core's share. */
+static void test_plan_nontemporal_groups(void **state)
+{
+    (void)state;
+    lbp_device d = {.info = {.kind = LBP_KIND_CPU, .compute_units = 16, .fp64 = 1, .max_block_size = 4096,
+                             .global_mem_bytes = 64LL << 30, .max_alloc_bytes = 64LL << 30,
+                             .caps = {.usable_bytes = 64LL << 30, .nontemporal_stores = 1}}};
+    lbm_options o = {.quick = 1, .nschemes = 4, .schemes = {0, 1, 2, 3}, .nprecisions = 2, .precisions = {0, 1}};
+    lbm_plan p;
+    lbm_plan_build(&p, &o, &d);
+    assert_int_equal(p.ngroups, 12); /* per precision push, pull, pull-nt, split, split-nt, aa */
+    int nt = 0;
+    for (int g = 0; g < p.ngroups; g++) {
+        if (!p.groups[g].nontemporal) continue;
+        nt++;
+        assert_true(p.groups[g].scheme == LBM_SCHEME_PULL || p.groups[g].scheme == LBM_SCHEME_SPLIT);
+        assert_int_equal(p.groups[g].ncpt, 1);
+        assert_int_equal(p.groups[g].cpts[0], LBM_ROW_PER_THREAD);
+    }
+    assert_int_equal(nt, 4);
+    lbm_plan_free(&p);
+    o.ncpt = 1;
+    o.cells_per_thread[0] = 1; /* a cell per thread: no non-temporal kernel */
+    lbm_plan_build(&p, &o, &d);
+    assert_int_equal(p.ngroups, 8);
+    lbm_plan_free(&p);
+    o.ncpt = 0;
+    d.info.caps.nontemporal_stores = 0;
+    lbm_plan_build(&p, &o, &d);
+    assert_int_equal(p.ngroups, 8);
+    lbm_plan_free(&p);
+    int stores[2];
+    assert_int_equal(lbm_plan_stores(&o, &d, stores), 1);
+    /* 32^3: 1024 rows, 64 a core on 16 cores */
+    lbm_layout L = lbm_layout_make(32, 32, 32, 8, 4, LBM_STRIDE_SKEW);
+    assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 256), 64);
+    assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 16), 16);
+    assert_int_equal(lbm_plan_block_for(&d, 1, &L, 256), 256);
+    d.info.kind = LBP_KIND_GPU;
+    assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 256), 256);
 }
 
 /* Threads of the step launch: nxp / cells per thread per row. */
@@ -467,7 +513,8 @@ static void test_cli_errors(void **state)
                                       "--schemes push,foo", "--precisions fp16", "--boundary wall",
                                       "--steps 3", "--block-size 0", "extra", "--padding 0",
                                       "--boundary cavity", "--cells-per-thread 3", "--cells-per-thread 0",
-                                      "--cells-per-thread 1,x", "--passes 0", "--passes 11"};
+                                      "--cells-per-thread 1,x", "--passes 0", "--passes 11", "--stores fast",
+                                      "--backend opencl --stores nontemporal"};
     char err[1024];
     int lines;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -509,14 +556,15 @@ static void test_passes_keep_the_faster(void **state)
     assert_float_equal(kept.ms.median, 8, 1e-12);
     assert_float_equal(lbm_pass_spread_pct(&kept), 50, 1e-9); /* 12 / 8 */
 
-    /* the tool on PoCL: one row per configuration whatever the passes, each
-     * with its spread (>= 0; 0 with one pass) */
+    /* the tool on the default backend: one row per configuration whatever
+     * the passes, each with its spread (>= 0; 0 with one pass); normal
+     * stores only (a CPU's backend adds a non-temporal group otherwise) */
     char err[1024], out[] = "/tmp/test_lbmk_passes_XXXXXX"; /* its own: tests may run side by side */
     int lines;
     assert_non_null(mkdtemp(out));
     for (int passes = 1; passes <= 2; passes++) {
         char args[256];
-        snprintf(args, sizeof args, "--quick --passes %d --schemes pull --precisions fp32 --block-sizes 64 --sizes 16 "
+        snprintf(args, sizeof args, "--quick --passes %d --schemes pull --precisions fp32 --stores normal --block-sizes 64 --sizes 16 "
                  "--out %s --force", passes, out);
         assert_int_equal(run_tool(args, &lines, err, sizeof err), 0);
         lbp_table t;
@@ -558,6 +606,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS(test_fp16s_cavity),
         LBP_TEST_ON_CPU_BACKENDS(test_odd_padding),
         cmocka_unit_test(test_step_threads),
+        cmocka_unit_test(test_plan_nontemporal_groups),
         cmocka_unit_test(test_population_stride),
         LBP_TEST_ON_CPU_BACKENDS(test_cells_per_thread),
         LBP_TEST_ON_CPU_BACKENDS(test_row_per_thread),
