@@ -167,6 +167,9 @@ static void parse_options(int argc, char **argv, options *o)
     p->quick = o->common.quick;
 }
 
+/* lbmkernels' largest lattice on a CPU, 256^3 cells. */
+#define MB_CPU_THREADS_TOP (1LL << 24)
+
 /* Defaults that depend on the device (and --quick). */
 static void apply_defaults(options *o, const lbp_device *d)
 {
@@ -179,10 +182,13 @@ static void apply_defaults(options *o, const lbp_device *d)
     if (o->threads && top > o->threads)
         lbp_usage_error("--thread-counts: %lld is over --threads %lld", top, o->threads);
     /* on a CPU the threads sweep goes on to the largest lattice lbmkernels
-     * runs with each word size (two lattices of 19 words in the memory
-     * budget), as a CPU's curve still climbs at 2^22 */
-    if (lbp_is_cpu(&d->info) && !p->quick && !o->threads && !top)
-        for (int w = 2; w <= 8; w *= 2) p->threads_top[mb_word_slot(w)] = lbp_memory_budget(d) / (2LL * 19 * w);
+     * runs there, 256^3, quick or not (two lattices of 19 words within the
+     * memory budget), as a CPU's curve still climbs at 2^22 */
+    if (lbp_is_cpu(&d->info) && !o->threads && !top)
+        for (int w = 2; w <= 8; w *= 2) {
+            const long long fit = lbp_memory_budget(d) / (2LL * 19 * w);
+            p->threads_top[mb_word_slot(w)] = fit < MB_CPU_THREADS_TOP ? fit : MB_CPU_THREADS_TOP;
+        }
     if (!o->threads)
         o->threads = top ? top : !lbp_is_cpu(&d->info) ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;

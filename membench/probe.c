@@ -393,13 +393,22 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     if (launches > 1) {
         /* Back to back: a run long enough for the steady state of a time
          * loop, where the host issues launches as fast as the device takes
-         * them (a short run puts the floor of a small launch higher) */
+         * them (a short run puts the floor of a small launch higher); of
+         * launches so long that the host's interval is lost in them (a
+         * CPU's lattice of 256^3), a few, within MB_THREADS_LONG_RUN_MS.
+         * The pilot is two launches, then the full count. */
+        r.launches = 2;
         run_once(&r);
         b->d->be->timer_start(b->d);
         run_once(&r);
-        double per_launch_ms = b->d->be->timer_stop_ms(b->d) / launches;
+        double per_launch_ms = b->d->be->timer_stop_ms(b->d) / 2;
+        if (per_launch_ms * launches > MB_THREADS_LONG_RUN_MS) {
+            const double few = ceil(MB_THREADS_LONG_RUN_MS / fmax(per_launch_ms, 1e-6));
+            launches = few > MB_THREADS_FEW_LAUNCHES ? (int)few : MB_THREADS_FEW_LAUNCHES;
+        }
         double want = ceil(MB_THREADS_RUN_MS / fmax(per_launch_ms, 1e-6));
-        if (want > launches) r.launches = launches = want < MB_THREADS_MAX_LAUNCHES ? (int)want : MB_THREADS_MAX_LAUNCHES;
+        if (want > launches) launches = want < MB_THREADS_MAX_LAUNCHES ? (int)want : MB_THREADS_MAX_LAUNCHES;
+        r.launches = launches;
     }
     char name[64];
     mb_spec_name(&cfg->spec, name, sizeof name);

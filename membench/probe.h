@@ -12,6 +12,10 @@
 #define MB_THREADS_RUN_MS 2.0
 /* in up to this many launches. */
 #define MB_THREADS_MAX_LAUNCHES 2000
+/* Launches of more than this in all (20 of 5 ms each) run as few of them
+ * as fill it, MB_THREADS_FEW_LAUNCHES at least. */
+#define MB_THREADS_LONG_RUN_MS 100.0
+#define MB_THREADS_FEW_LAUNCHES 3
 
 /* A probe configuration: the kernel plus how it is launched. */
 typedef struct {
@@ -91,7 +95,8 @@ typedef struct {
 
 /* Fill, time (warmup + reps runs of cfg->launches launches each, or, where
  * that is more than one, of as many more as fill MB_THREADS_RUN_MS, up to
- * MB_THREADS_MAX_LAUNCHES: out->cfg.launches says how many; ms is per
+ * MB_THREADS_MAX_LAUNCHES, or as few as fill MB_THREADS_LONG_RUN_MS where
+ * cfg->launches would take longer: out->cfg.launches says how many; ms is per
  * launch), verify.  A config with its own thread count runs on a compact
  * layout of that many cells (stride mb_stride(threads)) in the same buffers.  Returns 0 ok; 1 with why when
  * an output element is wrong; 2 with why for an impossible configuration. */
