@@ -133,6 +133,9 @@ static model_kernel kernel_of(const validation *v, int row, const model_validate
     if ((int)lattices != k.lattices)
         model_bad_input("%s:%d: %s keeps %d lattice(s), the row says %g", v->path, line, pt->scheme, k.lattices, lattices);
     k.cells_per_thread = (int)cpt;
+    if (pt->stores[0] && strcmp(pt->stores, "normal") && strcmp(pt->stores, "nontemporal"))
+        model_bad_input("%s:%d: expected stores normal|nontemporal, got '%s'", v->path, line, pt->stores);
+    k.nontemporal = !strcmp(pt->stores, "nontemporal");
     return k;
 }
 
@@ -168,6 +171,9 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     snprintf(pt->backend, sizeof pt->backend, "%s", lbp_table_text(t, row, lbp_table_column(t, "backend")));
     snprintf(pt->scheme, sizeof pt->scheme, "%s", lbp_table_text(t, row, lbp_table_column(t, "scheme")));
     snprintf(pt->precision, sizeof pt->precision, "%s", lbp_table_text(t, row, lbp_table_column(t, "precision")));
+    /* older lbm.csv without the column: ordinary stores */
+    const int is = lbp_table_column(t, "stores");
+    snprintf(pt->stores, sizeof pt->stores, "%s", is < 0 ? "normal" : lbp_table_text(t, row, is));
     const model_inputs *in = inputs_of(v, pt->backend, t->line[row]);
     const model_kernel k = kernel_of(v, row, pt);
     const model_lattice lat = lattice_of(v, row);
@@ -257,24 +263,26 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
                                 "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
-                                ",cells_per_thread",
+                                ",cells_per_thread,stores,roofline_ws_mlups,flags",
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
         const model_prediction *p = &pt->pr;
         const ranks_row *r = &pt->ranks;
+        char flags[64];
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
-                    r->exchange_us, pt->cells_per_thread);
+                    r->exchange_us, pt->cells_per_thread, pt->stores, p->roofline.working_set_mlups,
+                    model_flags_text(model_point_flags(pt), flags, sizeof flags));
     }
     for (int i = 0; i < v->ranks.n; i++) {
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
-        lbp_csv_row(csv, "%s,%d", row, v->ranks.pts[i].cells_per_thread);
+        lbp_csv_row(csv, "%s,%d,normal,-1,none", row, v->ranks.pts[i].cells_per_thread);
     }
     lbp_csv_finish(csv);
 }
@@ -317,6 +325,8 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
     KV("ranks_points_over", "%d", ranks_over);
     KV("ranks_points_not_predicted", "%d", v->ranks.skipped);
     KV("result", "%s", over || v->ranks.skipped ? "fail" : "pass");
+    KV("points_predicted_above_roofline", "%d", s->predicted_above_roofline);
+    KV("points_measured_above_roofline", "%d", s->measured_above_roofline);
 #undef KV
     lbp_write_meta(v->dir, "model", info, model_argc, model_argv, extra, ne, force);
 }

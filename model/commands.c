@@ -106,10 +106,18 @@ static int one_device_row(const lbp_table *t, int row)
     return lbp_table_column(t, "scaling") < 0 || !strcmp(text_of(t, row, "scaling"), "none");
 }
 
-static int row_is(const lbp_table *t, int row, const char *backend, const char *scheme, const char *precision)
+/* How a row's kernel stored ("normal" where model.csv predates the column):
+ * pull with non-temporal stores is a kernel of its own beside pull. */
+static const char *stores_of(const lbp_table *t, int row)
+{
+    return lbp_table_column(t, "stores") < 0 ? "normal" : text_of(t, row, "stores");
+}
+
+static int row_is(const lbp_table *t, int row, const char *backend, const char *scheme, const char *precision,
+                  const char *stores)
 {
     return !strcmp(text_of(t, row, "backend"), backend) && !strcmp(text_of(t, row, "scheme"), scheme) &&
-           !strcmp(text_of(t, row, "precision"), precision);
+           !strcmp(text_of(t, row, "precision"), precision) && !strcmp(stores_of(t, row), stores);
 }
 
 static int same_lattice(const lbp_table *t, int a, int b)
@@ -121,12 +129,14 @@ static int same_lattice(const lbp_table *t, int a, int b)
 
 /* The best measured row of a backend, scheme and precision: at the lattice
  * of row `at` (-1: at the largest lattice); -1 when none. */
-static int best_row(const lbp_table *t, const char *backend, const char *scheme, const char *precision, int at)
+static int best_row(const lbp_table *t, const char *backend, const char *scheme, const char *precision,
+                    const char *stores, int at)
 {
     int best = -1;
     double best_cells = -1, best_measured = -1;
     for (int i = 0; i < t->rows; i++) {
-        if (!row_is(t, i, backend, scheme, precision) || !one_device_row(t, i) || (at >= 0 && !same_lattice(t, i, at)))
+        if (!row_is(t, i, backend, scheme, precision, stores) || !one_device_row(t, i) ||
+            (at >= 0 && !same_lattice(t, i, at)))
             continue;
         const double cells = number_or_fail(t, i, "cells"), measured = number_or_fail(t, i, "measured_mlups");
         if (cells > best_cells || (cells == best_cells && measured > best_measured)) {
@@ -142,17 +152,18 @@ static int best_row(const lbp_table *t, const char *backend, const char *scheme,
  * and precision measured, so that their rows compare; -1 when they share
  * none. */
 static int common_lattice_row(const lbp_table *t, char backends[][16], int nb, const char *scheme,
-                              const char *precision)
+                              const char *precision, const char *stores)
 {
     int common = -1;
     for (int i = 0; i < t->rows; i++) {
         if (strcmp(text_of(t, i, "scheme"), scheme) || strcmp(text_of(t, i, "precision"), precision) ||
-            !one_device_row(t, i))
+            strcmp(stores_of(t, i), stores) || !one_device_row(t, i))
             continue;
         if (common >= 0 && number_or_fail(t, i, "cells") <= number_or_fail(t, common, "cells")) continue;
         int everyone = 1;
         for (int b = 0; b < nb && everyone; b++)
-            everyone = best_row(t, backends[b], scheme, precision, -1) < 0 || best_row(t, backends[b], scheme, precision, i) >= 0;
+            everyone = best_row(t, backends[b], scheme, precision, stores, -1) < 0 ||
+                       best_row(t, backends[b], scheme, precision, stores, i) >= 0;
         if (everyone) common = i;
     }
     return common;
@@ -174,7 +185,9 @@ static void print_summary_row(const lbp_table *t, int row)
 {
     const double measured = number_or_fail(t, row, "measured_mlups");
     const double roof = number_or_fail(t, row, "roofline_mlups"), full = number_or_fail(t, row, "full_mlups");
-    printf("%-7s %-6s %-5s ", text_of(t, row, "backend"), text_of(t, row, "scheme"), text_of(t, row, "precision"));
+    char scheme[24];
+    snprintf(scheme, sizeof scheme, "%s%s", text_of(t, row, "scheme"), strcmp(stores_of(t, row), "normal") ? "-nt" : "");
+    printf("%-7s %-6s %-5s ", text_of(t, row, "backend"), scheme, text_of(t, row, "precision"));
     print_lattice(t, row, 14);
     printf(" %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", measured, full, roof, roof > 0 ? 100 * measured / roof : 0,
            number_or_fail(t, row, "error_pct"));
@@ -184,16 +197,16 @@ static void print_summary_row(const lbp_table *t, int row)
  * then any backend's larger lattice of its own.  Their rows in out (room
  * for 2 per backend); returns how many. */
 static int scheme_rows(const lbp_table *t, char backends[][16], int nb, const char *scheme, const char *precision,
-                       int *out)
+                       const char *stores, int *out)
 {
-    const int common = common_lattice_row(t, backends, nb, scheme, precision);
+    const int common = common_lattice_row(t, backends, nb, scheme, precision, stores);
     int n = 0;
     for (int b = 0; b < nb && common >= 0; b++) {
-        const int row = best_row(t, backends[b], scheme, precision, common);
+        const int row = best_row(t, backends[b], scheme, precision, stores, common);
         if (row >= 0) out[n++] = row;
     }
     for (int b = 0; b < nb; b++) {
-        const int row = best_row(t, backends[b], scheme, precision, -1);
+        const int row = best_row(t, backends[b], scheme, precision, stores, -1);
         if (row >= 0 && (common < 0 || !same_lattice(t, row, common))) out[n++] = row;
     }
     return n;
@@ -298,6 +311,7 @@ static void summary_json_row(model_json *j, const lbp_table *t, int row)
                                           "error_pct", NULL};
     model_json_object(j, NULL);
     for (int i = 0; texts[i]; i++) model_json_string(j, texts[i], text_of(t, row, texts[i]));
+    model_json_string(j, "stores", stores_of(t, row));
     for (int i = 0; numbers[i]; i++) model_json_number(j, numbers[i], number_or_fail(t, row, numbers[i]));
     model_json_close(j);
 }
@@ -351,11 +365,14 @@ int model_cmd_summary(int argc, char **argv)
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64", "fp16s"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);
-    int rows[4 * 3 * 2 * 4];
+    static const char *const stores[] = {"normal", "nontemporal"};
+    int rows[4 * 2 * 3 * 2 * 4];
     summary_view v = {.dir = cli.dir, .t = &t, .rows = rows, .quick = run_was_quick(cli.dir),
                       .scattered = scatter_warnings(cli.dir)};
     for (int s = 0; s < 4; s++)
-        for (int p = 0; p < 3; p++) v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], rows + v.n);
+        for (int st = 0; st < 2; st++)
+            for (int p = 0; p < 3; p++)
+                v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], stores[st], rows + v.n);
     if (!v.n) model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
     v.n_drift = drift_rows_if_any(cli.dir, &v.drift);
     if (v.n_drift) count_within_drift(&t, v.drift, v.n_drift, &v.within, &v.drift_points);

@@ -79,8 +79,9 @@ void model_kernel_describe(const model_kernel *k, char *out, size_t len)
                  k->cells_per_thread * k->word_bytes);
     snprintf(out, len,
              "%s: %g words read, %g written per cell, misaligned reads/writes %s%s, "
-             "%d-byte words%s, %g arithmetic operations per cell, %d lattice%s, %d launch%s per step",
+             "%d-byte words%s, %g arithmetic operations per cell, %d lattice%s, %d launch%s per step%s",
              k->name[0] ? k->name : "kernel", k->words_read, k->words_written, mis,
              k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, cells, k->ops_per_cell, k->lattices,
-             k->lattices > 1 ? "s" : "", k->launches_per_step, k->launches_per_step > 1 ? "es" : "");
+             k->lattices > 1 ? "s" : "", k->launches_per_step, k->launches_per_step > 1 ? "es" : "",
+             k->nontemporal ? ", non-temporal stores" : "");
 }

@@ -41,6 +41,8 @@ typedef struct {
                                       probes; 0: none or unknown */
     model_launch_kind launch;      /* 0: linear, as lbmkernels launches */
     int block[3];                  /* grid launch: threads per block in x, y, z */
+    int nontemporal;               /* its stores skip the write-allocate
+                                      (non-temporal: lbm.csv's stores) */
 } model_kernel;
 
 /* push, pull, split, aa at fp32, fp64 or fp16s, read from model/kernels/<scheme>.kernel

@@ -44,6 +44,7 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     memset(out, 0, sizeof *out);
     model_provenance_init(&out->prov);
     model_roofline(in, k, &out->roofline);
+    model_roofline_at(in, k, lat, &out->roofline);
     if (model_probe_level_of(in, k, lat, &out->probe, &out->prov, err, err_len)) return -1;
     const model_launch_shape shape = model_launch_shape_of(in, k, lat);
     out->full.launch = (model_launch_detail){shape.threads, shape.blocks, shape.waves};

@@ -32,6 +32,9 @@ typedef struct {
 typedef struct {
     double mlups, gbs, bytes_per_update;
     char source[200]; /* which bandwidth, in words */
+    double dram_copy_gbs;     /* the copy it rests on (its working sets past the caches) */
+    double working_set_mlups; /* at the lattice's working set: mlups x the size sweep's
+                                 copy there / dram_copy_gbs, where that is more */
 } model_roofline_level;
 
 /* Level 2. */
@@ -41,8 +44,9 @@ typedef struct {
     double probe_threads;    /* the base probes' thread count (their working set) */
     double occupancy_factor; /* probe time at the kernel's occupancy / at the probe's */
     double compute_factor;   /* the kernel's arithmetic: payload probe / aligned probe (1: hidden) */
-    double in_place_factor;  /* CPU with write-allocate, one lattice: the store's saved line
-                                read (divides the probe time); else 1 */
+    double in_place_factor;  /* CPU with write-allocate, a kernel that skips it (one lattice,
+                                non-temporal stores): the store's saved line read (divides
+                                the probe time); else 1 */
 } model_probe_level;
 
 /* Level 3's paths, in the order they are asked: the first that answers wins. */
@@ -121,6 +125,12 @@ const model_path_answer *model_full_answer(const model_prediction *p);
 
 /* Level 1 alone. */
 void model_roofline(const model_inputs *in, const model_kernel *k, model_roofline_level *out);
+/* Its working_set_mlups at a lattice (after model_roofline). */
+void model_roofline_at(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                       model_roofline_level *out);
+/* A kernel whose stores pay no write-allocate on a CPU: one lattice (its
+ * stores go to lines it has just read) or non-temporal stores. */
+int model_skips_write_allocate(const model_kernel *k);
 
 /* Level 2's building block: the probe of `words` words per thread (N), L
  * misaligned reads, M misaligned writes, accesses of word_bytes. */

@@ -86,15 +86,16 @@ int model_probe_time(const model_inputs *in, const model_probe_shape *shape, con
 
 /* On a CPU with write-allocate, the probe (which stores into other arrays
  * than it reads) paid the line read every store makes; a kernel keeping one
- * lattice (A-A) stores into lines it has just read and saves it, by the
- * share likwid measured for a copy. */
+ * lattice (A-A) stores into lines it has just read, one that stores
+ * non-temporally reads none: each saves it, by the share likwid measured
+ * for a copy (copy_mem's stores are non-temporal). */
 static double in_place_factor(const model_inputs *in, const model_kernel *k, model_provenance *prov)
 {
-    if (!in->is_cpu || in->write_allocate == 0 || k->lattices != 1) return 1;
+    if (!in->is_cpu || in->write_allocate == 0 || !model_skips_write_allocate(k)) return 1;
     if (in->likwid_copy_gbs > 0 && in->likwid_copy_mem_gbs > in->likwid_copy_gbs)
         return in->likwid_copy_mem_gbs / in->likwid_copy_gbs;
-    model_note(prov, "in place on a CPU with write-allocate, but no likwid copy and copy_mem to size the saving: "
-                     "none assumed");
+    model_note(prov, "%s on a CPU with write-allocate, but no likwid copy and copy_mem to size the saving: "
+                     "none assumed", k->nontemporal ? "non-temporal stores" : "in place");
     return 1;
 }
 

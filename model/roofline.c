@@ -32,10 +32,12 @@ void model_roofline(const model_inputs *in, const model_kernel *k, model_rooflin
     const double best = best_copy_gbs(in, &which);
     if (in->is_cpu && in->write_allocate != 0) {
         /* every store first reads its line, except into lines the kernel
-         * has just read (one lattice, A-A); what the bus moves is likwid's
-         * copy_mem, else a copy's 3 transfers of which it counted 2 */
+         * has just read (one lattice, A-A) and where it stores
+         * non-temporally; what the bus moves is likwid's copy_mem, else a
+         * copy's 3 transfers of which it counted 2 */
         const char *assumed = in->write_allocate < 0 ? " assumed" : "";
-        out->bytes_per_update = (k->words_read + (k->lattices == 1 ? 1 : 2) * k->words_written) * k->word_bytes;
+        out->bytes_per_update =
+            (k->words_read + (model_skips_write_allocate(k) ? 1 : 2) * k->words_written) * k->word_bytes;
         if (in->likwid_copy_mem_gbs > 0) {
             out->gbs = in->likwid_copy_mem_gbs;
             snprintf(out->source, sizeof out->source,
@@ -51,4 +53,25 @@ void model_roofline(const model_inputs *in, const model_kernel *k, model_rooflin
         snprintf(out->source, sizeof out->source, "%s %.1f GB/s", which, best);
     }
     out->mlups = out->bytes_per_update > 0 ? out->gbs * 1e3 / out->bytes_per_update : 0;
+    out->working_set_mlups = out->mlups;
+    out->dram_copy_gbs = best;
+}
+
+int model_skips_write_allocate(const model_kernel *k)
+{
+    return k->lattices == 1 || k->nontemporal;
+}
+
+/* A lattice that fits a cache gets the bandwidth a copy of its working set
+ * got in the size sweep: the roofline scaled by that over the DRAM copy's
+ * (never below the DRAM roofline). */
+void model_roofline_at(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                       model_roofline_level *out)
+{
+    const double stored = lat->stored_cells > 0 ? lat->stored_cells : lat->cells;
+    const double ws = k->lattices * fmax(k->words_read, k->words_written) * k->word_bytes * stored;
+    int clamped = 0;
+    const double here = model_size_bandwidth(in, ws, k->word_bytes, &clamped);
+    out->working_set_mlups = out->mlups;
+    if (here > out->dram_copy_gbs && out->dram_copy_gbs > 0) out->working_set_mlups = out->mlups * here / out->dram_copy_gbs;
 }

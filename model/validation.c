@@ -2,9 +2,27 @@
 #include "validation.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+
+int model_point_flags(const model_validated_point *v)
+{
+    const double roof = v->pr.roofline.working_set_mlups;
+    if (!(roof > 0)) return 0;
+    return (v->pr.full.mlups > roof ? MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE : 0) |
+           (v->measured > roof ? MODEL_FLAG_MEASURED_ABOVE_ROOFLINE : 0);
+}
+
+const char *model_flags_text(int flags, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE ? "predicted>roofline" : "",
+             flags == (MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE | MODEL_FLAG_MEASURED_ABOVE_ROOFLINE) ? ";" : "",
+             flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE ? "measured>roofline" : "");
+    if (!flags) snprintf(buf, len, "none");
+    return buf;
+}
 
 int model_point_is_large(const model_validated_point *v)
 {
@@ -72,6 +90,9 @@ void model_validation_stats_of(const model_validated_point *pts, int n, const mo
             add_small(v, s);
         }
         if (v->pr.full.path == MODEL_FULL_GEOMETRY) add_geometry(v, s);
+        const int flags = model_point_flags(v);
+        s->predicted_above_roofline += (flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE) != 0;
+        s->measured_above_roofline += (flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE) != 0;
         add_fallbacks(&v->pr.prov, s);
     }
 }

@@ -7,7 +7,7 @@
 #include "ranks_rows.h"
 
 typedef struct {
-    char backend[16], scheme[16], precision[8];
+    char backend[16], scheme[16], precision[8], stores[16];
     long long nx, ny, nz, block_size;
     int cells_per_thread; /* lbmkernels': 0 a row per thread */
     double cells, measured;
@@ -33,7 +33,15 @@ typedef struct {
     int geometry_with_threads;      /* of those, the points the threads-sweep path answers too */
     double geometry_threads_sum;    /* its |error| there, summed */
     int fallback_points[MODEL_FALLBACK_KINDS]; /* points that read a fallback of each kind */
+    int predicted_above_roofline, measured_above_roofline; /* points flagged so */
 } model_validation_stats;
+
+/* What a point is flagged for, never silently: a prediction above the
+ * roofline of its working set, a measurement above it. */
+enum { MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE = 1, MODEL_FLAG_MEASURED_ABOVE_ROOFLINE = 2 };
+int model_point_flags(const model_validated_point *v);
+/* "predicted>roofline;measured>roofline", or "none". */
+const char *model_flags_text(int flags, char *buf, size_t len);
 
 int model_point_is_large(const model_validated_point *v);
 int model_point_over(const model_validated_point *v, const model_error_bars *bars);

@@ -367,6 +367,56 @@ static void test_roofline_cpu_write_allocate(void **state)
     model_inputs_free(&in);
 }
 
+/* Non-temporal stores skip the write-allocate as A-A's in-place stores do:
+ * 152 B per FP32 update and the probe's saved line read; the roofline at a
+ * lattice's working set follows the size sweep's copy there (never below
+ * the DRAM roofline); a point above it, predicted or measured, is flagged. */
+static void test_nontemporal_and_flags(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_cpu_XXXXXX", cmd[512];
+    assert_non_null(mkdtemp(dir));
+    /* two copies inside the 30 MB L2 at 80 GB/s (no start cost: 0 at 0 B) */
+    snprintf(cmd, sizeof cmd,
+             "cp " DATA "cpu/*.csv %s/ && printf '%%s\\n' "
+             "'test-cpu,opencl,size,copy,4,one,256,0,5000000,10000000,10,0.125,0.125,0.125,80,80' "
+             "'test-cpu,opencl,size,copy,4,one,256,0,10000000,20000000,10,0.25,0.25,0.25,80,80' >>%s/stream.csv",
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs in;
+    load(&in, dir, NULL);
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    k.nontemporal = 1;
+    model_lattice lat = cube(256);
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.roofline.bytes_per_update, 152);
+    NEAR(p.roofline.mlups, 36e3 / 152);
+    NEAR(p.probe.in_place_factor, 1.5);
+    NEAR(p.roofline.working_set_mlups, p.roofline.mlups); /* 2.5 GB: from DRAM */
+    model_prediction normal = predict(&in, "pull", "fp32", cube(256));
+    NEAR(normal.roofline.bytes_per_update, 228);
+    NEAR(p.probe.mlups, 1.5 * normal.probe.mlups);
+    /* 8^3: 311 KB, in the cache: the copy there ran 80 GB/s against 20 */
+    const model_prediction small = predict(&in, "pull", "fp32", cube(8));
+    NEAR(small.roofline.working_set_mlups, 4 * small.roofline.mlups);
+    model_validated_point v = {.measured = 1, .pr = small};
+    char text[64];
+    assert_int_equal(model_point_flags(&v), v.pr.full.mlups > 4 * small.roofline.mlups);
+    v.measured = 4.1 * small.roofline.mlups;
+    v.pr.full.mlups = 3.9 * small.roofline.mlups;
+    assert_int_equal(model_point_flags(&v), MODEL_FLAG_MEASURED_ABOVE_ROOFLINE);
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "measured>roofline");
+    v.pr.full.mlups = 4.2 * small.roofline.mlups;
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "predicted>roofline;measured>roofline");
+    v.measured = v.pr.full.mlups = small.roofline.mlups;
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "none");
+    model_inputs_free(&in);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A row per thread on a CPU: work-groups of block_size rows go to the cores
  * in turn; a launch lasts as long as the busiest core's rows. */
 static void test_cpu_row_imbalance(void **state)
@@ -1885,6 +1935,7 @@ int main(void)
         cmocka_unit_test(test_probe_sweep_spike),
         cmocka_unit_test(test_roofline_gpu),
         cmocka_unit_test(test_roofline_cpu_write_allocate),
+        cmocka_unit_test(test_nontemporal_and_flags),
         cmocka_unit_test(test_cpu_row_imbalance),
         cmocka_unit_test(test_probe_schemes),
         cmocka_unit_test(test_probe_interpolation_edges),

@@ -57,11 +57,13 @@ fi
 
 # duplicate_keys FILE: the keys (backend, scheme, precision, lattice,
 # block size, cells per thread; and a run's ranks, exchange, overlap and
-# scaling where the file has them) that more than one row of model.csv has
+# scaling, and the stores, where the file has them) that more than one row
+# of model.csv has
 duplicate_keys() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["cells_per_thread"]) print "no column cells_per_thread"; next }
         { k = $c["backend"] "," $c["scheme"] "," $c["precision"] "," $c["nx"] "x" $c["ny"] "x" $c["nz"] "," $c["block_size"] "," $c["cells_per_thread"]
           if (c["ranks"]) k = k "," $c["ranks"] "," $c["exchange"] "," $c["overlap"] "," $c["scaling"]
+          if (c["stores"]) k = k "," $c["stores"]
           if (n[k]++ == 1) print k }' "$1"
 }
 
