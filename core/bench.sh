@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: measure the best device (or BACKEND/DEVICE, or each of
 # BACKENDS), predict, validate, plot, and print the summary table.
-#   BACKEND=cuda|opencl  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
+#   BACKEND=cuda|opencl|openmp  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
 #   RANKS=N (and RANKS_*: core/bench-ranks.sh) for the multi-device stage
 # Results go to data/<device-slug>/ (QUICK: data/<slug>-quick/; beside an
 # existing one as data/<slug>-2, -3, ... unless FORCE=1), with bench.log,
@@ -10,6 +10,7 @@
 # at once take different folders) and renames at the end.
 # model validate: exit 0 within the error bar, 1 points over it (the data
 # kept, noted at the end), 2 bad input (the bench fails).
+# Without a GPU, the CPU through OpenMP (BACKENDS="openmp opencl": and PoCL).
 set -u
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -91,12 +92,16 @@ trap 'say "interrupted: $work left for inspection"; exit 1' INT TERM
 
 # The device index of each backend: DEVICE for the first; for the others,
 # the device of that backend with the same name (the same GPU seen through
-# OpenCL), never simply its first device (which may be the CPU).
+# OpenCL), never simply its first device (which may be the CPU); a CPU is
+# the one CPU whatever each backend names it (OpenMP the processor, PoCL
+# "pthread-<llvm cpu>-<processor>").
 device_of() { # BACKEND
     [ "$1" = "$first" ] && { echo "${DEVICE:-}"; return 0; }
     i=0
     while d=$(stream/stream --backend "$1" --device $i --describe 2>/dev/null); do
-        [ "$(echo "$d" | awk -F, '$1 == "slug" {print $2}')" = "$slug" ] && { echo $i; return 0; }
+        field() { echo "$d" | awk -F, -v k="$1" '$1 == k {print $2}'; }
+        [ "$(field slug)" = "$slug" ] && { echo $i; return 0; }
+        [ "$(val kind)" = cpu ] && [ "$(field kind)" = cpu ] && { echo $i; return 0; }
         i=$((i + 1))
     done
     return 1

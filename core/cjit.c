@@ -478,7 +478,10 @@ static int compile_step(build *b, const char *const *words, const char *in_path)
 static void report_failure(const build *b, const char *what, const char *full_source)
 {
     char *log = read_file(b->log);
-    lbp_print_compile_log("openmp", what, log ? log : "(no log)", full_source);
+    char none[512];
+    snprintf(none, sizeof none, "(no compiler output: '%s' did not run, or %s was removed meanwhile)", b->argv[0],
+             b->dir);
+    lbp_print_compile_log("openmp", what, log && *log ? log : none, full_source);
     free(log);
 }
 
