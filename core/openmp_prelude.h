@@ -126,3 +126,58 @@ static inline void lbp_stream_fence(void) { _mm_sfence(); }
 #else
 #define LBP_HAS_NT_STORE 0
 #endif
+
+/* Half precision as a storage type, FP32 in registers (the names of the
+ * CUDA and OpenCL preludes): a half is its 16 bits, converted with round to
+ * nearest even by the compiler's _Float16 (vectorizable: vcvtph2ps and
+ * vcvtps2ph with F16C), else by F16C's scalar instructions. */
+typedef uint16_t u16;
+typedef u16 lbp_half;
+#if defined(__FLT16_MAX__)
+static inline float lbp_half_to_float(u16 h) { _Float16 x; memcpy(&x, &h, sizeof x); return (float)x; }
+static inline u16 lbp_float_to_half(float f) { const _Float16 x = (_Float16)f; u16 h; memcpy(&h, &x, sizeof h); return h; }
+#elif defined(__F16C__)
+#include <immintrin.h>
+static inline float lbp_half_to_float(u16 h) { return _cvtsh_ss(h); }
+static inline u16 lbp_float_to_half(float f) { return (u16)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT); }
+#endif
+#if defined(__FLT16_MAX__) || defined(__F16C__)
+static inline u32 lbp_float2_to_half2(float lo, float hi) { return (u32)lbp_float_to_half(lo) | (u32)lbp_float_to_half(hi) << 16; }
+static inline float2 lbp_half2_to_float2(u32 w)
+{
+    float2 v;
+    v.x = lbp_half_to_float((u16)w);
+    v.y = lbp_half_to_float((u16)(w >> 16));
+    return v;
+}
+static inline float lbp_load_half(const lbp_half *p, i64 i) { return lbp_half_to_float(p[i]); }
+static inline void lbp_store_half(lbp_half *p, i64 i, float v) { p[i] = lbp_float_to_half(v); }
+static inline float2 lbp_load_half2(const lbp_half *p, i64 i)
+{
+    float2 v;
+    v.x = lbp_half_to_float(p[i]);
+    v.y = lbp_half_to_float(p[i + 1]);
+    return v;
+}
+static inline void lbp_store_half2(lbp_half *p, i64 i, float2 v)
+{
+    p[i] = lbp_float_to_half(v.x);
+    p[i + 1] = lbp_float_to_half(v.y);
+}
+static inline float4 lbp_load_half4(const lbp_half *p, i64 i)
+{
+    float4 v;
+    v.x = lbp_half_to_float(p[i]);
+    v.y = lbp_half_to_float(p[i + 1]);
+    v.z = lbp_half_to_float(p[i + 2]);
+    v.w = lbp_half_to_float(p[i + 3]);
+    return v;
+}
+static inline void lbp_store_half4(lbp_half *p, i64 i, float4 v)
+{
+    p[i] = lbp_float_to_half(v.x);
+    p[i + 1] = lbp_float_to_half(v.y);
+    p[i + 2] = lbp_float_to_half(v.z);
+    p[i + 3] = lbp_float_to_half(v.w);
+}
+#endif

@@ -215,11 +215,12 @@ static const char *half_src =
     "  for (int k = 0; k < 4; k++) back[3 * n + i + k] = lbp_half_to_float(bits[i + k]);\n"
     "}\n";
 
-/* On PoCL: every finite half, every midpoint between two (ties to even),
- * and values past the range go through every form as the host rounds them. */
-static void test_half_dialect_on_opencl(void **state)
+/* On PoCL and OpenMP: every finite half, every midpoint between two (ties
+ * to even), and values past the range go through every form as the host
+ * rounds them. */
+static void test_half_dialect(void **state)
 {
-    (void)state;
+    lbp_device *d = lbp_test_device(state);
     enum { N = 2 * 65536 };
     float *in = malloc(sizeof(float) * N), *back = malloc(sizeof(float) * 4 * N);
     uint16_t *h[4];
@@ -231,19 +232,17 @@ static void test_half_dialect_on_opencl(void **state)
         /* midpoints (exact in float: 12 significant bits), past the top 1e6 */
         in[65536 + i] = isfinite(v) && isfinite(next) && (i & 0x7fff) < 0x7bff ? (float)((v + next) / 2) : 1e6f;
     }
-    lbp_device d;
-    lbp_open(&d, "opencl", -1);
-    lbp_buf *bin = lbp_alloc(&d, sizeof(float) * N), *bb[4], *bback = lbp_alloc(&d, sizeof(float) * 4 * N);
-    for (int k = 0; k < 4; k++) bb[k] = lbp_alloc(&d, 2 * N);
-    lbp_write(&d, bin, in, sizeof(float) * N);
-    lbp_kernel *kern = lbp_compile(&d, half_src, "halves", "");
+    lbp_buf *bin = lbp_alloc(d, sizeof(float) * N), *bb[4], *bback = lbp_alloc(d, sizeof(float) * 4 * N);
+    for (int k = 0; k < 4; k++) bb[k] = lbp_alloc(d, 2 * N);
+    lbp_write(d, bin, in, sizeof(float) * N);
+    lbp_kernel *kern = lbp_compile(d, half_src, "halves", "");
     assert_non_null(kern);
     lbp_launch_cfg cfg = lbp_cfg_1d(N / 4 / 64, 64);
     lbp_arg args[] = {LBP_BUF(bin), LBP_BUF(bb[0]), LBP_BUF(bb[1]), LBP_BUF(bb[2]), LBP_BUF(bb[3]), LBP_BUF(bback),
                       LBP_I64(N)};
-    lbp_launch(&d, kern, &cfg, 7, args);
-    for (int k = 0; k < 4; k++) lbp_read(&d, bb[k], h[k], 2 * N);
-    lbp_read(&d, bback, back, sizeof(float) * 4 * N);
+    lbp_launch(d, kern, &cfg, 7, args);
+    for (int k = 0; k < 4; k++) lbp_read(d, bb[k], h[k], 2 * N);
+    lbp_read(d, bback, back, sizeof(float) * 4 * N);
     int wrong = 0;
     for (int i = 0; i < N; i++) {
         uint16_t want = lbp_half_from_double(in[i]);
@@ -255,11 +254,10 @@ static void test_half_dialect_on_opencl(void **state)
         }
     }
     assert_int_equal(wrong, 0);
-    d.be->kernel_release(&d, kern);
-    lbp_release(&d, bin);
-    lbp_release(&d, bback);
-    for (int k = 0; k < 4; k++) lbp_release(&d, bb[k]), free(h[k]);
-    lbp_close(&d);
+    d->be->kernel_release(d, kern);
+    lbp_release(d, bin);
+    lbp_release(d, bback);
+    for (int k = 0; k < 4; k++) lbp_release(d, bb[k]), free(h[k]);
     free(in);
     free(back);
 }
@@ -958,7 +956,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS(test_alloc_too_large_returns_null),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
         cmocka_unit_test(test_half_host_conversions),
-        cmocka_unit_test(test_half_dialect_on_opencl),
+        LBP_TEST_ON_CPU_BACKENDS(test_half_dialect),
         cmocka_unit_test(test_half_dialect_on_nvrtc),
         cmocka_unit_test(test_cjit_parses_entries),
         cmocka_unit_test(test_cache_sizes_parse),
