@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,39 +23,20 @@ static const char *const base_flags[] = {"-O3", "-march=native", "-fopenmp", "-f
 
 /* ---- text helpers -------------------------------------------------------- */
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void put_n(text *t, const char *s, size_t n)
+/* Texts are built in memory streams (open_memstream): fputs, fprintf. */
+static FILE *text_open(char **buf, size_t *len)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (t->len + n + 1 > cap) cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (!p) lbp_api_fail("openmp", "realloc", __FILE__, __LINE__, "out of host memory");
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = 0;
+    FILE *f = open_memstream(buf, len);
+    if (!f) lbp_api_fail("openmp", "open_memstream", __FILE__, __LINE__, "out of host memory");
+    return f;
 }
 
-static void put(text *t, const char *s) { put_n(t, s, strlen(s)); }
-
-static void putf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(text *t, const char *fmt, ...)
+/* Close a text stream; its text, which the stream sets only now (caller
+ * frees). */
+static char *text_close(FILE *f, char **buf)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *line = NULL;
-    int n = vasprintf(&line, fmt, ap);
-    va_end(ap);
-    if (n < 0) lbp_api_fail("openmp", "vasprintf", __FILE__, __LINE__, "out of host memory");
-    put_n(t, line, (size_t)n);
-    free(line);
+    if (fclose(f) != 0) lbp_api_fail("openmp", "fclose", __FILE__, __LINE__, "out of host memory");
+    return *buf;
 }
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
@@ -162,16 +142,18 @@ static size_t find_definition(const char *t, const char *entry, size_t *open, si
 /* One parameter's text (s, n long, preprocessor lines dropped) into p. */
 static int read_param(const char *s, size_t n, lbp_cjit_param *p, char *why, size_t why_len)
 {
-    text clean = {0};
+    char *d;
+    size_t len;
+    FILE *clean = text_open(&d, &len);
     for (size_t i = 0; i < n;) {
         if (s[i] == '#' && at_line_start(s, i)) {
             while (i < n && s[i] != '\n') i++;
             continue;
         }
-        put_n(&clean, isspace((unsigned char)s[i]) ? " " : s + i, 1);
+        fputc(isspace((unsigned char)s[i]) ? ' ' : s[i], clean);
         i++;
     }
-    char *d = clean.s ? clean.s : calloc(1, 1);
+    text_close(clean, &d);
     size_t a = 0, b = strlen(d);
     while (a < b && d[a] == ' ') a++;
     while (b > a && d[b - 1] == ' ') b--;
@@ -247,68 +229,70 @@ int lbp_cjit_parse_entry(const char *pre, const char *entry, lbp_cjit_entry *out
 
 /* ---- the wrapper --------------------------------------------------------- */
 
-static void put_signature(text *t, const lbp_cjit_entry *e)
+static void put_signature(FILE *t, const lbp_cjit_entry *e)
 {
-    put(t, "void lbp_signature(int *count, int *bytes, int *kinds)\n{\n");
-    putf(t, "    *count = %d;\n", e->nparams);
+    fputs("void lbp_signature(int *count, int *bytes, int *kinds)\n{\n", t);
+    fprintf(t, "    *count = %d;\n", e->nparams);
     for (int k = 0; k < e->nparams; k++)
-        putf(t, "    { %s; bytes[%d] = (int)sizeof(%s); kinds[%d] = __builtin_classify_type(%s); }\n",
-             e->params[k].decl, k, e->params[k].name, k, e->params[k].name);
-    put(t, "}\n");
+        fprintf(t, "    { %s; bytes[%d] = (int)sizeof(%s); kinds[%d] = __builtin_classify_type(%s); }\n",
+                e->params[k].decl, k, e->params[k].name, k, e->params[k].name);
+    fputs("}\n", t);
 }
 
-static void put_run(text *t, const char *entry, const lbp_cjit_entry *e)
+static void put_run(FILE *t, const char *entry, const lbp_cjit_entry *e)
 {
-    put(t, "void lbp_run(void *const *lbp_args, const long *lbp_shape)\n{\n");
+    fputs("void lbp_run(void *const *lbp_args, const long *lbp_shape)\n{\n", t);
     for (int k = 0; k < e->nparams; k++)
-        putf(t, "    %s = *(__typeof__(%s) *)lbp_args[%d];\n", e->params[k].decl, e->params[k].name, k);
-    putf(t,
-         "    const long lbp_g0 = lbp_shape[%d], lbp_g1 = lbp_shape[%d], lbp_g2 = lbp_shape[%d];\n"
-         "    const long lbp_b0 = lbp_shape[%d], lbp_b1 = lbp_shape[%d], lbp_b2 = lbp_shape[%d];\n"
-         "    const long lbp_shared = lbp_shape[%d], lbp_groups = lbp_g0 * lbp_g1 * lbp_g2;\n"
-         "#pragma omp parallel num_threads((int)lbp_shape[%d])\n"
-         "    {\n"
-         "        unsigned char *lbp_dyn = lbp_shared > 0 ? (unsigned char *)calloc(1, (size_t)lbp_shared) : 0;\n"
-         "#pragma omp for schedule(static)\n"
-         "        for (long lbp_g = 0; lbp_g < lbp_groups; lbp_g++) {\n"
-         "            lbp_workitem lbp_w;\n"
-         "            lbp_w.grp[0] = (i32)(lbp_g %% lbp_g0);\n"
-         "            lbp_w.grp[1] = (i32)(lbp_g / lbp_g0 %% lbp_g1);\n"
-         "            lbp_w.grp[2] = (i32)(lbp_g / (lbp_g0 * lbp_g1));\n"
-         "            lbp_w.lsz[0] = (i32)lbp_b0; lbp_w.lsz[1] = (i32)lbp_b1; lbp_w.lsz[2] = (i32)lbp_b2;\n"
-         "            lbp_w.ngr[0] = (i32)lbp_g0; lbp_w.ngr[1] = (i32)lbp_g1; lbp_w.ngr[2] = (i32)lbp_g2;\n"
-         "            for (long lbp_z = 0; lbp_z < lbp_b2; lbp_z++)\n"
-         "            for (long lbp_y = 0; lbp_y < lbp_b1; lbp_y++)\n"
-         "            for (long lbp_x = 0; lbp_x < lbp_b0; lbp_x++) {\n"
-         "                lbp_w.lid[0] = (i32)lbp_x; lbp_w.lid[1] = (i32)lbp_y; lbp_w.lid[2] = (i32)lbp_z;\n"
-         "                lbp_w.gid[0] = (i64)lbp_w.grp[0] * lbp_b0 + lbp_x;\n"
-         "                lbp_w.gid[1] = (i64)lbp_w.grp[1] * lbp_b1 + lbp_y;\n"
-         "                lbp_w.gid[2] = (i64)lbp_w.grp[2] * lbp_b2 + lbp_z;\n",
-         LBP_CJIT_SHAPE_GRID, LBP_CJIT_SHAPE_GRID + 1, LBP_CJIT_SHAPE_GRID + 2, LBP_CJIT_SHAPE_BLOCK,
-         LBP_CJIT_SHAPE_BLOCK + 1, LBP_CJIT_SHAPE_BLOCK + 2, LBP_CJIT_SHAPE_SHARED, LBP_CJIT_SHAPE_THREADS);
-    if (e->ids_outside_entry) put(t, "                lbp_wi = lbp_w;\n");
-    putf(t, "                %s(lbp_w", entry);
-    for (int k = 0; k < e->nparams; k++) putf(t, ", %s", e->params[k].name);
-    put(t, e->dyn_shared ? ", lbp_dyn);\n" : ");\n");
-    put(t, "            }\n"
-           "        }\n"
-           "        free(lbp_dyn);\n"
-           "    }\n"
-           "}\n");
+        fprintf(t, "    %s = *(__typeof__(%s) *)lbp_args[%d];\n", e->params[k].decl, e->params[k].name, k);
+    fprintf(t,
+            "    const long lbp_g0 = lbp_shape[%d], lbp_g1 = lbp_shape[%d], lbp_g2 = lbp_shape[%d];\n"
+            "    const long lbp_b0 = lbp_shape[%d], lbp_b1 = lbp_shape[%d], lbp_b2 = lbp_shape[%d];\n"
+            "    const long lbp_shared = lbp_shape[%d], lbp_groups = lbp_g0 * lbp_g1 * lbp_g2;\n"
+            "#pragma omp parallel num_threads((int)lbp_shape[%d])\n"
+            "    {\n"
+            "        unsigned char *lbp_dyn = lbp_shared > 0 ? (unsigned char *)calloc(1, (size_t)lbp_shared) : 0;\n"
+            "#pragma omp for schedule(static)\n"
+            "        for (long lbp_g = 0; lbp_g < lbp_groups; lbp_g++) {\n"
+            "            lbp_workitem lbp_w;\n"
+            "            lbp_w.grp[0] = (i32)(lbp_g %% lbp_g0);\n"
+            "            lbp_w.grp[1] = (i32)(lbp_g / lbp_g0 %% lbp_g1);\n"
+            "            lbp_w.grp[2] = (i32)(lbp_g / (lbp_g0 * lbp_g1));\n"
+            "            lbp_w.lsz[0] = (i32)lbp_b0; lbp_w.lsz[1] = (i32)lbp_b1; lbp_w.lsz[2] = (i32)lbp_b2;\n"
+            "            lbp_w.ngr[0] = (i32)lbp_g0; lbp_w.ngr[1] = (i32)lbp_g1; lbp_w.ngr[2] = (i32)lbp_g2;\n"
+            "            for (long lbp_z = 0; lbp_z < lbp_b2; lbp_z++)\n"
+            "            for (long lbp_y = 0; lbp_y < lbp_b1; lbp_y++)\n"
+            "            for (long lbp_x = 0; lbp_x < lbp_b0; lbp_x++) {\n"
+            "                lbp_w.lid[0] = (i32)lbp_x; lbp_w.lid[1] = (i32)lbp_y; lbp_w.lid[2] = (i32)lbp_z;\n"
+            "                lbp_w.gid[0] = (i64)lbp_w.grp[0] * lbp_b0 + lbp_x;\n"
+            "                lbp_w.gid[1] = (i64)lbp_w.grp[1] * lbp_b1 + lbp_y;\n"
+            "                lbp_w.gid[2] = (i64)lbp_w.grp[2] * lbp_b2 + lbp_z;\n",
+            LBP_CJIT_SHAPE_GRID, LBP_CJIT_SHAPE_GRID + 1, LBP_CJIT_SHAPE_GRID + 2, LBP_CJIT_SHAPE_BLOCK,
+            LBP_CJIT_SHAPE_BLOCK + 1, LBP_CJIT_SHAPE_BLOCK + 2, LBP_CJIT_SHAPE_SHARED, LBP_CJIT_SHAPE_THREADS);
+    if (e->ids_outside_entry) fputs("                lbp_wi = lbp_w;\n", t);
+    fprintf(t, "                %s(lbp_w", entry);
+    for (int k = 0; k < e->nparams; k++) fprintf(t, ", %s", e->params[k].name);
+    fputs(e->dyn_shared ? ", lbp_dyn);\n" : ");\n", t);
+    fputs("            }\n"
+          "        }\n"
+          "        free(lbp_dyn);\n"
+          "    }\n"
+          "}\n",
+          t);
 }
 
 char *lbp_cjit_wrap(const char *pre, const char *entry, const lbp_cjit_entry *e)
 {
-    text t = {0};
-    put_n(&t, pre, e->params_open + 1);
+    char *buf;
+    size_t len;
+    FILE *t = text_open(&buf, &len);
+    fwrite(pre, 1, e->params_open + 1, t);
     const int none = e->nparams == 0 && !e->dyn_shared;
-    put(&t, none ? "lbp_workitem lbp_wi" : "lbp_workitem lbp_wi, ");
-    if (none) put(&t, pre + e->params_close);
-    else put(&t, pre + e->params_open + 1);
-    put(&t, "\n# 1 \"<openmp wrapper>\"\n");
-    put_signature(&t, e);
-    put_run(&t, entry, e);
-    return t.s;
+    fputs(none ? "lbp_workitem lbp_wi" : "lbp_workitem lbp_wi, ", t);
+    fputs(pre + (none ? e->params_close : e->params_open + 1), t);
+    fputs("\n# 1 \"<openmp wrapper>\"\n", t);
+    put_signature(t, e);
+    put_run(t, entry, e);
+    return text_close(t, &buf);
 }
 
 /* ---- the compiler ------------------------------------------------------- */
@@ -401,12 +385,12 @@ static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    text t = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) put_n(&t, buf, n);
+    char *text, chunk[65536];
+    size_t len, n;
+    FILE *t = text_open(&text, &len);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, n, t);
     fclose(f);
-    return t.s ? t.s : calloc(1, 1);
+    return text_close(t, &text);
 }
 
 static int write_file(const char *path, const char *s)
