@@ -18,8 +18,13 @@
 extern char **environ;
 
 /* -fno-show-column: the log names "file:line:", which is what
- * lbp_print_compile_log looks for, not a column it would take for a line */
-static const char *const base_flags[] = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-show-column", NULL};
+ * lbp_print_compile_log looks for, not a column it would take for a line.
+ * -fno-trapping-math -fno-math-errno: the dialect's arithmetic never traps
+ * nor sets errno (as on a GPU and in OpenCL C), so the compiler may compute
+ * the lanes a guard (`if (i >= n) return;`) leaves out and drop them: the
+ * loop over a group's work-items vectorizes; results are the same. */
+static const char *const base_flags[] = {"-O3", "-march=native", "-fopenmp", "-fno-trapping-math", "-fno-math-errno",
+                                         "-fPIC", "-fno-show-column", NULL};
 
 /* ---- text helpers -------------------------------------------------------- */
 
@@ -239,6 +244,15 @@ static void put_signature(FILE *t, const lbp_cjit_entry *e)
     fputs("}\n", t);
 }
 
+/* The work-items of a group run as vector lanes (as PoCL and a GPU's
+ * warps run them): their order is unspecified in the dialect, so the loop
+ * over them is one the compiler may vectorize, except where the items meet
+ * through the thread-local copy of their ids or at a barrier. */
+static int across_items(const lbp_cjit_entry *e)
+{
+    return !e->ids_outside_entry && !e->uses_barrier;
+}
+
 static void put_run(FILE *t, const char *entry, const lbp_cjit_entry *e)
 {
     fputs("void lbp_run(void *const *lbp_args, const long *lbp_shape)\n{\n", t);
@@ -261,13 +275,15 @@ static void put_run(FILE *t, const char *entry, const lbp_cjit_entry *e)
             "            lbp_w.ngr[0] = (i32)lbp_g0; lbp_w.ngr[1] = (i32)lbp_g1; lbp_w.ngr[2] = (i32)lbp_g2;\n"
             "            for (long lbp_z = 0; lbp_z < lbp_b2; lbp_z++)\n"
             "            for (long lbp_y = 0; lbp_y < lbp_b1; lbp_y++)\n"
+            "%s"
             "            for (long lbp_x = 0; lbp_x < lbp_b0; lbp_x++) {\n"
             "                lbp_w.lid[0] = (i32)lbp_x; lbp_w.lid[1] = (i32)lbp_y; lbp_w.lid[2] = (i32)lbp_z;\n"
             "                lbp_w.gid[0] = (i64)lbp_w.grp[0] * lbp_b0 + lbp_x;\n"
             "                lbp_w.gid[1] = (i64)lbp_w.grp[1] * lbp_b1 + lbp_y;\n"
             "                lbp_w.gid[2] = (i64)lbp_w.grp[2] * lbp_b2 + lbp_z;\n",
             LBP_CJIT_SHAPE_GRID, LBP_CJIT_SHAPE_GRID + 1, LBP_CJIT_SHAPE_GRID + 2, LBP_CJIT_SHAPE_BLOCK,
-            LBP_CJIT_SHAPE_BLOCK + 1, LBP_CJIT_SHAPE_BLOCK + 2, LBP_CJIT_SHAPE_SHARED, LBP_CJIT_SHAPE_THREADS);
+            LBP_CJIT_SHAPE_BLOCK + 1, LBP_CJIT_SHAPE_BLOCK + 2, LBP_CJIT_SHAPE_SHARED, LBP_CJIT_SHAPE_THREADS,
+            across_items(e) ? "#pragma omp simd\n" : "");
     if (e->ids_outside_entry) fputs("                lbp_wi = lbp_w;\n", t);
     fprintf(t, "                %s(lbp_w", entry);
     for (int k = 0; k < e->nparams; k++) fprintf(t, ", %s", e->params[k].name);

@@ -4,7 +4,8 @@
  *
  * The compiler is $CC (words split at blanks) or `cc`; it runs in a private
  * temporary folder, removed once the object is loaded, with
- * -O3 -march=native -fopenmp -fPIC -shared and then $LBP_OMP_CFLAGS (say
+ * -O3 -march=native -fopenmp -fno-trapping-math -fno-math-errno -fPIC
+ * -shared and then $LBP_OMP_CFLAGS (say
  * "-fopt-info-vec-optimized" with LBP_OMP_LOG=1 to see what it vectorized;
  * LBP_OMP_KEEP=1 keeps the folder, to read the text it compiled).
  *
