@@ -354,8 +354,8 @@ int lbp_cjit_available(char *why, size_t why_len)
     return 0;
 }
 
-/* Run argv with stdout and stderr into log_path; the exit status, or -1. */
-static int run_logged(char *const argv[], const char *log_path)
+/* Start argv with stdout and stderr into log_path: its pid, or -1. */
+static pid_t spawn_logged(char *const argv[], const char *log_path)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -365,11 +365,23 @@ static int run_logged(char *const argv[], const char *log_path)
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
+    return rc == 0 ? pid : -1;
+}
+
+/* The exit status of a spawned process, or -1. */
+static int wait_exit(pid_t pid)
+{
+    if (pid < 0) return -1;
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run argv with stdout and stderr into log_path; the exit status, or -1. */
+static int run_logged(char *const argv[], const char *log_path)
+{
+    return wait_exit(spawn_logged(argv, log_path));
 }
 
 const char *lbp_cjit_compiler_version(void)
@@ -465,14 +477,20 @@ static void build_close(build *b)
     free(b->opts_buf);
 }
 
-/* The compiler on in_path with the given extra words; 0 or -1. */
-static int compile_step(build *b, const char *const *words, const char *in_path)
+/* The compiler's words for in_path with the given extra ones. */
+static char *const *compiler_argv(build *b, const char *const *words, const char *in_path)
 {
     int a = b->argc_fixed;
     for (int i = 0; words[i]; i++) b->argv[a++] = (char *)words[i];
     b->argv[a++] = (char *)in_path;
     b->argv[a] = NULL;
-    return run_logged(b->argv, b->log) == 0 ? 0 : -1;
+    return b->argv;
+}
+
+/* The compiler on in_path with the given extra words; 0 or -1. */
+static int compile_step(build *b, const char *const *words, const char *in_path)
+{
+    return run_logged(compiler_argv(b, words, in_path), b->log) == 0 ? 0 : -1;
 }
 
 static void report_failure(const build *b, const char *what, const char *full_source)
@@ -511,58 +529,99 @@ int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *
     return rc;
 }
 
-int lbp_cjit_build_kernel(const char *full_source, const char *entry, const char *options, lbp_cjit_object *out)
-{
-    memset(out, 0, sizeof *out);
+/* A kernel's compile: preprocessed and wrapped at once, the compiler then
+ * running on its own until lbp_cjit_finish_kernel waits for it. */
+struct lbp_cjit_job {
     build b;
-    if (build_open(&b, options) != 0) {
+    pid_t compiler;      /* the final compile, running; -1 none */
+    int failed;          /* 1: preprocessing failed; 2: the entry not found (why) */
+    char why[512];
+    char entry[128];
+    lbp_cjit_entry parsed;
+};
+
+lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, const char *options)
+{
+    lbp_cjit_job *j = calloc(1, sizeof *j);
+    if (!j) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
+    j->compiler = -1;
+    snprintf(j->entry, sizeof j->entry, "%s", entry);
+    if (build_open(&j->b, options) != 0) {
         fprintf(stderr, "lbmprobe: openmp: cannot create a temporary folder: %s\n", strerror(errno));
+        free(j);
+        return NULL;
+    }
+    const char *const preprocess[] = {"-E", "-o", j->b.pre, NULL};
+    char *pre = NULL;
+    if (write_file(j->b.src, full_source) != 0 || compile_step(&j->b, preprocess, j->b.src) != 0 ||
+        !(pre = read_file(j->b.pre))) {
+        j->failed = 1;
+    } else if (lbp_cjit_parse_entry(pre, entry, &j->parsed, j->why, sizeof j->why) != 0) {
+        j->failed = 2;
+    } else {
+        char *wrapped = lbp_cjit_wrap(pre, entry, &j->parsed);
+        const char *const compile[] = {"-shared", "-o", j->b.obj, "-lm", NULL};
+        if (write_file(j->b.wrapped, wrapped) == 0)
+            j->compiler = spawn_logged(compiler_argv(&j->b, compile, j->b.wrapped), j->b.log);
+        free(wrapped);
+    }
+    free(pre);
+    return j;
+}
+
+/* The wrapper's functions, and the parameter sizes and kinds it reports. */
+static int bind_wrapper(lbp_cjit_object *out, const char *entry)
+{
+    void (*sig)(int *, int *, int *) = (void (*)(int *, int *, int *))dlsym(out->handle, "lbp_signature");
+    out->run = (void (*)(void *const *, const long *))dlsym(out->handle, "lbp_run");
+    if (!sig || !out->run) {
+        fprintf(stderr, "lbmprobe: openmp: the wrapper of '%s' is missing from its object\n", entry);
         return -1;
     }
-    const char *const preprocess[] = {"-E", "-o", b.pre, NULL};
-    const char *const compile[] = {"-shared", "-o", b.obj, "-lm", NULL};
-    char *pre = NULL, *wrapped = NULL, why[512];
-    int rc = write_file(b.src, full_source);
-    if (rc == 0 && (rc = compile_step(&b, preprocess, b.src)) != 0) report_failure(&b, entry, full_source);
-    if (rc == 0 && !(pre = read_file(b.pre))) rc = -1;
-    if (rc == 0 && lbp_cjit_parse_entry(pre, entry, &out->entry, why, sizeof why) != 0) {
+    int count = 0, bytes[LBP_CJIT_MAX_PARAMS], kinds[LBP_CJIT_MAX_PARAMS];
+    sig(&count, bytes, kinds);
+    for (int k = 0; k < count && k < out->entry.nparams; k++) {
+        out->entry.params[k].bytes = bytes[k];
+        out->entry.params[k].kind = kinds[k];
+    }
+    return 0;
+}
+
+int lbp_cjit_finish_kernel(lbp_cjit_job *j, const char *full_source, int quiet, lbp_cjit_object *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!j) return -1;
+    const int status = j->compiler >= 0 ? wait_exit(j->compiler) : -1;
+    int rc = j->failed || status != 0 ? -1 : 0;
+    if (rc && quiet) {
+        /* said when asked for again */
+    } else if (j->failed == 1) {
+        report_failure(&j->b, j->entry, full_source);
+    } else if (j->failed == 2) {
         /* a syntax error can hide the definition: the compiler says where */
         const char *const check[] = {"-fsyntax-only", NULL};
-        if (compile_step(&b, check, b.src) != 0) report_failure(&b, entry, full_source);
-        else fprintf(stderr, "lbmprobe: openmp: kernel '%s': %s\n", entry, why);
-        rc = -1;
-    }
-    if (rc == 0) {
-        wrapped = lbp_cjit_wrap(pre, entry, &out->entry);
-        if ((rc = write_file(b.wrapped, wrapped)) == 0 && (rc = compile_step(&b, compile, b.wrapped)) != 0)
-            report_failure(&b, entry, full_source);
+        if (compile_step(&j->b, check, j->b.src) != 0) report_failure(&j->b, j->entry, full_source);
+        else fprintf(stderr, "lbmprobe: openmp: kernel '%s': %s\n", j->entry, j->why);
+    } else if (rc) {
+        report_failure(&j->b, j->entry, full_source);
     }
     if (rc == 0 && getenv("LBP_OMP_LOG")) {
-        char *log = read_file(b.log);
-        if (log && *log) fprintf(stderr, "lbmprobe: openmp: compiler output for '%s' (%s):\n%s", entry, options, log);
+        char *log = read_file(j->b.log);
+        if (log && *log) fprintf(stderr, "lbmprobe: openmp: compiler output for '%s':\n%s", j->entry, log);
         free(log);
     }
-    if (rc == 0) rc = load(&b, entry, out);
-    if (rc == 0) {
-        void (*sig)(int *, int *, int *) = (void (*)(int *, int *, int *))dlsym(out->handle, "lbp_signature");
-        out->run = (void (*)(void *const *, const long *))dlsym(out->handle, "lbp_run");
-        if (!sig || !out->run) {
-            fprintf(stderr, "lbmprobe: openmp: the wrapper of '%s' is missing from its object\n", entry);
-            rc = -1;
-        } else {
-            int count = 0, bytes[LBP_CJIT_MAX_PARAMS], kinds[LBP_CJIT_MAX_PARAMS];
-            sig(&count, bytes, kinds);
-            for (int k = 0; k < count && k < out->entry.nparams; k++) {
-                out->entry.params[k].bytes = bytes[k];
-                out->entry.params[k].kind = kinds[k];
-            }
-        }
-    }
+    out->entry = j->parsed;
+    if (rc == 0) rc = load(&j->b, j->entry, out);
+    if (rc == 0) rc = bind_wrapper(out, j->entry);
     if (rc != 0) lbp_cjit_release(out);
-    free(pre);
-    free(wrapped);
-    build_close(&b);
+    build_close(&j->b);
+    free(j);
     return rc;
+}
+
+int lbp_cjit_build_kernel(const char *full_source, const char *entry, const char *options, lbp_cjit_object *out)
+{
+    return lbp_cjit_finish_kernel(lbp_cjit_start_kernel(full_source, entry, options), full_source, 0, out);
 }
 
 void *lbp_cjit_symbol(const lbp_cjit_object *o, const char *name)

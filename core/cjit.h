@@ -81,6 +81,14 @@ int lbp_cjit_available(char *why, size_t why_len);
  * entry.  Returns 0, or -1 after printing the compiler's log and the source
  * lines it names (or one line saying what else went wrong). */
 int lbp_cjit_build_kernel(const char *full_source, const char *entry, const char *options, lbp_cjit_object *out);
+/* The same in two halves, so that several compilers run at once: start
+ * preprocesses, wraps and starts the compiler (NULL only where no
+ * temporary folder could be made); finish waits for it, reports as
+ * lbp_cjit_build_kernel does (full_source the same; quiet: a failure
+ * without its log), loads, and frees the job.  A job must be finished. */
+typedef struct lbp_cjit_job lbp_cjit_job;
+lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, const char *options);
+int lbp_cjit_finish_kernel(lbp_cjit_job *job, const char *full_source, int quiet, lbp_cjit_object *out);
 /* Compile plain C (no wrapper) into an object; same returns. */
 int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *out);
 void *lbp_cjit_symbol(const lbp_cjit_object *o, const char *name);

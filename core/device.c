@@ -220,6 +220,10 @@ lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, co
 {
     return d->be->compile(d, source, entry, options ? options : "");
 }
+void lbp_prefetch(lbp_device *d, const char *source, const char *entry, const char *options)
+{
+    if (d->be->prefetch) d->be->prefetch(d, source, entry, options ? options : "");
+}
 void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args)
 {
     d->be->launch(d, k, cfg, nargs, args);

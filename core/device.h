@@ -190,6 +190,11 @@ typedef struct lbp_backend {
      * device's address space, for libraries that take device pointers
      * (CUDA-aware MPI). */
     void *(*device_pointer)(lbp_device *d, lbp_buf *b);
+    /* Optional (else NULL): start compiling what compile() will soon be
+     * asked for with the same arguments, beside other such compiles (the
+     * OpenMP backend runs a C compiler per kernel, several at once); a
+     * failure shows at that compile().  Call lbp_prefetch. */
+    void (*prefetch)(lbp_device *d, const char *source, const char *entry, const char *options);
 } lbp_backend;
 
 /* The functions every backend has, named <prefix>_count, <prefix>_open,
@@ -240,6 +245,11 @@ void lbp_release(lbp_device *d, lbp_buf *b);
 void lbp_write(lbp_device *d, lbp_buf *dst, const void *src, size_t bytes);
 void lbp_read(lbp_device *d, const lbp_buf *src, void *dst, size_t bytes);
 lbp_kernel *lbp_compile(lbp_device *d, const char *source, const char *entry, const char *options);
+/* A hint that lbp_compile(d, source, entry, options) follows: where the
+ * backend can, its compile starts now beside others (nothing elsewhere).
+ * Give every kernel of a run before its first lbp_compile; no compile runs
+ * once that lbp_compile returns, so none disturbs a measurement. */
+void lbp_prefetch(lbp_device *d, const char *source, const char *entry, const char *options);
 void lbp_launch(lbp_device *d, lbp_kernel *k, const lbp_launch_cfg *cfg, int nargs, const lbp_arg *args);
 void lbp_sync(lbp_device *d);
 /* Work from now on to the device's second queue (1) or its first (0); a

@@ -54,12 +54,14 @@ static const char runtime_source[] =
 typedef struct compiled {
     char *key; /* entry, options and source, each ended by a NUL */
     size_t key_len;
+    lbp_cjit_job *job; /* prefetched, its compiler still running (obj not yet loaded) */
     lbp_cjit_object obj;
     struct compiled *next;
 } compiled;
 
 typedef struct {
     int threads;
+    int max_jobs; /* compilers at once: the CPUs the process may use */
     compiled *cache;
     lbp_cjit_object runtime;
     void (*zero)(unsigned char *p, long n, int threads);
@@ -76,6 +78,8 @@ struct lbp_kernel {
     const lbp_cjit_object *obj; /* in the device's cache */
     char entry[128];
 };
+
+static int finish_job(compiled *c, int quiet);
 
 static int omp_count(char *why, size_t len)
 {
@@ -142,6 +146,7 @@ static void omp_open(lbp_device *d, int index)
     omp_impl *o = calloc(1, sizeof *o);
     if (!o) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
     o->threads = thread_count(h.cores);
+    o->max_jobs = h.cpus > 0 ? h.cpus : 1;
     d->impl = o;
     describe(&d->info, &h, o->threads);
 }
@@ -153,6 +158,7 @@ static void omp_close(lbp_device *d)
     while (o->cache) {
         compiled *c = o->cache;
         o->cache = c->next;
+        finish_job(c, 1);
         lbp_cjit_release(&c->obj);
         free(c->key);
         free(c);
@@ -279,37 +285,127 @@ static char *cache_key(const char *source, const char *entry, const char *option
     return key;
 }
 
-/* The object of this source, entry and options: from the cache, else
- * compiled into it; NULL where the compile failed (its log printed). */
-static const lbp_cjit_object *compile_cached(omp_impl *o, const char *source, const char *entry, const char *options)
+/* The source of a cache key (after its entry and options). */
+static const char *key_source(const compiled *c)
 {
-    size_t len;
-    char *key = cache_key(source, entry, options, &len);
+    const char *options = c->key + strlen(c->key) + 1;
+    return options + strlen(options) + 1;
+}
+
+/* Wait for a prefetched compile and load it; 0, or -1 where it failed (its
+ * log printed, unless quiet: a prefetch nobody asked for again). */
+static int finish_job(compiled *c, int quiet)
+{
+    if (!c->job) return 0;
+    char *full = full_source(key_source(c));
+    const int rc = lbp_cjit_finish_kernel(c->job, full, quiet, &c->obj);
+    c->job = NULL;
+    free(full);
+    return rc;
+}
+
+static compiled *cache_find(omp_impl *o, const char *key, size_t len)
+{
     for (compiled *c = o->cache; c; c = c->next)
-        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
-            free(key);
-            return &c->obj;
+        if (c->key_len == len && memcmp(c->key, key, len) == 0) return c;
+    return NULL;
+}
+
+static void cache_remove(omp_impl *o, compiled *gone)
+{
+    for (compiled **p = &o->cache; *p; p = &(*p)->next)
+        if (*p == gone) {
+            *p = gone->next;
+            free(gone->key);
+            free(gone);
+            return;
         }
+}
+
+/* A new entry of the cache, its compile started (a job) or done. */
+static compiled *cache_add(omp_impl *o, char *key, size_t len)
+{
     compiled *c = calloc(1, sizeof *c);
     if (!c) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
-    char *full = full_source(source);
-    const int rc = lbp_cjit_build_kernel(full, entry, options, &c->obj);
-    free(full);
-    if (rc != 0) {
-        free(key);
-        free(c);
-        return NULL;
-    }
     c->key = key;
     c->key_len = len;
     c->next = o->cache;
     o->cache = c;
-    return &c->obj;
+    return c;
 }
 
+/* The object of this source, entry and options: from the cache (waiting
+ * for a prefetched compile), else compiled into it; NULL where the compile
+ * failed (its log printed). */
+static const lbp_cjit_object *compile_cached(omp_impl *o, const char *source, const char *entry, const char *options)
+{
+    size_t len;
+    char *key = cache_key(source, entry, options, &len);
+    compiled *c = cache_find(o, key, len);
+    if (c) {
+        free(key);
+        if (finish_job(c, 0) == 0) return &c->obj;
+        cache_remove(o, c);
+        return NULL;
+    }
+    c = cache_add(o, key, len);
+    char *full = full_source(source);
+    const int rc = lbp_cjit_build_kernel(full, entry, options, &c->obj);
+    free(full);
+    if (rc == 0) return &c->obj;
+    cache_remove(o, c);
+    return NULL;
+}
+
+/* Compilers started and not yet waited for. */
+static int jobs_running(const omp_impl *o)
+{
+    int n = 0;
+    for (const compiled *c = o->cache; c; c = c->next) n += c->job != NULL;
+    return n;
+}
+
+/* Start compiling what a tool will ask for soon, beside what already
+ * compiles, as many compilers at once as the process has CPUs: the
+ * oldest running one is waited for first where there are that many. */
+static void omp_prefetch(lbp_device *d, const char *source, const char *entry, const char *options)
+{
+    omp_impl *o = d->impl;
+    size_t len;
+    char *key = cache_key(source, entry, options, &len);
+    if (cache_find(o, key, len)) {
+        free(key);
+        return;
+    }
+    while (jobs_running(o) >= o->max_jobs) {
+        compiled *oldest = NULL;
+        for (compiled *c = o->cache; c; c = c->next)
+            if (c->job) oldest = c; /* the list runs newest first */
+        if (finish_job(oldest, 1) != 0) cache_remove(o, oldest);
+    }
+    compiled *c = cache_add(o, key, len);
+    char *full = full_source(source);
+    c->job = lbp_cjit_start_kernel(full, entry, options);
+    free(full);
+    if (!c->job) cache_remove(o, c);
+}
+
+/* Wait for every prefetched compile (a failed one leaves the cache, to
+ * fail again, with its log, where it is asked for). */
+static void finish_all(omp_impl *o)
+{
+    for (compiled *c = o->cache, *next; c; c = next) {
+        next = c->next;
+        if (finish_job(c, 1) != 0) cache_remove(o, c);
+    }
+}
+
+/* After a compile no compiler runs: the prefetched ones are waited for
+ * here, so that none runs beside what is measured next. */
 static lbp_kernel *omp_compile(lbp_device *d, const char *source, const char *entry, const char *options)
 {
     const lbp_cjit_object *obj = compile_cached(d->impl, source, entry, options);
+    finish_all(d->impl);
     if (!obj) return NULL;
     lbp_kernel *k = calloc(1, sizeof *k);
     if (!k) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
@@ -433,4 +529,4 @@ static void *omp_device_pointer(lbp_device *d, lbp_buf *b)
 }
 
 const lbp_backend lbp_openmp_backend = {.name = "openmp", LBP_BACKEND_FUNCTIONS(omp),
-                                        .device_pointer = omp_device_pointer};
+                                        .device_pointer = omp_device_pointer, .prefetch = omp_prefetch};

@@ -146,6 +146,11 @@ int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_prec
  * (else the compile fails, with its log). */
 int lbm_kernels_build_stores(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                              int cells_per_thread, int nontemporal);
+/* Tell the backend that lbm_kernels_build_stores(.., s, p, b,
+ * cells_per_thread, nontemporal) follows (lbp_prefetch: a CPU's compiles
+ * run side by side). */
+void lbm_kernels_prefetch(lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread,
+                          int nontemporal);
 /* Kernels whose stores keep x (pull, split) in the periodic box, a row per
  * thread, of fp32 or fp64 words: the ones that can store non-temporally. */
 int lbm_nontemporal_ok(lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread);

@@ -576,6 +576,11 @@ static void run_plan(lbm_run *r, const char *dir, int force)
     if (!r->rows || !r->groups) lbp_fail("out of memory");
     r->total = r->p->nentries * r->p->passes;
     r->t0 = lbp_now();
+    for (int gi = 0; gi < r->p->ngroups; gi++) {
+        const lbm_group *g = &r->p->groups[gi];
+        for (int ci = 0; ci < g->ncpt; ci++)
+            lbm_kernels_prefetch(r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci], g->nontemporal);
+    }
     for (int gi = 0; gi < r->p->ngroups; gi++) run_group(r, gi);
     lbp_progress(r->total, r->total, lbp_now() - r->t0, "done");
     lbp_csv_finish(r->csv);

@@ -43,12 +43,17 @@ int lbm_cells_per_thread_ok(int n) { return n == 1 || n == 2 || n == 4 || n == L
  * blocks of MASS_BLOCK threads that meet at barriers; where the kernel
  * cannot launch that many (a device that runs a group's items one after
  * another), one thread per block. */
+static void mass_options(char *opt, size_t len, const lbp_device *d, lbm_precision p, int mass_block)
+{
+    snprintf(opt, len, "-DLBM_MASS=1 -DMASS_BLOCK=%d%s%s", mass_block, lbm_precision_options(p),
+             d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
+}
+
 static int build_mass(lbm_kernels *k, lbp_device *d, lbm_precision p)
 {
     char opt[200];
     for (k->mass_block = MASS_BLOCK;; k->mass_block = 1) {
-        snprintf(opt, sizeof opt, "-DLBM_MASS=1 -DMASS_BLOCK=%d%s%s", k->mass_block, lbm_precision_options(p),
-                 d->info.fp64 ? " -DLBP_FP64=1 -DLBM_ACC_DOUBLE=1" : "");
+        mass_options(opt, sizeof opt, d, p, k->mass_block);
         if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) return -1;
         lbp_kernel_info ki;
         d->be->kernel_info(d, k->mass, &ki);
@@ -82,6 +87,36 @@ int lbm_kernels_build(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision
     return lbm_kernels_build_with(k, d, s, p, b, cells_per_thread, "");
 }
 
+/* The options of a step phase: its build options and step_defines. */
+static void step_options(char *opt, size_t len, lbm_scheme s, lbm_precision p, lbm_boundary b, int phase,
+                         int cells_per_thread, const char *step_defines)
+{
+    lbm_build_options(opt, len, s, p, b, phase, cells_per_thread);
+    if (step_defines[0]) snprintf(opt + strlen(opt), len - strlen(opt), " %s", step_defines);
+}
+
+static void init_options(char *opt, size_t len, lbm_precision p)
+{
+    snprintf(opt, len, "-DLBM_INIT=1%s", lbm_precision_options(p));
+}
+
+void lbm_kernels_prefetch(lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread,
+                          int nontemporal)
+{
+    char opt[256];
+    for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
+        step_options(opt, sizeof opt, s, p, b, phase, cells_per_thread, nontemporal ? "-DLBM_NT=1" : "");
+        lbp_prefetch(d, lbm_kernel_source, "lbm_step", opt);
+    }
+    init_options(opt, sizeof opt, p);
+    lbp_prefetch(d, lbm_kernel_source, "lbm_init", opt);
+    for (int mb = MASS_BLOCK;; mb = 1) { /* the barrier's, and one thread per block */
+        mass_options(opt, sizeof opt, d, p, mb);
+        lbp_prefetch(d, lbm_kernel_source, "lbm_mass", opt);
+        if (mb == 1) break;
+    }
+}
+
 int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boundary b,
                            int cells_per_thread, const char *step_defines)
 {
@@ -94,11 +129,10 @@ int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_prec
     k->cells_per_thread = cells_per_thread;
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
-        lbm_build_options(opt, sizeof opt, s, p, b, phase, cells_per_thread);
-        if (step_defines[0]) snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " %s", step_defines);
+        step_options(opt, sizeof opt, s, p, b, phase, cells_per_thread, step_defines);
         if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
     }
-    snprintf(opt, sizeof opt, "-DLBM_INIT=1%s", lbm_precision_options(p));
+    init_options(opt, sizeof opt, p);
     if (!(k->init = lbp_compile(d, lbm_kernel_source, "lbm_init", opt))) goto fail;
     if (build_mass(k, d, p) != 0) goto fail;
     return 0;

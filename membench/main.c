@@ -255,6 +255,11 @@ static void preflight(run *r)
 {
     char why[512];
     mb_plan_options *p = &r->o->plan;
+    mb_probe_spec first[MB_OCCUPANCY_VARIANTS + 3]; /* the kernels that size the plan, side by side */
+    int nfirst = p->sweeps & SW_OCCUPANCY ? mb_occupancy_variants(p, first) : 0;
+    for (int w = 2; w <= 8 && (p->sweeps & SW_THREADS); w *= 2)
+        first[nfirst++] = (mb_probe_spec){.words = 19, .word_bytes = w};
+    for (int i = 0; i < nfirst; i++) mb_kernel_prefetch(&r->bench, &first[i]);
     if (p->sweeps & SW_OCCUPANCY) {
         mb_probe_spec variants[MB_OCCUPANCY_VARIANTS];
         int nv = mb_occupancy_variants(p, variants);
@@ -285,6 +290,12 @@ static void preflight(run *r)
             mb_plan_threads_occupancy(&r->plan, p, w, blocks_to_force(r->d, k->kernel, p->block_size));
         }
     mb_plan_group_threads(&r->plan);
+    for (int i = 0; i < r->plan.n; i++) /* side by side where the backend can */
+        for (int s = 0; s <= r->plan.items[i].stamps; s++) {
+            mb_probe_spec spec = r->plan.items[i].cfg.spec;
+            spec.stamps = s;
+            if (!mb_spec_check(&spec, why, sizeof why)) mb_kernel_prefetch(&r->bench, &spec);
+        }
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];

@@ -92,6 +92,22 @@ static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char 
     return k;
 }
 
+static const char *probe_options(const mb_probe_spec *s)
+{
+    return s->payload && s->word_bytes == 8 ? MB_PAYLOAD_FP64_OPTIONS : "";
+}
+
+void mb_kernel_prefetch(mb_bench *b, const mb_probe_spec *s)
+{
+    for (int i = 0; i < b->n_cache; i++)
+        if (same_spec(&b->cache[i].spec, s)) return;
+    mb_probe_record record;
+    char *src = mb_generate_probe(s, &record);
+    if (!src) return; /* said where it is compiled */
+    lbp_prefetch(b->d, src, MB_PROBE_ENTRY, probe_options(s));
+    free(src);
+}
+
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s)
 {
     for (int i = 0; i < b->n_cache; i++)
@@ -105,8 +121,7 @@ const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s)
     char *src = mb_generate_probe(s, &c->record);
     if (!src) lbp_fail("internal: generator rejected a checked spec");
     c->spec = *s;
-    c->kernel = compile_or_die(b->d, src, MB_PROBE_ENTRY,
-                               s->payload && s->word_bytes == 8 ? MB_PAYLOAD_FP64_OPTIONS : "");
+    c->kernel = compile_or_die(b->d, src, MB_PROBE_ENTRY, probe_options(s));
     free(src);
     b->n_cache++;
     return c;

@@ -64,6 +64,8 @@ void mb_bench_close(mb_bench *b);
 
 /* The compiled probe for a spec (compiled once; exits 1 on a compile error). */
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);
+/* A hint that mb_kernel_for(b, s) follows (lbp_prefetch). */
+void mb_kernel_prefetch(mb_bench *b, const mb_probe_spec *s);
 
 /* Launch shape: dynamic shared memory that makes exactly k blocks resident,
  * where the backend sets a carveout, under the smallest one that holds them

@@ -120,6 +120,42 @@ static void test_compile_error_returns_null(void **state)
     assert_null(k);
 }
 
+/* Prefetched compiles (more than run at once, one twice, a broken one, a
+ * missing entry) give what lbp_compile gives without them: each kernel its
+ * own options' result, NULL for the broken and the missing. */
+static void test_prefetched_compiles(void **state)
+{
+    lbp_device *d = lbp_test_device(state);
+    static const char src[] = "KERNEL void scale(GLOBAL float *a) { a[global_id(0)] = SCALE * (float)global_id(0); }\n";
+    static const char broken[] = "KERNEL void broken(GLOBAL float *a) { a[0] = undeclared; }\n";
+    enum { KINDS = 9, N = 64 };
+    char opt[32];
+    for (int pass = 0; pass < 2; pass++)
+        for (int s = 1; s <= KINDS; s++) {
+            snprintf(opt, sizeof opt, "-DSCALE=%d", s);
+            lbp_prefetch(d, src, "scale", opt);
+        }
+    lbp_prefetch(d, broken, "broken", "");
+    lbp_prefetch(d, src, "absent", "-DSCALE=1");
+    assert_null(lbp_compile(d, broken, "broken", ""));
+    assert_null(lbp_compile(d, src, "absent", "-DSCALE=1"));
+    lbp_buf *b = lbp_alloc(d, N * sizeof(float));
+    assert_non_null(b);
+    for (int s = KINDS; s >= 1; s--) {
+        snprintf(opt, sizeof opt, "-DSCALE=%d", s);
+        lbp_kernel *k = lbp_compile(d, src, "scale", opt);
+        assert_non_null(k);
+        lbp_launch_cfg cfg = lbp_cfg_1d(N / 16, 16);
+        lbp_arg args[] = {LBP_BUF(b)};
+        lbp_launch(d, k, &cfg, 1, args);
+        float y[N];
+        lbp_read(d, b, y, sizeof y);
+        for (int i = 0; i < N; i++) assert_float_equal(y[i], (float)(s * i), 0);
+        d->be->kernel_release(d, k);
+    }
+    lbp_release(d, b);
+}
+
 static void test_alloc_too_large_returns_null(void **state)
 {
     lbp_device *d = lbp_test_device(state);
@@ -954,6 +990,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS(test_runs_dialect_kernel),
         LBP_TEST_ON_CPU_BACKENDS(test_compile_error_returns_null),
         LBP_TEST_ON_CPU_BACKENDS(test_alloc_too_large_returns_null),
+        LBP_TEST_ON_CPU_BACKENDS(test_prefetched_compiles),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
         cmocka_unit_test(test_half_host_conversions),
         LBP_TEST_ON_CPU_BACKENDS(test_half_dialect),
