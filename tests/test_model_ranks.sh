@@ -92,6 +92,19 @@ near "$(field "$m" "$row" predicted_exchange_us)" 35.768 && [ "$(field "$m" "$ro
 [ "$(field "$m" 1 ranks)" = 1 ] && [ "$(field "$m" 1 scaling)" = none ] && [ "$(field "$m" 1 projection)" = no ] && ok || bad "one-device row's multi-rank columns"
 grep -q "several ranks: 8 points, worst |error| 1.57 %" "$tmp/v.txt" && ok || bad "validate's multi-rank line: $(grep 'several ranks:' "$tmp/v.txt")"
 grep -q "^ranks_points,8" "$d/model-meta.csv" && ok || bad "model-meta.csv lacks ranks_points"
+# a multi-rank row is predicted at its own launch (lbm.csv's cells_per_thread
+# and occupancy), as predict --ranks is with those flags, never at a default
+c=$tmp/cpt
+cp -r "$d" "$c" && awk -F, -v OFS=, 'NR == 1 { print $0, "cells_per_thread"; next }
+    { cpt = ($25 == 4 && $26 == "peer" && $27 == 1 && $28 == "weak") ? 2 : 1
+      if (cpt == 2) $22 = 0.5
+      print $0, cpt }' "$d/lbm.csv" >"$c/lbm.csv" || exit 1
+model/model validate --data "$c" --force >/dev/null 2>&1
+predict --size 256 --ranks 4 --weak --exchange peer --cells-per-thread 2 --occupancy 0.5 --format csv >"$tmp/p2.csv" 2>/dev/null
+near "$(field "$c/model.csv" "$row" full_mlups)" "$(field "$tmp/p2.csv" 1 mlups)" 1e-4 && [ "$(field "$c/model.csv" "$row" cells_per_thread)" = 2 ] && ok ||
+    bad "validate's 4-rank row at 2 cells per thread: $(field "$c/model.csv" "$row" full_mlups), predict's $(field "$tmp/p2.csv" 1 mlups)"
+! near "$(field "$c/model.csv" "$row" full_mlups)" "$(field "$m" "$row" full_mlups)" 1e-3 && ok ||
+    bad "2 cells per thread predicted as the default launch: $(field "$c/model.csv" "$row" full_mlups)"
 # the summary: the one-device table without the one-rank runs, the block, the targets
 model/model summary --data "$d" >"$tmp/s.txt" 2>&1 && ok || bad "summary failed: $(cat "$tmp/s.txt")"
 [ "$(grep -c '^cuda    pull   fp32' "$tmp/s.txt")" = 1 ] && grep -q '^cuda    pull   fp32            256³     4857.1' "$tmp/s.txt" && ok || bad "one-device table took a one-rank run: $(grep pull "$tmp/s.txt" | head -n 2)"

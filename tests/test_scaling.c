@@ -514,6 +514,30 @@ static void test_ranks_strong(void **state)
     fixture_close(&fx);
 }
 
+/* The pieces are predicted at the kernel's own launch: its cells per
+ * thread and the lattice's occupancy (validate passes each lbm.csv row's),
+ * never a default one.  The fixture's probes at 4 and 8 bytes make pull at
+ * 2 cells per thread (8-byte vectors) and at occupancy 0.5 differ from the
+ * default launch. */
+static void test_ranks_kernel_launch(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, NULL);
+    ranks_prediction p;
+    ranks_request rq = request(2, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    const double default_slab = p.times.slab_us;
+    fx.k.cells_per_thread = 2;
+    fx.lat.occupancy = 0.5;
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.times.slab_us, alone_us(&fx, 256, 256, 256));
+    NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
+    NEAR(p.times.border_us, alone_us(&fx, 256, 256, 2));
+    assert_true(fabs(p.times.slab_us / default_slab - 1) > 1e-3);
+    fixture_close(&fx);
+}
+
 /* host without a whole-path fit: d2h + host-mpi (2 us + 2 s / 40 GB/s both
  * ways) + h2d, the transfers from
  * the ranks folder's stream-meta.csv (d2h 8 us + s / 50 GB/s, h2d 9 us +
@@ -816,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_ranks_weak),
         cmocka_unit_test(test_ranks_strong),
+        cmocka_unit_test(test_ranks_kernel_launch),
         cmocka_unit_test(test_ranks_host_three_legs),
         cmocka_unit_test(test_ranks_projection),
         cmocka_unit_test(test_rows),
