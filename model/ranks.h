@@ -8,6 +8,21 @@
  *   host       the `host` fit where the whole staged path was measured as
  *              one; else three transfers: d2h + the `host-mpi` fit + h2d,
  *              d2h and h2d the pinned transfer fits of stream-meta.csv.
+ *              The `host` fit already holds all three stages: stream
+ *              --interconnect times lbp_exchange_run itself, whose host
+ *              path (core/exchange.c, run_host) runs them in series each
+ *              step: a copy per region from the device into a pinned host
+ *              buffer on the exchange queue, one wait, MPI_Irecv/Isend
+ *              between the pinned buffers, one MPI_Waitall, a copy per
+ *              region back to the device, one wait.  So nothing is added
+ *              to it (the transfer fits again would count d2h and h2d
+ *              twice).  What the probe's case and a rank's exchange do not
+ *              share: the probe sends one message of 5 regions (one face's
+ *              populations), a rank one message per face (two, each of 5
+ *              regions, to the one neighbour with two ranks) in the same
+ *              run; the bytes, the stages and the waits are the same, the
+ *              copies per stage twice as many.  The fit at 2 s counts its
+ *              latency once, the lower bound of the two (2 T(s) the upper).
  * A projection (nodes > 1) takes the link between nodes from the caller:
  * device to device for peer and mpi (peer copies do not cross nodes: the
  * link stands for CUDA-aware MPI over it), between the host buffers for
