@@ -95,9 +95,9 @@ grep -q "^ranks_points,8" "$d/model-meta.csv" && ok || bad "model-meta.csv lacks
 # a multi-rank row is predicted at its own launch (lbm.csv's cells_per_thread
 # and occupancy), as predict --ranks is with those flags, never at a default
 c=$tmp/cpt
-cp -r "$d" "$c" && awk -F, -v OFS=, 'NR == 1 { print $0, "cells_per_thread"; next }
-    { cpt = ($25 == 4 && $26 == "peer" && $27 == 1 && $28 == "weak") ? 2 : 1
-      if (cpt == 2) $22 = 0.5
+cp -r "$d" "$c" && awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; print $0, "cells_per_thread"; next }
+    { cpt = ($h["ranks"] == 4 && $h["exchange"] == "peer" && $h["overlap"] == 1 && $h["scaling"] == "weak") ? 2 : 1
+      if (cpt == 2) $h["occupancy"] = 0.5
       print $0, cpt }' "$d/lbm.csv" >"$c/lbm.csv" || exit 1
 model/model validate --data "$c" --force >/dev/null 2>&1
 predict --size 256 --ranks 4 --weak --exchange peer --cells-per-thread 2 --occupancy 0.5 --format csv >"$tmp/p2.csv" 2>/dev/null
