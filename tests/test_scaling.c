@@ -432,6 +432,14 @@ static double alone_us(ranks_fixture *fx, long long nx, long long ny, long long 
     return l.cells / p.full.mlups;
 }
 
+/* A 256^3 slab's pieces are the one-device model's at fx's kernel and launch */
+static void expect_pieces_alone(ranks_fixture *fx, const ranks_prediction *p)
+{
+    NEAR(p->times.slab_us, alone_us(fx, 256, 256, 256));
+    NEAR(p->times.border_us, alone_us(fx, 256, 256, 2));
+    NEAR(p->times.interior_us, alone_us(fx, 256, 256, 254));
+}
+
 static void expect_predicted(ranks_fixture *fx, const ranks_request *rq, ranks_prediction *p)
 {
     int r = ranks_predict(&fx->in, &fx->k, &fx->lat, &fx->fits, rq, p, err, sizeof err);
@@ -466,9 +474,7 @@ static void test_ranks_weak(void **state)
     ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 1);
     expect_predicted(&fx, &rq, &p);
     /* the pieces are the one-device model's */
-    NEAR(p.times.slab_us, alone_us(&fx, 256, 256, 256));
-    NEAR(p.times.border_us, alone_us(&fx, 256, 256, 2));
-    NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
+    expect_pieces_alone(&fx, &p);
     NEAR(p.times.single_us, p.times.slab_us);
     NEAR(p.times.sync_us, 10); /* launch.csv's sync_each */
     /* 4 ranks: the slowest pair 2-3, both-ways 3 us + 2 x (2 s) / 160 GB/s
@@ -531,9 +537,7 @@ static void test_ranks_kernel_launch(void **state)
     fx.k.cells_per_thread = 2;
     fx.lat.occupancy = 0.5;
     expect_predicted(&fx, &rq, &p);
-    NEAR(p.times.slab_us, alone_us(&fx, 256, 256, 256));
-    NEAR(p.times.interior_us, alone_us(&fx, 256, 256, 254));
-    NEAR(p.times.border_us, alone_us(&fx, 256, 256, 2));
+    expect_pieces_alone(&fx, &p);
     assert_true(fabs(p.times.slab_us / default_slab - 1) > 1e-3);
     fixture_close(&fx);
 }
