@@ -98,9 +98,15 @@ int64_t mb_stride(int64_t threads)
     return (threads + 1 + 31) / 32 * 32;
 }
 
+int mb_vector(const mb_probe_spec *s)
+{
+    return s->vector > 1 ? s->vector : 1;
+}
+
 uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int64_t launches,
                      int array, int64_t j)
 {
+    threads *= mb_vector(s); /* the words of each array the launch moves */
     int64_t read_shift = array < s->misaligned_reads, write_shift = array < s->misaligned_writes;
     int written = j >= write_shift && j < threads + write_shift;
     if (s->swapped) { /* the last launch wrote in after an even count, out after an odd one */
@@ -134,6 +140,12 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
                  s->misaligned_reads, s->misaligned_writes);
     else if (s->in_place && s->swapped)
         snprintf(why, why_len, "an in-place probe has one array: it cannot swap two");
+    else if (s->vector < 0 || s->vector > MB_MAX_VECTOR || (s->vector > 2 && s->vector != MB_MAX_VECTOR))
+        snprintf(why, why_len, "vector V=%d is not 1, 2 or 4", s->vector);
+    else if (mb_vector(s) > 1 && s->word_bytes * s->vector > 8)
+        snprintf(why, why_len, "vector V=%d of %d-byte words is wider than 8 bytes", s->vector, s->word_bytes);
+    else if (mb_vector(s) > 1 && (s->payload || s->in_place || s->swapped || s->stamps))
+        snprintf(why, why_len, "a vector probe (V=%d) has no payload, in-place, swapped or stamped form", s->vector);
     else
         return 0;
     return 1;
@@ -145,6 +157,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (s->payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", s->payload);
     if (s->in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
+    if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
     return buf;
 }
 
@@ -169,6 +182,15 @@ static const char stamp_macros[] =
     "    \"@!p mov.u64 %0, %%globaltimer;\\n\\t}\" : \"=l\"(t) : \"r\"(dep) : \"memory\")\n"
     "#endif\n";
 
+/* 1 in the lowest bit of each of a vector's V words: times the seed word,
+ * the seed in every lane. */
+static uint64_t lane_ones(const mb_probe_spec *s)
+{
+    uint64_t ones = 0;
+    for (int e = 0; e < mb_vector(s); e++) ones |= 1ull << (8 * s->word_bytes * e);
+    return ones;
+}
+
 static void probe_header(text *t, const mb_probe_spec *s, const char *word)
 {
     char name[64];
@@ -177,12 +199,14 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
                 " * word k ^ seed to %s[k*stride + i], the first %d at i+1, after %d\n"
                 " * multiply-adds per word.  Straight-line code, no loop over the words\n"
-                " * (Obrecht Art. B §3).%s */\n",
+                " * (Obrecht Art. B §3).%s%s */\n",
                 mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
                 s->in_place ? "in (in place: where it was read; out is not touched)" : "out",
                 s->misaligned_writes, s->payload,
                 s->swapped ? "  Swapped: the host passes in and out the other way\n"
-                             " * round at every other launch; i+1 wraps to 0 at the last thread" : "");
+                             " * round at every other launch; i+1 wraps to 0 at the last thread" : "",
+                mb_vector(s) > 1 ? "  Vector: thread i moves words V i .. V i + V - 1 of each array\n"
+                                   " * as one aligned access, the misaligned ones (V i + 1 ..) as V single words" : "");
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
@@ -224,10 +248,30 @@ static void probe_half_payload(text *t, const mb_probe_spec *s)
     }
 }
 
+/* A vector probe's word k: one aligned access of V words, or, misaligned,
+ * the V words one further, each loaded on its own and packed. */
+static void vector_read(text *t, const mb_probe_spec *s, const char *vec, int k)
+{
+    const int v = mb_vector(s);
+    if (k >= s->misaligned_reads) {
+        text_printf(t, "    const %s w%d = *(GLOBAL const %s *)(in + %d * stride + %d * i);\n", vec, k, vec, k, v);
+        return;
+    }
+    text_printf(t, "    const %s w%d =", vec, k);
+    for (int e = 0; e < v; e++)
+        text_printf(t, "%s((%s)in[%d * stride + %d * i + %d] << %d)", e ? " | " : " ", vec, k, v, e + 1,
+                    8 * s->word_bytes * e);
+    text_put(t, ";\n");
+}
+
 static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
 {
     for (int k = 0; k < s->words; k++)
-        text_printf(t, "    const %s w%d = in[%d * stride + %s];\n", word, k, k, misaligned_index(s, k < s->misaligned_reads));
+        if (mb_vector(s) > 1)
+            vector_read(t, s, word, k);
+        else
+            text_printf(t, "    const %s w%d = in[%d * stride + %s];\n", word, k, k,
+                        misaligned_index(s, k < s->misaligned_reads));
     /* Every store depends on every load (as in a collision), so the compiler
      * can neither drop a load nor start storing before all loads are in. */
     text_printf(t, "    const %s all = w0", word);
@@ -258,7 +302,11 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
             for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
         }
     }
-    if (s->word_bytes == 2)
+    if (mb_vector(s) > 1)
+        text_printf(t, "    const %s s = ((%s)%s * (%s)0x%llx) ^ (all & (%s)mask); /* the seed word in each lane; mask is 0 */\n",
+                    word, word, s->word_bytes == 2 ? "(seed & 0xfffeu)" : "seed", word,
+                    (unsigned long long)lane_ones(s), word);
+    else if (s->word_bytes == 2)
         text_put(t, "    const u16 s = (u16)((seed & 0xfffeu) ^ (all & mask)); /* mask is 0 */\n");
     else if (s->word_bytes == 4)
         text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
@@ -271,12 +319,31 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
                     "    u64 t_reads;\n"
                     "    MB_STAMP_AFTER(t_reads, %s);\n"
                     "#endif\n",
-                    s->word_bytes == 8 ? "(u32)(all ^ (all >> 32))" : "(u32)all");
+                    s->word_bytes * mb_vector(s) == 8 ? "(u32)(all ^ (all >> 32))" : "(u32)all");
+}
+
+/* A vector probe's stores: one aligned access of V words, or, misaligned,
+ * the V words one further, each stored on its own. */
+static void vector_writes(text *t, const mb_probe_spec *s)
+{
+    const int v = mb_vector(s);
+    const char *word = mb_word_type(s->word_bytes);
+    for (int k = 0; k < s->words; k++) {
+        if (k >= s->misaligned_writes) {
+            text_printf(t, "    *(GLOBAL %s *)(out + %d * stride + %d * i) = w%d ^ s;\n", mb_word_type(s->word_bytes * v),
+                        k, v, k);
+            continue;
+        }
+        for (int e = 0; e < v; e++)
+            text_printf(t, "    out[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n", k, v, e + 1, word, k,
+                        8 * s->word_bytes * e);
+    }
 }
 
 static void probe_writes(text *t, const mb_probe_spec *s)
 {
-    for (int k = 0; k < s->words; k++) {
+    if (mb_vector(s) > 1) vector_writes(t, s);
+    for (int k = 0; k < s->words && mb_vector(s) == 1; k++) {
         char extra[64] = "";
         if (s->payload && s->word_bytes == 2) snprintf(extra, sizeof extra, " ^ (lbp_float_to_half(x%d) & mask)", k);
         else if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
@@ -309,7 +376,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
     text t = {0};
     const char *word = mb_word_type(s->word_bytes);
     probe_header(&t, s, word);
-    probe_reads(&t, s, word);
+    probe_reads(&t, s, mb_word_type(s->word_bytes * mb_vector(s)));
     probe_writes(&t, s);
     if (rec)
         *rec = (mb_probe_record){
@@ -320,8 +387,9 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .in_place = s->in_place,
             .swapped = s->swapped,
             .ops_per_thread = mb_payload_ops(s->words, s->payload),
-            .bytes_read_per_thread = (int64_t)s->words * s->word_bytes,
-            .bytes_written_per_thread = (int64_t)s->words * s->word_bytes,
+            .vector = mb_vector(s),
+            .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
+            .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };
     return t.s;
 }

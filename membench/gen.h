@@ -31,7 +31,21 @@ typedef struct {
     int in_place;          /* 1: stores go back to the words read (needs L = M) */
     int swapped;           /* 1: launches alternate in and out (not in place) */
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
+    int vector;            /* V: adjacent words per thread and array (0 or 1: one) */
 } mb_probe_spec;
+
+/* A vector probe (V = 2 or 4, V x word_bytes <= 8) moves V adjacent words
+ * of each array per thread, as a kernel of V cells per thread does: thread
+ * i's words are V i .. V i + V - 1, read and written as one aligned access
+ * of V x word_bytes; a misaligned array's are at V i + 1 .. V i + V, one
+ * word off, which no access of that width can reach, so they are read or
+ * written as V single words (lbmkernels' shifted populations at several
+ * cells per thread: 2-byte stores at an 8-byte access width for fp16s at
+ * four cells).  The words are packed little-endian (word e of the vector
+ * at bits 8 word_bytes e), as every GPU and x86 stores them.  Not with a
+ * payload, in place, swapped or stamped. */
+#define MB_MAX_VECTOR 4
+int mb_vector(const mb_probe_spec *s); /* V, 1 for a scalar probe */
 
 /* The payload stands in for a collision, and is shaped like one: every
  * word k becomes a float (4-byte words) or double (8-byte) x_k in [1, 2) by
@@ -60,8 +74,9 @@ typedef struct {
     int in_place;                     /* 1: the N written words are the N read */
     int swapped;                      /* 1: each launch reads what the one before wrote */
     int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
-    int64_t bytes_read_per_thread;    /* N * word_bytes */
-    int64_t bytes_written_per_thread; /* N * word_bytes */
+    int vector;                       /* V (1: one word per array) */
+    int64_t bytes_read_per_thread;    /* N * word_bytes * V */
+    int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;
 
 /* 0 when the spec can be generated; else 1 with the reason in why. */
@@ -116,7 +131,8 @@ uint64_t mb_pattern(uint64_t element, int word_bytes); /* input word at element 
 uint64_t mb_seed_word(uint32_t seed, int word_bytes);  /* what a probe xors in */
 uint64_t mb_poison(int word_bytes);                    /* unwritten output */
 /* Expected out[k*stride + j] after `launches` (>= 1) launches of a probe of
- * spec s over `threads` (in place, or swapped after an even count: in[k*stride + j]). */
+ * spec s over `threads` threads (in place, or swapped after an even count:
+ * in[k*stride + j]); a vector probe's threads move V words of each array. */
 uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, uint32_t seed, int64_t launches,
                      int array, int64_t j);
 
@@ -125,7 +141,8 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
 int64_t mb_stride(int64_t threads);
 
 /* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,
- * "N19-L10-M10-w4-ip" in place, "N19-L10-M0-w4-sw" swapped). */
+ * "N19-L10-M10-w4-ip" in place, "N19-L10-M0-w4-sw" swapped, "N19-L0-M10-w2-v4"
+ * a vector probe). */
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
 
 #endif

@@ -24,7 +24,7 @@ static const char USAGE[] =
     "membench-meta.csv into the result folder.\n"
     "\n"
     "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
-    "                      threads,payload (default: all)\n"
+    "                      threads,payload,vector (default: all)\n"
     "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
     "  --word-bytes 2|4|8  word size of the words and misaligned sweeps (default 4,\n"
@@ -73,7 +73,13 @@ static const char USAGE[] =
     "the memory traffic; column ops = N*P + N-1 operations per thread.  The\n"
     "occupancy sweep runs the aligned probe, the P=7 one and the L=10 and M=10\n"
     "ones (the P=7 one at every word size), with FP64 the aligned and M=10 ones\n"
-    "with 8-byte words, and the aligned and M=10 ones with 2-byte words.\n" LBP_COMMON_HELP;
+    "with 8-byte words, and the aligned and M=10 ones with 2-byte words.\n"
+    "\n"
+    "The vector sweep (sweep 'vector', GPUs; column vector = V) runs N=19 probes\n"
+    "whose threads move V = 2 or 4 adjacent 2-byte words of each array, the aligned\n"
+    "ones as one 4- or 8-byte access, the misaligned ones (one word further) as V\n"
+    "single 2-byte accesses, with L, M = 0/0, 10/0, 0/10, 10/10: how fp16s kernels\n"
+    "of 2 and 4 cells per thread move their shifted populations.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM };
@@ -91,7 +97,7 @@ typedef struct {
 static int parse_sweeps(const char *s)
 {
     static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads",
-                                        "payload", NULL};
+                                        "payload", "vector", NULL};
     char *copy = strdup(s), *save = NULL;
     int bits = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
@@ -206,6 +212,9 @@ static void apply_defaults(options *o, const lbp_device *d)
     }
     p->stamps = d->info.caps.warp_clock;
     p->fp64 = d->info.fp64;
+    /* lbmkernels runs several cells per thread on GPUs only: elsewhere the
+     * vector sweep runs where asked by name */
+    p->vector = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_VECTOR));
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
     if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !d->info.caps.force_blocks_per_cu)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
@@ -322,13 +331,13 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
-                res->record.in_place, res->record.swapped);
+                res->record.in_place, res->record.swapped, res->record.vector);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -714,7 +723,7 @@ static void measure_probes(run *r)
     r->csv = lbp_csv_open(r->dir, r->geometry ? "membench-geometry.csv" : "membench.csv",
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped",
+                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector",
                           info, force);
     if (r->o->plan.stamps && !r->geometry)
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
@@ -746,7 +755,7 @@ int main(int argc, char **argv)
     mb_plan_options *p = &o.plan;
     run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,
              .probes = (p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS |
-                                     SW_PAYLOAD | SW_GEOMETRY)) != 0};
+                                     SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY)) != 0};
     r.dir = lbp_result_dir(o.common.out_dir, &d.info);
     check_fresh(&r);
     mb_plan_build(&r.plan, p);

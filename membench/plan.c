@@ -28,6 +28,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     if (c->spec.payload) snprintf(buf + strlen(buf), len - strlen(buf), "-p%d", c->spec.payload);
     if (c->spec.in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     if (c->spec.swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
+    if (mb_vector(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", c->spec.vector);
     return buf;
 }
 
@@ -37,6 +38,7 @@ static int same_config(const mb_config *a, const mb_config *b)
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
            a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
+           mb_vector(&a->spec) == mb_vector(&b->spec) &&
            a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
@@ -125,6 +127,18 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
+static void plan_vector(mb_plan *p, const mb_plan_options *o)
+{
+    static const int lm[4][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED}};
+    if (!o->vector || o->word_bytes_given || o->word_bytes != 4) return;
+    for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
+        for (int i = 0; i < 4; i++) {
+            add(p, o, "vector", D3Q19_WORDS, 2, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 0);
+            p->items[p->n - 1].cfg.spec.vector = v;
+        }
+}
+
 static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k, long long threads)
 {
     add(p, o, "threads", D3Q19_WORDS, v->word_bytes, v->misaligned_reads, v->misaligned_writes, o->block_size, k, 0);
@@ -204,6 +218,7 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_WORDS) plan_words(p, o);
     if (o->sweeps & SW_MISALIGNED) plan_misaligned(p, o);
     if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
+    if (o->sweeps & SW_VECTOR) plan_vector(p, o);
     if (o->sweeps & SW_THREADS) plan_threads(p, o);
     if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
 }
@@ -299,10 +314,13 @@ void mb_plan_limits(const mb_plan *p, int *max_words, int *max_word_bytes, int *
 {
     for (int i = 0; i < p->n; i++) {
         const mb_config *c = &p->items[i].cfg;
-        int64_t bytes = (int64_t)c->spec.words * c->spec.word_bytes * mb_stride(c->threads);
+        /* a vector probe's V words per thread fit where its access width's
+         * one word does: V mb_stride(t) >= mb_stride(V t) */
+        const int width = c->spec.word_bytes * mb_vector(&c->spec);
+        int64_t bytes = (int64_t)c->spec.words * width * mb_stride(c->threads);
         if (c->threads > 0 && bytes > *array_bytes) *array_bytes = bytes;
         if (c->spec.words > *max_words) *max_words = c->spec.words;
-        if (c->spec.word_bytes > *max_word_bytes) *max_word_bytes = c->spec.word_bytes;
+        if (width > *max_word_bytes) *max_word_bytes = width;
         if (c->block_size < *min_block_size) *min_block_size = c->block_size;
     }
 }

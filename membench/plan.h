@@ -5,7 +5,7 @@
 #include "probe.h"
 
 enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
-       SW_PAYLOAD = 64, SW_ALL = 127, SW_GEOMETRY = 128 /* --geometry-from: alone */ };
+       SW_PAYLOAD = 64, SW_VECTOR = 128, SW_ALL = 255, SW_GEOMETRY = 256 /* --geometry-from: alone */ };
 
 /* The payload that stands in for a D3Q19 BGK collision in the threads and
  * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
@@ -39,6 +39,8 @@ typedef struct {
     long long thread_counts[MB_MAX_LIST]; /* --thread-counts: the threads sweep at these counts only */
     int n_thread_counts;
     int fp64;                 /* the device has doubles: 8-byte payloads */
+    int vector;               /* the device runs kernels of several cells per
+                               * thread (a GPU): the vector sweep */
 } mb_plan_options;
 
 typedef struct {
@@ -67,6 +69,12 @@ typedef struct {
  * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
  * every word size (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
+/* The vector sweep (sweep 'vector', with o->vector and the default word
+ * size not given): N=19 vector probes of 2-byte words (gen.h) at V = 2 and
+ * 4, the access widths of fp16s at 2 and 4 cells per thread, each with
+ * L, M = 0/0, 10/0, 0/10 and 10/10: what lbmkernels' shifted populations
+ * cost, moved one word per cell beside aligned accesses of V words.  Part
+ * of mb_plan_build. */
 /* The threads sweep (the aligned probe, w-byte words) again at fewer blocks
  * per SM than fit (blocks_fit, 0 or -1: the backend
  * cannot force them, nothing added): 1, 2, 3, 4, 6 (quick: 2, 4) below

@@ -82,7 +82,7 @@ static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
 {
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
            a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
-           !a->swapped == !b->swapped && !a->stamps == !b->stamps;
+           !a->swapped == !b->swapped && !a->stamps == !b->stamps && mb_vector(a) == mb_vector(b);
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
@@ -328,10 +328,13 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launch
     int32_t mode = s->in_place  ? (odd ? MB_VERIFY_IN_PLACE_ODD : MB_VERIFY_IN_PLACE_EVEN)
                    : s->swapped ? (odd ? MB_VERIFY_SWAPPED_ODD : MB_VERIFY_SWAPPED_EVEN)
                                 : MB_VERIFY_OUTPUT;
+    /* the words of each array the launches moved: a vector probe's threads
+     * move V each, which the check reads as V times the threads */
+    const int64_t moved = b->threads * mb_vector(s);
     lbp_arg args[] = {LBP_BUF(data),       LBP_I64(b->stride),
-                      LBP_I64(b->threads), LBP_I32(s->misaligned_reads),
+                      LBP_I64(moved),      LBP_I32(s->misaligned_reads),
                       LBP_I32(s->misaligned_writes), LBP_I32((int32_t)seed),
-                      LBP_I32(mode),       LBP_I64(launches % b->threads),
+                      LBP_I32(mode),       LBP_I64(launches % moved),
                       LBP_BUF(b->result)};
     lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 9, args);
     lbp_sync(b->d);
@@ -388,9 +391,11 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
         return 2;
     }
     /* a config's own thread count: a layout of that many cells in the same
-     * buffers (with per-warp stamps no more threads than they were sized for) */
-    if (cfg->threads < 0 ||
-        (cfg->threads > 0 && (int64_t)cfg->spec.words * cfg->spec.word_bytes * mb_stride(cfg->threads) > b->array_bytes) ||
+     * buffers (with per-warp stamps no more threads than they were sized
+     * for); a vector probe's threads move V words of each array */
+    const int64_t threads_run = cfg->threads > 0 ? cfg->threads : b->threads;
+    const int64_t stride_run = mb_stride(threads_run * mb_vector(&cfg->spec));
+    if (cfg->threads < 0 || (int64_t)cfg->spec.words * cfg->spec.word_bytes * stride_run > b->array_bytes ||
         (cfg->spec.stamps && cfg->threads > b->threads)) {
         snprintf(why, why_len, "internal: %lld threads of %d %d-byte words asked, buffers sized for %lld B",
                  (long long)cfg->threads, cfg->spec.words, cfg->spec.word_bytes, (long long)b->array_bytes);
@@ -401,7 +406,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
     if (mb_resolve_shape(b, c, cfg, &sh, why, why_len)) return 2;
     /* its own lattice: compact layout in the same buffers, restored after */
     int64_t bench_threads = b->threads, bench_stride = b->stride;
-    if (cfg->threads > 0) b->threads = cfg->threads, b->stride = mb_stride(cfg->threads);
+    b->threads = threads_run, b->stride = stride_run;
     int launches = cfg->launches > 1 ? cfg->launches : 1;
     mb_prepare(b, cfg->spec.word_bytes, cfg->spec.words);
     run_ctx r = {b, c, cfg, &sh, mb_next_seed(b), launches, 0};

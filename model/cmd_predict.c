@@ -41,6 +41,10 @@ static const char predict_usage[] =
     "  --launches-per-step K   kernel launches that make one step (default 1)\n"
     "  --ops F                 floating-point operations per cell, FMA counted once\n"
     "                          (default 0; the schemes: 150, lbmkernels' BGK collision)\n"
+    "  --misaligned-access vector|word  at several cells per thread, the misaligned\n"
+    "                          words move as one vector like the aligned ones (default),\n"
+    "                          or one word per cell (lbmkernels' schemes: membench's\n"
+    "                          vector probes)\n"
     "  A kernel whose launches alternate between access patterns takes a comma\n"
     "  list, one entry per launch in turn (a single value applies to all):\n"
     "    --misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1   is A-A;\n"
@@ -95,6 +99,10 @@ static int kernel_option(int o, const char *arg, predict_args *a)
     case OPT_LATTICES: k->lattices = (int)lbp_parse_int("--lattices", arg, 1, 2); break;
     case OPT_LAUNCHES: k->launches_per_step = (int)lbp_parse_int("--launches-per-step", arg, 1, 64); break;
     case OPT_OPS: k->ops_per_cell = lbp_parse_double("--ops", arg, 0, 1e6); break;
+    case OPT_MIS_ACCESS:
+        k->misaligned_access = (model_misaligned_access)lbp_parse_choice(
+            "--misaligned-access", arg, (const char *const[]){"vector", "word", NULL});
+        break;
     default: return 0;
     }
     a->described = 1;
@@ -229,6 +237,7 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("block-size", required_argument, OPT_BLOCK_SIZE),
         MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
         MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
+        MODEL_OPT("misaligned-access", required_argument, OPT_MIS_ACCESS),
         MODEL_RANKS_OPTS, MODEL_OPT("json", no_argument, OPT_JSON), {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,

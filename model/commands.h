@@ -43,7 +43,7 @@ enum {
     OPT_MAX_CHANGE, OPT_KERNEL,
     /* several ranks (cmd_ranks.h) */
     OPT_RANKS, OPT_EXCHANGE, OPT_OVERLAP, OPT_WEAK, OPT_STRONG, OPT_NODES, OPT_GPUS_PER_NODE, OPT_LINK_LATENCY,
-    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON
+    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON, OPT_MIS_ACCESS
 };
 
 #define MODEL_OPT(name, has, code) {name, has, 0, code}

@@ -73,6 +73,7 @@ static const model_range
     OPS = {.lo = 0, .hi = 1e9},
     FLAG = {.lo = -1e9, .hi = 1e9}, /* 0 or 1, checked with the other columns (read_probe_fields) */
     LAUNCHES = {.lo = 1, .hi = 1e12, .whole = 1},
+    VECTOR = {.lo = 1, .hi = 64, .whole = 1},
     MICROSECONDS = {.lo = 0, .hi = 1e12},                        /* 0: no measurable interval */
     SLOPE_NS = {.lo = -1e12, .hi = 1e12};
 
@@ -234,7 +235,8 @@ double model_busy_ms(const model_inputs *in, double ms)
 }
 
 static const char *const sweep_names[] = {"words", "misaligned_reads", "misaligned_writes", "misaligned_both",
-                                          "occupancy", "word_bytes", "threads", "payload", "geometry", "other"};
+                                          "occupancy", "word_bytes", "threads", "payload", "geometry", "vector",
+                                          "other"};
 
 const char *model_probe_sweep_name(model_probe_sweep s)
 {
@@ -295,6 +297,8 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (lbp_table_column(t, "ops") >= 0) NUM(t, r, "ops", OPS, p->ops);
     if (lbp_table_column(t, "in_place") >= 0) NUM(t, r, "in_place", FLAG, p->in_place);
     if (lbp_table_column(t, "swapped") >= 0) NUM(t, r, "swapped", FLAG, p->swapped);
+    p->vector = 1;
+    if (lbp_table_column(t, "vector") >= 0) NUM(t, r, "vector", VECTOR, p->vector);
     NUM(t, r, "ms_median", POSITIVE_MS, *ms);
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,

@@ -4,7 +4,8 @@
  *   stream.csv       generated copy kernels (roofline, size sweep)
  *   membench.csv     N-word probes (Obrecht Art. B); the `threads` sweep
  *                    (timing back_to_back: ms per launch of launches queued
- *                    back to back, no start cost to remove)
+ *                    back to back, no start cost to remove); the `vector`
+ *                    sweep (column vector, optional)
  *   membench-geometry.csv  the N=19 probe back to back at the LBM kernels' own
  *                    launches (block size, blocks per SM, thread count),
  *                    sweep `geometry` (optional)
@@ -21,6 +22,7 @@ typedef enum {
     PROBE_WORDS, PROBE_MISALIGNED_READS, PROBE_MISALIGNED_WRITES, PROBE_MISALIGNED_BOTH,
     PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD,
     PROBE_GEOMETRY, /* membench-geometry.csv: back to back at the kernels' launches */
+    PROBE_VECTOR,   /* V-word vectors, misaligned words one by one (membench's gen.h) */
     PROBE_OTHER,
     PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, not geometry) */
 } model_probe_sweep;
@@ -47,6 +49,8 @@ typedef struct {
     int ops;                /* payload arithmetic per thread (column ops; 0 none or absent) */
     int in_place;           /* 1: stores back where it read (geometry sweep only; 0 absent) */
     int swapped;            /* 1: launches alternate the arrays (geometry sweep only; 0 absent) */
+    int vector;             /* V words per thread and array, aligned ones as one access,
+                               misaligned ones one by one (vector sweep; 1 elsewhere or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

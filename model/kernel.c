@@ -73,10 +73,11 @@ void model_kernel_describe(const model_kernel *k, char *out, size_t len)
     for (int i = 0; i < k->phases && used < sizeof mis; i++)
         used += snprintf(mis + used, sizeof mis - used, "%s%d/%d", i ? " then " : "",
                          k->misaligned_reads[i], k->misaligned_writes[i]);
-    char cells[64] = "";
+    char cells[96] = "";
     if (k->cells_per_thread > 1)
-        snprintf(cells, sizeof cells, ", %d cells per thread (%d-byte vectors)", k->cells_per_thread,
-                 k->cells_per_thread * k->word_bytes);
+        snprintf(cells, sizeof cells, ", %d cells per thread (%d-byte vectors%s)", k->cells_per_thread,
+                 k->cells_per_thread * k->word_bytes,
+                 k->misaligned_access == MODEL_MISALIGNED_BY_WORD ? ", misaligned words one per cell" : "");
     snprintf(out, len,
              "%s: %g words read, %g written per cell, misaligned reads/writes %s%s, "
              "%d-byte words%s, %g arithmetic operations per cell, %d lattice%s, %d launch%s per step%s",

@@ -22,6 +22,13 @@
  * size; or a grid of blocks over x, y and z, each dimension rounded up. */
 typedef enum { MODEL_LAUNCH_LINEAR, MODEL_LAUNCH_ROWS, MODEL_LAUNCH_GRID } model_launch_kind;
 
+/* How a thread of several cells moves its misaligned words: as one vector,
+ * like its aligned ones (what a probe of the access width does, and the
+ * default), or one word per cell (lbmkernels: d3q19.cl moves a shifted
+ * population cell by cell, since a vector one word off its alignment is no
+ * access the GPU has): read on membench's vector probes. */
+typedef enum { MODEL_MISALIGNED_AS_VECTOR, MODEL_MISALIGNED_BY_WORD } model_misaligned_access;
+
 typedef struct {
     char name[48];
     double words_read;             /* per cell and step (N for the probe) */
@@ -36,6 +43,7 @@ typedef struct {
                                       aligned words as one vector of this many
                                       (so a thread accesses word_bytes x this);
                                       0 or 1: one cell */
+    model_misaligned_access misaligned_access; /* at cells_per_thread > 1 */
     double ops_per_cell;           /* floating-point arithmetic per cell (FMA
                                       once), read from membench's payload
                                       probes; 0: none or unknown */

@@ -14,13 +14,13 @@
 enum {
     KEY_NAME, KEY_WORDS_READ, KEY_WORDS_WRITTEN, KEY_MIS_READS, KEY_MIS_WRITES, KEY_WORD_BYTES, KEY_LATTICES,
     KEY_LAUNCHES, KEY_OPS, KEY_CELLS_PER_THREAD, KEY_LAUNCH, KEY_BLOCK, KEY_BLOCK_SIZE, KEY_REGISTERS,
-    KEY_OCCUPANCY, KEY_BLOCKS_PER_SM, KEYS
+    KEY_OCCUPANCY, KEY_BLOCKS_PER_SM, KEY_MIS_ACCESS, KEYS
 };
 
 static const char *const key_names[KEYS] = {
     "name", "words_read", "words_written", "misaligned_reads", "misaligned_writes", "word_bytes", "lattices",
     "launches_per_step", "ops_per_cell", "cells_per_thread", "launch", "block", "block_size", "registers",
-    "occupancy", "blocks_per_sm"};
+    "occupancy", "blocks_per_sm", "misaligned_access"};
 
 /* The parse in progress: where each key was given (0: not), for the
  * errors of the checks made after the last line. */
@@ -108,6 +108,14 @@ static int launch_kind(parse_state *s, const char *v, model_launch_kind *out)
     return fail_at(s, s->line, KEY_LAUNCH, "'%s' is not linear, rows or grid", v);
 }
 
+static int misaligned_access(parse_state *s, const char *v, model_misaligned_access *out)
+{
+    if (!strcmp(v, "vector")) *out = MODEL_MISALIGNED_AS_VECTOR;
+    else if (!strcmp(v, "word")) *out = MODEL_MISALIGNED_BY_WORD;
+    else return fail_at(s, s->line, KEY_MIS_ACCESS, "'%s' is not vector or word", v);
+    return 0;
+}
+
 static int set_value(parse_state *s, int key, const char *v)
 {
     model_kernel_file *f = s->out;
@@ -133,6 +141,7 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_OPS: r = number(s, key, v, 0, 1e6, 0, &k->ops_per_cell); break;
     case KEY_CELLS_PER_THREAD: r = whole(s, key, v, 1, 64, &k->cells_per_thread); break;
     case KEY_LAUNCH: r = launch_kind(s, v, &k->launch); break;
+    case KEY_MIS_ACCESS: r = misaligned_access(s, v, &k->misaligned_access); break;
     case KEY_BLOCK: r = block_dims(s, v, k->block); break;
     case KEY_BLOCK_SIZE: r = whole(s, key, v, 1, 1024, &f->block_size); break;
     case KEY_REGISTERS: r = whole(s, key, v, 1, 255, &f->registers); break;

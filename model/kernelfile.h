@@ -12,6 +12,8 @@
  *   launches_per_step  1..64 (default 1)
  *   ops_per_cell       0..1e6 (default 0)
  *   cells_per_thread   1..64 (default 1), adjacent along x
+ *   misaligned_access  vector (default) | word: how a thread of several
+ *                      cells moves its misaligned words (model_kernel)
  *   launch             linear (default) | rows | grid
  *   block              BXxBYxBZ, each >= 1, at most 1024 threads in all
  *   block_size         1..1024

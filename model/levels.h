@@ -46,6 +46,18 @@ double model_variant_ratio(const model_inputs *in, const model_variant *v, const
 double model_compute_factor(const model_inputs *in, double ops, int word_bytes, const model_lattice *lat,
                             model_provenance *prov);
 
+/* A kernel of several cells per thread whose misaligned words move one
+ * per cell (model_kernel.misaligned_access, vector.c). */
+int model_misaligned_by_word(const model_kernel *k);
+/* Its phase's misaligned accesses on membench's vector sweep: the probe
+ * with the phase's L and M over the aligned one, >= 1, read at block_size
+ * where measured (<= 0: any).  -1 where it does not apply (one cell per
+ * thread, misaligned words moved as vectors, nothing misaligned) or where
+ * the sweep was not measured (recorded in prov as a fallback: the caller
+ * reads the probes of the access width, as before). */
+double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, int block_size,
+                          model_provenance *prov);
+
 /* Level 2 for a kernel (probe.c).  Returns 0, or -1 with err. */
 int model_probe_level_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                          model_probe_level *out, model_provenance *prov, char *err, size_t err_len);

@@ -42,6 +42,7 @@ typedef struct {
     int payload;             /* 0 none, 1 the collision's arithmetic */
     int layout;              /* PROBE_LAYOUT_* */
     int words;               /* N */
+    int vector;              /* V of a vector probe; 0 or 1: none (the rows of every other sweep) */
 } model_probe_query;
 
 /* The aligned probe without payload, every other field PROBE_ANY. */

@@ -61,26 +61,33 @@ static double probe_us(const model_inputs *in, model_probe_query q, int payload,
     return us;
 }
 
-/* Phase p's launch in µs; -1 where the sweep did not measure it. */
-static double phase_us(const model_inputs *in, const model_kernel *k, model_probe_query q, int p, double threads)
+/* Phase p's launch in µs; -1 where the sweep did not measure it.  A
+ * kernel whose misaligned words move one per cell (vector.c; by_word > 0,
+ * read from the kernel's backend's own vector sweep): the aligned probe at
+ * its launch times that factor for the phase's L and M, as the geometry
+ * sweep's misaligned probes shift whole vectors. */
+static double phase_us(const model_inputs *in, const model_kernel *k, model_probe_query q, int p, double threads,
+                       double by_word)
 {
     const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
     if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return -1; /* what the sweep measured */
     if (q.layout == PROBE_LAYOUT_IN_PLACE && L != M) return -1;
-    q.misaligned_reads = L;
-    q.misaligned_writes = M;
+    q.misaligned_reads = by_word > 0 ? 0 : L;
+    q.misaligned_writes = by_word > 0 ? 0 : M;
+    const double f = by_word > 0 ? by_word : 1;
     int ops = 0;
-    const double t = probe_us(in, q, 0, threads, NULL);
+    const double t = probe_us(in, q, 0, threads, NULL) * f;
     if (t <= 0) return -1;
     if (k->ops_per_cell <= 0) return t;
-    const double tp = probe_us(in, q, 1, threads, &ops);
+    const double tp = probe_us(in, q, 1, threads, &ops) * f;
     if (tp <= 0 || ops <= 0) return -1;
     return t + fmax(tp - t, 0) * k->ops_per_cell * model_cells_per_thread(k) / ops;
 }
 
 /* Every phase's launch from `in`'s geometry rows, and the aligned probe
  * there (what predict prints).  Returns 1, or 0 where not measured. */
-static int phases_from(const model_inputs *in, const model_path_query *q, double *us, model_geometry_detail *d)
+static int phases_from(const model_inputs *in, const model_path_query *q, double *us, model_geometry_detail *d,
+                       model_provenance *prov)
 {
     const model_kernel *k = q->k;
     const model_lattice *lat = q->lat;
@@ -90,7 +97,8 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
     launch.layout = layout_of(in, k, lat);
     const double threads = model_launched_threads(k, lat);
     for (int p = 0; p < k->phases; p++)
-        if ((us[p] = phase_us(in, k, launch, p, threads)) <= 0) return 0;
+        if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat->block_size, prov))) <= 0)
+            return 0;
     launch.misaligned_reads = launch.misaligned_writes = 0;
     *d = (model_geometry_detail){.threads = threads, .word_bytes = launch.word_bytes, .layout = launch.layout,
                                  .aligned_us = probe_us(in, launch, 0, threads, NULL)};
@@ -107,7 +115,7 @@ static int phases_borrowed(const model_path_query *q, double *us, model_geometry
     const model_inputs *in = q->in;
     const model_inputs other = model_inputs_borrowed(in);
     double floor_us, beta;
-    if (!in->n_borrowed || !phases_from(&other, q, us, d) ||
+    if (!in->n_borrowed || !phases_from(&other, q, us, d, prov) ||
         !model_b2b_borrowed_scale(in, d->word_bytes, q->lat->block_size, &floor_us, &beta))
         return 0;
     for (int p = 0; p < q->k->phases; p++) us[p] = fmax(floor_us, beta * us[p]);
@@ -125,7 +133,7 @@ void model_geometry_path(const model_path_query *q, model_prediction *out)
     model_path_answer *a = &out->full.answer[MODEL_FULL_GEOMETRY];
     model_geometry_detail *d = &out->full.geometry;
     double us[MODEL_MAX_PHASES];
-    if (!phases_from(q->in, q, us, d) && !phases_borrowed(q, us, d, &a->prov)) return;
+    if (!phases_from(q->in, q, us, d, &a->prov) && !phases_borrowed(q, us, d, &a->prov)) return;
     a->applies = a->complete = 1;
     double step_us = 0;
     for (int p = 0; p < q->k->phases; p++) {

@@ -58,6 +58,8 @@ static void test_builtin_schemes(void **state)
         assert_int_equal(k.launches_per_step, 1);
         assert_int_equal(k.cells_per_thread, 1);
         assert_int_equal(k.launch, MODEL_LAUNCH_LINEAR);
+        /* d3q19.cl moves a shifted population one word per cell */
+        assert_int_equal(k.misaligned_access, MODEL_MISALIGNED_BY_WORD);
         for (int p = 0; p < k.phases; p++) {
             assert_int_equal(k.misaligned_reads[p], want[i].reads[p]);
             assert_int_equal(k.misaligned_writes[p], want[i].writes[p]);
@@ -123,6 +125,11 @@ static void test_parse_values(void **state)
     assert_int_equal(f.k.block[1], 4);
     assert_int_equal(f.block_size, 256);
     assert_int_equal(f.registers, 40);
+    assert_int_equal(f.k.misaligned_access, MODEL_MISALIGNED_AS_VECTOR); /* the default */
+    f = parsed("name = n\nwords_read = 19\ncells_per_thread = 4\nmisaligned_access = word\n");
+    assert_int_equal(f.k.misaligned_access, MODEL_MISALIGNED_BY_WORD);
+    f = parsed("name = n\nwords_read = 19\nmisaligned_access = vector\n");
+    assert_int_equal(f.k.misaligned_access, MODEL_MISALIGNED_AS_VECTOR);
     /* the defaults; a single misalignment applies to every launch */
     f = parsed("name = n\nwords_read = 9\nwords_written = 5\nmisaligned_reads = 1, 2\nmisaligned_writes = 3\n");
     assert_int_equal(f.k.word_bytes, 4);
@@ -160,6 +167,8 @@ static void test_parse_errors(void **state)
         {"name = n\nwords_read = 19\noccupancy = 0\n", "k.kernel:3: occupancy: '0' is out of range"},
         {"name = n\nwords_read = 19\nmisaligned_reads = 1;2\n", "k.kernel:3: misaligned_reads: '1;2' is not"},
         {"name = n\nwords_read = 19\nlaunch = tiles\n", "k.kernel:3: launch: 'tiles' is not linear, rows or grid"},
+        {"name = n\nwords_read = 19\nmisaligned_access = cell\n",
+         "k.kernel:3: misaligned_access: 'cell' is not vector or word"},
         {"name = n\nwords_read = 19\nlaunch = grid\nblock = 32x4\n", "k.kernel:4: block: '32x4' is not BXxBYxBZ"},
         {"name = n\nwords_read = 19\nlaunch = grid\nblock = 64x64x1\n", "k.kernel:4: block: '64x64x1' is out of range"},
         {"name = n\nwords_read = 19\nlattices =\n", "k.kernel:3: lattices: no value"},

@@ -495,6 +495,153 @@ static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
     plant_in_buffer(b, b->out, k, j, wb, value);
 }
 
+/* Vector probes (gen.h): the aligned accesses as one access of V words,
+ * the misaligned ones as V single words, in the PTX that NVRTC makes for
+ * sm_90 as in lbmkernels' fp16s kernels at 2 and 4 cells per thread
+ * (tests/test_lbmkernels: ld.global.nc.v2.u32 and st.global.u16 there);
+ * every L, M pattern compiles; specs the vector form has not are refused. */
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+    return n;
+}
+
+static void test_vector_probe_ptx(void **state)
+{
+    (void)state;
+    char why[256];
+    const mb_probe_spec bad[] = {{.words = 4, .word_bytes = 2, .vector = 3},
+                                 {.words = 4, .word_bytes = 2, .vector = 8},
+                                 {.words = 4, .word_bytes = 4, .vector = 4},
+                                 {.words = 4, .word_bytes = 2, .vector = 4, .payload = 7},
+                                 {.words = 4, .word_bytes = 2, .vector = 2, .in_place = 1},
+                                 {.words = 4, .word_bytes = 2, .vector = 2, .swapped = 1},
+                                 {.words = 4, .word_bytes = 2, .vector = 4, .stamps = 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
+        assert_null(mb_generate_probe(&bad[i], NULL));
+    }
+    char name[64];
+    mb_probe_spec s = {.words = 19, .word_bytes = 2, .misaligned_writes = 10, .vector = 4};
+    mb_probe_record rec;
+    char *src = mb_generate_probe(&s, &rec);
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M10-w2-v4");
+    assert_int_equal(rec.vector, 4);
+    assert_int_equal(rec.bytes_written_per_thread, 19 * 2 * 4);
+    assert_non_null(strstr(src, "out[0 * stride + 4 * i + 4] ="));
+    assert_non_null(strstr(src, "*(GLOBAL u64 *)(out + 10 * stride + 4 * i) ="));
+    free(src);
+    if (!nvrtc_available()) skip();
+    /* V = 2 and 4: 4- and 8-byte accesses; the 10 misaligned arrays V single words each */
+    static const struct {
+        int v, l, m;
+        const char *vec_load, *vec_store;
+        int vec_loads, scalar_loads, vec_stores, scalar_stores;
+    } cases[] = {{4, 0, 10, "ld.global.nc.u64", "st.global.u64", 19, 0, 9, 40},
+                 {4, 10, 10, "ld.global.nc.u64", "st.global.u64", 9, 40, 9, 40},
+                 {4, 10, 0, "ld.global.nc.u64", "st.global.u64", 9, 40, 19, 0},
+                 {2, 0, 10, "ld.global.nc.u32", "st.global.u32", 19, 0, 9, 20},
+                 {2, 10, 10, "ld.global.nc.u32", "st.global.u32", 9, 20, 9, 20}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_reads = cases[i].l,
+                            .misaligned_writes = cases[i].m, .vector = cases[i].v};
+        src = mb_generate_probe(&s, NULL);
+        char *ptx = lbp_nvrtc_ptx(src, "", "compute_90", why, sizeof why);
+        assert_non_null(ptx);
+        assert_int_equal(count_in(ptx, cases[i].vec_load), cases[i].vec_loads);
+        assert_int_equal(count_in(ptx, "ld.global.nc.u16"), cases[i].scalar_loads);
+        assert_int_equal(count_in(ptx, cases[i].vec_store), cases[i].vec_stores);
+        assert_int_equal(count_in(ptx, "st.global.u16"), cases[i].scalar_stores);
+        assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
+        free(ptx);
+        free(src);
+    }
+    batch b = {0};
+    for (int v = 2; v <= 4; v += 2)
+        for (int n = 1; n <= 40; n += 13)
+            for (int e = 0; e < 4; e++) {
+                s = (mb_probe_spec){.words = n, .word_bytes = 2, .misaligned_reads = e & 1 ? n : n / 2,
+                                    .misaligned_writes = e & 2 ? n : 0, .vector = v};
+                src = mb_generate_probe(&s, NULL);
+                batch_add(&b, src, MB_PROBE_ENTRY);
+                free(src);
+            }
+    s = (mb_probe_spec){.words = 19, .word_bytes = 4, .misaligned_writes = 10, .vector = 2}; /* fp32 at two cells */
+    src = mb_generate_probe(&s, NULL);
+    batch_add(&b, src, MB_PROBE_ENTRY);
+    free(src);
+    assert_int_equal(batch_check(&b), 0);
+    free(b.text);
+}
+
+/* A vector probe on PoCL and OpenMP: every word of every array against the host
+ * mirror, the misaligned ones one 2-byte word off (out[j] = in[j - 1] ^ s
+ * for a misaligned write: element 0 stays poisoned, element V threads is
+ * written); its bytes are V times the scalar probe's; and the check cannot
+ * be passed by a copy shifted by a word, or by the whole vector that an
+ * 8-byte probe at index+1 moves. */
+static void test_vector_probe(void **state)
+{
+    (void)state;
+    if (!dev) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 6, 8);
+    uint64_t *got = malloc(sizeof *got * (size_t)(4 * b.stride + 64));
+    for (int v = 2; v <= 4; v += 2)
+        for (int e = 0; e < 4; e++) {
+            mb_config cfg = {.spec = {.words = 6, .word_bytes = 2, .misaligned_reads = e & 1 ? 3 : 0,
+                                      .misaligned_writes = e & 2 ? 5 : 0, .vector = v},
+                             .block_size = e % 2 ? 64 : 256};
+            mb_result res;
+            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
+            if (rc) fprintf(stderr, "%s\n", why);
+            assert_int_equal(rc, 0);
+            assert_int_equal(res.bytes_moved, 2LL * 6 * 2 * v * TEST_THREADS);
+            assert_int_equal(res.record.vector, v);
+            /* the run's layout, as mb_run_probe laid it out */
+            const int64_t moved = (int64_t)v * TEST_THREADS, stride = mb_stride(moved);
+            uint32_t seed = mb_next_seed(&b);
+            b.stride = stride; /* read_array's stride */
+            mb_prepare(&b, 2, 6);
+            launch_again(&b, &cfg, seed);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
+            const uint64_t sw = mb_seed_word(seed, 2);
+            for (int k = 0; k < 6; k++) {
+                read_array(&b, k, got, 2);
+                const int r = k < cfg.spec.misaligned_reads, w = k < cfg.spec.misaligned_writes;
+                for (int64_t j = 0; j < stride; j++) {
+                    const int written = j >= w && j < moved + w;
+                    const uint64_t want = written ? mb_pattern((uint64_t)(k * stride + j - w + r), 2) ^ sw : mb_poison(2);
+                    assert_true(got[j] == want);
+                    assert_true(got[j] == mb_expected(&cfg.spec, stride, TEST_THREADS, seed, 1, k, j));
+                }
+            }
+            /* misread as one word further or nearer on either side: caught */
+            mb_probe_spec shifted = cfg.spec;
+            shifted.misaligned_writes = cfg.spec.misaligned_writes ? 0 : 5;
+            assert_int_equal(mb_verify(&b, &shifted, seed, 1, why, sizeof why), 1);
+            shifted = cfg.spec;
+            shifted.misaligned_reads = cfg.spec.misaligned_reads ? 0 : 3;
+            assert_int_equal(mb_verify(&b, &shifted, seed, 1, why, sizeof why), 1);
+            if (cfg.spec.misaligned_writes) {
+                /* a whole vector further (what index+1 means for a V x 2-byte word) */
+                for (int64_t t = 0; t < TEST_THREADS; t++)
+                    for (int q = 0; q < v; q++) {
+                        const int64_t j = (t + 1) * v + q;
+                        plant(&b, 0, j, 2, mb_pattern((uint64_t)(t * v + q + (0 < cfg.spec.misaligned_reads)), 2) ^ sw);
+                    }
+                plant(&b, 0, 1, 2, mb_poison(2));
+                assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
+                assert_non_null(strstr(why, "array 0 element"));
+            }
+            b.stride = mb_stride(TEST_THREADS);
+        }
+    free(got);
+    mb_bench_close(&b);
+}
+
 static void test_verifier_catches_planted_errors(void **state)
 {
     (void)state;
@@ -844,6 +991,50 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
 
 /* The payload sweep (P = 1..14 at every word size, 8 bytes only with
  * doubles) and the occupancy variants. */
+/* The vector sweep: 2-byte words at V = 2 and 4, L, M = 0/0, 10/0, 0/10,
+ * 10/10, where the device runs several cells per thread (a GPU) and the
+ * default word size runs; nothing elsewhere. */
+static void test_plan_vector(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_VECTOR, .word_bytes = 4, .block_size = 256, .vector = 1, .stamps = 1};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 8);
+    static const int lm[4][2] = {{0, 0}, {10, 0}, {0, 10}, {10, 10}};
+    for (int i = 0; i < p.n; i++) {
+        const mb_config *c = &p.items[i].cfg;
+        assert_string_equal(p.items[i].sweep, "vector");
+        assert_int_equal(c->spec.vector, i < 4 ? 2 : 4);
+        assert_int_equal(c->spec.word_bytes, 2);
+        assert_int_equal(c->spec.words, 19);
+        assert_int_equal(c->spec.misaligned_reads, lm[i % 4][0]);
+        assert_int_equal(c->spec.misaligned_writes, lm[i % 4][1]);
+        assert_int_equal(p.items[i].stamps, 0);
+        char why[128];
+        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+    }
+    /* buffers sized for the widest access: 8 bytes */
+    int max_words = 0, max_word_bytes = 0, min_block = 1024;
+    int64_t array_bytes = 0;
+    mb_plan_limits(&p, &max_words, &max_word_bytes, &min_block, &array_bytes);
+    assert_int_equal(max_word_bytes, 8);
+    mb_plan_free(&p);
+    o.sweeps = SW_ALL;
+    o.vector = 0; /* a CPU */
+    o.n_words = 1;
+    o.words[0] = 19;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) assert_int_equal(mb_vector(&p.items[i].cfg.spec), 1);
+    mb_plan_free(&p);
+    o.sweeps = SW_VECTOR;
+    o.vector = 1;
+    o.word_bytes_given = 1;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 0);
+    mb_plan_free(&p);
+}
+
 static void test_plan_payload(void **state)
 {
     (void)state;
@@ -1775,7 +1966,8 @@ static void test_cli_geometry_sweep(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped\n");
+                              "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
+                              "vector\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
@@ -1843,12 +2035,15 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_probes_run_correctly, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_misaligned_probe_touches_index_plus_one, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_verifier_catches_planted_errors, probe_setup, NULL),
+        cmocka_unit_test(test_vector_probe_ptx),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_swapped_probe, probe_setup, NULL),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
         cmocka_unit_test(test_stamp_summary),
         cmocka_unit_test(test_plan_sweeps),
         cmocka_unit_test(test_plan_payload),
+        cmocka_unit_test(test_plan_vector),
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_thread_counts),
         cmocka_unit_test(test_plan_threads_top),

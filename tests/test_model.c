@@ -591,7 +591,7 @@ static void test_probe_interpolation_edges(void **state)
         lat.occupancy = -1;
         model_provenance prov;
         model_provenance_init(&prov);
-        const model_probe_shape shape = {cases[i].words, cases[i].L, cases[i].M, 4};
+        const model_probe_shape shape = {cases[i].words, cases[i].L, cases[i].M, 4, 0};
         model_probe_timing t;
         assert_int_equal(model_probe_time(&in, &shape, &lat, &t, &prov, err, sizeof err), 0);
         NEAR(t.ns_per_thread, cases[i].ns);
@@ -1573,6 +1573,140 @@ static void test_geometry_two_cells(void **state)
     remove_folder(plain_dir);
 }
 
+/* membench's vector sweep in dir's membench.csv (column vector added, 1
+ * on the rows there): 2-byte words, N=19, block 256, 10^6 threads, ns per
+ * thread (ms_median less the folder's 0.002 ms start cost):
+ *   V=4: L,M 0/0 0.40, 10/0 0.42, 0/10 0.52 (x 1.3), 10/10 0.80 (x 2)
+ *   V=2: L,M 0/0 0.20, 10/0 0.21 (x 1.05), 0/10 0.22 (x 1.1)
+ * and a 4-byte V=2 row at 0/0 alone (no misaligned partner: not read). */
+static void add_vector_sweep(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,vector/; 2,$s/$/,1/' membench.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    static const struct {
+        int w, v, l, m;
+        double ns;
+    } rows[] = {{2, 4, 0, 0, 0.40}, {2, 4, 10, 0, 0.42}, {2, 4, 0, 10, 0.52}, {2, 4, 10, 10, 0.80},
+                {2, 2, 0, 0, 0.20}, {2, 2, 10, 0, 0.21}, {2, 2, 0, 10, 0.22}, {4, 2, 0, 0, 0.4}};
+    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
+    FILE *f = fopen(cmd, "a");
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const double ms = rows[i].ns + 0.002;
+        fprintf(f, "test-gpu,cuda,vector,19,%d,%d,%d,256,0,8,1.0,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d\n",
+                rows[i].w, rows[i].l, rows[i].m, ms, ms, ms, ms * 1e3, rows[i].v);
+    }
+    fclose(f);
+}
+
+/* A kernel of several cells per thread whose misaligned words move one
+ * per cell (the shipped schemes: misaligned_access = word) reads their
+ * cost on the vector sweep: the base probe of its access width (8 bytes at
+ * four fp16s cells: T(19) = 0.38) times the vector probe's L, M over its
+ * aligned one; without the sweep (or at a V it lacks) the probes of the
+ * access width, as before, with a recorded fallback; one cell per thread,
+ * or misaligned words moved as vectors, never read it. */
+static void test_vector_probe_level2(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-vector-XXXXXX";
+    gpu_folder(dir, NULL);
+    add_vector_sweep(dir);
+    model_inputs in, old;
+    load(&in, dir, "cuda");
+    load(&old, DATA "gpu", "cuda");
+    model_kernel k;
+    model_lattice lat = cube(256);
+    model_prediction p, q;
+    /* push, 4 cells: M = 10 x 1.3 */
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp16s"), 0);
+    assert_int_equal(k.misaligned_access, MODEL_MISALIGNED_BY_WORD);
+    k.cells_per_thread = 4;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], 0.38 * 1.3 / 4);
+    assert_true(says(&p, "2-byte vector probe, V=4, L=0 M=10 at N=19, x 1.300"));
+    assert_false(says(&p, "no vector sweep"));
+    /* the same kernel on the data without the sweep: as before, and said */
+    assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
+    assert_true(says(&q, "no vector sweep there (older membench.csv)"));
+    assert_true(q.probe.ns_per_cell[0] < p.probe.ns_per_cell[0]);
+    model_kernel as_vector = k;
+    as_vector.misaligned_access = MODEL_MISALIGNED_AS_VECTOR;
+    model_prediction r;
+    assert_int_equal(model_predict(&in, &as_vector, &lat, &r, err, sizeof err), 0);
+    NEAR(r.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
+    assert_false(says(&r, "vector probe"));
+    /* A-A, 4 cells: the even step aligned, the odd one L = M = 10 x 2 */
+    assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
+    k.cells_per_thread = 4;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], 0.38 / 4);
+    NEAR(p.probe.ns_per_cell[1], 0.38 * 2 / 4);
+    /* pull, 2 cells: 4-byte accesses (T(19) = 0.19), L = 10 x 1.05 */
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
+    k.cells_per_thread = 2;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], 0.19 * 1.05 / 2);
+    /* fp32 at 2 cells: no 4-byte V=2 probe with L = 10 (its aligned one
+     * alone does not answer): the fallback, the numbers of old data */
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    k.cells_per_thread = 2;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
+    assert_true(says(&p, "4-byte vector probe, V=2, L=10 M=0"));
+    /* one cell per thread: the 2-byte probes, never the vector sweep */
+    p = predict(&in, "push", "fp16s", lat);
+    q = predict(&old, "push", "fp16s", lat);
+    NEAR(p.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
+    assert_false(says(&p, "vector probe"));
+    model_inputs_free(&in);
+    model_inputs_free(&old);
+    remove_folder(dir);
+}
+
+/* The geometry path for such a kernel: the aligned probe at its launch
+ * times the vector sweep's factor (the sweep's misaligned rows shift whole
+ * 8-byte words); pull fp16s at 4 cells, 16x16x32 = 8192 cells, 2048
+ * threads, block 768, 1 block per SM: L=0 M=0 5 us, with the payload 9 us
+ * (model-data/geometry), x 1.05 (V=4, L=10: 0.42 / 0.40), the payload's
+ * excess x 4 x 150 / 151; without the sweep the L=10 rows (6 and 11 us). */
+static void test_vector_probe_geometry(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_vector_geo_XXXXXX", plain_dir[] = "/tmp/test_model_vector_geo_XXXXXX";
+    char cmd[600];
+    threads_folder(dir);
+    add_vector_sweep(dir);
+    threads_folder(plain_dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry.csv %s/ && cp " DATA
+             "geometry/membench-geometry.csv %s/", dir, plain_dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs in, plain;
+    load(&in, dir, "cuda");
+    load(&plain, plain_dir, "cuda");
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
+    k.cells_per_thread = 4;
+    model_lattice lat = {.nx = 16, .ny = 16, .nz = 32, .cells = 8192, .block_size = 768, .blocks_per_cu = 1,
+                         .occupancy = -1};
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(p.full.geometry.threads, 2048);
+    const double ops = 4 * 150.0 / 151;
+    NEAR(model_full_answer(&p)->memory_us[0], 5 * 1.05 + (9 - 5) * 1.05 * ops);
+    assert_true(says(&p, "2-byte vector probe, V=4, L=10 M=0"));
+    assert_int_equal(model_predict(&plain, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(model_full_answer(&p)->memory_us[0], 6 + (11 - 6) * ops);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
 /* A backend that forces no blocks per SM (OpenCL) reads its kernels'
  * launches on the geometry sweep that occupancy_from (CUDA, the same
  * device) measured there, each launch the longer of that and its own launch
@@ -1953,6 +2087,8 @@ int main(void)
         cmocka_unit_test(test_geometry_aa),
         cmocka_unit_test(test_geometry_swapped),
         cmocka_unit_test(test_geometry_two_cells),
+        cmocka_unit_test(test_vector_probe_level2),
+        cmocka_unit_test(test_vector_probe_geometry),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_drift_match),
