@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "described_run.h"
 #include "launch.h"
 #include "plan.h"
 #include "warps.h"
@@ -82,7 +83,7 @@ static const char USAGE[] =
     "of 2 and 4 cells per thread move their shifted populations.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
-       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM };
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE };
 
 typedef struct {
     lbp_common common;
@@ -92,6 +93,8 @@ typedef struct {
     int blocks_per_sm_given;
     int sweeps_given;
     const char *geometry_from; /* lbm.csv: the geometry sweep alone */
+    mb_described_options described; /* --kernel FILE --size LIST */
+    const char *size_list;
 } options;
 
 static int parse_sweeps(const char *s)
@@ -116,6 +119,13 @@ static void parse_option(int opt, const char *arg, options *o)
         o->sweeps_given = 1;
         break;
     case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
+    case OPT_KERNEL: o->described.file = arg; break;
+    case OPT_SIZE:
+        o->size_list = arg;
+        if ((o->described.n_sizes = mb_parse_sizes(arg, o->described.sizes, MB_MAX_SIZES)) < 0)
+            lbp_usage_error("--size: '%s' is not NXxNYxNZ or a comma list of up to %d (each 1..1000000)", arg,
+                            MB_MAX_SIZES);
+        break;
     case OPT_WORDS: p->n_words = lbp_parse_int_list("--words", arg, 1, MB_MAX_WORDS, p->words, MB_MAX_LIST); break;
     case OPT_MISALIGNED:
         p->n_misaligned_n = lbp_parse_int_list("--misaligned", arg, 1, MB_MAX_WORDS, p->misaligned_n, MB_MAX_LIST);
@@ -142,6 +152,22 @@ static void parse_option(int opt, const char *arg, options *o)
     }
 }
 
+/* --kernel FILE --size LIST runs alone: the sweeps' options do not apply. */
+static void check_described(options *o)
+{
+    mb_described_options *d = &o->described;
+    if (!d->file != !o->size_list) lbp_usage_error("--kernel FILE and --size LIST go together");
+    if (!d->file) return;
+    const mb_plan_options *p = &o->plan;
+    if (o->sweeps_given || o->geometry_from || p->n_words || p->n_misaligned_n || o->threads || p->n_thread_counts ||
+        o->blocks_per_sm_given || p->block_size != 256)
+        lbp_usage_error("--kernel runs the described kernel alone (its launch is the file's): drop --sweeps, "
+                        "--geometry-from, --words, --misaligned, --threads, --thread-counts, --block-size and "
+                        "--blocks-per-sm");
+    d->common = &o->common;
+    d->word_bytes = p->word_bytes_given ? p->word_bytes : 0;
+}
+
 static void parse_options(int argc, char **argv, options *o)
 {
     static const struct option opts[] = {LBP_COMMON_LONGOPTS,
@@ -155,6 +181,8 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"thread-counts", required_argument, 0, OPT_THREAD_COUNTS},
                                          {"reps", required_argument, 0, OPT_REPS},
                                          {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
+                                         {"kernel", required_argument, 0, OPT_KERNEL},
+                                         {"size", required_argument, 0, OPT_SIZE},
                                          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->common.device = -1;
@@ -165,6 +193,7 @@ static void parse_options(int argc, char **argv, options *o)
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(opt, optarg, o);
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
+    check_described(o);
     if (o->geometry_from) {
         if (o->sweeps_given || p->n_thread_counts)
             lbp_usage_error("--geometry-from runs the geometry sweep alone: drop --sweeps and --thread-counts");
@@ -751,6 +780,12 @@ int main(int argc, char **argv)
     parse_options(argc, argv, &o);
     lbp_device d;
     lbp_open_from_cli(&d, &o.common);
+    if (o.described.file) {
+        o.described.reps = o.reps ? o.reps : o.common.quick ? 5 : 10;
+        const int status = mb_described_main(&d, &o.described, argc, argv);
+        lbp_close(&d);
+        return status;
+    }
     apply_defaults(&o, &d);
     mb_plan_options *p = &o.plan;
     run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,

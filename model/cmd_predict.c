@@ -8,6 +8,7 @@
 #include "cmd_ranks.h"
 #include "kernel.h"
 #include "kernelfile.h"
+#include "launch.h"
 #include "predict.h"
 #include "ranks_print.h"
 #include "report.h"
@@ -208,18 +209,6 @@ static void kernel_from_args(predict_args *a)
     if (a->cells_per_thread || !a->kernel_file) a->k.cells_per_thread = a->cells_per_thread ? a->cells_per_thread : 1;
 }
 
-/* Blocks per SM mean the occupancy lbmkernels would record for them
- * (validate passes both), where the device says its threads per SM. */
-static void occupancy_from_blocks(const model_inputs *in, model_lattice *lat)
-{
-    const char *mt = model_meta_value(in, "max_threads_per_cu");
-    if (lat->blocks_per_cu > 0 && lat->block_size > 0 && mt && atof(mt) > 0)
-        lat->occupancy = lat->blocks_per_cu * lat->block_size / atof(mt);
-    if (lat->occupancy > 1)
-        lbp_usage_error("--blocks-per-sm %g of %d threads: more than the %s threads an SM holds", lat->blocks_per_cu,
-                        lat->block_size, mt);
-}
-
 int model_cmd_predict(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -260,7 +249,7 @@ int model_cmd_predict(int argc, char **argv)
     char err[1024];
     if (a.kernel_file && model_kernel_file_launch(&a.file, &in, &a.lat, err, sizeof err))
         lbp_usage_error("%s: %s", a.kernel_file, err);
-    occupancy_from_blocks(&in, &a.lat);
+    model_occupancy_from_blocks(&in, &a.lat);
     if (on_ranks) {
         const int status = model_predict_ranks(&in, &a.k, &a.lat, &a.ranks, cli.dir);
         model_inputs_free(&in);

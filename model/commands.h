@@ -19,6 +19,7 @@ int model_cmd_predict(int argc, char **argv);  /* cmd_predict.c */
 int model_cmd_validate(int argc, char **argv); /* cmd_validate.c */
 int model_cmd_summary(int argc, char **argv);  /* commands.c */
 int model_cmd_drift(int argc, char **argv);    /* commands.c */
+int model_cmd_check_kernels(int argc, char **argv); /* cmd_check_kernels.c */
 
 /* 128^3: sizes from here on are held to --max-error, smaller ones to
  * --max-error-small. */
@@ -43,7 +44,7 @@ enum {
     OPT_MAX_CHANGE, OPT_KERNEL,
     /* several ranks (cmd_ranks.h) */
     OPT_RANKS, OPT_EXCHANGE, OPT_OVERLAP, OPT_WEAK, OPT_STRONG, OPT_NODES, OPT_GPUS_PER_NODE, OPT_LINK_LATENCY,
-    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON, OPT_MIS_ACCESS
+    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON, OPT_MIS_ACCESS, OPT_MEASURED
 };
 
 #define MODEL_OPT(name, has, code) {name, has, 0, code}

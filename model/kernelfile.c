@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
-
 enum {
     KEY_NAME, KEY_WORDS_READ, KEY_WORDS_WRITTEN, KEY_MIS_READS, KEY_MIS_WRITES, KEY_WORD_BYTES, KEY_LATTICES,
     KEY_LAUNCHES, KEY_OPS, KEY_CELLS_PER_THREAD, KEY_LAUNCH, KEY_BLOCK, KEY_BLOCK_SIZE, KEY_REGISTERS,
@@ -334,27 +332,4 @@ int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, 
         return -1;
     }
     return model_kernel_file_parse(text, path, out, err, err_len);
-}
-
-int model_kernel_file_launch(const model_kernel_file *f, const model_inputs *in, model_lattice *lat, char *err,
-                             size_t err_len)
-{
-    if (lat->block_size <= 0) lat->block_size = f->block_size;
-    if (lat->occupancy > 0 || lat->blocks_per_cu > 0) return 0; /* the command line said */
-    if (f->occupancy > 0) lat->occupancy = f->occupancy;
-    if (f->blocks_per_sm > 0) lat->blocks_per_cu = f->blocks_per_sm;
-    if (f->registers <= 0) return 0;
-    const char *cc = model_meta_value(in, "compute_capability");
-    int major, minor, blocks = -1;
-    if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2)
-        blocks = lbp_nv_blocks_per_sm(major, minor, f->registers, lat->block_size, 0);
-    if (blocks < 1) {
-        snprintf(err, err_len,
-                 "registers = %d: the device's compute capability (%s) does not give blocks per SM: give "
-                 "occupancy or blocks_per_sm instead",
-                 f->registers, cc ? cc : "not in stream-meta.csv");
-        return -1;
-    }
-    lat->blocks_per_cu = blocks;
-    return 0;
 }

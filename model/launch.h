@@ -45,4 +45,9 @@ model_launch_shape model_launch_shape_of(const model_inputs *in, const model_ker
  * memory, bound the step.  0 where the interval was not measured. */
 int model_launch_bound(const model_inputs *in, const model_kernel *k, const double *memory_us);
 
+/* Blocks per SM as the occupancy lbmkernels would record for them (the
+ * probes are read at it; model validate passes both), where the device
+ * says its threads per SM; exit 2 when that is more than an SM holds. */
+void model_occupancy_from_blocks(const model_inputs *in, model_lattice *lat);
+
 #endif

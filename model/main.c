@@ -12,6 +12,8 @@ static const char usage[] =
     "  validate  predict every point of DIR/lbm.csv, write model.csv, check the error\n"
     "  summary   the table `make bench` ends with, from DIR/model.csv\n"
     "  drift     how far the probes moved between the start and the end of a run\n"
+    "  check-kernels  membench --kernel's measured described kernels against their\n"
+    "            predictions (membench-kernel.csv)\n"
     "  --help, --version\n";
 
 int main(int argc, char **argv)
@@ -19,7 +21,7 @@ int main(int argc, char **argv)
     lbp_cli_init("model");
     model_argc = argc;
     model_argv = argv;
-    if (argc < 2) lbp_usage_error("missing command (predict, validate, summary, drift); see --help");
+    if (argc < 2) lbp_usage_error("missing command (predict, validate, summary, drift, check-kernels); see --help");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(usage, stdout); return 0; }
     if (!strcmp(cmd, "--version")) { printf("model (lbmprobe) %s\n", LBP_VERSION); return 0; }
@@ -27,5 +29,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "validate")) return model_cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "summary")) return model_cmd_summary(argc - 1, argv + 1);
     if (!strcmp(cmd, "drift")) return model_cmd_drift(argc - 1, argv + 1);
-    lbp_usage_error("unknown command '%s' (predict, validate, summary, drift)", cmd);
+    if (!strcmp(cmd, "check-kernels")) return model_cmd_check_kernels(argc - 1, argv + 1);
+    lbp_usage_error("unknown command '%s' (predict, validate, summary, drift, check-kernels)", cmd);
 }

@@ -1,0 +1,47 @@
+/* membench --kernel FILE --size LIST: the generated kernel of a kernel
+ * description file (described.h) on each lattice, timed back to back (two
+ * lattices swapped at every launch, as a time loop's) and verified, one row
+ * each in membench-kernel.csv: the launch, the threads launched, the
+ * blocks per SM reached, the traffic and the time per launch. */
+#ifndef MB_DESCRIBED_RUN_H
+#define MB_DESCRIBED_RUN_H
+
+#include "cli.h"
+#include "described.h"
+#include "probe.h"
+
+#define MB_MAX_SIZES 32
+
+typedef struct {
+    const lbp_common *common;
+    const char *file;                 /* the kernel description */
+    long long sizes[MB_MAX_SIZES][3]; /* lattices, NX NY NZ */
+    int n_sizes;
+    int word_bytes;                   /* 0: the file's */
+    int reps;
+} mb_described_options;
+
+/* "256x256x256,100x100x100" into sizes; returns the count, -1 when list is
+ * not such a list (each 1..1000000, at most max). */
+int mb_parse_sizes(const char *list, long long (*sizes)[3], int max);
+
+typedef struct {
+    mb_shape shape;
+    int blocks_per_cu_requested;
+    int launches, reps;  /* launches back to back per timed run; timed runs */
+    lbp_stats ms;        /* per launch */
+    int64_t threads;     /* launched, idle ones included */
+    double mlups, gbs, bytes_per_update;
+} mb_described_result;
+
+/* Time (reps runs after 2 warm-ups) and verify d on b's buffers.  Returns
+ * 0; 1 with why when an element is wrong; 2 with why for a launch the
+ * device cannot make (block size, blocks per SM). */
+int mb_described_run(mb_bench *b, const mb_described *d, int reps, mb_described_result *out, char *why,
+                     size_t why_len);
+
+/* The command: every lattice of o, rows in membench-kernel.csv and
+ * membench-kernel-meta.csv.  Returns 0; exits 1 or 2 on failure. */
+int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, char **argv);
+
+#endif

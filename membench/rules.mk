@@ -1,0 +1,4 @@
+# membench --kernel FILE reads kernel description files with the model's
+# parser (model/kernelfile.c, model/kernel.c: one parser for both tools).
+membench/described.o membench/described_run.o membench/main.o tests/test_membench.o: CPPFLAGS += -Imodel
+membench/membench tests/test_membench: model/kernelfile.o model/kernel.o
