@@ -1,0 +1,78 @@
+#!/bin/sh
+# The model against kernels it was not built from: every kernel description
+# file given (default: tests/kernels/*.kernel) is timed by membench --kernel
+# at the lattices of its "# check:" line ("# check-quick:" with --quick),
+# then model check-kernels prints, per kernel and lattice, the launch, the
+# threads launched and idle, predicted and measured MLUPS and the error.
+# Exit 0: every point within its bar (5 % at 128^3 cells and more, 10 %
+# below); 1: a point over it or a failed measurement; 2: bad usage or input.
+# Run from the repository root after make.
+set -u
+usage() {
+    cat <<'EOF'
+usage: sh tests/kernels/check.sh [--backend B] [--device N] [--data DIR] [--quick] [--keep FILE] [KERNEL...]
+  --backend B   cuda or opencl (default: the best device's)
+  --device N    device index of that backend
+  --data DIR    the device's results, to predict from (default: data/<its slug>)
+  --quick       the small lattices of each file's "# check-quick:" line
+  --keep FILE   copy the merged membench-kernel.csv there
+  KERNEL...     kernel description files (default: tests/kernels/*.kernel)
+EOF
+}
+say() { printf 'check.sh: %s\n' "$*" >&2; }
+backend="" device="" data="" quick="" keep=""
+need_value() { [ $# -ge 2 ] || { say "$1 needs a value"; exit 2; }; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --backend) need_value "$@"; backend=$2; shift 2 ;;
+    --device) need_value "$@"; device=$2; shift 2 ;;
+    --data) need_value "$@"; data=$2; shift 2 ;;
+    --keep) need_value "$@"; keep=$2; shift 2 ;;
+    --quick) quick=--quick; shift ;;
+    --help | -h) usage; exit 0 ;;
+    --*) say "unknown option '$1' (--help lists them)"; exit 2 ;;
+    *) break ;;
+    esac
+done
+[ -x membench/membench ] && [ -x model/model ] && [ -x stream/stream ] ||
+    { say "run from the repository root after make (membench/membench, model/model)"; exit 2; }
+files="$*"
+[ -n "$files" ] || files=$(ls tests/kernels/*.kernel)
+devopts="${backend:+--backend $backend} ${device:+--device $device}"
+if [ -z "$data" ]; then
+    # shellcheck disable=SC2086
+    slug=$(stream/stream $devopts --describe | awk -F, '$1 == "slug" { print $2 }')
+    [ -n "$slug" ] || { say "no device (stream/stream --list shows what was found)"; exit 2; }
+    data=data/$slug
+fi
+[ -d "$data" ] || { say "--data: '$data' is not a folder of the device's results (make bench writes one)"; exit 2; }
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM
+line=check; [ -n "$quick" ] && line=check-quick
+merged=$work/membench-kernel.csv
+n=0 failed=""
+for f in $files; do
+    [ -f "$f" ] || { say "'$f' is not a file"; exit 2; }
+    sizes=$(sed -n "s/^# $line: *//p" "$f" | head -n 1)
+    [ -n "$sizes" ] || { say "$f: no '# $line: NXxNYxNZ,...' line"; exit 2; }
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    membench/membench $devopts $quick --kernel "$f" --size "$sizes" --out "$work/$n" >"$work/log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        cat "$work/log" >&2
+        [ "$rc" -eq 2 ] && { say "$f: membench --kernel refused it (exit 2)"; exit 2; }
+        failed="$failed $f"
+        continue
+    fi
+    if [ -f "$merged" ]; then tail -n +2 "$work/$n/membench-kernel.csv" >>"$merged"
+    else cp "$work/$n/membench-kernel.csv" "$merged"; fi
+done
+[ -f "$merged" ] || { say "no kernel was measured:$failed"; exit 1; }
+[ -n "$keep" ] && cp "$merged" "$keep"
+measured_on=$(awk -F, 'NR == 2 { print $2 }' "$merged")
+model/model check-kernels --data "$data" --backend "$measured_on" --measured "$merged"
+rc=$?
+[ -n "$failed" ] && { say "measurement failed:$failed"; [ "$rc" -eq 0 ] && rc=1; }
+exit "$rc"
