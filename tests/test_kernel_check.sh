@@ -1,0 +1,99 @@
+#!/bin/sh
+# membench --kernel FILE --size LIST and model check-kernels (issue 34):
+# usage errors exit 2 with one line; a run on PoCL writes one verified row
+# per lattice with the launch and the threads launched; check-kernels
+# passes a point measured as predicted and fails one 50 % off, at its bar;
+# tests/kernels/check.sh runs every test kernel end to end.
+# Last line: "kernel-check: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+k=tests/kernels/d3q15-rows-idle.kernel
+
+# usage ARGS... WHAT: exit 2, one line on stderr that says WHAT
+usage() {
+    what=$1; shift
+    membench/membench "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] && grep -q -- "$what" "$tmp/err"; then ok
+    else bad "membench $*: exit $rc, wanted 2 and '$what': $(cat "$tmp/err")"; fi
+}
+usage "go together" --kernel $k
+usage "go together" --size 10x10x10
+usage "'10x10' is not NXxNYxNZ" --kernel $k --size 10x10
+usage "drop --sweeps" --kernel $k --size 10x10x10 --sweeps words
+usage "drop --sweeps" --kernel $k --size 10x10x10 --block-size 64
+usage "cannot open" --kernel "$tmp/none.kernel" --size 10x10x10
+printf 'name = aa\nwords_read = 19\nmisaligned_reads = 0, 10\nmisaligned_writes = 0, 10\nlattices = 1\n' >"$tmp/aa.kernel"
+usage "alternating launches" --kernel "$tmp/aa.kernel" --size 10x10x10 --out "$tmp/aa"
+[ ! -e "$tmp/aa/membench-kernel.csv" ] && ok || bad "a refused kernel left membench-kernel.csv"
+printf 'name = bad\nwords_read = 19\nlaunch = rows\n' >"$tmp/bad.kernel"
+usage "bad.kernel:3: block_size: missing" --kernel "$tmp/bad.kernel" --size 10x10x10
+
+have_pocl=0
+stream/stream --backend opencl --describe >/dev/null 2>&1 && have_pocl=1
+if [ $have_pocl = 1 ]; then
+    membench/membench --backend opencl --kernel $k --size 100x7x5,64x4x3 --reps 2 --out "$tmp/m" >"$tmp/out" 2>&1 &&
+        ok || bad "membench --kernel on PoCL: $(cat "$tmp/out")"
+    csv=$tmp/m/membench-kernel.csv
+    # the rows: launch rows, 128 threads per row of 100 (and of 64)
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { print $c["launch"], $c["nx"], $c["launched_threads"], $c["words_read"], $c["misaligned_reads"] }' "$csv" \
+        >"$tmp/rows" 2>/dev/null
+    printf 'rows 100 4480 15 10\nrows 64 1536 15 10\n' | cmp -s - "$tmp/rows" && ok ||
+        bad "membench-kernel.csv rows: $(cat "$tmp/rows")"
+    membench/membench --backend opencl --kernel $k --size 64x4x3 --reps 2 --out "$tmp/m" >"$tmp/out" 2>&1
+    [ $? = 1 ] && ok || bad "a second run over membench-kernel.csv without --force did not exit 1"
+    # the end to end check on the small lattices: 7 kernels, a row each, a verdict
+    sh tests/kernels/check.sh --backend opencl --quick --keep "$tmp/all.csv" >"$tmp/check" 2>&1; rc=$?
+    rows=$(grep -c -E '^[a-z0-9-]+ +(linear|rows|grid) ' "$tmp/check")
+    { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "$rows" = 7 ] && grep -q "of 7 points within the bar" "$tmp/check" && ok ||
+        bad "check.sh --quick: exit $rc, $rows rows: $(cat "$tmp/check")"
+else
+    echo "no OpenCL device: the PoCL runs are skipped"
+fi
+
+# check-kernels against the synthetic GPU folder: measured as predicted
+# passes, 50 % slower fails, at the bar of the lattice's size
+data=tests/model-data/gpu
+dev=$(awk -F, 'NR == 2 { print $1 }' $data/stream.csv)
+be=$(awk -F, 'NR == 2 { print $2 }' $data/stream.csv)
+header="device,backend,kernel_file,name,launch,nx,ny,nz,launched_threads,word_bytes,mlups_median"
+row() { echo "$dev,$be,$1,$2,$3,$4,$5,$6,$7,4,$8"; }
+{ echo "$header"; row $k d3q15-rows-idle rows 100 100 100 1280000 100; row tests/kernels/d3q27-grid.kernel d3q27-grid grid 4096 64 64 16777216 100; } >"$tmp/guess.csv"
+model/model check-kernels --data $data --backend "$be" --measured "$tmp/guess.csv" >"$tmp/out" 2>&1
+predicted=$(awk '$2 ~ /^(rows|grid)$/ { print $7 }' "$tmp/out" | tr '\n' ' ')
+set -- $predicted
+if [ $# = 2 ]; then
+    { echo "$header"; row $k d3q15-rows-idle rows 100 100 100 1280000 "$1"; row tests/kernels/d3q27-grid.kernel d3q27-grid grid 4096 64 64 16777216 "$2"; } >"$tmp/same.csv"
+    model/model check-kernels --data $data --backend "$be" --measured "$tmp/same.csv" >"$tmp/out" 2>&1 && ok ||
+        bad "measured as predicted does not pass: $(cat "$tmp/out")"
+    slow=$(echo "$2" | awk '{ printf "%.1f", $1 / 1.5 }')
+    { echo "$header"; row tests/kernels/d3q27-grid.kernel d3q27-grid grid 4096 64 64 16777216 "$slow"; } >"$tmp/slow.csv"
+    model/model check-kernels --data $data --backend "$be" --measured "$tmp/slow.csv" >"$tmp/out" 2>&1
+    [ $? = 1 ] && grep -q "OVER" "$tmp/out" && ok || bad "50 % off passes: $(cat "$tmp/out")"
+    # 7 % off: within 10 % below 128^3 cells, over 5 % at 128^3 and above
+    near1=$(echo "$1" | awk '{ printf "%.2f", $1 / 1.07 }') near2=$(echo "$2" | awk '{ printf "%.2f", $1 / 1.07 }')
+    { echo "$header"; row $k d3q15-rows-idle rows 100 100 100 1280000 "$near1"; } >"$tmp/near.csv"
+    model/model check-kernels --data $data --backend "$be" --measured "$tmp/near.csv" >"$tmp/out" 2>&1 && ok ||
+        bad "7 % off below 128^3 does not pass its 10 % bar: $(cat "$tmp/out")"
+    { echo "$header"; row tests/kernels/d3q27-grid.kernel d3q27-grid grid 4096 64 64 16777216 "$near2"; } >"$tmp/near.csv"
+    model/model check-kernels --data $data --backend "$be" --measured "$tmp/near.csv" >/dev/null 2>&1
+    [ $? = 1 ] && ok || bad "7 % off at 4096x64x64 passes the 5 % bar"
+else
+    bad "check-kernels printed no predictions: $(cat "$tmp/out")"
+fi
+# a point measured on another device, or a file without the columns: exit 2
+sed "2s/^$dev,/other-device,/" "$tmp/guess.csv" >"$tmp/other.csv"
+model/model check-kernels --data $data --backend "$be" --measured "$tmp/other.csv" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "measured on other-device" "$tmp/err" && ok || bad "another device's point: $(cat "$tmp/err")"
+echo "device,backend,nx" >"$tmp/cols.csv"
+model/model check-kernels --data $data --backend "$be" --measured "$tmp/cols.csv" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "kernel_file" "$tmp/err" && ok || bad "a file without kernel_file: $(cat "$tmp/err")"
+model/model check-kernels --data $data --backend "$be" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "missing --measured" "$tmp/err" && ok || bad "no --measured: $(cat "$tmp/err")"
+
+echo "kernel-check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
