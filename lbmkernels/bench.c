@@ -160,7 +160,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
     const double updates = (double)L->cells * steps;
     r->mlups_median = updates / (s.median * 1e-3) / 1e6;
     r->mlups_max = updates / (s.min * 1e-3) / 1e6;
-    r->gbs_median = 2.0 * LBM_Q * lbm_word_bytes(k->precision) * updates / (s.median * 1e-3) / 1e9;
+    r->gbs_median = lbm_record_of(k->scheme, k->precision).bytes_per_update * updates / (s.median * 1e-3) / 1e9;
     r->mass_drift = drift;
     return 0;
 }
@@ -181,12 +181,14 @@ void lbm_csv_write(lbp_csv *csv, lbm_scheme s, lbm_precision p, const lbm_result
 {
     const lbm_ranks_cols one = {.ranks = 1, .exchange = "none", .scaling = "none", .nz_local = m->L.nz};
     if (!rk) rk = &one;
+    const lbm_record rec = lbm_record_of(s, p);
     lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f,%s,"
-                     "%d,%s,%d,%s,%d,%.3f",
+                     "%d,%s,%d,%s,%d,%.3f,%s,%d,%d,%s,%s",
                 lbm_scheme_names[s], lbm_precision_names[p], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
                 (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
                 m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
-                lbm_lattices(s), 2 * LBM_Q * lbm_word_bytes(p), m->cells_per_thread, lbm_pass_spread_pct(m),
+                rec.lattices, rec.bytes_per_update, m->cells_per_thread, lbm_pass_spread_pct(m),
                 lbm_store_names[m->nontemporal], rk->ranks, rk->exchange, rk->overlap, rk->scaling, rk->nz_local,
-                rk->exchange_us);
+                rk->exchange_us, rec.launch, rec.words_read, rec.words_written, rec.misaligned_reads,
+                rec.misaligned_writes);
 }

@@ -4,6 +4,7 @@
 #define LBM_BENCH_H
 
 #include "lbm.h"
+#include "record.h"
 #include "csv.h"
 #include "stats.h"
 
@@ -41,12 +42,14 @@ double lbm_pass_spread_pct(const lbm_result *r);
 
 /* lbm.csv's columns after device,backend: the configuration and its
  * timing (and its stores: normal, nontemporal), then the ranks it ran on (a single device: 1 rank, exchange none,
- * overlap 0, scaling none, nz_local = nz, exchange_us 0).  MLUPS: the whole
- * lattice's updates over the slowest rank's time. */
+ * overlap 0, scaling none, nz_local = nz, exchange_us 0), then the
+ * kernel's record (record.h: its launch, words and misaligned counts, as
+ * lattices and bytes_per_update, from its description file).  MLUPS: the
+ * whole lattice's updates over the slowest rank's time. */
 #define LBM_CSV_HEADER                                                                                          \
     "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,ms_min,ms_median,ms_max,"         \
     "mlups_median,mlups_max,gbs_median,registers,blocks_per_cu,occupancy,lattices,bytes_per_update,"            \
-    "cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us"
+    "cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us," LBM_RECORD_COLUMNS
 typedef struct {
     int ranks;
     const char *exchange; /* none, host, peer, mpi */

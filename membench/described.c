@@ -12,11 +12,6 @@
 #define GRID_YZ_MAX 65535LL
 #define GRID_X_MAX 2147483647LL
 
-const char *mb_launch_name(model_launch_kind k)
-{
-    return k == MODEL_LAUNCH_ROWS ? "rows" : k == MODEL_LAUNCH_GRID ? "grid" : "linear";
-}
-
 static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 void mb_described_grid(const mb_described *d, unsigned grid[3])
@@ -54,7 +49,7 @@ static int grid_fits(const mb_described *d, char *why, size_t why_len)
     const long long gy = ceil_div(d->ny, d->block[1]), gz = ceil_div(d->nz, d->block[2]);
     if (gx > GRID_X_MAX || (d->launch != MODEL_LAUNCH_LINEAR && (gy > GRID_YZ_MAX || gz > GRID_YZ_MAX))) {
         snprintf(why, why_len, "a %s launch of %lldx%lldx%lld blocks is over the %lld blocks along y or z a launch may have",
-                 mb_launch_name(d->launch), gx, gy, gz, GRID_YZ_MAX);
+                 model_launch_name(d->launch), gx, gy, gz, GRID_YZ_MAX);
         return 1;
     }
     return 0;
@@ -163,7 +158,7 @@ char *mb_generate_described(const mb_described *d)
             " * read per cell, %d of them at x+1, %d written%s, %d at x+1; a %s launch of\n"
             " * %dx%dx%d-thread blocks, %d cell%s per thread. */\n",
             d->file->k.name, d->words_read, d->word_bytes, d->misaligned_reads, d->words_written,
-            d->in_place ? " in place" : "", d->misaligned_writes, mb_launch_name(d->launch), d->block[0], d->block[1],
+            d->in_place ? " in place" : "", d->misaligned_writes, model_launch_name(d->launch), d->block[0], d->block[1],
             d->block[2], d->cells_per_thread, d->cells_per_thread > 1 ? "s" : "");
     fprintf(t,
             "KERNEL void " MB_DESCRIBED_ENTRY "(GLOBAL %s *RESTRICT in, GLOBAL %s *RESTRICT out, i64 stride,\n"

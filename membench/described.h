@@ -46,7 +46,4 @@ char *mb_generate_described(const mb_described *d);
 int64_t mb_described_threads(const mb_described *d);
 void mb_described_grid(const mb_described *d, unsigned grid[3]);
 
-/* "linear", "rows", "grid" */
-const char *mb_launch_name(model_launch_kind k);
-
 #endif

@@ -87,7 +87,7 @@ static int verify_one(described_ctx *r, char *why, size_t why_len)
                              .in_place = d->in_place};
     if (!mb_verify(r->b, &s, seed, 1, why, why_len)) return 0;
     char tail[256];
-    snprintf(tail, sizeof tail, " (kernel %s, %s launch)", d->file->k.name, mb_launch_name(d->launch));
+    snprintf(tail, sizeof tail, " (kernel %s, %s launch)", d->file->k.name, model_launch_name(d->launch));
     strncat(why, tail, why_len - strlen(why) - 1);
     return 1;
 }
@@ -186,7 +186,7 @@ static void write_row(lbp_csv *csv, const mb_described_options *o, const mb_desc
     const model_kernel *k = &d->file->k;
     lbp_csv_row(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%dx%dx%d,%d,%d,%lld,%d,%d,%.4f,%d,%d,%d,%d,%d,%d,%d,%.0f,%d,%d,"
                      "%.6f,%.6f,%.6f,%.2f,%.2f",
-                o->file, k->name, mb_launch_name(d->launch), d->nx, d->ny, d->nz, d->nx * d->ny * d->nz, d->block[0],
+                o->file, k->name, model_launch_name(d->launch), d->nx, d->ny, d->nz, d->nx * d->ny * d->nz, d->block[0],
                 d->block[1], d->block[2], d->block[0] * d->block[1] * d->block[2], d->cells_per_thread,
                 (long long)m->threads, m->blocks_per_cu_requested, m->shape.blocks_per_cu, m->shape.occupancy,
                 m->shape.registers, d->words_read, d->words_written, d->misaligned_reads, d->misaligned_writes,
@@ -221,7 +221,7 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
         write_row(csv, o, &ds[i], &m);
         char lattice[64];
         snprintf(lattice, sizeof lattice, "%lldx%lldx%lld", ds[i].nx, ds[i].ny, ds[i].nz);
-        printf("  %-16s %6s %18s %12lld %9.2f %9.1f %9.1f\n", f.k.name, mb_launch_name(ds[i].launch), lattice,
+        printf("  %-16s %6s %18s %12lld %9.2f %9.1f %9.1f\n", f.k.name, model_launch_name(ds[i].launch), lattice,
                (long long)m.threads, m.ms.median * 1e3, m.mlups, m.gbs);
     }
     lbp_csv_finish(csv);

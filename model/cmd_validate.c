@@ -49,6 +49,7 @@ typedef struct {
     model_validated_point *pts;
     int n;
     ranks_validation ranks; /* the rows of several ranks */
+    model_launch_kind *rank_launch; /* per point of ranks */
 } validation;
 
 typedef struct {
@@ -117,6 +118,21 @@ static const model_inputs *inputs_of(validation *v, const char *backend, int lin
     return &v->inputs[v->n_inputs++];
 }
 
+/* The row's launch: lbm.csv's launch column, linear in files written before
+ * it (the shipped schemes launch one thread per cell, or cells_per_thread).
+ * A grid needs the block's shape, which lbm.csv does not hold. */
+static model_launch_kind launch_of(const validation *v, int row)
+{
+    const int c = lbp_table_column(&v->lbm, "launch");
+    model_launch_kind k = MODEL_LAUNCH_LINEAR;
+    if (c < 0) return k;
+    const char *text = lbp_table_text(&v->lbm, row, c);
+    if (model_launch_parse(text, &k) || k == MODEL_LAUNCH_GRID)
+        model_bad_input("%s:%d: column 'launch': expected linear or rows (a grid's block shape is not in lbm.csv), "
+                        "got '%s'", v->path, v->lbm.line[row], text);
+    return k;
+}
+
 /* The row's kernel: its scheme and precision, and how lbmkernels launched it. */
 static model_kernel kernel_of(const validation *v, int row, const model_validated_point *pt)
 {
@@ -136,6 +152,7 @@ static model_kernel kernel_of(const validation *v, int row, const model_validate
     if (pt->stores[0] && strcmp(pt->stores, "normal") && strcmp(pt->stores, "nontemporal"))
         model_bad_input("%s:%d: expected stores normal|nontemporal, got '%s'", v->path, line, pt->stores);
     k.nontemporal = !strcmp(pt->stores, "nontemporal");
+    k.launch = launch_of(v, row);
     return k;
 }
 
@@ -178,6 +195,7 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     const model_kernel k = kernel_of(v, row, pt);
     const model_lattice lat = lattice_of(v, row);
     pt->cells_per_thread = k.cells_per_thread;
+    pt->launch = k.launch;
     pt->measured = lbm_number(v, row, "mlups_median", MLUPS, 0);
     if (!(lat.cells > 0) || !(pt->measured > 0) || !isfinite(pt->measured))
         model_bad_input("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
@@ -205,7 +223,9 @@ static void add_ranks_point(validation *v, int row, const ranks_row *ranks)
     const model_kernel k = kernel_of(v, row, &kind);
     const model_lattice lat = lattice_of(v, row);
     char err[1024];
+    const int before = v->ranks.n;
     if (ranks_validation_add(&v->ranks, in, &k, &lat, t, row, ranks, err, sizeof err)) model_bad_input("%s", err);
+    if (v->ranks.n > before) v->rank_launch[before] = k.launch;
 }
 
 static void read_points(validation *v)
@@ -218,7 +238,8 @@ static void read_points(validation *v)
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (expected the lbmkernels tool's measurements)", v->path);
     if (r) model_bad_input("%s", err);
     v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
-    if (!v->pts) lbp_fail("%s: out of memory", v->path);
+    v->rank_launch = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->rank_launch);
+    if (!v->pts || !v->rank_launch) lbp_fail("%s: out of memory", v->path);
     if (ranks_validation_init(&v->ranks, v->dir, v->lbm.rows, err, sizeof err)) model_bad_input("%s", err);
     const int ib = lbp_table_column(&v->lbm, "backend"), ibd = lbp_table_column(&v->lbm, "boundary");
     for (int row = 0; row < v->lbm.rows; row++) {
@@ -263,7 +284,7 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
                                 "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
-                                ",cells_per_thread,stores,roofline_ws_mlups,flags",
+                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch",
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
@@ -271,18 +292,19 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         const ranks_row *r = &pt->ranks;
         char flags[64];
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
                     r->exchange_us, pt->cells_per_thread, pt->stores, p->roofline.working_set_mlups,
-                    model_flags_text(model_point_flags(pt), flags, sizeof flags));
+                    model_flags_text(model_point_flags(pt), flags, sizeof flags), model_launch_name(pt->launch));
     }
     for (int i = 0; i < v->ranks.n; i++) {
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
-        lbp_csv_row(csv, "%s,%d,normal,-1,none", row, v->ranks.pts[i].cells_per_thread);
+        lbp_csv_row(csv, "%s,%d,normal,-1,none,%s", row, v->ranks.pts[i].cells_per_thread,
+                    model_launch_name(v->rank_launch[i]));
     }
     lbp_csv_finish(csv);
 }
@@ -368,6 +390,7 @@ int model_cmd_validate(int argc, char **argv)
     ranks_validation_free(&v.ranks);
     lbp_table_free(&v.lbm);
     free(v.pts);
+    free(v.rank_launch);
     if (skipped) fprintf(stderr, "model: %d row(s) of several ranks not predicted (no interconnect fit)\n", skipped);
     if (over)
         fprintf(stderr, "model: %d point(s) over the error bar (%.1f %% from 128^3, %.1f %% below)\n", over,

@@ -50,6 +50,23 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
     return -1;
 }
 
+static const char *const launch_names[] = {"linear", "rows", "grid"};
+
+const char *model_launch_name(model_launch_kind k)
+{
+    return k >= MODEL_LAUNCH_LINEAR && k <= MODEL_LAUNCH_GRID ? launch_names[k] : "linear";
+}
+
+int model_launch_parse(const char *name, model_launch_kind *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, launch_names[i])) {
+            *out = (model_launch_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
 int model_parse_phase_list(const char *s, int max, int *out)
 {
     int n = 0;

@@ -66,6 +66,10 @@ int model_precision_word_bytes(const char *precision);
  * numbers in [0, max]. */
 int model_parse_phase_list(const char *s, int max, int *out);
 
+/* "linear", "rows", "grid"; and back (0, or -1 for another word). */
+const char *model_launch_name(model_launch_kind k);
+int model_launch_parse(const char *name, model_launch_kind *out);
+
 /* One line: "pull fp32: 19 read / 19 written, misaligned reads/writes 10/0, ..." */
 void model_kernel_describe(const model_kernel *k, char *out, size_t len);
 

@@ -97,12 +97,7 @@ static int block_dims(parse_state *s, const char *v, int *b)
 
 static int launch_kind(parse_state *s, const char *v, model_launch_kind *out)
 {
-    static const char *const kinds[] = {"linear", "rows", "grid"};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(v, kinds[i])) {
-            *out = (model_launch_kind)i;
-            return 0;
-        }
+    if (!model_launch_parse(v, out)) return 0;
     return fail_at(s, s->line, KEY_LAUNCH, "'%s' is not linear, rows or grid", v);
 }
 

@@ -10,6 +10,7 @@ typedef struct {
     char backend[16], scheme[16], precision[8], stores[16];
     long long nx, ny, nz, block_size;
     int cells_per_thread; /* lbmkernels': 0 a row per thread */
+    model_launch_kind launch; /* lbm.csv's launch column; linear where it has none */
     double cells, measured;
     double error_pct; /* 100 (predicted - measured) / measured: > 0 the model is optimistic */
     model_prediction pr;

@@ -20,6 +20,7 @@
 #include "../lbmkernels/bench.h"
 #include "../lbmkernels/lbm.h"
 #include "../lbmkernels/plan.h"
+#include "../lbmkernels/record.h"
 #include "../lbmkernels/verify.h"
 #include "../model/kernel.h"
 
@@ -587,11 +588,53 @@ static void test_passes_keep_the_faster(void **state)
             if (passes == 1) assert_float_equal(v, 0, 1e-12);
             else assert_true(v >= 0);
         }
+        /* the record of pull fp32, from model/kernels/pull.kernel */
+        static const char *const record[][2] = {{"launch", "linear"}, {"words_read", "19"}, {"words_written", "19"},
+                                                {"misaligned_reads", "10"}, {"misaligned_writes", "0"},
+                                                {"lattices", "2"}, {"bytes_per_update", "152"}};
+        for (size_t i = 0; i < sizeof record / sizeof *record; i++) {
+            const int c = lbp_table_column(&t, record[i][0]);
+            assert_true(c >= 0);
+            assert_string_equal(lbp_table_text(&t, 0, c), record[i][1]);
+        }
         lbp_table_free(&t);
     }
     char rm[96];
     snprintf(rm, sizeof rm, "rm -rf %s", out);
     assert_int_equal(system(rm), 0);
+}
+
+/* lbm.csv's record of every scheme and precision comes from the model's
+ * description files; it must say what the kernels do: 19 words each way,
+ * the precision's word size, the scheme's lattices, and the populations
+ * with a nonzero x velocity (counted from the lattice's own velocities)
+ * misaligned where the scheme shifts them (push: writes, pull and split:
+ * reads, A-A: both on odd steps). */
+static void test_record_from_the_description_files(void **state)
+{
+    (void)state;
+    int x_moving = 0;
+    for (int i = 0; i < LBM_Q; i++) x_moving += lbm_c[i][0] != 0;
+    char ten[16], zero_ten[32];
+    snprintf(ten, sizeof ten, "%d", x_moving);
+    snprintf(zero_ten, sizeof zero_ten, "0;%d", x_moving);
+    const char *expect[LBM_SCHEMES][2] = {{"0", ten}, {ten, "0"}, {ten, "0"}, {zero_ten, zero_ten}};
+    for (int s = 0; s < LBM_SCHEMES; s++)
+        for (int p = 0; p < LBM_PRECISIONS; p++) {
+            const lbm_record r = lbm_record_of((lbm_scheme)s, (lbm_precision)p);
+            assert_int_equal(r.words_read, LBM_Q);
+            assert_int_equal(r.words_written, LBM_Q);
+            assert_int_equal(r.word_bytes, lbm_word_bytes((lbm_precision)p));
+            assert_int_equal(r.lattices, lbm_lattices((lbm_scheme)s));
+            assert_int_equal(r.bytes_per_update, 2 * LBM_Q * lbm_word_bytes((lbm_precision)p));
+            assert_string_equal(r.misaligned_reads, expect[s][0]);
+            assert_string_equal(r.misaligned_writes, expect[s][1]);
+            assert_string_equal(r.launch, "linear");
+            /* and the model reads the same file */
+            model_kernel k;
+            assert_int_equal(model_builtin_kernel(&k, lbm_scheme_names[s], lbm_precision_names[p]), 0);
+            assert_int_equal(k.word_bytes * (k.words_read + k.words_written), r.bytes_per_update);
+        }
 }
 
 int main(void)
@@ -619,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_passes_keep_the_faster),
+        cmocka_unit_test(test_record_from_the_description_files),
     };
     lbp_cli_init("test_lbmkernels");
     return cmocka_run_group_tests(tests, NULL, lbp_test_close_devices);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# lbm.csv's and model.csv's launch column (issue 34): model validate reads
+# an lbm.csv without it as linear (as one that says linear), predicts a
+# rows launch with its idle threads, refuses a launch it cannot read (exit
+# 2 naming the column), and writes the launch in model.csv; model summary
+# reads a model.csv written before the column.
+# Last line: "model-launch: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# fresh [DIR]: a copy of the synthetic GPU folder (or of DIR) without model.csv
+fresh() { rm -rf "$tmp/d"; mkdir "$tmp/d"; cp "${1:-tests/model-data/gpu}"/*.csv "$tmp/d/"; rm -f "$tmp/d"/model*.csv; }
+# add_launch VALUE [ROW]: a launch column, linear but VALUE on data row ROW (default 4)
+add_launch() {
+    awk -F, -v OFS=, -v v="$1" -v r="${2:-4}" 'NR == 1 { print $0, "launch"; next }
+        { print $0, (NR == r + 1 ? v : "linear") }' \
+        "$tmp/d/lbm.csv" >"$tmp/x" && mv "$tmp/x" "$tmp/d/lbm.csv"
+}
+validate() { model/model validate --data "$tmp/d" --backend cuda >"$tmp/out" 2>"$tmp/err"; }
+# column NAME of model.csv, every row
+column() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "$tmp/d/model.csv"; }
+
+fresh; validate
+[ -z "$(column launch | grep -v '^linear$')" ] && [ -n "$(column launch)" ] && ok ||
+    bad "an lbm.csv without launch: model.csv launch column '$(column launch | tr '\n' ' ')'"
+column full_mlups >"$tmp/old"
+fresh; add_launch linear; validate
+column full_mlups | cmp -s - "$tmp/old" && ok || bad "launch=linear predicts otherwise than no launch column"
+fresh; add_launch rows; validate
+column launch | sed -n 4p | grep -qx rows && ok || bad "model.csv does not say rows: $(column launch | tr '\n' ' ')"
+# the H100's folder: its row 3, push 256^3 in blocks of 192, launched as
+# rows of 384 threads (a third idle) is predicted slower than linearly
+h100=data/nvidia-h100-80gb-hbm3
+awk -F, 'NR == 4 { exit !($3 == "push" && $6 == 256 && $11 == 192) }' $h100/lbm.csv || bad "$h100/lbm.csv row 3 moved"
+fresh $h100; validate; column full_mlups >"$tmp/old"
+fresh $h100; add_launch rows 3; validate
+old3=$(sed -n 3p "$tmp/old") new3=$(column full_mlups | sed -n 3p)
+awk -v a="$new3" -v b="$old3" 'BEGIN { exit !(a < b) }' && ok || bad "rows of 384 threads for 256 cells not slower: $new3 vs $old3"
+[ "$(column full_mlups | sed 3d)" = "$(sed 3d "$tmp/old")" ] && ok || bad "rows on row 3 moved other rows"
+for v in grid bogus; do
+    fresh; add_launch $v; validate; rc=$?
+    [ $rc = 2 ] && grep -q "lbm.csv:5: column 'launch'.*'$v'" "$tmp/err" && [ ! -e "$tmp/d/model.csv" ] && ok ||
+        bad "launch=$v: exit $rc: $(cat "$tmp/err")"
+done
+# a model.csv written before the launch column still summarises
+fresh; cp data/nvidia-h100-80gb-hbm3/model.csv data/nvidia-h100-80gb-hbm3/model-meta.csv "$tmp/d/" 2>/dev/null
+if head -1 "$tmp/d/model.csv" | grep -q launch; then bad "the committed model.csv has a launch column: pick an old one"
+else model/model summary --data "$tmp/d" >/dev/null 2>"$tmp/err" && ok || bad "summary of an old model.csv: $(cat "$tmp/err")"; fi
+
+echo "model-launch: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
