@@ -7,6 +7,7 @@
 #   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
+#   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1]   the model against tests/kernels/
 #   make test-sanitize   the test suite built with ASan + UBSan (in .sanitize/)
 
 CC ?= gcc
@@ -63,7 +64,7 @@ TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 # Tool-specific rules (embedded kernel files and the like).
 -include $(wildcard */rules.mk)
 
-.PHONY: all deps test bench plots compare diff clean
+.PHONY: all deps test bench plots compare diff clean check-kernels
 deps:
 	@sh core/deps.sh
 
@@ -90,3 +91,9 @@ clean:
 -include $(wildcard */*.d)
 
 core/csv.o: .build-commit
+
+# The model against the test kernels of tests/kernels/ on one device:
+#   make check-kernels [BACKEND=cuda] [DATA=data/<slug>] [QUICK=1]
+check-kernels: all
+	@sh tests/kernels/check.sh $(if $(BACKEND),--backend $(BACKEND)) $(if $(DATA),--data $(DATA)) \
+		$(if $(filter 1,$(QUICK)),--quick)
