@@ -90,12 +90,12 @@ run 2 planted $LBM --verify --schemes pull --precisions fp32 --boundary cavity -
 all_ranks planted 1 2
 has planted "not bit for bit the same"
 
-# 3. timing: one row per overlap, the ranks' columns at the end of lbm.csv
+# 3. timing: one row per overlap, the ranks' columns at the end of lbm.csv, before the kernel's record
 run 2 timing $LBM --schemes aa --precisions fp32 --sizes 16 --quick --steps 4 --reps 2 --out "$tmp/timing"
 all_ranks timing 0 2
 csv=$tmp/timing/lbm.csv
-if head -n 1 "$csv" 2>/dev/null | grep -q ',cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us$'; then ok; else bad "lbm.csv header: $(head -n 1 "$csv" 2>/dev/null)"; fi
-rows=$(awk -F, 'NR > 1 && $(NF-5) == 2 && $(NF-4) == "host" && $(NF-2) == "weak" && $(NF-1) == 16 && $NF > 0 && $8 == 32 { print $(NF-3) }' "$csv" | sort | tr '\n' ' ')
+if head -n 1 "$csv" 2>/dev/null | grep -q ',cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us,launch,words_read,words_written,misaligned_reads,misaligned_writes$'; then ok; else bad "lbm.csv header: $(head -n 1 "$csv" 2>/dev/null)"; fi
+rows=$(awk -F, 'NR > 1 && $(NF-10) == 2 && $(NF-9) == "host" && $(NF-7) == "weak" && $(NF-6) == 16 && $(NF-5) > 0 && $8 == 32 { print $(NF-8) }' "$csv" | sort | tr '\n' ' ')
 if [ "$rows" = "0 1 " ]; then ok; else bad "lbm.csv rows (overlap of 2-rank, host, weak, 16 planes each, 16x16x32 rows): [$rows]: $(cat "$csv")"; fi
 if grep -q '^ranks,2$' "$tmp/timing/lbm-meta.csv" && grep -q '^rank_1_device,' "$tmp/timing/lbm-meta.csv"; then ok; else bad "lbm-meta.csv lacks ranks, rank_1_device"; fi
 
