@@ -326,6 +326,8 @@ static void summary_json(const summary_view *v)
     model_json_array(&j, "rows");
     for (int i = 0; i < v->n; i++) summary_json_row(&j, v->t, v->rows[i]);
     model_json_close(&j);
+    char err[1024];
+    if (ranks_summary_json(&j, v->t, err, sizeof err)) model_bad_input("%s", err);
     if (v->n_drift) {
         model_json_object(&j, "drift");
         for (int i = 0; i < v->n_drift; i++)

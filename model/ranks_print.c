@@ -193,25 +193,32 @@ bad:
 
 static int oversubscribed(const summary_row *r) { return r->devices < r->ranks; }
 
+/* The row a group (backend, scaling, exchange, overlap) is shown by: its
+ * most ranks, the fastest scheme there; -1 unless row i is the group's
+ * first, so that each group shows once, where it first appears. */
+static int group_best(const summary_row *rows, int n, int i)
+{
+    const summary_row *r = &rows[i];
+    int best = i;
+    for (int j = 0; j < n; j++) {
+        const summary_row *o = &rows[j];
+        if (strcmp(o->backend, r->backend) || strcmp(o->scaling, r->scaling) || strcmp(o->exchange, r->exchange) ||
+            o->overlap != r->overlap)
+            continue;
+        if (j < i) return -1;
+        const summary_row *b = &rows[best];
+        if (o->ranks > b->ranks || (o->ranks == b->ranks && o->measured > b->measured)) best = j;
+    }
+    return best;
+}
+
 static void print_group_lines(FILE *f, const summary_row *rows, int n)
 {
     fprintf(f, "%-7s %-7s %-8s %-7s %5s %-6s %-5s %10s %10s %8s %9s %9s\n", "backend", "scaling", "exchange",
             "overlap", "ranks", "scheme", "prec", "measured", "predicted", "error%", "eff meas", "eff pred");
     for (int i = 0; i < n; i++) {
-        const summary_row *r = &rows[i];
-        /* one line per backend, scaling, exchange, overlap: its most ranks,
-         * the fastest scheme there; printed where that group first shows */
-        int first = 1, best = i;
-        for (int j = 0; j < n; j++) {
-            const summary_row *o = &rows[j];
-            if (strcmp(o->backend, r->backend) || strcmp(o->scaling, r->scaling) || strcmp(o->exchange, r->exchange) ||
-                o->overlap != r->overlap)
-                continue;
-            if (j < i) first = 0;
-            const summary_row *b = &rows[best];
-            if (o->ranks > b->ranks || (o->ranks == b->ranks && o->measured > b->measured)) best = j;
-        }
-        if (!first) continue;
+        const int best = group_best(rows, n, i);
+        if (best < 0) continue;
         const summary_row *b = &rows[best];
         char me[16] = "-", pe[16] = "-";
         if (b->measured_eff >= 0) snprintf(me, sizeof me, "%.1f %%", b->measured_eff);
@@ -222,15 +229,28 @@ static void print_group_lines(FILE *f, const summary_row *rows, int n)
     }
 }
 
+/* The rows the efficiency target reads: weak scaling through peer copies
+ * with overlap, one device a rank, a measured efficiency */
+static int efficiency_target_row(const summary_row *r)
+{
+    return !strcmp(r->scaling, "weak") && !strcmp(r->exchange, "peer") && r->overlap && !oversubscribed(r) &&
+           r->measured_eff >= 0;
+}
+
+/* The most ranks of those rows (0: none) */
+static int efficiency_target_ranks(const summary_row *rows, int n)
+{
+    int most = 0;
+    for (int i = 0; i < n; i++)
+        if (efficiency_target_row(&rows[i]) && rows[i].ranks > most) most = rows[i].ranks;
+    return most;
+}
+
 /* Weak scaling through peer copies with overlap, on one device a rank, at
  * the most ranks measured: every fp32 scheme's efficiency */
 static void print_efficiency_target(FILE *f, const summary_row *rows, int n)
 {
-    int most = 0;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(rows[i].scaling, "weak") && !strcmp(rows[i].exchange, "peer") && rows[i].overlap &&
-            !oversubscribed(&rows[i]) && rows[i].measured_eff >= 0 && rows[i].ranks > most)
-            most = rows[i].ranks;
+    const int most = efficiency_target_ranks(rows, n);
     fprintf(f, "target: weak-scaling efficiency >= %.0f %% at %d GPUs with peer exchange and overlap: ",
             RANKS_TARGET_EFFICIENCY_PCT, RANKS_TARGET_GPUS);
     if (!most) { fprintf(f, "not measured\n"); return; }
@@ -239,9 +259,7 @@ static void print_efficiency_target(FILE *f, const summary_row *rows, int n)
     int k = 0;
     for (int i = 0; i < n; i++) {
         const summary_row *r = &rows[i];
-        if (strcmp(r->scaling, "weak") || strcmp(r->exchange, "peer") || !r->overlap || oversubscribed(r) ||
-            r->ranks != most || r->measured_eff < 0)
-            continue;
+        if (!efficiency_target_row(r) || r->ranks != most) continue;
         fprintf(f, "%s %s %s %.1f %%", k++ ? "," : "", r->scheme, r->precision, r->measured_eff);
         worst = fmin(worst, r->measured_eff);
     }
@@ -250,15 +268,24 @@ static void print_efficiency_target(FILE *f, const summary_row *rows, int n)
             most < RANKS_TARGET_GPUS ? (met ? " there" : "") : "");
 }
 
-static void print_error_target(FILE *f, const summary_row *rows, int n)
+/* The error target's tally: the worst |error| over the points of one device
+ * a rank (*points of them), *over the oversubscribed ones left out */
+static double worst_error(const summary_row *rows, int n, int *points, int *over)
 {
     double worst = 0;
-    int k = 0, over = 0;
+    *points = *over = 0;
     for (int i = 0; i < n; i++) {
-        if (oversubscribed(&rows[i])) { over++; continue; }
+        if (oversubscribed(&rows[i])) { (*over)++; continue; }
         worst = fmax(worst, fabs(rows[i].error_pct));
-        k++;
+        (*points)++;
     }
+    return worst;
+}
+
+static void print_error_target(FILE *f, const summary_row *rows, int n)
+{
+    int k, over;
+    const double worst = worst_error(rows, n, &k, &over);
     fprintf(f, "target: model within %.0f %% of measured MLUPS per rank: ", RANKS_TARGET_ERROR_PCT);
     if (!k) fprintf(f, "no run of one device a rank\n");
     else fprintf(f, "worst |error| %.2f %% over %d points: %s\n", worst, k, worst <= RANKS_TARGET_ERROR_PCT ? "met" : "not met");
@@ -281,6 +308,78 @@ int ranks_summary_print(FILE *f, const lbp_table *t, char *err, size_t err_len)
         print_group_lines(f, rows, n);
         print_efficiency_target(f, rows, n);
         print_error_target(f, rows, n);
+    }
+    free(rows);
+    return 0;
+}
+
+static void json_group(model_json *j, const summary_row *b)
+{
+    model_json_object(j, NULL);
+    model_json_string(j, "backend", b->backend);
+    model_json_string(j, "scaling", b->scaling);
+    model_json_string(j, "exchange", b->exchange);
+    model_json_bool(j, "overlap", b->overlap);
+    model_json_number(j, "ranks", b->ranks);
+    model_json_number(j, "devices", b->devices);
+    model_json_bool(j, "oversubscribed", oversubscribed(b));
+    model_json_string(j, "scheme", b->scheme);
+    model_json_string(j, "precision", b->precision);
+    model_json_number(j, "measured_mlups", b->measured);
+    model_json_number(j, "full_mlups", b->predicted);
+    model_json_number(j, "error_pct", b->error_pct);
+    if (b->measured_eff >= 0) model_json_number(j, "measured_efficiency_pct", b->measured_eff);
+    if (b->predicted_eff >= 0) model_json_number(j, "predicted_efficiency_pct", b->predicted_eff);
+    model_json_close(j);
+}
+
+static void json_targets(model_json *j, const summary_row *rows, int n)
+{
+    const int most = efficiency_target_ranks(rows, n);
+    model_json_object(j, "efficiency_target");
+    model_json_number(j, "target_pct", RANKS_TARGET_EFFICIENCY_PCT);
+    model_json_number(j, "target_gpus", RANKS_TARGET_GPUS);
+    if (most) {
+        double worst = 1e9;
+        for (int i = 0; i < n; i++)
+            if (efficiency_target_row(&rows[i]) && rows[i].ranks == most) worst = fmin(worst, rows[i].measured_eff);
+        model_json_number(j, "ranks", most);
+        model_json_number(j, "worst_efficiency_pct", worst);
+        model_json_bool(j, "met", worst >= RANKS_TARGET_EFFICIENCY_PCT);
+    }
+    model_json_close(j);
+    int points, over;
+    const double worst = worst_error(rows, n, &points, &over);
+    model_json_object(j, "error_target");
+    model_json_number(j, "target_pct", RANKS_TARGET_ERROR_PCT);
+    model_json_number(j, "points", points);
+    model_json_number(j, "oversubscribed_points", over);
+    if (points) {
+        model_json_number(j, "worst_abs_error_pct", worst);
+        model_json_bool(j, "met", worst <= RANKS_TARGET_ERROR_PCT);
+    }
+    model_json_close(j);
+}
+
+int ranks_summary_json(model_json *j, const lbp_table *t, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"ranks", "exchange", "overlap", "scaling", "devices", "measured_mlups",
+                                       "full_mlups", "error_pct", "measured_efficiency_pct",
+                                       "predicted_efficiency_pct", NULL};
+    if (lbp_table_require(t, cols, NULL, 0)) return 0; /* one device's file */
+    summary_row *rows;
+    int n = summary_rows(t, &rows, err, err_len);
+    if (n < 0) return -1;
+    if (n) {
+        model_json_object(j, "several_devices");
+        model_json_array(j, "groups");
+        for (int i = 0; i < n; i++) {
+            const int best = group_best(rows, n, i);
+            if (best >= 0) json_group(j, &rows[best]);
+        }
+        model_json_close(j);
+        json_targets(j, rows, n);
+        model_json_close(j);
     }
     free(rows);
     return 0;

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "json.h"
 #include "ranks.h"
 #include "table.h"
 
@@ -31,5 +32,9 @@ void ranks_print_end(FILE *f, ranks_format fmt);
  * worst error; whether each target is met.  Prints nothing for a file
  * without multi-rank rows.  Returns 0, or -1 with err on a bad number. */
 int ranks_summary_print(FILE *f, const lbp_table *t, char *err, size_t err_len);
+/* The same block as the member "several_devices" of summary's JSON object
+ * (groups, efficiency_target, error_target); nothing for a file without
+ * multi-rank rows.  Returns 0, or -1 with err on a bad number. */
+int ranks_summary_json(model_json *j, const lbp_table *t, char *err, size_t err_len);
 
 #endif

@@ -49,7 +49,23 @@ for d in data/*/; do
     check "$tmp/s.json" '(.quick | type) == "boolean"' "summary $d: quick said"
     n=$(model/model summary --data "$d" | awk '$2 ~ /^(push|pull|split|aa)$/' | wc -l)
     check "$tmp/s.json" "(.rows | length) == $n" "summary $d: the text's $n rows"
+    # the multi-rank block: its group lines (between the block's header and
+    # its first target line) as "several_devices", absent without them
+    g=$(model/model summary --data "$d" | awk '/^several devices/ { on = 1; next } /^target:/ { on = 0 }
+        on && $5 ~ /^[0-9]+$/ { n++ } END { print n + 0 }')
+    if [ "$g" -gt 0 ]; then
+        check "$tmp/s.json" "(.several_devices.groups | length) == $g" "summary $d: the text's $g multi-rank groups"
+        check "$tmp/s.json" '.several_devices.groups | all((.ranks | type) == "number" and (.error_pct | type) == "number")' \
+            "summary $d: multi-rank groups with numbers"
+        worst=$(model/model summary --data "$d" | sed -n 's/^target: model within.*worst |error| \([0-9.]*\) %.*/\1/p')
+        check "$tmp/s.json" "(.several_devices.error_target.worst_abs_error_pct * 100 | round) == ($worst * 100 | round)" \
+            "summary $d: the error target's worst |error| $worst as in the text"
+        multi=$((multi + 1))
+    else
+        check "$tmp/s.json" 'has("several_devices") | not' "summary $d: no multi-rank block without multi-rank rows"
+    fi
 done
+[ "${multi:-0}" -gt 0 ] && ok || bad "no committed folder with multi-rank rows was summarised"
 
 # the check can fail: text that is not JSON, and a filter that is false
 echo 'backend scheme' >"$tmp/text"
