@@ -57,18 +57,36 @@ void lbp_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
+/* "<prog>: <counter> <message> (elapsed, about ... left)" */
+static void progress(const char *counter, int done, int total, double elapsed_s, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: [%d/%d] ", lbp_prog, done, total);
+    fprintf(stderr, "%s: %s", lbp_prog, counter);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     if (done > 0 && total > done)
         fprintf(stderr, " (%.0f s, about %.0f s left)", elapsed_s, elapsed_s / done * (total - done));
     else
         fprintf(stderr, " (%.0f s)", elapsed_s);
     fputc('\n', stderr);
+}
+
+void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
+{
+    char counter[48];
+    snprintf(counter, sizeof counter, "[%d/%d] ", done, total);
+    va_list ap;
+    va_start(ap, fmt);
+    progress(counter, done, total, elapsed_s, fmt, ap);
+    va_end(ap);
+}
+
+void lbp_progress_of(const char *stage, int done, int total, double elapsed_s, const char *fmt, ...)
+{
+    char counter[96];
+    snprintf(counter, sizeof counter, "%s %d of %d: ", stage, done, total);
+    va_list ap;
+    va_start(ap, fmt);
+    progress(counter, done, total, elapsed_s, fmt, ap);
+    va_end(ap);
 }
 
 int lbp_scan_int(const char *s, long long min, long long max, long long *out)

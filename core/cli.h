@@ -20,6 +20,10 @@ void lbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress line on stderr ("<prog>: [3/40] what ... ETA 12 s"). */
 void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A preparatory stage's progress with a counter of its own, so that it is
+ * not read as the measurement's ("<prog>: compile 10 of 116: ..."). */
+void lbp_progress_of(const char *stage, int done, int total, double elapsed_s, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Parse a whole number in [min, max]; on error: "<prog>: --flag: 'x' is not
  * a whole number in [min, max]" and exit 2. */

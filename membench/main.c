@@ -348,7 +348,8 @@ static void preflight(run *r)
                 lbp_usage_error("%s: %s", mb_config_name(&c, name, sizeof name), why);
         }
         if (i % 10 == 9 || i == r->plan.n - 1)
-            lbp_progress(i + 1, r->plan.n, lbp_now() - t0, "compiled probes (%d kernels)", r->bench.n_cache);
+            lbp_progress_of("compile", i + 1, r->plan.n, lbp_now() - t0, "probes checked, %d kernels compiled",
+                            r->bench.n_cache);
     }
 }
 
