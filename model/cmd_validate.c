@@ -237,6 +237,7 @@ static void read_points(validation *v)
     int r = lbp_table_read_columns(&v->lbm, v->path, cols, err, sizeof err);
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (expected the lbmkernels tool's measurements)", v->path);
     if (r) model_bad_input("%s", err);
+    if (model_require_meta(v->dir, "lbm.csv", err, sizeof err)) model_bad_input("%s", err);
     v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
     v->rank_launch = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->rank_launch);
     if (!v->pts || !v->rank_launch) lbp_fail("%s: out of memory", v->path);

@@ -5,12 +5,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats.h"
 
 static void join(char *out, size_t n, const char *dir, const char *name)
 {
     snprintf(out, n, "%s/%s", dir, name);
+}
+
+/* The meta file of the tool run that wrote a data file: a data file
+ * without it is not a finished run's (a run killed between its files, or
+ * files copied apart), so the model does not read it. */
+static const char *meta_of(const char *name)
+{
+    static const char *const pairs[][2] = {
+        {"stream.csv", "stream-meta.csv"},      {"membench.csv", "membench-meta.csv"},
+        {"launch.csv", "membench-meta.csv"},    {"membench-fit.csv", "membench-meta.csv"},
+        {"membench-geometry.csv", "membench-geometry-meta.csv"}, {"lbm.csv", "lbm-meta.csv"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (!strcmp(pairs[i][0], name)) return pairs[i][1];
+    return NULL;
+}
+
+int model_require_meta(const char *dir, const char *name, char *err, size_t err_len)
+{
+    const char *meta = meta_of(name);
+    if (!meta) return 0;
+    char path[600];
+    join(path, sizeof path, dir, meta);
+    if (!access(path, F_OK)) return 0;
+    return lbp_error(err, err_len, "%s: missing (%s/%s is read only beside the meta file of the run that wrote it)",
+                     path, dir, name);
 }
 
 /* Read dir/name with its required columns. optional: a missing file is not
@@ -26,7 +53,12 @@ static int open_table(lbp_table *t, const char *dir, const char *name,
         return lbp_error(err, err_len, "%s: missing (expected the %s output of the %s tool)", path, name,
                     !strncmp(name, "stream", 6) ? "stream" : "membench");
     }
-    return r == LBP_TABLE_OK ? 0 : -1;
+    if (r != LBP_TABLE_OK) return -1;
+    if (model_require_meta(dir, name, err, err_len)) {
+        lbp_table_free(t);
+        return -1;
+    }
+    return 0;
 }
 
 static int row_is_backend(const lbp_table *t, int row, const char *backend)

@@ -118,6 +118,9 @@ typedef struct {
 
 /* The backends that have rows in dir/stream.csv (not "likwid").  Returns the
  * count, or -1 with err. */
+/* 0 where dir/name has the meta file of the tool run that wrote it (or
+ * needs none), else -1 with err naming the missing file. */
+int model_require_meta(const char *dir, const char *name, char *err, size_t err_len);
 int model_backends_in(const char *dir, char names[][16], int max, char *err, size_t err_len);
 
 /* Load dir's files for backend (NULL: the only backend in stream.csv; an

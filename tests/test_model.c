@@ -1188,7 +1188,7 @@ static void geometry_and_plain_from(const char *fixture, char *dir, char *plain_
 {
     char cmd[600];
     threads_folder(dir);
-    snprintf(cmd, sizeof cmd, "cp " DATA "%s/membench-geometry.csv %s/", fixture, dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "%s/membench-geometry*.csv %s/", fixture, dir);
     assert_int_equal(system(cmd), 0);
     threads_folder(plain_dir);
     load(in, dir, "cuda");
@@ -1680,8 +1680,8 @@ static void test_vector_probe_geometry(void **state)
     threads_folder(dir);
     add_vector_sweep(dir);
     threads_folder(plain_dir);
-    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry.csv %s/ && cp " DATA
-             "geometry/membench-geometry.csv %s/", dir, plain_dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry*.csv %s/ && cp " DATA
+             "geometry/membench-geometry*.csv %s/", dir, plain_dir);
     assert_int_equal(system(cmd), 0);
     model_inputs in, plain;
     load(&in, dir, "cuda");
@@ -1721,6 +1721,7 @@ static void test_geometry_borrowed(void **state)
     threads_folder(dir);
     snprintf(cmd, sizeof cmd,
              "cd %s && grep -v ',opencl,' \"$OLDPWD\"/" DATA "geometry/membench-geometry.csv > membench-geometry.csv && "
+             "cp \"$OLDPWD\"/" DATA "geometry/membench-geometry-meta.csv . && "
              "for f in stream.csv membench-fit.csv; do sed -n '2,$s/^test-gpu,cuda,/test-gpu,opencl,/p' $f > t && "
              "cat t >> $f; done && "
              "awk -F, -v OFS=, 'NR > 1 && $3 == \"occupancy\" { $9 = $10 } { print }' membench.csv > m && "
@@ -1781,7 +1782,7 @@ static void test_geometry_malformed(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[] = "/tmp/test_model_geometry_XXXXXX";
         threads_folder(dir);
-        snprintf(cmd, sizeof cmd, "cp " DATA "bad-geometry/%s/membench-geometry.csv %s/", cases[i].fixture, dir);
+        snprintf(cmd, sizeof cmd, "cp " DATA "bad-geometry/%s/membench-geometry*.csv %s/", cases[i].fixture, dir);
         assert_int_equal(system(cmd), 0);
         assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), -1);
         assert_non_null(strstr(err, cases[i].where));
@@ -1953,7 +1954,9 @@ static void test_summary_rows(void **state)
     assert_false(file_has("/tmp/test_model.out", "64\u00b3"));
     assert_true(file_has("/tmp/test_model.out", "(warnings in bench.log): 2\n"));
     /* a full run says nothing of QUICK */
-    snprintf(cmd, sizeof cmd, "rm %s/lbm-meta.csv && ./model/model summary --data %s", dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "printf 'key,value\\ncommand,lbmkernels/lbmkernels --out x\\n' > %s/lbm-meta.csv && ./model/model summary --data %s",
+             dir, dir);
     assert_int_equal(run(cmd), 0);
     assert_false(file_has("/tmp/test_model.out", "QUICK"));
     /* no lattice of 128^3 or more */

@@ -2,7 +2,7 @@
 # model validate on impossible inputs (issue 36, items 3-5): each corrupted
 # field of a good folder (tests/model-data/gpu) gives exit 2, one line
 # naming the file, the line and the column, and writes no model.csv; a
-# NaN never passes.  Last line: "model-inputs: N passed, M failed".
+# NaN never passes; a data file without its meta file is refused.  Last line: "model-inputs: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
@@ -44,6 +44,25 @@ fresh; set_column lbm.csv block_size 1e308; refused lbm.csv block_size "block_si
 fresh; set_column lbm.csv mlups_median nan; refused lbm.csv mlups_median "mlups_median=nan"
 for v in abc nan -1; do fresh; set_meta l2_bytes $v; refused stream-meta.csv l2_bytes "l2_bytes=$v"; done
 
+# a data file without the meta file of the run that wrote it (a run killed
+# between its files, files copied apart) is refused: exit 2, one line naming
+# the missing file, no model.csv; predict refuses it too
+for m in stream-meta.csv membench-meta.csv lbm-meta.csv; do
+    fresh; rm "$tmp/d/$m"
+    model/model validate --data "$tmp/d" --backend cuda >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] && grep -q "$tmp/d/$m: missing" "$tmp/err" && [ ! -e "$tmp/d/model.csv" ]; then
+        ok
+    else
+        bad "validate without $m: exit $rc: $(cat "$tmp/err")"
+    fi
+done
+fresh; rm "$tmp/d/membench-meta.csv"
+model/model predict --data "$tmp/d" --backend cuda --scheme pull --precision fp32 --size 64 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "membench-meta.csv: missing" "$tmp/err" && ok || bad "predict without membench-meta.csv: exit $rc: $(cat "$tmp/err")"
+fresh; cp tests/model-data/geometry/membench-geometry.csv "$tmp/d/"
+model/model validate --data "$tmp/d" --backend cuda >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "membench-geometry-meta.csv: missing" "$tmp/err" && ok || bad "membench-geometry.csv without its meta: exit $rc: $(cat "$tmp/err")"
+
 # model drift reads the same way (a block size an int cannot hold)
 rm -rf "$tmp/d"; mkdir "$tmp/d"; cp tests/model-data/drift/* "$tmp/d/"
 set_column membench-recheck.csv block_size 1e308
@@ -58,7 +77,8 @@ model/model drift --data "$tmp/d" >/dev/null 2>"$tmp/err"; rc=$?
 h100=data/nvidia-h100-80gb-hbm3
 if [ -f $h100/membench.csv ]; then
     rm -rf "$tmp/big"; mkdir "$tmp/big"
-    cp $h100/launch.csv $h100/lbm.csv $h100/membench-fit.csv $h100/stream-meta.csv $h100/stream.csv "$tmp/big/"
+    cp $h100/launch.csv $h100/lbm.csv $h100/membench-fit.csv $h100/stream-meta.csv $h100/stream.csv \
+        $h100/membench-meta.csv $h100/lbm-meta.csv "$tmp/big/"
     (head -1 $h100/membench.csv; for i in $(seq 32); do tail -n +2 $h100/membench.csv; done) >"$tmp/big/membench.csv"
     start=$(date +%s)
     timeout 60 model/model validate --data "$tmp/big" --backend cuda >/dev/null 2>&1; rc=$?

@@ -74,6 +74,15 @@ static void write_folder(const uint8_t *data, size_t size)
         if (start[i]) fuzz_write_file(path, start[i], (size_t)(stop[i] - start[i]));
         else unlink(path);
     }
+    /* the membench meta files the model requires beside membench's data
+     * (only that they exist): always there, so that the fuzzer reaches the
+     * data behind them; stream-meta.csv, which it reads, comes from the input */
+    static const char *const metas[] = {"membench-meta.csv", "membench-geometry-meta.csv"};
+    for (int i = 0; i < 2; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", fuzz_scratch_dir(), metas[i]);
+        fuzz_write_file(path, (const uint8_t *)"key,value\n", 10);
+    }
 }
 
 static void check_error(const char *err)
