@@ -501,6 +501,11 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
     if (load_membench(in, 0, err, err_len) || load_membench(in, 1, err, err_len) || load_fits(in, err, err_len) ||
         load_launch(in, err, err_len))
         goto bad;
+    if (model_probe_index_build(&in->probe_index, in->probes, in->n_probes) ||
+        model_probe_index_build(&in->borrowed_index, in->borrowed, in->n_borrowed)) {
+        lbp_error(err, err_len, "%s: out of memory indexing the probe rows", in->dir);
+        goto bad;
+    }
     return 0;
 bad:
     model_inputs_free(in);
@@ -510,6 +515,8 @@ bad:
 void model_inputs_free(model_inputs *in)
 {
     lbp_table_free(&in->meta);
+    model_probe_index_free(&in->probe_index);
+    model_probe_index_free(&in->borrowed_index);
     free(in->copies);
     free(in->probes);
     free(in->borrowed);
@@ -525,6 +532,7 @@ model_inputs model_inputs_borrowed(const model_inputs *in)
     model_inputs other = *in;
     other.probes = in->borrowed;
     other.n_probes = in->n_borrowed;
+    other.probe_index = in->borrowed_index;
     return other;
 }
 
@@ -558,4 +566,64 @@ double model_size_bandwidth(const model_inputs *in, double working_set, int word
     }
     free(p);
     return gbs;
+}
+
+/* ---- the probe index --------------------------------------------------------- */
+
+static const model_probe_row *sort_rows; /* qsort has no context argument */
+
+static int by_group_then_row(const void *a, const void *b)
+{
+    const int i = *(const int *)a, j = *(const int *)b;
+    const model_probe_row *p = &sort_rows[i], *q = &sort_rows[j];
+    if (p->sweep != q->sweep) return p->sweep < q->sweep ? -1 : 1;
+    if (p->word_bytes != q->word_bytes) return p->word_bytes < q->word_bytes ? -1 : 1;
+    return (i > j) - (i < j); /* file order within a group */
+}
+
+int model_probe_index_build(model_probe_index *ix, const model_probe_row *probes, int n)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->order = malloc(sizeof *ix->order * (size_t)(n + 1));
+    ix->groups = malloc(sizeof *ix->groups * (size_t)(n + 1));
+    if (!ix->order || !ix->groups) {
+        model_probe_index_free(ix);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) ix->order[i] = i;
+    sort_rows = probes;
+    qsort(ix->order, (size_t)n, sizeof *ix->order, by_group_then_row);
+    for (int k = 0; k < n; k++) {
+        const model_probe_row *p = &probes[ix->order[k]];
+        model_probe_group *g = ix->n_groups ? &ix->groups[ix->n_groups - 1] : NULL;
+        if (g && g->sweep == (int)p->sweep && g->word_bytes == p->word_bytes) {
+            g->n++;
+            continue;
+        }
+        ix->groups[ix->n_groups++] = (model_probe_group){(int)p->sweep, p->word_bytes, k, 1};
+    }
+    return 0;
+}
+
+void model_probe_index_free(model_probe_index *ix)
+{
+    free(ix->order);
+    free(ix->groups);
+    memset(ix, 0, sizeof *ix);
+}
+
+int model_probe_index_group(const model_probe_index *ix, int sweep, int word_bytes, const int **order)
+{
+    if (!ix->order) return -1;
+    int lo = 0, hi = ix->n_groups;
+    while (lo < hi) { /* the first group not before (sweep, word_bytes) */
+        const int mid = (lo + hi) / 2;
+        const model_probe_group *g = &ix->groups[mid];
+        if (g->sweep < sweep || (g->sweep == sweep && g->word_bytes < word_bytes)) lo = mid + 1;
+        else hi = mid;
+    }
+    *order = ix->order;
+    if (lo == ix->n_groups || ix->groups[lo].sweep != sweep || ix->groups[lo].word_bytes != word_bytes) return 0;
+    *order = ix->order + ix->groups[lo].start;
+    return ix->groups[lo].n;
 }

@@ -71,6 +71,19 @@ typedef struct {
     int line;
 } model_copy_row;
 
+/* The probe rows grouped by (sweep, word size), each group in file order:
+ * a lookup visits one or two groups, never every row (model/lookup.c). */
+typedef struct {
+    int sweep, word_bytes;
+    int start, n; /* rows order[start .. start + n) */
+} model_probe_group;
+
+typedef struct {
+    int *order;               /* row indices, group after group */
+    model_probe_group *groups; /* sorted by sweep, then word size */
+    int n_groups;
+} model_probe_index;
+
 typedef struct {
     char dir[512];
     char backend[16];
@@ -89,12 +102,14 @@ typedef struct {
     int n_copies;
     model_probe_row *probes;
     int n_probes;
+    model_probe_index probe_index; /* of probes; empty (order NULL): scan them all */
     /* The threads and geometry sweeps of occupancy_from, where that is
      * another backend (CUDA, the same device): the device's work at this
      * backend's kernels' launches, read with this backend's own launch
      * interval and bandwidth ratio (geometry path), never alone. */
     model_probe_row *borrowed;
     int n_borrowed;
+    model_probe_index borrowed_index;
     model_misalign_fit *fits;
     int n_fits;
 
@@ -153,6 +168,14 @@ void model_inputs_free(model_inputs *in);
 /* occupancy_from's threads and geometry sweeps (in->borrowed) as the
  * probes of a view of in. */
 model_inputs model_inputs_borrowed(const model_inputs *in);
+
+/* The rows of probes (n of them) indexed: 0, or -1 out of memory (ix left
+ * empty, which lookups read as "scan every row"). */
+int model_probe_index_build(model_probe_index *ix, const model_probe_row *probes, int n);
+void model_probe_index_free(model_probe_index *ix);
+/* The group of (sweep, word size) in ix: its first row in *order, how many
+ * (0: none); -1 where ix is empty. */
+int model_probe_index_group(const model_probe_index *ix, int sweep, int word_bytes, const int **order);
 
 /* ms of one event-timed run without the start cost t0. */
 double model_busy_ms(const model_inputs *in, double ms);

@@ -36,12 +36,54 @@ int model_probe_matches(const model_probe_row *p, const model_probe_query *q)
            p->swapped == (q->layout == PROBE_LAYOUT_SWAPPED);
 }
 
+/* ---- the rows a query can match ------------------------------------------ */
+
+static long long rows_visited; /* see model_probe_rows_visited */
+
+long long model_probe_rows_visited(void) { return rows_visited; }
+
+static int ascending(const void *a, const void *b)
+{
+    const int i = *(const int *)a, j = *(const int *)b;
+    return (i > j) - (i < j);
+}
+
+/* The indices of the rows of in->probes of this sweep (PROBE_ANY_SWEEP:
+ * every sweep but threads and geometry; PROBE_ANY: every sweep) and word
+ * size (PROBE_ANY: every size), in file order, from the index (every row
+ * where in has none): *out, to free; returns how many, -1 out of memory. */
+static int candidates(const model_inputs *in, int sweep, int word_bytes, int **out)
+{
+    int *idx = malloc(sizeof *idx * (size_t)(in->n_probes + 1)), n = 0;
+    *out = idx;
+    if (!idx) return -1;
+    const model_probe_index *ix = &in->probe_index;
+    if (!ix->order) {
+        for (int i = 0; i < in->n_probes; i++) idx[n++] = i;
+        return n;
+    }
+    for (int g = 0; g < ix->n_groups; g++) {
+        const model_probe_group *gr = &ix->groups[g];
+        const int sweep_ok = sweep == PROBE_ANY ? 1
+                           : sweep == PROBE_ANY_SWEEP ? gr->sweep != PROBE_THREADS && gr->sweep != PROBE_GEOMETRY
+                                                      : gr->sweep == sweep;
+        if (!sweep_ok || (word_bytes != PROBE_ANY && gr->word_bytes != word_bytes)) continue;
+        memcpy(idx + n, ix->order + gr->start, sizeof *idx * (size_t)gr->n);
+        n += gr->n;
+    }
+    qsort(idx, (size_t)n, sizeof *idx, ascending); /* several groups: file order again */
+    return n;
+}
+
 int model_other_word(const model_inputs *in, int word_bytes)
 {
     int best = -1;
     double best_d = 0;
-    for (int i = 0; i < in->n_probes; i++) {
-        const int w = in->probes[i].word_bytes;
+    int *idx;
+    const int n = candidates(in, PROBE_ANY, PROBE_ANY, &idx);
+    for (int k = 0; k < n; k++) {
+        const int w = in->probes[idx[k]].word_bytes;
+        rows_visited++;
         if (w == word_bytes || w == best || w <= 0) continue;
         const double d = fabs(log((double)w / word_bytes));
         /* equally near: the wider (more bytes in flight per access) */
@@ -50,6 +92,7 @@ int model_other_word(const model_inputs *in, int word_bytes)
             best_d = d;
         }
     }
+    free(idx);
     return best;
 }
 
@@ -58,12 +101,14 @@ double model_probe_words19(const model_inputs *in, int word_bytes, int block_siz
     model_probe_query q = model_probe_aligned(PROBE_WORDS, word_bytes, block_size);
     q.words = D3Q19_Q;
     double sum = 0;
-    int n = 0;
-    for (int i = 0; i < in->n_probes; i++)
-        if (model_probe_matches(&in->probes[i], &q)) {
-            sum += in->probes[i].ns_per_thread;
+    int n = 0, *idx;
+    const int rows = candidates(in, q.sweep, word_bytes, &idx);
+    for (int k = 0; k < rows; k++, rows_visited++)
+        if (model_probe_matches(&in->probes[idx[k]], &q)) {
+            sum += in->probes[idx[k]].ns_per_thread;
             n++;
         }
+    free(idx);
     return n ? sum / n : -1;
 }
 
@@ -136,12 +181,19 @@ static int asked_or_common_block(const model_probe_row *const *rows, int n, int 
 static int sweep_common_block(const model_inputs *in, model_probe_sweep sweep)
 {
     const model_probe_row **rows = malloc(sizeof *rows * (size_t)(in->n_probes + 1));
-    if (!rows) return -1;
+    int *idx;
+    const int m = candidates(in, sweep, PROBE_ANY, &idx);
+    if (!rows || m < 0) {
+        free(rows);
+        free(idx);
+        return -1;
+    }
     int n = 0;
-    for (int i = 0; i < in->n_probes; i++)
-        if (in->probes[i].sweep == sweep) rows[n++] = &in->probes[i];
+    for (int k = 0; k < m; k++, rows_visited++)
+        if (in->probes[idx[k]].sweep == sweep) rows[n++] = &in->probes[idx[k]];
     const int common = common_block(rows, n);
     free(rows);
+    free(idx);
     return common;
 }
 
@@ -151,9 +203,11 @@ static int match_rows(const model_inputs *in, model_probe_query *q, int or_commo
 {
     model_probe_query m = *q;
     if (or_common) m.block_size = PROBE_ANY;
-    int n = 0;
-    for (int i = 0; i < in->n_probes; i++)
-        if (model_probe_matches(&in->probes[i], &m)) rows[n++] = &in->probes[i];
+    int n = 0, *idx;
+    const int cands = candidates(in, m.sweep, m.word_bytes, &idx);
+    for (int k = 0; k < cands; k++, rows_visited++)
+        if (model_probe_matches(&in->probes[idx[k]], &m)) rows[n++] = &in->probes[idx[k]];
+    free(idx);
     if (!or_common) return n;
     q->block_size = asked_or_common_block(rows, n, q->block_size);
     int kept = 0;

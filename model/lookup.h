@@ -119,4 +119,9 @@ int model_other_word(const model_inputs *in, int word_bytes);
  * (and block size, unless PROBE_ANY); -1 when not measured. */
 double model_probe_words19(const model_inputs *in, int word_bytes, int block_size);
 
+/* How many probe rows the lookups above have looked at since the process
+ * started: a test's check that a query visits its (sweep, word size)
+ * group of the index, never every row. */
+long long model_probe_rows_visited(void);
+
 #endif

@@ -267,6 +267,50 @@ static void test_lookup_fallbacks(void **state)
 
 /* Provenance: notes once, fallbacks once, and a merge keeps both sides'
  * clamps. */
+/* The lookup reads the (sweep, word size) group of the probe index, never
+ * every row: on a committed folder a query visits at most its group's
+ * rows (a small part of membench.csv), and without the index (every row
+ * visited: the check can fail) it finds the same curve. */
+static void test_lookup_index(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in, "data/nvidia-h100-80gb-hbm3", "cuda");
+    int group = 0;
+    for (int i = 0; i < in.n_probes; i++) group += in.probes[i].sweep == PROBE_WORDS && in.probes[i].word_bytes == 4;
+    assert_true(group > 0 && group * 4 < in.n_probes);
+    model_probe_lookup l = {.x = PROBE_X_WORDS, .fallbacks = PROBE_OR_COMMON_BLOCK};
+    l.q = model_probe_aligned(PROBE_WORDS, 4, 256);
+    model_probe_curve c, plain_c;
+    long long before = model_probe_rows_visited();
+    assert_int_equal(model_probe_find(&in, &l, &c, NULL), 1);
+    const long long visited = model_probe_rows_visited() - before;
+    assert_true(visited > 0 && visited <= group);
+    model_inputs plain = in; /* the same rows without the index */
+    memset(&plain.probe_index, 0, sizeof plain.probe_index);
+    before = model_probe_rows_visited();
+    assert_int_equal(model_probe_find(&plain, &l, &plain_c, NULL), 1);
+    assert_int_equal(model_probe_rows_visited() - before, in.n_probes);
+    assert_int_equal(c.curve.n, plain_c.curve.n);
+    for (int i = 0; i < c.curve.n; i++) {
+        NEAR(c.curve.p[i].x, plain_c.curve.p[i].x);
+        NEAR(c.curve.p[i].y, plain_c.curve.p[i].y);
+    }
+    assert_int_equal(c.read.block_size, plain_c.read.block_size);
+    /* a query of the words sweep's stand-in (any sweep at the default
+     * launch) reads several groups, in file order, and no threads row */
+    l.q.sweep = PROBE_ANY_SWEEP;
+    model_probe_curve_free(&c);
+    model_probe_curve_free(&plain_c);
+    assert_int_equal(model_probe_find(&in, &l, &c, NULL), 1);
+    assert_int_equal(model_probe_find(&plain, &l, &plain_c, NULL), 1);
+    assert_int_equal(c.n_rows, plain_c.n_rows);
+    for (int i = 0; i < c.n_rows; i++) assert_ptr_equal(c.rows[i], plain_c.rows[i]);
+    model_probe_curve_free(&c);
+    model_probe_curve_free(&plain_c);
+    model_inputs_free(&in);
+}
+
 static void test_provenance_records(void **state)
 {
     (void)state;
@@ -2068,6 +2112,7 @@ int main(void)
         cmocka_unit_test(test_meta_quoted),
         cmocka_unit_test(test_interp),
         cmocka_unit_test(test_lookup_fallbacks),
+        cmocka_unit_test(test_lookup_index),
         cmocka_unit_test(test_provenance_records),
         cmocka_unit_test(test_probe_sweep_spike),
         cmocka_unit_test(test_roofline_gpu),
