@@ -2,8 +2,10 @@
 #   make            build every tool
 #   make test       run the test suite (no GPU needed: PoCL and NVRTC)
 #   make bench      measure the best device, predict, validate, plot
-#   make plots DEVICE=<slug>   re-render plots from data/<slug>
-#   make compare A=<slug> B=<slug>   two devices side by side
+#   make bench      ... into results/<slug>/<UTC date-time>/ (and results/<slug>/latest)
+#   make plots DEVICE=<slug>   re-render plots/<slug> from the committed data/<slug>
+#   make plots RUN=<folder>    re-render a run's figures into <folder>/plots
+#   make compare A=<slug|folder> B=<slug|folder>   two devices or runs side by side
 #   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
@@ -77,7 +79,7 @@ bench: deps
 	@sh core/bench.sh
 
 plots:
-	@sh plots/render.sh $(DEVICE)
+	@sh plots/render.sh $(or $(RUN),$(DEVICE))
 
 compare:
 	@sh plots/compare.sh $(A) $(B)

@@ -1,11 +1,15 @@
 #!/bin/sh
 # make bench: measure the best device (or BACKEND/DEVICE, or each of
 # BACKENDS), predict, validate, plot, and print the summary table.
-#   BACKEND=cuda|opencl|openmp  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1  FORCE=1
+#   BACKEND=cuda|opencl|openmp  DEVICE=N  BACKENDS="cuda opencl"  QUICK=1
+#   RUN=<name> (the run's folder name; default its UTC date-time)  FORCE=1
 #   RANKS=N (and RANKS_*: core/bench-ranks.sh) for the multi-device stage
-# Results go to data/<device-slug>/ (QUICK: data/<slug>-quick/; beside an
-# existing one as data/<slug>-2, -3, ... unless FORCE=1), with bench.log,
-# this run's output; a run that fails leaves no folder
+# A user's runs go to results/<device-slug>/<UTC date-time>/ (QUICK:
+# results/<slug>-quick/...; RUN=<name> names the folder, FORCE=1 replaces a
+# run of that name, else it goes beside it as <name>-2, -3, ...), with
+# bench.log, this run's output, and results/<slug>/latest pointing at the
+# newest complete run; data/<slug>/, the committed reference, is never
+# written.  A run that fails leaves no folder
 # that looks complete: it works in <dir>.partial (claimed by mkdir, so runs
 # at once take different folders) and renames at the end.
 # model validate: exit 0 within the error bar, 1 points over it (the data
@@ -66,10 +70,17 @@ claim() { # DIR: claim DIR.partial
     mkdir "$1.partial" 2>/dev/null || return 1
     echo $$ >"$1.partial/.bench-pid"
 }
-# A QUICK run's folder says so: its figures do not compare with a full run's.
-base=data/$slug; [ -n "$quick" ] && base=$base-quick
+# A user's runs live apart from the committed reference (data/<slug>/):
+# results/<slug>/<run>/, one folder a run.  A QUICK run's folder says so:
+# its figures do not compare with a full run's.
+runs=results/$slug; [ -n "$quick" ] && runs=$runs-quick
+run_name=${RUN:-$(date -u +%Y-%m-%dT%H%M%SZ)}
+case "$run_name" in
+'' | latest | .* | */* | *[!A-Za-z0-9._-]*) die "RUN='$run_name': expected a folder name of letters, digits, '.', '_' and '-' (not 'latest')" ;;
+esac
+base=$runs/$run_name
 dir=$base
-mkdir -p data && [ -w data ] || die "cannot write to data/"
+mkdir -p "$runs" && [ -w "$runs" ] || die "cannot write to $runs/"
 if [ "${FORCE:-0}" = 1 ]; then
     if ! claim "$dir"; then
         owner_alive "$dir.partial" && die "$dir.partial is in use by another bench (pid $(cat "$dir.partial/.bench-pid" 2>/dev/null || echo unknown))"
@@ -83,7 +94,7 @@ else
         n=$((n + 1)); dir=$base-$n
         [ "$n" -le 1000 ] || die "no free folder $base-N (N up to 1000)"
     done
-    [ "$n" -gt 1 ] && say "$base exists or is in use and is kept (FORCE=1 replaces it); this run goes to $dir"
+    [ "$n" -gt 1 ] && say "$base exists or is in use and is kept (FORCE=1 with RUN=$run_name replaces it); this run goes to $dir"
 fi
 work=$dir.partial
 # our own results, still ours (another run never removes them, a person may)
@@ -232,18 +243,24 @@ rm -rf "$dir"
 mv -T "$work" "$dir" || die "cannot rename $work to $dir"
 [ -f "$dir/model.csv" ] || die "$dir/model.csv vanished after the rename"
 trap - INT TERM
+# latest: the newest complete run, replaced in one rename (a reader never
+# finds it missing or half-written)
+ln -s "$(basename "$dir")" "$runs/.latest.$$" && mv -T "$runs/.latest.$$" "$runs/latest" ||
+    say "could not point $runs/latest at $dir"
 log_so_far_to "$dir"
 
 if ! command -v gnuplot >/dev/null 2>&1; then
-    say "gnuplot not installed: plots skipped; render later with make plots DEVICE=$(basename "$dir")"
+    say "gnuplot not installed: plots skipped; render later with make plots RUN=$dir"
 else
     t0=$(date +%s)
-    sh plots/render.sh "$dir" || say "plots failed (the data in $dir is complete)"
+    sh plots/render.sh "$dir" "$dir/plots" || say "plots failed (the data in $dir is complete)"
     say "plots took $(( $(date +%s) - t0 )) s"
 fi
 
 echo
 echo "lbmprobe on $name: results in $dir ($(( $(date +%s) - start )) s)"
+ref=""; [ -d "data/$slug" ] && ref="; against the committed reference: make diff A=data/$slug B=$runs/latest"
+echo "(also $runs/latest; figures and report in $dir/plots$ref)"
 model/model summary --data "$dir"
 [ "$model_rc" = 0 ] || echo "note: some predictions are off by more than the model's error bar (see $dir/model.csv)"
 if [ -n "$failed" ]; then

@@ -1,17 +1,20 @@
 #!/bin/sh
 # Render lbmprobe's figures from a result folder's CSVs (and nothing else).
-#   sh plots/render.sh <slug | data folder> [output folder]
-# Output: PNG and PDF per figure, report.md and report.pdf, in
-# plots/<folder name>/ unless an output folder is given.  A missing CSV
-# skips its figures with a note.
+#   sh plots/render.sh <slug | result folder> [output folder]
+# Output: PNG and PDF per figure, report.md and report.pdf, in plots/<slug>/
+# for a committed reference (data/<slug>), else in <result folder>/plots/
+# (a user's run: results/<slug>/<run>/plots), unless an output folder is
+# given.  A missing CSV skips its figures with a note.
 set -u
 here=$(dirname "$0")
 arg=${1:-}
-[ -n "$arg" ] || { echo "usage: make plots DEVICE=<slug> (a folder of data/) or sh plots/render.sh DIR [OUT]" >&2; exit 2; }
+[ -n "$arg" ] || { echo "usage: make plots DEVICE=<slug> (a folder of data/), make plots RUN=<result folder> or sh plots/render.sh DIR [OUT]" >&2; exit 2; }
 if [ -d "$arg" ]; then data=$arg; else data=data/$arg; fi
-[ -d "$data" ] || { echo "plots: no result folder $data (make bench writes data/<device>/)" >&2; exit 2; }
+[ -d "$data" ] || { echo "plots: no result folder $data (make bench writes results/<device>/<run>/)" >&2; exit 2; }
 name=$(basename "$data")
-out=${2:-plots/$name}
+default_out=$data/plots
+[ "$(cd "$(dirname "$data")" && pwd -P)" = "$(pwd -P)/data" ] && default_out=plots/$name
+out=${2:-$default_out}
 mkdir -p "$out" || exit 1
 command -v gnuplot >/dev/null 2>&1 || { echo "plots: gnuplot is not installed (make deps)" >&2; exit 1; }
 tmp=$(mktemp -d)

@@ -1,5 +1,7 @@
 #!/bin/sh
-# make bench's folder handling, with stub tools (no device, seconds): two
+# make bench's folder handling, with stub tools (no device, seconds): a
+# run goes to results/<slug>/<UTC date-time>/ with results/<slug>/latest
+# pointing at it, never into data/ (the committed reference); two
 # benches at once take different folders and each ends with its own
 # model.csv; a .partial of another bench is never removed; a model validate
 # over the error bar (exit 1, result fail) keeps the data with a note, an
@@ -17,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 # writing model.csv and a meta saying STUB_RESULT unless STUB_RESULT=none.
 mkdir -p "$tmp/t/core" "$tmp/t/plots" "$tmp/t/stream" "$tmp/t/membench" "$tmp/t/lbmkernels" "$tmp/t/model"
 cp core/bench.sh "$tmp/t/core/"
-printf '#!/bin/sh\nexit 0\n' >"$tmp/t/plots/render.sh"
+printf '#!/bin/sh\necho "$@" >"$(dirname "$0")/render.args"\nexit 0\n' >"$tmp/t/plots/render.sh"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/t/core/bench-ranks.sh" # the multi-device stage: nothing to run
 cat >"$tmp/t/stub" <<'STUB'
 #!/bin/sh
@@ -58,30 +60,56 @@ wait $p1; rc1=$?; wait $p2; rc2=$?
 d1=$(sed -n 's/.*results in \([^ ]*\) .*/\1/p' "$tmp/o1"); d2=$(sed -n 's/.*results in \([^ ]*\) .*/\1/p' "$tmp/o2")
 [ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && ok || bad "two benches at once named folders '$d1' and '$d2'"
 for d in $d1 $d2; do [ -f "$tmp/t/$d/model.csv" ] && [ -f "$tmp/t/$d/lbm.csv" ] && ok || bad "$d lacks model.csv or lbm.csv"; done
-ls -a "$tmp/t/data" | grep -q partial && bad "a .partial left: $(ls -a "$tmp/t/data")" || ok
+ls -a "$tmp/t/results/stub-dev" | grep -q partial && bad "a .partial left: $(ls -a "$tmp/t/results/stub-dev")" || ok
 ls -a "$tmp/t/$d1" | grep -q bench-pid && bad "the claim's pid file left in $d1" || ok
 # each keeps its whole output, the summary's line included, as bench.log
 for d in $d1 $d2; do grep -qs "results in $d " "$tmp/t/$d/bench.log" && ok || bad "$d/bench.log missing or without the run's last lines"; done
+# each a folder of results/stub-dev named by its UTC date-time; latest
+# points at one of them, and data/ (the committed reference) is not touched
+for d in $d1 $d2; do
+    case $d in results/stub-dev/20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z*) ok ;; *) bad "run folder '$d' is not results/stub-dev/<UTC date-time>" ;; esac
+done
+l=$(readlink "$tmp/t/results/stub-dev/latest")
+[ -n "$l" ] && { [ "results/stub-dev/$l" = "$d1" ] || [ "results/stub-dev/$l" = "$d2" ]; } && ok || bad "latest points at '$l', not $d1 or $d2"
+[ -f "$tmp/t/results/stub-dev/latest/model.csv" ] && ok || bad "results/stub-dev/latest/model.csv missing"
+[ -e "$tmp/t/data" ] && bad "a run wrote data/: $(ls -R "$tmp/t/data")" || ok
+# its figures go into the run's folder, not plots/ (the references')
+case "$(cat "$tmp/t/plots/render.args")" in "$d1 $d1/plots" | "$d2 $d2/plots") ok ;; *) bad "plots rendered as '$(cat "$tmp/t/plots/render.args")'" ;; esac
+# a third run moves latest to itself; the committed reference data/stub-dev
+# (here a marker file) is neither read nor replaced
+mkdir -p "$tmp/t/data/stub-dev" && echo reference >"$tmp/t/data/stub-dev/lbm.csv"
+RUN=third bench >"$tmp/o1" 2>"$tmp/e1" && [ "$(readlink "$tmp/t/results/stub-dev/latest")" = third ] && ok ||
+    bad "RUN=third: latest is '$(readlink "$tmp/t/results/stub-dev/latest")': $(cat "$tmp/e1")"
+[ "$(cat "$tmp/t/data/stub-dev/lbm.csv")" = reference ] && [ "$(ls "$tmp/t/data/stub-dev")" = lbm.csv ] && ok || bad "the reference data/stub-dev changed"
+grep -q "make diff A=data/stub-dev B=results/stub-dev/latest" "$tmp/o1" && ok || bad "no make diff hint against the reference: $(tail -n 3 "$tmp/o1")"
+ls -a "$tmp/t/results/stub-dev" | grep -q '^\.latest' && bad "a temporary latest link left" || ok
+for r in latest ../x 'a b' .hidden; do
+    RUN=$r bench >"$tmp/o1" 2>"$tmp/e1" && bad "RUN='$r' accepted" || ok
+done
 # a QUICK run's folder says so
-rm -rf "$tmp/t/data"
-(cd "$tmp/t" && QUICK=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in data/stub-dev-quick " "$tmp/o1" && ok ||
-    bad "a QUICK run's folder is not data/stub-dev-quick: $(cat "$tmp/o1" "$tmp/e1" | tail -n 3)"
+rm -rf "$tmp/t/results"
+(cd "$tmp/t" && QUICK=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in results/stub-dev-quick/20[0-9-]*T[0-9]*Z " "$tmp/o1" && ok ||
+    bad "a QUICK run's folder is not results/stub-dev-quick/<date-time>: $(cat "$tmp/o1" "$tmp/e1" | tail -n 3)"
+[ -f "$tmp/t/results/stub-dev-quick/latest/model.csv" ] && ok || bad "results/stub-dev-quick/latest missing"
 
 # 2. a .partial of a running bench is never removed, even with FORCE=1
-rm -rf "$tmp/t/data"; mkdir -p "$tmp/t/data/stub-dev.partial"
+# (RUN=r: the run's folder named, so that two runs ask for the same one)
+rm -rf "$tmp/t/results"; mkdir -p "$tmp/t/results/stub-dev/r.partial"
 sleep 30 & holder=$!
-echo $holder >"$tmp/t/data/stub-dev.partial/.bench-pid"
-bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in data/stub-dev-2 " "$tmp/o1" && ok || bad "a bench beside a running one's .partial: $(cat "$tmp/e1")"
-(cd "$tmp/t" && FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && bad "FORCE=1 took a running bench's .partial" || ok
+echo $holder >"$tmp/t/results/stub-dev/r.partial/.bench-pid"
+RUN=r bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in results/stub-dev/r-2 " "$tmp/o1" && ok || bad "a bench beside a running one's .partial: $(cat "$tmp/e1")"
+(cd "$tmp/t" && RUN=r FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && bad "FORCE=1 took a running bench's .partial" || ok
 grep -q "in use by another bench" "$tmp/e1" && ok || bad "FORCE=1 beside a running bench: $(cat "$tmp/e1")"
-[ -f "$tmp/t/data/stub-dev.partial/.bench-pid" ] && ok || bad "the running bench's .partial was removed"
+[ -f "$tmp/t/results/stub-dev/r.partial/.bench-pid" ] && ok || bad "the running bench's .partial was removed"
 kill $holder; wait $holder 2>/dev/null
-(cd "$tmp/t" && FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && [ -f "$tmp/t/data/stub-dev/model.csv" ] && ok \
+(cd "$tmp/t" && RUN=r FORCE=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && [ -f "$tmp/t/results/stub-dev/r/model.csv" ] && ok \
     || bad "FORCE=1 over a dead bench's .partial: $(cat "$tmp/e1")"
+# a run of an existing name goes beside it; FORCE=1 replaces it
+RUN=r bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in results/stub-dev/r-3 " "$tmp/o1" && ok || bad "RUN=r beside r and r-2: $(tail -n 2 "$tmp/o1")"
 
 # 3. model validate's exit: 1 over the bar keeps the data and notes it; 2,
 # or 1 without a validated model.csv, fails the bench
-rm -rf "$tmp/t/data"
+rm -rf "$tmp/t/results"
 STUB_MODEL_RC=1 STUB_RESULT=fail bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "off by more than the model's error bar" "$tmp/o1" && ok \
     || bad "points over the error bar: exit $?, $(cat "$tmp/o1" "$tmp/e1")"
 STUB_MODEL_RC=2 STUB_RESULT=none bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
