@@ -27,6 +27,13 @@ device=$(meta device); date=$(meta date | cut -c1-10)
 [ -n "$device" ] || device=$name
 l2=$(meta l2_bytes); l2=${l2:-0}
 title_suffix="$device, $date"
+# a CPU's figures in its own words: OpenCL/OpenMP work-groups of work-items
+# on cores, where a GPU has blocks of threads on SMs
+if [ "$(meta kind)" = cpu ]; then
+    w_block=work-group w_blocks=work-groups w_thread=work-item w_threads=work-items w_sm=core w_cache="last-level cache"
+else
+    w_block=block w_blocks=blocks w_thread=thread w_threads=threads w_sm=SM w_cache=L2
+fi
 made=""
 note() { echo "plots: $*" >&2; }
 
@@ -55,7 +62,10 @@ if [ -f "$data/stream.csv" ]; then
     ref=$(csvsel "$data/stream.csv" "sweep=reference" gbs_median | head -n 1)
     cache=L2; [ "$(meta kind)" = cpu ] && cache="last-level cache"
     l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label '$cache $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}') ' at $l2, graph 0.15 right offset -0.3,0;"
-    refline=""; [ -n "$ref" ] && refline=", $ref with lines dt 3 lw 2 lc rgb 'black' title 'driver copy (device to device)'"
+    # the driver's copy lies on or near the DRAM plateau: drawn thick and
+    # labelled with its value at the left, below the plateau's label
+    refline=""; [ -n "$ref" ] && refline=", $ref with lines dt 3 lw 3 lc rgb '#0060c0' title sprintf('driver copy (device to device) %.0f GB/s', $ref)"
+    [ -n "$ref" ] && l2line="$l2line set label sprintf('driver copy %.0f GB/s', $ref) at graph 0.02, first $ref offset 0,-0.9 tc rgb '#0060c0';"
     # the plateaus of the first backend: the best rate of a working set that
     # fits in L2, and the median of the three largest (DRAM)
     b0=$(backends_of "$data/stream.csv" | head -n 1)
@@ -84,7 +94,7 @@ if [ -f "$data/stream.csv" ]; then
         [ -s "$tmp/likwid-$k.dat" ] && lw="$lw${lw:+, }'$tmp/likwid-$k.dat' using 1:2 with linespoints lw 2 title 'likwid-bench $k'"
     done
     [ -n "$lw" ] && figure stream-likwid-threads "set xlabel 'pinned threads'; set ylabel 'bandwidth [GB/s] (likwid counts loads + stores)'; set title 'Saturation: likwid-bench on $(awk -v b="$(meta likwid_working_set_bytes)" 'BEGIN{printf "%.0f MB", b/1e6}') over threads'.\"\\n\".'$title_suffix'; set key inside bottom right box opaque; set yrange [0:*]; plot $lw"
-    [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel 'blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs block count'.\"\\n\".'$title_suffix'; plot $bw"
+    [ -n "$bw" ] && figure stream-blocks "set logscale x 2; set xlabel '$w_blocks in the grid (grid-stride copy, 16-byte words)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs $w_block count'.\"\\n\".'$title_suffix'; plot $bw"
     bsp=""
     for b in $(backends_of "$data/stream.csv"); do
         csvsel "$data/stream.csv" "backend=$b,sweep=block_size" block_size gbs_median | sort -g >"$tmp/bs-$b.dat"
@@ -99,8 +109,8 @@ if [ -f "$data/stream.csv" ]; then
                   for (j = 1; j <= nb; j++) line = line " " ((order[i], B[j]) in v ? v[order[i], B[j]] : "NaN")
                   print line } }' >"$tmp/word.dat"
     wp=""; j=1; for b in $wb; do j=$((j + 1)); wp="$wp${wp:+, }'$tmp/word.dat' using $j:xtic(1) title '$b'"; done
-    [ -n "$bsp" ] && figure stream-block-size "set logscale x 2; set xlabel 'threads per block'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set key inside bottom right box opaque; set title 'Copy bandwidth vs block size'.\"\\n\".'$title_suffix'; plot $bsp"
-    [ -s "$tmp/word.dat" ] && figure stream-word "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xlabel 'word width and access (one element per thread, or grid-stride)'; set ylabel 'bandwidth [GB/s]'; set key inside top left box opaque; set title 'Copy bandwidth by word width and access'.\"\\n\".'$title_suffix'; plot $wp"
+    [ -n "$bsp" ] && figure stream-block-size "set logscale x 2; set xlabel '$w_threads per $w_block'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set key inside bottom right box opaque; set title 'Copy bandwidth vs $w_block size'.\"\\n\".'$title_suffix'; plot $bsp"
+    [ -s "$tmp/word.dat" ] && figure stream-word "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xlabel 'word width and access (one element per $w_thread, or grid-stride)'; set ylabel 'bandwidth [GB/s]'; set key inside top left box opaque; set title 'Copy bandwidth by word width and access'.\"\\n\".'$title_suffix'; plot $wp"
 else note "no stream.csv: copy figures skipped"; fi
 
 if [ -f "$data/transfer.csv" ]; then
@@ -139,30 +149,33 @@ if [ -f "$data/membench.csv" ]; then
         fit=$(csvsel "$data/membench-fit.csv" "backend=$b0,fit=time_vs_words,word_bytes=$w" slope_ns intercept_ns 2>/dev/null | head -n 1)
         [ -n "$fit" ] && wp="$wp, $(echo "$fit" | awk '{print $1}')*x+$(echo "$fit" | awk '{print $2}') with lines dt 2 title 'fit, $w B'"
     done
-    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per thread (one array each)'; set ylabel 'time per thread [ns]'; set yrange [0:*]; set title 'Probe time vs N (aligned, $b0)'.\"\\n\".'$title_suffix'; plot $wp"
+    [ -n "$wp" ] && figure probe-words "set xlabel 'N, words read and written per $w_thread (one array each)'; set ylabel 'time per $w_thread [ns]'; set yrange [0:*]; set title 'Probe time vs N (aligned, $b0)'.\"\\n\".'$title_suffix'; plot $wp"
     mp=""
     for n in 19 27; do
         for s in reads writes both; do
             case $s in reads) x=misaligned_reads ;; *) x=misaligned_writes ;; esac
-            csvsel "$mb" "backend=$b0,sweep=misaligned_$s,words=$n,word_bytes=4" $x ns_per_thread | sort -g >"$tmp/mis-$n-$s.dat"
+            # each point with its repetitions' range (ms_min..ms_max scaled
+            # to ns per thread), so that noise is not read as a trend
+            csvsel "$mb" "backend=$b0,sweep=misaligned_$s,words=$n,word_bytes=4" $x ns_per_thread ms_min ms_median ms_max |
+                awk '$4 > 0 { print $1, $2, $2 * $3 / $4, $2 * $5 / $4 }' | sort -g >"$tmp/mis-$n-$s.dat"
             dt=1; pt=7; [ $n = 27 ] && { dt=2; pt=6; }
             case $s in reads) lc=1 ;; writes) lc=2 ;; *) lc=4 ;; esac
-            [ -s "$tmp/mis-$n-$s.dat" ] && mp="$mp${mp:+, }'$tmp/mis-$n-$s.dat' using 1:2 with linespoints dt $dt pt $pt lc $lc lw 2 title 'N=$n, misaligned $s'"
+            [ -s "$tmp/mis-$n-$s.dat" ] && mp="$mp${mp:+, }'$tmp/mis-$n-$s.dat' using 1:2:3:4 with yerrorlines dt $dt pt $pt lc $lc lw 2 title 'N=$n, misaligned $s'"
         done
     done
-    [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per thread [ns]'; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
+    [ -n "$mp" ] && figure probe-misaligned "set xlabel 'misaligned words (read and/or written at index+1)'; set ylabel 'time per $w_thread [ns] (bars: fastest to slowest repetition)'; set yrange [0:*]; set title 'Cost of misaligned reads and writes ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $mp"
     op=""
     any_word="misaligned_reads=0,misaligned_writes=0$plain" # aligned, any word size
     aligned="word_bytes=4,$any_word"
     for bs in $(csvsel "$mb" "backend=$b0,sweep=occupancy" block_size | sort -gu); do
         csvsel "$mb" "backend=$b0,sweep=occupancy,block_size=$bs,$aligned" blocks_per_cu gbs_median | awk '$1 > 0' | sort -g >"$tmp/occ-$bs.dat"
-        [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title 'block $bs'"
+        [ -s "$tmp/occ-$bs.dat" ] && op="$op${op:+, }'$tmp/occ-$bs.dat' using 1:2 with linespoints lw 2 title '$w_block $bs'"
     done
     if [ -z "$op" ]; then # OpenCL cannot force blocks per SM: by block size
         csvsel "$mb" "backend=$b0,sweep=occupancy,$aligned" block_size gbs_median | sort -g >"$tmp/occ-bs.dat"
-        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel 'threads per block (as many blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs block size ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
+        [ -s "$tmp/occ-bs.dat" ] && figure probe-occupancy "unset key; set logscale x 2; set xlabel '$w_threads per $w_block (as many $w_blocks as fit)'; set ylabel 'bandwidth [GB/s]'; set yrange [0:*]; set title 'N=19 probe vs $w_block size ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot '$tmp/occ-bs.dat' using 1:2 with linespoints lw 2 notitle"
     fi
-    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident blocks per SM (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $op"
+    [ -n "$op" ] && figure probe-occupancy "set logscale x 2; set xlabel 'resident $w_blocks per $w_sm (forced)'; set ylabel 'bandwidth [GB/s]'; set title 'N=19 probe vs occupancy ($b0, 4-byte words)'.\"\\n\".'$title_suffix'; plot $op"
     # one curve per backend and word size at as many blocks as fit, and the
     # 4-byte curves at fewer blocks per SM (forced, where measured) thin
     tp=""
@@ -173,9 +186,9 @@ if [ -f "$data/membench.csv" ]; then
     for k in $(csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4" blocks_per_cu_requested | sort -gu | awk '$1 > 0'); do
         csvsel "$mb" "backend=$b,sweep=threads,word_bytes=4,blocks_per_cu_requested=$k,$aligned" threads ms_median occupancy | awk '{print $1, $2*1000, $3}' | sort -g >"$tmp/thr-$b-k$k.dat"
         occ=$(awk 'NR == 1 {printf "%.0f", $3 * 100}' "$tmp/thr-$b-k$k.dat")
-        [ -s "$tmp/thr-$b-k$k.dat" ] && tp="$tp, '$tmp/thr-$b-k$k.dat' using 1:2 with lines lw 1 dt 2 title '$b, 4-byte, $k blocks/SM ($occ % occupancy)'"
+        [ -s "$tmp/thr-$b-k$k.dat" ] && tp="$tp, '$tmp/thr-$b-k$k.dat' using 1:2 with lines lw 1 dt 2 title '$b, 4-byte, $k $w_blocks/$w_sm ($occ % occupancy)'"
     done; done
-    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel 'threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs thread count'.\"\\n\".'$title_suffix'; plot $tp"
+    [ -n "$tp" ] && figure probe-threads "set logscale xy 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel '$w_threads per launch (cells)'; set ylabel 'time per launch [us]'; set title 'N=19 probe launched back to back vs $w_thread count'.\"\\n\".'$title_suffix'; plot $tp"
     # what misalignment and the collision payload cost per launch, over the
     # aligned probe, as the working set leaves the L2 (4-byte words, first backend)
     lp=""
@@ -191,7 +204,7 @@ if [ -f "$data/membench.csv" ]; then
             [ -s "$f" ] && lp="$lp${lp:+, }'$f' using 1:2 with linespoints lw 2 title '$name'"
         done
     fi
-    [ -n "$lp" ] && figure probe-l2 "set logscale x 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel 'threads per launch (cells); 19 x 4 B each way per thread'; set ylabel 'time per launch / aligned probe'; set title 'Misalignment and arithmetic in the L2 and in DRAM ($b0, launched back to back)'.\"\\n\".'$title_suffix'; plot $lp, 1 with lines lc 'black' dt 3 notitle"
+    [ -n "$lp" ] && figure probe-l2 "set logscale x 2; set format x '%.0b%B'; set key inside top left box opaque; set xlabel '$w_threads per launch (cells); 19 x 4 B each way per $w_thread'; set ylabel 'time per launch / aligned probe'; set title 'Misalignment and arithmetic in the $w_cache and in DRAM ($b0, launched back to back)'.\"\\n\".'$title_suffix'; plot $lp, 1 with lines lc 'black' dt 3 notitle"
     pp=""
     for w in 4 8; do
         [ -n "$plain" ] || break
@@ -199,7 +212,7 @@ if [ -f "$data/membench.csv" ]; then
           csvsel "$mb" "backend=$b0,sweep=payload,word_bytes=$w" ops ns_per_thread; } | sort -g >"$tmp/pay-$w.dat"
         [ "$(wc -l <"$tmp/pay-$w.dat")" -ge 2 ] && pp="$pp${pp:+, }'$tmp/pay-$w.dat' using 1:2 with linespoints lw 2 title '$w-byte words ($([ $w = 4 ] && echo float || echo double))'"
     done
-    [ -n "$pp" ] && figure probe-payload "set xlabel 'arithmetic operations per thread (FMA counted once)'; set ylabel 'time per thread [ns]'; set yrange [0:*]; set key inside top left box opaque; set title 'N=19 probe with a payload vs operations ($b0; the D3Q19 BGK collision: 150)'.\"\\n\".'$title_suffix'; plot $pp"
+    [ -n "$pp" ] && figure probe-payload "set xlabel 'arithmetic operations per $w_thread (FMA counted once)'; set ylabel 'time per $w_thread [ns]'; set yrange [0:*]; set key inside top left box opaque; set title 'N=19 probe with a payload vs operations ($b0; the D3Q19 BGK collision: 150)'.\"\\n\".'$title_suffix'; plot $pp"
 else note "no membench.csv: probe figures skipped"; fi
 
 # ---- geometry sweep: a time loop's swapped lattices against the same ones --
@@ -224,7 +237,7 @@ if [ -f "$geo" ] && head -n 1 "$geo" | grep -q ',swapped'; then
         [ "$(wc -l <"$tmp/swap-$i.dat")" -ge 2 ] && sp="$sp${sp:+, }'$tmp/swap-$i.dat' using 1:2 with linespoints lw 2 title '$g'"
     done
     l2line=""; [ "$l2" -gt 0 ] 2>/dev/null && l2line="set arrow from $l2, graph 0 to $l2, graph 1 nohead dt 2 lc rgb 'gray40'; set label 'L2 $(awk -v b="$l2" 'BEGIN{printf "%.0f MB", b/1e6}') ' at $l2, graph 0.1 right offset -0.3,0;"
-    [ -n "$sp" ] && figure probe-swap "set logscale x 10; set format x '%.0s%cB'; set key outside right top box opaque; set xlabel 'working set (two arrays of 19 words per thread)'; set ylabel 'swapped / same arrays (time per launch)'; set title 'Arrays swapped at every launch (as a time loop does) over the same arrays: N=19 probe, aligned'.\"\\n\".'$title_suffix'; $l2line plot $sp, 1 with lines lc 'black' dt 3 notitle"
+    [ -n "$sp" ] && figure probe-swap "set logscale x 10; set format x '%.0s%cB'; set key outside right top box opaque; set xlabel 'working set (two arrays of 19 words per $w_thread)'; set ylabel 'swapped / same arrays (time per launch)'; set title 'Arrays swapped at every launch (as a time loop does) over the same arrays: N=19 probe, aligned'.\"\\n\".'$title_suffix'; $l2line plot $sp, 1 with lines lc 'black' dt 3 notitle"
 fi
 
 if [ -f "$data/warps.csv" ]; then
@@ -248,7 +261,7 @@ if [ -f "$data/drift.csv" ]; then
         csvsel "$data/drift.csv" "backend=$b" threads change_pct | awk -v i=$i '{ print $1 * (1 + 0.06 * (i - 1)), $2 }' >"$tmp/drift-$b.dat"
         [ -s "$tmp/drift-$b.dat" ] && dp="$dp${dp:+, }'$tmp/drift-$b.dat' using 1:2 with points pt $((5 + 2 * i)) ps 1.2 title '$b'"
     done
-    [ -n "$dp" ] && figure drift "set logscale x 2; set format x '%.0b%B'; set xlabel 'threads per launch (cells)'; set ylabel 'recheck / first run - 1 [%]'; set title 'Probes measured again after the kernels: change from the first run (every variant)'.\"\\n\".'$title_suffix'; plot $dp, 0 with lines lc 'black' dt 3 notitle"
+    [ -n "$dp" ] && figure drift "set logscale x 2; set format x '%.0b%B'; set xlabel '$w_threads per launch (cells)'; set ylabel 'recheck / first run - 1 [%]'; set title 'Probes measured again after the kernels: change from the first run (every variant)'.\"\\n\".'$title_suffix'; plot $dp, 0 with lines lc 'black' dt 3 notitle"
 else note "no drift.csv (make bench measures the probes again at its end): drift figure skipped"; fi
 
 # ---- lbmkernels + model: MLUPS vs size, prediction, roofline --------------
@@ -263,8 +276,8 @@ most_common_cpt() { # FILE CONDITION
     csvsel "$1" "$2" cells_per_thread | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
 }
 one_per_lattice() { sort -k1,1g -k2,2gr | awk '!seen[$1]++'; }
-cpt_words() { # CPT: ", 2 cells per thread", ", a row per thread", or nothing
-    case "$1" in "") ;; 0) echo ", a row per thread" ;; 1) echo ", 1 cell per thread" ;; *) echo ", $1 cells per thread" ;; esac
+cpt_words() { # CPT: ", 2 cells per thread", ", a row per thread", or nothing (a CPU's: per work-item)
+    case "$1" in "") ;; 0) echo ", a row per $w_thread" ;; 1) echo ", 1 cell per $w_thread" ;; *) echo ", $1 cells per $w_thread" ;; esac
 }
 if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
@@ -286,7 +299,7 @@ if [ -f "$data/lbm.csv" ]; then
                 csvsel "$src" "$cond" cells mlups_median | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             fi
             [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
-            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured (block $bs$(cpt_words "$cpt"))'"
+            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured ($w_block $bs$(cpt_words "$cpt"))'"
             [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 lc $i title '$s predicted'"
             roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth)'"
         done
