@@ -24,27 +24,51 @@ out=plots/compare-$a-vs-$b
 [ "$da" = "data/$label_a" ] && [ "$db" = "data/$label_b" ] || out=results/compare-$a-vs-$b
 mkdir -p "$out" || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# "label (date, commit)" of a side, from its lbm meta file
+stamp_of() { # DIR LABEL
+    dt=$(metaval "$1/lbm-meta.csv" date 2>/dev/null | cut -c1-10); cm=$(metaval "$1/lbm-meta.csv" git_commit 2>/dev/null)
+    echo "$2${dt:+ ($dt${cm:+, commit $cm})}"
+}
+stamp_a=$(stamp_of "$da" "$label_a"); stamp_b=$(stamp_of "$db" "$label_b")
 for s in "$a" "$b"; do
     d=$da; [ "$s" = "$a" ] || d=$db
     bk=$(csvcol "$d/stream.csv" backend | head -n 1)
     csvsel "$d/stream.csv" "backend=$bk,sweep=size" array_bytes gbs_median | awk '{print 2*$1, $2}' | sort -g >"$tmp/size-$s.dat"
     bk=$(csvcol "$d/lbm.csv" backend | head -n 1)
     # each scheme and precision at the largest lattice this device measured
-    # (DRAM-bound; small lattices live in L2), best block size
-    csvsel "$d/lbm.csv" "backend=$bk" scheme precision cells mlups_median |
-        awk '{k=$1" "$2; if (!(k in c) || $3 > c[k] || ($3 == c[k] && $4 > m[k])) {c[k]=$3; m[k]=$4}} END {for (k in m) print k, m[k]}' | sort >"$tmp/best-$s.dat"
+    # (DRAM-bound; small lattices live in L2), best block size, one device
+    # (a run's rows of several ranks left out): "scheme precision lattice mlups"
+    awk -F, -v bk="$bk" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["backend"] != bk || (("ranks" in c) && $c["ranks"] + 0 > 1) { next }
+        { k = $c["scheme"] " " $c["precision"]; n = $c["cells"] + 0; v = $c["mlups_median"] + 0
+          if (!(k in cl) || n > cl[k] || (n == cl[k] && v > m[k])) { cl[k] = n; m[k] = v
+              lat[k] = ($c["nx"] == $c["ny"] && $c["ny"] == $c["nz"]) ? $c["nx"] "³" : $c["nx"] "x" $c["ny"] "x" $c["nz"] } }
+        END { for (k in m) print k, lat[k], m[k] }' "$d/lbm.csv" | sort >"$tmp/best-$s.dat"
 done
-awk 'NR==FNR {a[$1" "$2]=$3; next} ($1" "$2) in a {printf "\"%s %s\" %s %s\n", $1, $2, a[$1" "$2], $3}' \
-    "$tmp/best-$a.dat" "$tmp/best-$b.dat" >"$tmp/best.dat"
+# per precision: "scheme\nA lattice / B lattice" A B B/A, one figure each on
+# its own linear axis (fp64 runs at half fp32's rate: one axis hides it)
+precisions=$(awk '{print $2}' "$tmp/best-$a.dat" "$tmp/best-$b.dat" | sort -u)
+made=""
+for p in $precisions; do
+    awk -v p="$p" 'NR == FNR { if ($2 == p) { la[$1] = $3; a[$1] = $4 }; next }
+        $2 == p && ($1 in a) && a[$1] > 0 { printf "\"%s\\n%s / %s\" %s %s %.3f\n", $1, la[$1], $3, a[$1], $4, $4 / a[$1] }' \
+        "$tmp/best-$a.dat" "$tmp/best-$b.dat" >"$tmp/best-$p.dat"
+    [ -s "$tmp/best-$p.dat" ] && made="$made $p"
+done
+[ -n "$made" ] || { echo "compare: $label_a and $label_b share no scheme and precision in lbm.csv" >&2; exit 1; }
 for t in png pdf; do
     if [ $t = png ]; then term="pngcairo noenhanced size 1000,640 font 'Sans,11'"; else term="pdfcairo noenhanced size 7in,4.5in font 'Sans,9'"; fi
     gnuplot -e "set terminal $term; set output '$out/stream-size.$t'; set grid; set logscale x 10; set format x '%.0s%cB'; set key top left box opaque;
         set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]';
-        set title 'Copy bandwidth vs working set: $label_a vs $label_b';
-        plot '$tmp/size-$a.dat' using 1:2 with linespoints lw 2 title '$label_a', '$tmp/size-$b.dat' using 1:2 with linespoints lw 2 title '$label_b'" || exit 1
-    gnuplot -e "set terminal $term; set output '$out/lbm-best.$t'; set grid; set key above horizontal box;
-        set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set xtics rotate by -30;
-        set ylabel 'MLUPS at the largest lattice measured'; set title 'D3Q19 BGK, sustained (largest lattice, best block size): $label_a vs $label_b';
-        plot '$tmp/best.dat' using 2:xtic(1) title '$label_a', '' using 3 title '$label_b'" || exit 1
+        set title 'Copy bandwidth vs working set';
+        plot '$tmp/size-$a.dat' using 1:2 with linespoints lw 2 title '$stamp_a', '$tmp/size-$b.dat' using 1:2 with linespoints lw 2 title '$stamp_b'" || exit 1
+    for p in $made; do
+        gnuplot -e "set terminal $term; set output '$out/lbm-best-$p.$t'; set grid; set key above vertical box;
+            set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set offsets 0, 0, graph 0.12, 0; set bmargin 6;
+            set xlabel 'scheme, largest lattice of A / of B' offset 0,-1; set ylabel 'MLUPS ($p)';
+            set title 'D3Q19 BGK $p, sustained (largest lattice measured, best block size); labels: B/A';
+            plot '$tmp/best-$p.dat' using 2:xtic(1) title 'A: $stamp_a', '' using 3 title 'B: $stamp_b',
+                 '' using 0:(\$2 > \$3 ? \$2 : \$3):(sprintf('%.2fx', \$4)) with labels offset 0,char 1 notitle" || exit 1
+    done
 done
 echo "compare: figures in $out"
