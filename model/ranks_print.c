@@ -294,14 +294,23 @@ static void print_error_target(FILE *f, const summary_row *rows, int n)
                 over);
 }
 
-int ranks_summary_print(FILE *f, const lbp_table *t, char *err, size_t err_len)
+/* The rows of more than one rank of model.csv (*rows, to free): how many,
+ * 0 for one device's file (no multi-rank columns; *rows NULL), -1 with err
+ * on a bad number. */
+static int multi_rank_rows(const lbp_table *t, summary_row **rows, char *err, size_t err_len)
 {
     static const char *const cols[] = {"ranks", "exchange", "overlap", "scaling", "devices", "measured_mlups",
                                        "full_mlups", "error_pct", "measured_efficiency_pct",
                                        "predicted_efficiency_pct", NULL};
-    if (lbp_table_require(t, cols, NULL, 0)) return 0; /* one device's file */
+    *rows = NULL;
+    if (lbp_table_require(t, cols, NULL, 0)) return 0;
+    return summary_rows(t, rows, err, err_len);
+}
+
+int ranks_summary_print(FILE *f, const lbp_table *t, char *err, size_t err_len)
+{
     summary_row *rows;
-    int n = summary_rows(t, &rows, err, err_len);
+    const int n = multi_rank_rows(t, &rows, err, err_len);
     if (n < 0) return -1;
     if (n) {
         fprintf(f, "\nseveral devices (model.csv rows of more than one rank; efficiency against one device alone):\n");
@@ -363,12 +372,8 @@ static void json_targets(model_json *j, const summary_row *rows, int n)
 
 int ranks_summary_json(model_json *j, const lbp_table *t, char *err, size_t err_len)
 {
-    static const char *const cols[] = {"ranks", "exchange", "overlap", "scaling", "devices", "measured_mlups",
-                                       "full_mlups", "error_pct", "measured_efficiency_pct",
-                                       "predicted_efficiency_pct", NULL};
-    if (lbp_table_require(t, cols, NULL, 0)) return 0; /* one device's file */
     summary_row *rows;
-    int n = summary_rows(t, &rows, err, err_len);
+    const int n = multi_rank_rows(t, &rows, err, err_len);
     if (n < 0) return -1;
     if (n) {
         model_json_object(j, "several_devices");
