@@ -120,7 +120,20 @@ for f in bad1 bad2 bad3; do
     if report_lines_ok "$tmp/$f.md" tests/plots-data/cpu-quick >/dev/null; then bad "$f.md passed the report check"; else ok; fi
 done
 
-# 3. a missing folder is a usage error
+# 3. make compare of a reference (slug) and a run's folder: the figures of a
+# user's comparison under results/ (run from a scratch folder, so nothing is
+# left in the repository), one per precision both measured
+repo=$(pwd)
+mkdir -p "$tmp/cmp" && cp -r data/nvidia-h200 "$tmp/cmp/run"
+(cd "$tmp/cmp" && mkdir data && ln -s "$repo/data/nvidia-h100-80gb-hbm3" data/ &&
+    sh "$repo/plots/compare.sh" nvidia-h100-80gb-hbm3 run) >"$tmp/log" 2>&1 || bad "compare of a slug and a folder failed: $(cat "$tmp/log")"
+for f in stream-size lbm-best-fp32 lbm-best-fp64; do
+    if [ -s "$tmp/cmp/results/compare-nvidia-h100-80gb-hbm3-vs-run/$f.png" ]; then ok; else bad "compare: no $f.png under results/: $(ls -R "$tmp/cmp/results" 2>&1 | head -5)"; fi
+done
+[ -e "$tmp/cmp/results/compare-nvidia-h100-80gb-hbm3-vs-run/lbm-best-fp16s.png" ] && bad "compare drew fp16s, which only one side measured" || ok
+if sh plots/compare.sh nvidia-h100-80gb-hbm3 /nonexistent >/dev/null 2>&1; then bad "compare accepted a missing folder"; else ok; fi
+
+# 4. a missing folder is a usage error
 if sh plots/render.sh /nonexistent/folder "$tmp/x" >/dev/null 2>&1; then bad "render.sh accepted a missing folder"; else ok; fi
 echo "plots: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
