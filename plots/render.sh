@@ -283,8 +283,10 @@ if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
     one=$(one_device "$src")
+    ws=""; [ "$src" = "$data/model.csv" ] && head -n 1 "$src" | tr ',' '\n' | grep -qx roofline_ws_mlups && ws=1
     for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
         lp=""; i=0
+        mt="title 'measured above the roofline of its working set'"; pt="title 'predicted above it'"
         for s in push pull split aa; do
             i=$((i + 1))
             # the size sweep: each scheme's most common block size
@@ -293,7 +295,12 @@ if [ -f "$data/lbm.csv" ]; then
             cond="backend=$b,scheme=$s,precision=$p,block_size=$bs$one"
             cpt=$(most_common_cpt "$src" "$cond")
             cond="$cond${cpt:+,cells_per_thread=$cpt}"
-            if [ "$src" = "$data/model.csv" ]; then
+            if [ "$src" = "$data/model.csv" ] && [ -n "$ws" ]; then
+                # a flagged point: 1 where measured or predicted lies above the
+                # roofline of its working set (model validate's flags column)
+                csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups roofline_ws_mlups flags |
+                    awk '{ print $1, $2, $3, $4, $5, ($6 ~ /measured>/), ($6 ~ /predicted>/) }' | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
+            elif [ "$src" = "$data/model.csv" ]; then
                 csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             else
                 csvsel "$src" "$cond" cells mlups_median | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
@@ -301,7 +308,15 @@ if [ -f "$data/lbm.csv" ]; then
             [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
             lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured ($w_block $bs$(cpt_words "$cpt"))'"
             [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 lc $i title '$s predicted'"
-            roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth)'"
+            roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth, $s)'"
+            # the roofline of each lattice's working set (a cache's plateau where
+            # the lattices fit, the memory's beyond), and the points above it
+            if [ -n "$ws" ]; then
+                roof="$roof, '' using 1:5 with lines lw 2 dt 3 lc rgb 'black' title 'roofline of the working set ($s)'"
+                lp="$lp, '' using 1:(\$6 > 0 ? \$2 : 1/0) with points pt 6 ps 2.2 lw 2 lc rgb 'red' $mt"
+                lp="$lp, '' using 1:(\$7 > 0 ? \$3 : 1/0) with points pt 4 ps 2.2 lw 2 lc rgb 'red' $pt"
+                mt=notitle; pt=notitle
+            fi
         done
         [ -n "$lp" ] || continue
         [ "$src" = "$data/model.csv" ] && lp="$lp, $roof"
