@@ -123,6 +123,16 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
            mb_seed_word(seed, s->word_bytes);
 }
 
+int mb_row(const mb_probe_spec *s)
+{
+    return s->row > 1 ? s->row : 1;
+}
+
+int64_t mb_row_items(const mb_probe_spec *s, int64_t cells)
+{
+    return (cells + mb_row(s) - 1) / mb_row(s);
+}
+
 int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 {
     if (s->words < 1 || s->words > MB_MAX_WORDS)
@@ -146,6 +156,10 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "vector V=%d of %d-byte words is wider than 8 bytes", s->vector, s->word_bytes);
     else if (mb_vector(s) > 1 && (s->payload || s->in_place || s->swapped || s->stamps))
         snprintf(why, why_len, "a vector probe (V=%d) has no payload, in-place, swapped or stamped form", s->vector);
+    else if (s->row < 0 || s->row > MB_MAX_ROW)
+        snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
+    else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
+        snprintf(why, why_len, "a row probe (R=%d) has no vector, swapped or stamped form", s->row);
     else
         return 0;
     return 1;
@@ -158,6 +172,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (s->in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
+    if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
     return buf;
 }
 
@@ -206,15 +221,28 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 s->swapped ? "  Swapped: the host passes in and out the other way\n"
                              " * round at every other launch; i+1 wraps to 0 at the last thread" : "",
                 mb_vector(s) > 1 ? "  Vector: thread i moves words V i .. V i + V - 1 of each array\n"
-                                   " * as one aligned access, the misaligned ones (V i + 1 ..) as V single words" : "");
+                                   " * as one aligned access, the misaligned ones (V i + 1 ..) as V single words"
+                : mb_row(s) > 1 ? "  Row: work-item t moves cells i = R t .. R t + R - 1 in a loop\n"
+                                  " * (the row kernels' shape on a CPU)" : "");
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
                 "    i64 stride, i64 threads, u32 seed, u32 mask, GLOBAL u64 *RESTRICT stamps DYN_SHARED_PARAM)\n"
-                "{\n"
-                "    const i64 i = global_id(0);\n"
-                "    if (i >= threads) return;\n",
+                "{\n",
                 s->in_place ? "" : "const ", word, word);
+    if (mb_row(s) > 1)
+        text_printf(t, "    const i64 i_first = (i64)global_id(0) * %d;\n"
+                       "    const i64 i_end = i_first + %d < threads ? i_first + %d : threads;\n"
+                       "#if defined(__clang__)\n"
+                       "#pragma clang loop vectorize(assume_safety)\n"
+                       "#elif defined(LBP_OPENMP)\n"
+                       "#pragma omp simd\n"
+                       "#endif\n"
+                       "    for (i64 i = i_first; i < i_end; i++) {\n",
+                    s->row, s->row, s->row);
+    else
+        text_put(t, "    const i64 i = global_id(0);\n"
+                    "    if (i >= threads) return;\n");
     if (s->swapped && (s->misaligned_reads || s->misaligned_writes))
         text_put(t, "    const i64 i1 = i + 1 < threads ? i + 1 : 0;\n");
     if (s->stamps)
@@ -366,7 +394,7 @@ static void probe_writes(text *t, const mb_probe_spec *s)
                        "    }\n"
                        "#endif\n",
                     MB_STAMPS_PER_WARP);
-    text_put(t, "}\n");
+    text_put(t, mb_row(s) > 1 ? "    }\n}\n" : "}\n");
 }
 
 char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
@@ -388,6 +416,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .swapped = s->swapped,
             .ops_per_thread = mb_payload_ops(s->words, s->payload),
             .vector = mb_vector(s),
+            .row = mb_row(s),
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };

@@ -32,7 +32,26 @@ typedef struct {
     int swapped;           /* 1: launches alternate in and out (not in place) */
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
     int vector;            /* V: adjacent words per thread and array (0 or 1: one) */
+    int row;               /* R: cells per thread, in a loop (0 or 1: one cell) */
 } mb_probe_spec;
+
+/* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
+ * R - 1 (the last thread fewer), and moves them in a loop over i whose
+ * iterations are independent (omp simd where the C compiler builds it,
+ * Clang's assume_safety under PoCL): the shape of lbmkernels' row kernels
+ * on a CPU (a work-item per row, contiguous vector loads and stores), where
+ * a probe of one cell per thread runs a work-group's items as vector lanes
+ * with the index and bounds arithmetic of each.  What moves, and so the
+ * check, is that of R x the threads one-cell probe threads: `threads`
+ * (membench.csv) counts cells, the launch threads / R work-items.  Not with
+ * a vector, stamps or a swapped layout. */
+#define MB_MAX_ROW 4096
+/* R of membench's rows sweep: the row of the largest lattice lbmkernels runs
+ * on a CPU (256^3). */
+#define MB_ROW_CELLS 256
+int mb_row(const mb_probe_spec *s); /* R, 1 for one cell per thread */
+/* Work-items of a launch over `cells` cells. */
+int64_t mb_row_items(const mb_probe_spec *s, int64_t cells);
 
 /* A vector probe (V = 2 or 4, V x word_bytes <= 8) moves V adjacent words
  * of each array per thread, as a kernel of V cells per thread does: thread
@@ -75,6 +94,7 @@ typedef struct {
     int swapped;                      /* 1: each launch reads what the one before wrote */
     int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
     int vector;                       /* V (1: one word per array) */
+    int row;                          /* R (1: one cell per thread); bytes below are per cell */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;

@@ -67,6 +67,12 @@ static const char USAGE[] =
     "per thread), with L=10, M=10 and L=M=10: misalignment and arithmetic where\n"
     "the working set sits in the L2.\n"
     "\n"
+    "The rows sweep (sweep 'rows', CPUs; column row = R) runs the threads sweep's\n"
+    "aligned N=19 probe with 4- and 8-byte words, stores into the other arrays\n"
+    "and in place, at the same cell counts (column threads), each work-item\n"
+    "moving R = 256 adjacent cells in a loop the compiler vectorizes: the shape\n"
+    "of lbmkernels' row kernels on a CPU.\n"
+    "\n"
     "The payload sweep (sweep 'payload') runs the aligned N=19 probe with P = 1,\n"
     "2, 4, 7, 10, 14 dependent multiply-adds per word in float (4-byte words) or\n"
     "double (8-byte), shaped like a collision: the sum of the N words, then each\n"
@@ -244,6 +250,8 @@ static void apply_defaults(options *o, const lbp_device *d)
     /* lbmkernels runs several cells per thread on GPUs only: elsewhere the
      * vector sweep runs where asked by name */
     p->vector = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_VECTOR));
+    /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
+    p->row = lbp_is_cpu(&d->info) ? MB_ROW_CELLS : 0;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
     if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !d->info.caps.force_blocks_per_cu)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
@@ -361,13 +369,13 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
-                res->record.in_place, res->record.swapped, res->record.vector);
+                res->record.in_place, res->record.swapped, res->record.vector, res->record.row);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -753,7 +761,7 @@ static void measure_probes(run *r)
     r->csv = lbp_csv_open(r->dir, r->geometry ? "membench-geometry.csv" : "membench.csv",
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector",
+                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row",
                           info, force);
     if (r->o->plan.stamps && !r->geometry)
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

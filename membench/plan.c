@@ -29,6 +29,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     if (c->spec.in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     if (c->spec.swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", c->spec.vector);
+    if (mb_row(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", c->spec.row);
     return buf;
 }
 
@@ -38,7 +39,7 @@ static int same_config(const mb_config *a, const mb_config *b)
            a->spec.misaligned_reads == b->spec.misaligned_reads &&
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
            a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
-           mb_vector(&a->spec) == mb_vector(&b->spec) &&
+           mb_vector(&a->spec) == mb_vector(&b->spec) && mb_row(&a->spec) == mb_row(&b->spec) &&
            a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
@@ -186,6 +187,24 @@ static void plan_threads(mb_plan *p, const mb_plan_options *o)
         }
 }
 
+/* The rows sweep: the threads sweep's aligned probe, with stores into the
+ * other arrays and in place (A-A's traffic), R cells per work-item in a
+ * loop (gen.h), 4- and 8-byte words, at the threads sweep's cell counts. */
+static void plan_rows(mb_plan *p, const mb_plan_options *o)
+{
+    if (o->row < 2 || o->blocks_per_cu > 0) return;
+    for (int in_place = 0; in_place < 2; in_place++)
+        for (int w = 4; w <= 8; w *= 2) {
+            const int first = p->n;
+            plan_threads_curve(p, o, &(mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w}, 0);
+            for (int i = first; i < p->n; i++) {
+                p->items[i].sweep = "rows";
+                p->items[i].cfg.spec.row = o->row;
+                p->items[i].cfg.spec.in_place = in_place;
+            }
+        }
+}
+
 static void plan_payload(mb_plan *p, const mb_plan_options *o)
 {
     static const int payloads[] = {1, 2, 4, MB_PAYLOAD_COLLISION, 10, 14}, quick_payloads[] = {MB_PAYLOAD_COLLISION};
@@ -220,6 +239,7 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_WORD_BYTES) plan_word_bytes(p, o);
     if (o->sweeps & SW_VECTOR) plan_vector(p, o);
     if (o->sweeps & SW_THREADS) plan_threads(p, o);
+    if (o->sweeps & SW_THREADS) plan_rows(p, o);
     if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
 }
 

@@ -41,6 +41,8 @@ typedef struct {
     int fp64;                 /* the device has doubles: 8-byte payloads */
     int vector;               /* the device runs kernels of several cells per
                                * thread (a GPU): the vector sweep */
+    int row;                  /* cells per work-item of the rows sweep (a CPU, whose
+                               * kernels run a row per work-item); 0 none */
 } mb_plan_options;
 
 typedef struct {

@@ -82,7 +82,8 @@ static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
 {
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
            a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
-           !a->swapped == !b->swapped && !a->stamps == !b->stamps && mb_vector(a) == mb_vector(b);
+           !a->swapped == !b->swapped && !a->stamps == !b->stamps && mb_vector(a) == mb_vector(b) &&
+           mb_row(a) == mb_row(b);
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
@@ -302,7 +303,9 @@ uint32_t mb_next_seed(mb_bench *b)
 void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, const mb_shape *sh, uint32_t seed)
 {
     unsigned bs = (unsigned)cfg->block_size;
-    lbp_launch_cfg lc = lbp_cfg_1d((unsigned)((b->threads + bs - 1) / bs), bs);
+    /* a row probe's work-items each take R of the threads' cells */
+    const int64_t items = mb_row_items(&c->spec, b->threads);
+    lbp_launch_cfg lc = lbp_cfg_1d((unsigned)((items + bs - 1) / bs), bs);
     lc.shared_bytes = sh->shared_bytes;
     /* swapped: every other launch reads out and writes in */
     const int flip = c->spec.swapped && b->launched % 2;

@@ -20,16 +20,12 @@ static model_b2b_curve *curve_for(model_b2b_set *set, int k, int max_points)
     return c;
 }
 
-int model_b2b_threads(const model_inputs *in, int word_bytes, int block_size, unsigned fallbacks,
-                      model_b2b_set *set, model_provenance *prov)
+/* The curves that lookup l finds, into *set: 1, or 0 where none. */
+static int b2b_read(const model_inputs *in, const model_probe_lookup *l, model_b2b_set *set, model_provenance *prov)
 {
-    model_probe_lookup l = {.x = PROBE_X_LAUNCH, .word_use = PROBE_WORD_SCALED,
-                            .fallbacks = PROBE_OR_COMMON_BLOCK | fallbacks};
-    l.q = model_probe_aligned(PROBE_THREADS, word_bytes, block_size);
-    l.q.words = D3Q19_Q;
     memset(set, 0, sizeof *set);
     model_probe_curve found;
-    if (!model_probe_find(in, &l, &found, prov)) return 0;
+    if (!model_probe_find(in, l, &found, prov)) return 0;
     set->word_bytes = found.read.word_bytes;
     set->block_size = found.read.block_size;
     for (int i = 0; i < found.n_rows; i++) {
@@ -43,6 +39,26 @@ int model_b2b_threads(const model_inputs *in, int word_bytes, int block_size, un
     for (int g = 0; g < set->n; g++) set->points += set->c[g].c.n = model_points_prepare(set->c[g].c.p, set->c[g].c.n);
     model_probe_curve_free(&found);
     return 1;
+}
+
+int model_b2b_threads(const model_inputs *in, int word_bytes, int block_size, unsigned fallbacks,
+                      model_b2b_set *set, model_provenance *prov)
+{
+    model_probe_lookup l = {.x = PROBE_X_LAUNCH, .word_use = PROBE_WORD_SCALED,
+                            .fallbacks = PROBE_OR_COMMON_BLOCK | fallbacks};
+    l.q = model_probe_aligned(PROBE_THREADS, word_bytes, block_size);
+    l.q.words = D3Q19_Q;
+    return b2b_read(in, &l, set, prov);
+}
+
+int model_b2b_rows(const model_inputs *in, int word_bytes, int block_size, int in_place, model_b2b_set *set,
+                   model_provenance *prov)
+{
+    model_probe_lookup l = {.x = PROBE_X_LAUNCH, .word_use = PROBE_WORD_SCALED, .fallbacks = PROBE_OR_COMMON_BLOCK};
+    l.q = model_probe_aligned(PROBE_ROWS, word_bytes, block_size);
+    l.q.words = D3Q19_Q;
+    l.q.layout = in_place ? PROBE_LAYOUT_IN_PLACE : PROBE_LAYOUT_SAME;
+    return b2b_read(in, &l, set, prov);
 }
 
 void model_b2b_free(model_b2b_set *set)

@@ -33,6 +33,13 @@ int model_b2b_threads(const model_inputs *in, int word_bytes, int block_size, un
                       model_b2b_set *set, model_provenance *prov);
 void model_b2b_free(model_b2b_set *set);
 
+/* The same from the rows sweep (a CPU: R cells per work-item in a loop, as
+ * a row kernel runs), its in-place curve where in_place (a kernel keeping
+ * one lattice, whose stores go to the lines it read), at this word size
+ * only.  0 where not measured (data from before the sweep). */
+int model_b2b_rows(const model_inputs *in, int word_bytes, int block_size, int in_place, model_b2b_set *set,
+                   model_provenance *prov);
+
 typedef struct {
     double us;        /* per launch */
     double occupancy; /* the occupancy read */

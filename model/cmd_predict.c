@@ -56,7 +56,8 @@ static const char predict_usage[] =
     "  --blocks-per-sm K       or resident blocks per SM (with --block-size)\n"
     "  --block-size B          threads per block (picks probes of that block size)\n"
     "  --cells-per-thread V    adjacent cells per thread whose aligned words move as one\n"
-    "                          vector of V words (lbmkernels' cells_per_thread; default 1)\n"
+    "                          vector of V words (lbmkernels' cells_per_thread; default 1),\n"
+    "                          or row: a row per work-item looping over x (a CPU's shape)\n"
     "  --data DIR              result folder (stream.csv, stream-meta.csv, membench.csv,\n"
     "                          membench-fit.csv, launch.csv)\n"
     "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
@@ -128,7 +129,10 @@ static void predict_option(int o, const char *arg, void *ctx)
     case OPT_OCCUPANCY: a->lat.occupancy = lbp_parse_double("--occupancy", arg, 1e-6, 1); break;
     case OPT_BLOCKS_PER_SM: a->lat.blocks_per_cu = (double)lbp_parse_int("--blocks-per-sm", arg, 1, 1024); break;
     case OPT_BLOCK_SIZE: a->lat.block_size = (int)lbp_parse_int("--block-size", arg, 1, 65536); break;
-    case OPT_CELLS_PER_THREAD: a->cells_per_thread = (int)lbp_parse_int("--cells-per-thread", arg, 1, 64); break;
+    case OPT_CELLS_PER_THREAD:
+        /* row: lbm.csv's 0, a row per work-item (-1 here, as given) */
+        a->cells_per_thread = !strcmp(arg, "row") ? -1 : (int)lbp_parse_int("--cells-per-thread", arg, 1, 64);
+        break;
     case OPT_JSON: a->json = 1; break;
     }
 }
@@ -206,7 +210,8 @@ static void kernel_from_args(predict_args *a)
         described_phases(a);
         snprintf(a->k.name, sizeof a->k.name, "described kernel");
     }
-    if (a->cells_per_thread || !a->kernel_file) a->k.cells_per_thread = a->cells_per_thread ? a->cells_per_thread : 1;
+    if (a->cells_per_thread || !a->kernel_file)
+        a->k.cells_per_thread = a->cells_per_thread < 0 ? 0 : a->cells_per_thread ? a->cells_per_thread : 1;
 }
 
 int model_cmd_predict(int argc, char **argv)

@@ -5,7 +5,9 @@
  *   membench.csv     N-word probes (Obrecht Art. B); the `threads` sweep
  *                    (timing back_to_back: ms per launch of launches queued
  *                    back to back, no start cost to remove); the `vector`
- *                    sweep (column vector, optional)
+ *                    sweep (column vector, optional); the `rows` sweep (a
+ *                    CPU: row probes, column row, in place or not, back
+ *                    to back; optional)
  *   membench-geometry.csv  the N=19 probe back to back at the LBM kernels' own
  *                    launches (block size, blocks per SM, thread count),
  *                    sweep `geometry` (optional)
@@ -23,6 +25,7 @@ typedef enum {
     PROBE_OCCUPANCY, PROBE_WORD_BYTES, PROBE_THREADS, PROBE_PAYLOAD,
     PROBE_GEOMETRY, /* membench-geometry.csv: back to back at the kernels' launches */
     PROBE_VECTOR,   /* V-word vectors, misaligned words one by one (membench's gen.h) */
+    PROBE_ROWS,     /* a CPU: R cells per work-item in a loop, back to back (column row) */
     PROBE_OTHER,
     PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, not geometry) */
 } model_probe_sweep;
@@ -51,6 +54,7 @@ typedef struct {
     int swapped;            /* 1: launches alternate the arrays (geometry sweep only; 0 absent) */
     int vector;             /* V words per thread and array, aligned ones as one access,
                                misaligned ones one by one (vector sweep; 1 elsewhere or absent) */
+    int row;                /* R cells per work-item in a loop (rows sweep; 1 elsewhere or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

@@ -27,6 +27,11 @@ double model_cpu_row_imbalance(const model_inputs *in, const model_kernel *k, co
     return busiest / (rows / cores);
 }
 
+int model_row_per_thread(const model_inputs *in, const model_kernel *k)
+{
+    return in->is_cpu && k->cells_per_thread == 0;
+}
+
 int model_cells_per_thread(const model_kernel *k)
 {
     return k->cells_per_thread > 1 ? k->cells_per_thread : 1;

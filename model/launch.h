@@ -20,6 +20,9 @@ double model_busiest_sm_threads(const model_inputs *in, double threads, int bloc
  * core's rows take.  Returns that share over an even one; 1 elsewhere. */
 double model_cpu_row_imbalance(const model_inputs *in, const model_kernel *k, const model_lattice *lat);
 
+/* A kernel of a row per work-item on a CPU (cells_per_thread 0): 1. */
+int model_row_per_thread(const model_inputs *in, const model_kernel *k);
+
 /* Cells a thread updates (0 or 1 in the kernel: one). */
 int model_cells_per_thread(const model_kernel *k);
 

@@ -29,6 +29,7 @@ int model_probe_matches(const model_probe_row *p, const model_probe_query *q)
                                                : !field_matches(q->misaligned_writes, p->misaligned_writes))
         return 0;
     if ((p->vector > 1 ? p->vector : 1) != (q->vector > 1 ? q->vector : 1)) return 0;
+    if ((p->row > 1) != (q->sweep == PROBE_ROWS)) return 0; /* row probes answer only for the rows sweep */
     return p->word_bytes == q->word_bytes && field_matches(q->block_size, p->block_size) &&
            field_matches(q->blocks_requested, p->blocks_requested) &&
            field_matches(q->misaligned_reads, p->misaligned_reads) && field_matches(q->payload, p->ops > 0) &&

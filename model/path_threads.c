@@ -128,6 +128,24 @@ static double l2_factor(const model_path_query *q, const model_b2b_set *set, int
     return f * l2_ratio(q->in, &variant, threads, q->k->ops_per_cell * v);
 }
 
+/* A row-per-work-item kernel on a CPU reads the rows sweep (its in-place
+ * curve for one lattice), which moves the cells as the kernel does; data
+ * from before that sweep, the threads sweep's one-cell probe, recorded as
+ * a fallback. */
+static int read_rows(const model_path_query *q, int access, int in_place, model_b2b_set *set, model_provenance *prov)
+{
+    if (!model_row_per_thread(q->in, q->k)) return 0;
+    if (!model_b2b_rows(q->in, access, q->lat->block_size, in_place, set, prov)) {
+        char asked[96];
+        snprintf(asked, sizeof asked, "%d-byte rows sweep%s (a row per work-item)", access, in_place ? ", in place" : "");
+        model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked, "the threads sweep (a cell per work-item)",
+                        "not measured: data from before that sweep");
+        return 0;
+    }
+    model_note(prov, "rows sweep%s: the probe of a row per work-item", in_place ? ", in place" : "");
+    return 1;
+}
+
 void model_threads_path(const model_path_query *q, model_prediction *out)
 {
     const model_inputs *in = q->in;
@@ -137,14 +155,16 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
     model_path_answer *a = &out->full.answer[MODEL_FULL_THREADS_SWEEP];
     const int v = model_cells_per_thread(k), access = k->word_bytes * v;
     model_b2b_set set;
-    if (!model_b2b_threads(in, access, lat->block_size, PROBE_OR_OTHER_WORD, &set, &a->prov)) return;
+    const int in_place = k->lattices < 2, from_rows = read_rows(q, access, in_place, &set, &a->prov);
+    if (!from_rows && !model_b2b_threads(in, access, lat->block_size, PROBE_OR_OTHER_WORD, &set, &a->prov)) return;
     double imbalance;
     const double threads = threads_read(q, &imbalance, &a->prov);
     /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
      * smaller working set: where that lets it stay in the L2 while the
      * probe at the same thread count spills, the probe with the kernel's
-     * working set, scaled to its thread count, is the shorter time */
-    const double same_set = k->lattices < 2 ? threads * k->lattices / 2 : 0;
+     * working set, scaled to its thread count, is the shorter time (the
+     * rows sweep's in-place probe has the kernel's) */
+    const double same_set = k->lattices < 2 && !(from_rows && in_place) ? threads * k->lattices / 2 : 0;
     const model_b2b_time t = model_b2b_launch_us(in, &set, lat->occupancy, threads, same_set, &a->prov);
     double per_launch_us = imbalance > 1 ? stretch(in, t.us, imbalance) : t.us;
     /* The kernel factor is level 2's probe over its base probe (N=19,
@@ -169,9 +189,13 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
                                 .points = set.points, .curves = set.n, .occupancy = t.occupancy,
                                 .block_factor = block_f, .base19_ns = base.ns_per_thread};
     double step_us = 0;
+    /* the in-place row probe paid no write-allocate: level 2's saving of it
+     * is in its time already */
+    const double saved = from_rows && in_place && q->probe->in_place_factor > 0 ? q->probe->in_place_factor : 1;
     for (int p = 0; p < k->phases; p++) {
         d->l2_factor[p] = l2_factor(q, &set, p, threads);
-        d->kernel_factor[p] = q->probe->ns_per_cell[p] * v / base.ns_per_thread * d->block_factor * d->l2_factor[p];
+        d->kernel_factor[p] =
+            q->probe->ns_per_cell[p] * saved * v / base.ns_per_thread * d->block_factor * d->l2_factor[p];
         a->memory_us[p] = k->launches_per_step * stretch(in, per_launch_us, d->kernel_factor[p]);
         step_us += a->memory_us[p] / k->phases;
     }

@@ -91,15 +91,20 @@ int model_probe_time(const model_inputs *in, const model_probe_shape *shape, con
  * than it reads) paid the line read every store makes; a kernel keeping one
  * lattice (A-A) stores into lines it has just read, one that stores
  * non-temporally reads none: each saves it, by the share likwid measured
- * for a copy (copy_mem's stores are non-temporal). */
+ * for a copy (copy_mem's stores are non-temporal).  Without likwid, by the
+ * bytes the roofline counts (read + 2 x written over read + written: the
+ * bus as bound, as the roofline assumes it), noted. */
 static double in_place_factor(const model_inputs *in, const model_kernel *k, model_provenance *prov)
 {
     if (!in->is_cpu || in->write_allocate == 0 || !model_skips_write_allocate(k)) return 1;
     if (in->likwid_copy_gbs > 0 && in->likwid_copy_mem_gbs > in->likwid_copy_gbs)
         return in->likwid_copy_mem_gbs / in->likwid_copy_gbs;
+    const double moved = k->words_read + k->words_written;
+    const double f = moved > 0 ? (k->words_read + 2 * k->words_written) / moved : 1;
     model_note(prov, "%s on a CPU with write-allocate, but no likwid copy and copy_mem to size the saving: "
-                     "none assumed", k->nontemporal ? "non-temporal stores" : "in place");
-    return 1;
+                     "the bytes' %.3f assumed (read + 2 x written over read + written)",
+               k->nontemporal ? "non-temporal stores" : "in place", f);
+    return f;
 }
 
 /* A probe moves N words each way: a kernel that reads and writes different

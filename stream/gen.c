@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const stream_access_names[] = {"one", "stride", NULL};
+const char *const stream_access_names[] = {"one", "stride", "row", NULL};
 const int stream_word_sizes[] = {2, 4, 8, 16, 0};
+
+#define STREAM_ROW_TEXT_(x) #x
+#define STREAM_ROW_TEXT_OF(x) STREAM_ROW_TEXT_(x)
+#define STREAM_ROW_TEXT STREAM_ROW_TEXT_OF(STREAM_ROW_ELEMENTS)
 
 /* Largest grid along x that every backend accepts (CUDA: 2^31 - 1). */
 #define STREAM_MAX_BLOCKS 2147483647LL
@@ -49,16 +53,17 @@ int stream_generate(const stream_config *cfg, stream_kernel *out, char *why, siz
     const char *type = stream_word_type(cfg->word_bytes);
     if (!type)
         return fail(why, why_len, "word size %lld is not 2, 4, 8 or 16 bytes", cfg->word_bytes);
-    if (cfg->access != STREAM_ACCESS_ONE && cfg->access != STREAM_ACCESS_STRIDE)
+    if (cfg->access != STREAM_ACCESS_ONE && cfg->access != STREAM_ACCESS_STRIDE && cfg->access != STREAM_ACCESS_ROW)
         return fail(why, why_len, "unknown access pattern %lld", (long long)cfg->access);
     if (cfg->block_size < 1 || cfg->block_size > 65536)
         return fail(why, why_len, "block size %lld is not in [1, 65536]", cfg->block_size);
     if (cfg->elements < 1)
         return fail(why, why_len, "element count %lld is not positive", (long long)cfg->elements);
 
-    int64_t blocks = cfg->access == STREAM_ACCESS_ONE
-                         ? (cfg->elements + cfg->block_size - 1) / cfg->block_size
-                         : cfg->blocks;
+    const int64_t rows = (cfg->elements + STREAM_ROW_ELEMENTS - 1) / STREAM_ROW_ELEMENTS;
+    int64_t blocks = cfg->access == STREAM_ACCESS_ONE   ? (cfg->elements + cfg->block_size - 1) / cfg->block_size
+                     : cfg->access == STREAM_ACCESS_ROW ? (rows + cfg->block_size - 1) / cfg->block_size
+                                                        : cfg->blocks;
     if (blocks < 1 || blocks > STREAM_MAX_BLOCKS)
         return fail(why, why_len, "block count %lld is not in [1, 2^31-1]", (long long)blocks);
 
@@ -70,13 +75,24 @@ int stream_generate(const stream_config *cfg, stream_kernel *out, char *why, siz
     else
         snprintf(store, sizeof store, "c[i] = a[i];");
 
+    static const char row_loop[] =
+        "    const i64 first = (i64)global_id(0) * " STREAM_ROW_TEXT ";\n"
+        "    const i64 end = first + " STREAM_ROW_TEXT " < n ? first + " STREAM_ROW_TEXT " : n;\n"
+        "#if defined(__clang__)\n"
+        "#pragma clang loop vectorize(assume_safety)\n"
+        "#elif defined(LBP_OPENMP)\n"
+        "#pragma omp simd\n"
+        "#endif\n"
+        "    for (i64 i = first; i < end; i++) %s\n";
     const char *loop =
         cfg->access == STREAM_ACCESS_ONE
             ? "    const i64 i = (i64)global_id(0);\n"
               "    if (i < n) %s\n"
+        : cfg->access == STREAM_ACCESS_ROW
+            ? row_loop
             : "    const i64 stride = (i64)local_size(0) * (i64)num_groups(0);\n"
               "    for (i64 i = (i64)global_id(0); i < n; i += stride) %s\n";
-    char body[512];
+    char body[768];
     snprintf(body, sizeof body, loop, store);
 
     memset(out, 0, sizeof *out);
@@ -86,7 +102,9 @@ int stream_generate(const stream_config *cfg, stream_kernel *out, char *why, siz
                      "KERNEL void stream_copy(GLOBAL const %s *RESTRICT a, GLOBAL %s *RESTRICT c, const i64 n)\n"
                      "{\n%s}\n",
                      cfg->word_bytes, type,
-                     cfg->access == STREAM_ACCESS_ONE ? "one element per thread" : "grid-stride loop",
+                     cfg->access == STREAM_ACCESS_ONE   ? "one element per thread"
+                     : cfg->access == STREAM_ACCESS_ROW ? "a row of " STREAM_ROW_TEXT " elements per thread"
+                                                        : "grid-stride loop",
                      type, type, body);
     if (n < 0 || (size_t)n >= sizeof out->source)
         return fail(why, why_len, "kernel text longer than %lld bytes", (long long)sizeof out->source);

@@ -11,9 +11,13 @@
 typedef enum {
     STREAM_ACCESS_ONE,    /* one element per thread: c[i] = a[i], i = global id */
     STREAM_ACCESS_STRIDE, /* grid-stride loop over the array (Habich Fig. 1) */
+    STREAM_ACCESS_ROW,    /* STREAM_ROW_ELEMENTS adjacent elements per thread in a loop
+                           * the compiler vectorizes: a CPU code's shape (lbmkernels'
+                           * row kernels there) */
     STREAM_ACCESS_COUNT
 } stream_access;
-extern const char *const stream_access_names[]; /* "one", "stride"; NULL-terminated */
+extern const char *const stream_access_names[]; /* "one", "stride", "row"; NULL-terminated */
+#define STREAM_ROW_ELEMENTS 256
 
 extern const int stream_word_sizes[]; /* 2, 4, 8, 16; 0-terminated */
 

@@ -199,11 +199,14 @@ static void plan_copies(stream_plan *p, const stream_options *o, const lbp_devic
 {
     const int plain = clamp_block(d, 256);
     const stream_config one = {.word_bytes = 16, .access = STREAM_ACCESS_ONE, .block_size = plain};
+    /* a CPU: each size again with a row per thread, as its kernels run */
+    const int accesses = lbp_is_cpu(d) ? STREAM_ACCESS_COUNT : STREAM_ACCESS_ROW;
     for (int i = 0; i < n_sizes && o->sweeps[STREAM_SW_SIZE]; i++)
-        add_copy(p, STREAM_SW_SIZE, (stream_config){.word_bytes = 16, .access = STREAM_ACCESS_ONE,
-                                                    .block_size = plain, .elements = sizes[i] / 16});
+        for (int a = STREAM_ACCESS_ONE; a < accesses; a += STREAM_ACCESS_ROW - STREAM_ACCESS_ONE)
+            add_copy(p, STREAM_SW_SIZE, (stream_config){.word_bytes = 16, .access = (stream_access)a,
+                                                        .block_size = plain, .elements = sizes[i] / 16});
     for (int w = 0; stream_word_sizes[w] && o->sweeps[STREAM_SW_WORD]; w++)
-        for (int a = 0; a < STREAM_ACCESS_COUNT; a++)
+        for (int a = 0; a < accesses; a++)
             add_copy(p, STREAM_SW_WORD, (stream_config){.word_bytes = stream_word_sizes[w], .access = (stream_access)a,
                                                         .block_size = plain, .blocks = full_grid_blocks(d, plain),
                                                         .elements = p->fixed / stream_word_sizes[w]});

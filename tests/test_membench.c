@@ -642,6 +642,92 @@ static void test_vector_probe(void **state)
     mb_bench_close(&b);
 }
 
+/* Row probes (gen.h): a work-item's R cells in a loop the compiler may
+ * vectorize (omp simd, Clang's assume_safety); specs the row form has not
+ * are refused; the name says R. */
+static void test_row_probe_text(void **state)
+{
+    (void)state;
+    const mb_probe_spec bad[] = {{.words = 4, .word_bytes = 4, .row = -1},
+                                 {.words = 4, .word_bytes = 4, .row = MB_MAX_ROW + 1},
+                                 {.words = 4, .word_bytes = 2, .row = 8, .vector = 2},
+                                 {.words = 4, .word_bytes = 4, .row = 8, .swapped = 1},
+                                 {.words = 4, .word_bytes = 4, .row = 8, .stamps = 1}};
+    char why[128];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
+        assert_null(mb_generate_probe(&bad[i], NULL));
+    }
+    mb_probe_spec s = {.words = 19, .word_bytes = 4, .row = 256, .in_place = 1, .misaligned_reads = 3,
+                       .misaligned_writes = 3};
+    mb_probe_record rec;
+    char *src = mb_generate_probe(&s, &rec);
+    assert_non_null(src);
+    assert_non_null(strstr(src, "#pragma omp simd"));
+    assert_non_null(strstr(src, "vectorize(assume_safety)"));
+    assert_non_null(strstr(src, "for (i64 i = i_first; i < i_end; i++)"));
+    assert_null(strstr(src, "if (i >= threads) return;"));
+    assert_int_equal(rec.row, 256);
+    assert_int_equal(rec.bytes_read_per_thread, 19 * 4); /* per cell, as the one-cell probe's */
+    free(src);
+    char name[64];
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L3-M3-w4-ip-r256");
+    s.row = 1;
+    src = mb_generate_probe(&s, &rec);
+    assert_non_null(strstr(src, "if (i >= threads) return;"));
+    assert_int_equal(rec.row, 1);
+    free(src);
+    assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 7}, 1000), 143);
+    assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 0}, 1000), 1000);
+}
+
+/* A row probe on PoCL and OpenMP, R = 7 (the last work-item's row partial:
+ * 1000 cells) and 256 (four work-items), with misaligned words and in
+ * place: every word of every array against the host mirror of the
+ * one-cell probe (a row moves what its R one-cell threads move), timed
+ * runs (back to back too) verify themselves, and a wrong word in the last
+ * cell is caught. */
+static void test_row_probe(void **state)
+{
+    (void)state;
+    if (!dev) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 6, 8);
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    for (int wi = 0; wi < N_WORD_SIZES; wi++)
+        for (int e = 0; e < 4; e++) {
+            const int wb = word_sizes[wi], in_place = e == 3;
+            mb_config cfg = {.spec = {.words = 6, .word_bytes = wb, .misaligned_reads = e & 1 ? 3 : 0,
+                                      .misaligned_writes = e & 2 ? (in_place ? 3 : 5) : 0, .in_place = in_place,
+                                      .row = e % 2 ? 7 : 256},
+                             .block_size = e % 2 ? 64 : 4};
+            if (in_place) cfg.spec.misaligned_reads = 3;
+            mb_result res = timed_run(&b, &cfg);
+            assert_int_equal(res.bytes_moved, 2LL * 6 * wb * TEST_THREADS);
+            assert_int_equal(res.record.row, cfg.spec.row);
+            cfg.launches = 3;
+            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
+            if (rc) fprintf(stderr, "%s\n", why);
+            assert_int_equal(rc, 0);
+            cfg.launches = 0;
+            const uint32_t seed = launch_once(&b, &cfg);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
+            for (int k = 0; k < 6; k++) {
+                read_buffer_array(&b, in_place ? b.in : b.out, k, got, wb);
+                for (int64_t j = 0; j < b.stride; j++)
+                    assert_true(got[j] == mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, k, j));
+            }
+            const int64_t last = TEST_THREADS - 1 /* array 5 is aligned: its last cell's word */;
+            plant_in_buffer(&b, in_place ? b.in : b.out, 5, last, wb,
+                            mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, 5, last) ^ 2);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
+            assert_non_null(strstr(why, "array 5 element"));
+        }
+    free(got);
+    mb_bench_close(&b);
+}
+
 static void test_verifier_catches_planted_errors(void **state)
 {
     (void)state;
@@ -1717,6 +1803,7 @@ static void test_cli_threads_sweep(void **state)
     assert_non_null(f);
     char line[1024];
     int rows = 0, payload_rows = 0, seen[3][5][2] = {{{0}}}; /* by mb_word_slot */
+    int rows_rows[2][2] = {{0}}; /* the rows sweep by 8-byte words, in place */
     assert_non_null(fgets(line, sizeof line, f));
     assert_non_null(strstr(line, ",threads,"));
     assert_non_null(strstr(line, ",timing,ops"));
@@ -1742,6 +1829,13 @@ static void test_cli_threads_sweep(void **state)
             payload_rows++;
             continue;
         }
+        if (!strcmp(sweep, "rows")) { /* a CPU: the aligned probe, 256 cells a work-item, in place or not */
+            assert_string_equal(timing, "back_to_back");
+            assert_int_equal(l + m + ops, 0);
+            assert_non_null(strstr(line, wb == 4 || wb == 8 ? ",256\n" : "never"));
+            rows_rows[wb == 8][strstr(line, ",1,0,1,256\n") != NULL]++;
+            continue;
+        }
         assert_string_equal(sweep, "threads");
         assert_string_equal(timing, "back_to_back");
         /* runs fill MB_THREADS_RUN_MS, in MB_THREADS_LAUNCHES launches at least */
@@ -1757,6 +1851,7 @@ static void test_cli_threads_sweep(void **state)
     int fp64 = seen[1][1][0] > 0; /* PoCL without doubles: no 8-byte payload */
     assert_int_equal(rows, 2 * (14 + fp64));
     assert_int_equal(payload_rows, 2 + fp64);
+    for (int i = 0; i < 4; i++) assert_int_equal(rows_rows[i / 2][i % 2], 2); /* 4096 and 16384 cells */
     for (int i = 0; i < 3; i++)
         for (int v = 0; v < 5; v++)
             for (int j = 0; j < 2; j++) assert_int_equal(seen[i][v][j], i == 1 && v == 1 && !fp64 ? 0 : 1);
@@ -1850,21 +1945,26 @@ static void test_cli_thread_counts(void **state)
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[1024];
-    int rows = 0, at[2] = {0, 0};
+    int rows = 0, row_rows = 0, at[2] = {0, 0};
     assert_non_null(fgets(line, sizeof line, f));
     while (fgets(line, sizeof line, f)) {
         char sweep[32];
         long long threads;
         int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%*d,%*d,%*d,%*d,%*d,%*[^,],%*[^,],%*[^,],%lld", sweep, &threads);
         assert_int_equal(n, 2);
-        assert_string_equal(sweep, "threads");
         assert_true(threads == 3000 || threads == 5000);
+        if (!strcmp(sweep, "rows")) { /* a CPU's rows sweep: 4 curves at each count */
+            row_rows++;
+            continue;
+        }
+        assert_string_equal(sweep, "threads");
         at[threads == 5000]++;
         rows++;
     }
     fclose(f);
     /* 5 variants x 3 word sizes (no 8-byte payload without doubles) per count */
     assert_true(rows == 2 * 14 || rows == 2 * 15);
+    assert_int_equal(row_rows, 2 * 4);
     assert_int_equal(at[0], at[1]);
     remove_out();
 }
@@ -1967,7 +2067,7 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector\n");
+                              "vector,row\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
@@ -2037,6 +2137,8 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_verifier_catches_planted_errors, probe_setup, NULL),
         cmocka_unit_test(test_vector_probe_ptx),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
+        cmocka_unit_test(test_row_probe_text),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_row_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_swapped_probe, probe_setup, NULL),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),

@@ -47,8 +47,13 @@ static void test_record_counts_bytes(void **state)
             assert_int_equal(stream_array_bytes(&k.record), 1001 * wb);
             assert_int_equal(stream_bytes_moved(&k.record), 2 * 1001 * wb);
             assert_int_equal(k.block_size, 128);
-            /* one per thread: enough blocks to cover every element; stride: as asked */
-            assert_int_equal(k.blocks, a == STREAM_ACCESS_ONE ? (1001 + 127) / 128 : 7);
+            /* one per thread: enough blocks to cover every element; a row
+             * per thread: enough for every row of STREAM_ROW_ELEMENTS;
+             * stride: as asked */
+            assert_int_equal(k.blocks, a == STREAM_ACCESS_ONE   ? (1001 + 127) / 128
+                                       : a == STREAM_ACCESS_ROW ? ((1001 + 255) / 256 + 127) / 128
+                                                                : 7);
+            if (a == STREAM_ACCESS_ROW) assert_non_null(strstr(k.source, "#pragma omp simd"));
             assert_non_null(strstr(k.source, stream_word_type(wb)));
             assert_non_null(strstr(k.source, k.entry));
         }
@@ -135,7 +140,7 @@ static void test_every_config_compiles_for_sm90(void **state)
                     fail_msg("%s did not compile under NVRTC:\n%s", k.name, k.source);
                 checked++;
             }
-    assert_int_equal(checked, 16);
+    assert_int_equal(checked, 8 * STREAM_ACCESS_COUNT); /* 4 word sizes, with and without the planted skip */
 }
 
 /* ---- on the CPU backends (PoCL, OpenMP) ------------------------------------ */
@@ -501,8 +506,10 @@ static void test_cli_quick_run_writes_results(void **state)
         reference_rows += strstr(line, ",reference,memcpy_dtod,0,driver,") != NULL;
     }
     fclose(f);
-    assert_int_equal(rows, 2 + 8 + 1);
-    assert_int_equal(word_rows, 8);
+    /* a CPU: the size sweep again with a row per thread, the word sweep
+     * with it as a third access */
+    assert_int_equal(rows, 2 * 2 + 12 + 1);
+    assert_int_equal(word_rows, 12);
     assert_int_equal(reference_rows, 1);
     snprintf(path, sizeof path, "%s/stream-meta.csv", dir);
     f = fopen(path, "r");
