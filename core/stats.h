@@ -25,8 +25,15 @@ typedef struct {
 } lbp_timing;
 #define LBP_TIMING_DEFAULT {2, 10, 0.05, "measurement", 0}
 
+/* On a CPU, runs of this many ms and more (the last warm-up, on the host
+ * clock) are long: at most LBP_CPU_LONG_RUN_REPS repetitions, no retries
+ * (stats.c says why). */
+#define LBP_CPU_LONG_RUN_MS 10.0
+#define LBP_CPU_LONG_RUN_REPS 3
+
 /* Run `run(ctx)` warmup times, then reps times each between device timer
- * start and stop; returns the statistics in ms.  Where the repetitions
+ * start and stop; returns the statistics in ms (on a CPU, runs of
+ * LBP_CPU_LONG_RUN_MS or more: fewer reps, no retries).  Where the repetitions
  * scatter more than scatter_warn (another process took the device or a
  * core for a while: the host of a shared CPU), the reps run again, up to
  * `retries` times, and the set with the lowest median is kept.  Warns on

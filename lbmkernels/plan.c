@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cpucubes.h"
 
 /* On a CPU a row per thread (LBM_ROW_PER_THREAD): the kernel loops over the
  * row, which the compiler vectorizes with contiguous loads, where a cell
@@ -116,18 +117,22 @@ static int reliable_cube(const lbp_device *d, int n, int word_bytes)
     return limit <= 0 || (int64_t)LBM_Q * word_bytes * n * n * n <= limit;
 }
 
-/* Cubes from 16 up, non-multiples of 32 among them (Habich Fig. 5): a CPU
- * to 256^3, a GPU on to what fits, within lattices its backend fills
- * reliably in either precision (the list serves both: fp64's words). */
+/* Cubes from 16 up, non-multiples of 32 among them (Habich Fig. 5): a GPU
+ * on to what fits, within lattices its backend fills reliably in either
+ * precision (the list serves both: fp64's words); a CPU the cubes of
+ * cpucubes.h, which membench's threads sweep probes at (a CPU has no
+ * waves or sectors that small lattices would show; its curve follows the
+ * caches, and each lattice costs seconds per scheme there). */
 static int default_sizes(const lbp_device *d, int quick, lbm_dims *out)
 {
     static const int gpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256, 320, 384, 512, 640, 768};
-    static const int cpu[] = {16, 24, 32, 48, 64, 96, 100, 128, 160, 192, 200, 256};
+    static const int cpu[] = LBP_CPU_CUBES;
     static const int gpu_quick[] = {32, 100, 256};
-    static const int cpu_quick[] = {32, 100, 256}; /* the last past a CPU's last-level cache */
+    static const int cpu_quick[] = LBP_CPU_CUBES_QUICK; /* the last past a CPU's last-level cache */
     const int is_cpu = lbp_is_cpu(&d->info);
     const int *list = quick ? (is_cpu ? cpu_quick : gpu_quick) : is_cpu ? cpu : gpu;
-    int n = quick ? 3 : is_cpu ? (int)(sizeof cpu / sizeof cpu[0]) : (int)(sizeof gpu / sizeof gpu[0]), kept = 0;
+    int n = quick ? (is_cpu ? LBP_CPU_N_CUBES_QUICK : 3) : is_cpu ? LBP_CPU_N_CUBES : (int)(sizeof gpu / sizeof gpu[0]),
+        kept = 0;
     for (int i = 0; i < n; i++)
         if (quick || reliable_cube(d, list[i], 8)) out[kept++] = (lbm_dims){list[i], list[i], list[i]};
     return kept;
@@ -148,15 +153,17 @@ static void add_entry(lbm_plan *p, lbm_entry e)
 static void plan_block_sweep(lbm_plan *p, const lbm_options *o, const lbp_device *d, const lbm_group *g)
 {
     /* a GPU's warps and waves; a CPU's groups of rows (work for a core
-     * between two trips to the OpenMP loop's schedule) */
+     * between two trips to the OpenMP loop's schedule): 16 to 256 rows
+     * (4 adds a trip to the schedule every 4 rows and gains nothing a
+     * larger group does not; each point is seconds at 256^3) */
     static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
     static const int quick_blocks[] = {64, 128, 256, 512};
-    static const int cpu_blocks[] = {4, 16, 64, 256}, cpu_quick_blocks[] = {16, 64};
+    static const int cpu_blocks[] = {16, 64, 256}, cpu_quick_blocks[] = {16, 64};
     if (o->block_size && g->ncpt == 1) return;
     const int cpu = lbp_is_cpu(&d->info);
     const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes
                     : cpu ? (o->quick ? cpu_quick_blocks : cpu_blocks) : o->quick ? quick_blocks : default_blocks;
-    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : cpu ? (o->quick ? 2 : 4) : o->quick ? 4 : 8;
+    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : cpu ? (o->quick ? 2 : 3) : o->quick ? 4 : 8;
     for (int ci = 0; ci < g->ncpt; ci++)
         for (int b = 0; b < nb; b++)
             add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_BLOCK, .ci = ci, .block = bl[b], .cube = LBM_CUBE_SWEEP});

@@ -26,7 +26,8 @@ static const char USAGE[] =
     "\n"
     "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
     "                      threads,payload,vector (default: all)\n"
-    "  --words LIST        N of the words sweep (default 1..40; e.g. 1,19,27 or 1..64:4)\n"
+    "  --words LIST        N of the words sweep (default 1..40, a CPU 1,2,4,8,12,16,19,\n"
+    "                      24,27,32,40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
     "  --word-bytes 2|4|8  word size of the words and misaligned sweeps (default 4,\n"
     "                      plus 8- and 2-byte points in the words sweep and 2-byte\n"
@@ -38,7 +39,8 @@ static const char USAGE[] =
     "                      2^22 on a CPU)\n"
     "  --thread-counts LIST  the threads sweep at exactly these thread counts (e.g.\n"
     "                      the cells of the lattices to model) instead of 2^12..--threads\n"
-    "  --reps N            timed repetitions per probe (default 10)\n"
+    "  --reps N            timed repetitions per probe (default 10; on a CPU 3 where\n"
+    "                      one timed run takes 10 ms or more)\n"
     "  --geometry-from LBM_CSV  the geometry sweep alone (membench-geometry.csv):\n"
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
@@ -53,8 +55,9 @@ static const char USAGE[] =
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 2-, 4- and 8-byte words at 2^12 threads,\n"
     "doubling (with x1.5 points from 2^13 to 2^20*1.5; --quick: x4 steps) up to\n"
-    "--threads (on a CPU without --threads, --thread-counts or --quick: on to the\n"
-    "largest lattice lbmkernels runs with that word size), on a compact layout of\n"
+    "--threads (on a CPU without --threads or --thread-counts: 2^12, the cells of\n"
+    "lbmkernels' CPU lattices and the largest it runs with that word size, the\n"
+    "counts the model reads there; the misaligned sweeps step L, M by 5), on a compact layout of\n"
     "that many cells: the thread counts of small to large lattices; where the\n"
     "backend can force blocks per SM (CUDA), again at 1, 2, 3, 4 and 6 blocks per\n"
     "SM (--quick: 2, 4), the occupancies LBM kernels run at.  Each timed run is\n"
@@ -234,10 +237,15 @@ static void apply_defaults(options *o, const lbp_device *d)
         o->threads = top ? top : !lbp_is_cpu(&d->info) ? (p->quick ? 1LL << 22 : 1LL << 24) : (p->quick ? 1LL << 16 : 1LL << 22);
     if (!o->reps) o->reps = p->quick ? 5 : 10;
     p->max_threads = o->threads;
+    p->cpu = lbp_is_cpu(&d->info);
     if (!p->n_words) {
-        static const int quick_words[] = {1, 4, 8, 19, 27, 40};
-        if (p->quick)
-            for (size_t i = 0; i < sizeof quick_words / sizeof *quick_words; i++) p->words[p->n_words++] = quick_words[i];
+        /* a CPU's time against N is a line (membench-fit.csv), and every N
+         * is a kernel its C compiler builds for seconds: a dozen points */
+        static const int quick_words[] = {1, 4, 8, 19, 27, 40}, cpu_words[] = {1, 2, 4, 8, 12, 16, 19, 24, 27, 32, 40};
+        const int *list = p->quick ? quick_words : cpu_words;
+        const size_t n = p->quick ? sizeof quick_words / sizeof *quick_words : sizeof cpu_words / sizeof *cpu_words;
+        if (p->quick || p->cpu)
+            for (size_t i = 0; i < n; i++) p->words[p->n_words++] = list[i];
         else
             for (int n = 1; n <= 40; n++) p->words[p->n_words++] = n;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cpucubes.h"
 #include "table.h"
 
 #define D3Q19_WORDS 19 /* N of a D3Q19 lattice update */
@@ -89,10 +90,13 @@ static void plan_words(mb_plan *p, const mb_plan_options *o)
         }
 }
 
-/* Steps of 1 up to N=20 (D3Q19), coarser above; always ends at x = N. */
+/* Steps of 1 up to N=20 (D3Q19), coarser above; always ends at x = N.  A
+ * CPU's curves are lines (no sectors: a shifted word costs its cache line
+ * or nothing), read as a slope, and each point is a kernel the C compiler
+ * builds for seconds: quick's steps there. */
 static int misaligned_step(const mb_plan_options *o, int n)
 {
-    if (o->quick) return n >= 10 ? 5 : 1;
+    if (o->quick || o->cpu) return n >= 10 ? 5 : 1;
     return n <= 20 ? 1 : 3;
 }
 
@@ -148,6 +152,30 @@ static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spe
     p->items[p->n - 1].cfg.launches = MB_THREADS_LAUNCHES;
 }
 
+/* A CPU: the smallest count, the cells of lbmkernels' CPU lattices below
+ * top, and top.  A row kernel's work-items are its lattice's rows, but the
+ * model reads the curve at its cells (one thread per cell of the probe),
+ * and nothing between those points: on a CPU a launch of 2^21 threads
+ * and more takes milliseconds to tens of them, and every thread count is
+ * 15 curves, so the x2/x1.5 grid of a GPU (21 counts) took five minutes
+ * of a 16-core server where these take one. */
+static void plan_cpu_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k,
+                                   long long top)
+{
+    static const int cubes[] = LBP_CPU_CUBES, quick_cubes[] = LBP_CPU_CUBES_QUICK;
+    const int *list = o->quick ? quick_cubes : cubes;
+    const int n = o->quick ? LBP_CPU_N_CUBES_QUICK : LBP_CPU_N_CUBES;
+    long long last = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
+    add_threads(p, o, v, k, last);
+    for (int i = 0; i < n; i++) {
+        const long long cells = (long long)list[i] * list[i] * list[i];
+        if (cells <= last || cells >= top) continue;
+        add_threads(p, o, v, k, cells);
+        last = cells;
+    }
+    if (top > last) add_threads(p, o, v, k, top);
+}
+
 /* The aligned N=19 probe with w-byte words and k blocks per SM at the thread
  * counts of small to large lattices (32^3 = 2^15, 48^3 ~ 2^16.8, 64^3 =
  * 2^18, 128^3 = 2^21, 256^3 = 2^24), launched back to back like the steps of
@@ -162,6 +190,10 @@ static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_pr
     long long top = o->max_threads, beyond = o->threads_top[mb_word_slot(v->word_bytes)];
     if (beyond > top && top > 0) top = beyond;
     if (top <= 0) return;
+    if (o->cpu) {
+        plan_cpu_threads_curve(p, o, v, k, top);
+        return;
+    }
     long long t = MB_THREADS_MIN < top ? MB_THREADS_MIN : top;
     while (t < top) {
         add_threads(p, o, v, k, t);

@@ -43,6 +43,9 @@ typedef struct {
                                * thread (a GPU): the vector sweep */
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
+    int cpu;                  /* the device is a CPU: the threads sweep at the
+                               * cells of lbmkernels' CPU lattices, coarser
+                               * misaligned curves (plan.c says why) */
 } mb_plan_options;
 
 typedef struct {

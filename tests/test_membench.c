@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "cpucubes.h"
 #include "device.h"
 #include "../membench/gen.h"
 #include "../membench/plan.h"
@@ -1323,6 +1324,81 @@ static void test_plan_threads_top(void **state)
     assert_int_equal(last, 1LL << 22);
 }
 
+/* Items of plan p in `sweep` with w-byte words, L = l, M = m, payload and
+ * this thread count (0: any), N = 19 (all the CPU plan's threads and N=19
+ * misaligned items have). */
+static int count_items(const mb_plan *p, const char *sweep, int w, int l, int m, int payload, long long threads)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++) {
+        const mb_config *c = &p->items[i].cfg;
+        n += !strcmp(p->items[i].sweep, sweep) && c->spec.words == 19 && c->spec.word_bytes == w &&
+             c->spec.misaligned_reads == l &&
+             c->spec.misaligned_writes == m && c->spec.payload == payload && (!threads || c->threads == threads);
+    }
+    return n;
+}
+
+/* A CPU's plan: the threads sweep at 2^12, the cells of every lattice
+ * lbmkernels runs there by default (cpucubes.h: the thread counts the
+ * model reads for a row kernel) and the top, every curve the model reads
+ * (aligned, payload, L, M, L=M at 2, 4 and 8 bytes); the misaligned
+ * curves in steps of 5; and in all far fewer probes than a GPU's plan. */
+static void test_plan_cpu(void **state)
+{
+    (void)state;
+    const long long top = 1LL << 24;
+    mb_plan_options o = {.sweeps = SW_ALL, .word_bytes = 4, .block_size = 256, .fp64 = 1, .cpu = 1,
+                         .max_threads = 1LL << 22, .threads_top = {top, top, top}, .n_misaligned_n = 2,
+                         .misaligned_n = {19, 27}};
+    static const int words[] = {1, 2, 4, 8, 12, 16, 19, 24, 27, 32, 40};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) o.words[o.n_words++] = words[i];
+    static const int variants[5][3] = {{0, 0, 0}, {0, 0, MB_PAYLOAD_COLLISION}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}};
+    for (int quick = 0; quick <= 1; quick++) {
+        mb_plan_options q = o;
+        q.quick = quick;
+        mb_plan p;
+        mb_plan_build(&p, &q);
+        static const int cubes[] = LBP_CPU_CUBES, quick_cubes[] = LBP_CPU_CUBES_QUICK;
+        const int *list = quick ? quick_cubes : cubes, n = quick ? LBP_CPU_N_CUBES_QUICK : LBP_CPU_N_CUBES;
+        for (int w = 2; w <= 8; w *= 2)
+            for (int v = 0; v < 5; v++) {
+                const int l = variants[v][0], m = variants[v][1], pl = variants[v][2];
+                /* every lattice's cells, and the smallest count */
+                for (int c = 0; c < n; c++) {
+                    const long long cells = (long long)list[c] * list[c] * list[c];
+                    assert_int_equal(count_items(&p, "threads", w, l, m, pl, cells), 1);
+                }
+                assert_int_equal(count_items(&p, "threads", w, l, m, pl, MB_THREADS_MIN), 1);
+                /* nothing else: 256^3 is the top and a lattice */
+                assert_int_equal(count_items(&p, "threads", w, l, m, pl, 0), n + 1);
+            }
+        /* misaligned at N=19 (4 and 2 bytes): x = 0, 5, 10, 15, 19 */
+        for (int x = 0; x <= 19; x++) {
+            const int want = x % 5 == 0 || x == 19;
+            assert_int_equal(count_items(&p, "misaligned_reads", 4, x, 0, 0, 0) == 1, want);
+            assert_int_equal(count_items(&p, "misaligned_writes", 2, 0, x, 0, 0) == 1, want);
+        }
+        /* the GPU's plan of the same options, for the length */
+        mb_plan_options g = q;
+        g.cpu = 0;
+        mb_plan gp;
+        mb_plan_build(&gp, &g);
+        const int threads_items = 15 * (n + 1);
+        if (!quick) {
+            /* 11 + 12 words, 3 curves x 5 misaligned at N19 (4 and 2 B), 3 x 7 at N27,
+             * 9 word_bytes, 18 payload, 15 x 7 threads */
+            assert_int_equal(p.n, 23 + 2 * 15 + 21 + 9 + 18 + threads_items);
+            assert_true(2 * p.n < gp.n);
+        } else {
+            assert_int_equal(threads_items, 15 * 4);
+            assert_true(p.n < gp.n + 15 * 4);
+        }
+        mb_plan_free(&gp);
+        mb_plan_free(&p);
+    }
+}
+
 /* --thread-counts: the threads sweep at exactly those counts, in the order
  * given, for every variant and the fewer-blocks curves; --threads is no
  * longer a point. */
@@ -2149,6 +2225,7 @@ int main(void)
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_thread_counts),
         cmocka_unit_test(test_plan_threads_top),
+        cmocka_unit_test(test_plan_cpu),
         cmocka_unit_test(test_read_geometries),
         cmocka_unit_test(test_plan_geometry),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_threads_probe, probe_setup, NULL),
