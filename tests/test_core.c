@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -377,6 +378,43 @@ static void test_time_runs_retries_scattered_sets(void **state)
     assert_int_equal(timer_next, 15);
     assert_float_equal(st.median, 1.0, 1e-12);
     assert_float_equal(st.max, 3.0, 1e-12);
+}
+
+/* A run as long as ctx says (ms, host clock). */
+static void sleep_run(void *ctx)
+{
+    const double ms = *(const double *)ctx;
+    struct timespec t = {.tv_sec = 0, .tv_nsec = (long)(ms * 1e6)};
+    nanosleep(&t, NULL);
+}
+
+/* On a CPU, runs of LBP_CPU_LONG_RUN_MS or more (the last warm-up, on the
+ * host clock) take at most LBP_CPU_LONG_RUN_REPS repetitions and no retry,
+ * their scatter only reported; shorter runs, and a GPU's of any length,
+ * keep the reps and retries asked for. */
+static void test_time_runs_cpu_long_runs(void **state)
+{
+    (void)state;
+    static const lbp_backend scripted = {.name = "scripted", .sync = scripted_sync,
+                                         .timer_start = scripted_start, .timer_stop_ms = scripted_stop};
+    lbp_device cpu = {.be = &scripted, .info = {.kind = LBP_KIND_CPU}}, gpu = {.be = &scripted};
+    static const double scattered[] = {3, 1, 2, 1, 1, 2, 2, 2, 1, 3, 1, 1, 2, 3, 3};
+    double long_ms = 1.5 * LBP_CPU_LONG_RUN_MS, short_ms = 0;
+    timer_script = scattered, timer_next = 0;
+    lbp_stats st = lbp_time_runs(&cpu, sleep_run, &long_ms, &(lbp_timing){1, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, LBP_CPU_LONG_RUN_REPS);
+    assert_int_equal(st.n, LBP_CPU_LONG_RUN_REPS);
+    assert_float_equal(st.median, 2.0, 1e-12); /* 3, 1, 2 */
+    timer_next = 0; /* short runs on a CPU: all reps, retried */
+    st = lbp_time_runs(&cpu, sleep_run, &short_ms, &(lbp_timing){1, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, 15);
+    timer_next = 0; /* long runs on a GPU: the same */
+    st = lbp_time_runs(&gpu, sleep_run, &long_ms, &(lbp_timing){1, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, 15);
+    timer_next = 0; /* no warm-up: nothing timed on the host, nothing changed */
+    st = lbp_time_runs(&cpu, sleep_run, &long_ms, &(lbp_timing){0, 5, 0.05, "scripted", 2});
+    assert_int_equal(timer_next, 15);
+    (void)st;
 }
 
 static void test_slug(void **state)
@@ -1004,6 +1042,7 @@ int main(void)
         LBP_TEST_ON(test_openmp_refuses_what_it_cannot_run, "openmp"),
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
+        cmocka_unit_test(test_time_runs_cpu_long_runs),
         cmocka_unit_test(test_slug),
         cmocka_unit_test(test_first_gpu),
         cmocka_unit_test(test_capabilities_match_the_backend),

@@ -21,6 +21,7 @@
 #include "../lbmkernels/lbm.h"
 #include "../lbmkernels/plan.h"
 #include "../lbmkernels/record.h"
+#include "cpucubes.h"
 #include "../lbmkernels/verify.h"
 #include "../model/kernel.h"
 
@@ -279,6 +280,46 @@ static void test_plan_nontemporal_groups(void **state)
     assert_int_equal(lbm_plan_block_for(&d, 1, &L, 256), 256);
     d.info.kind = LBP_KIND_GPU;
     assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 256), 256);
+}
+
+/* A CPU's default plan: per group a block sweep of 3 group sizes (QUICK 2)
+ * at the sweep cube and the lattices of cpucubes.h (the cells membench's
+ * threads sweep probes there), in 2 passes (QUICK 1): 16 groups (push,
+ * pull, pull-nt, split, split-nt, aa in fp32 and fp64; push, pull, split,
+ * aa in fp16s). */
+static void test_plan_cpu_length(void **state)
+{
+    (void)state;
+    lbp_device d = {.info = {.kind = LBP_KIND_CPU, .compute_units = 16, .fp64 = 1, .max_block_size = 4096,
+                             .global_mem_bytes = 64LL << 30, .max_alloc_bytes = 64LL << 30,
+                             .caps = {.usable_bytes = 64LL << 30, .nontemporal_stores = 1}}};
+    static const int cubes[] = LBP_CPU_CUBES, quick_cubes[] = LBP_CPU_CUBES_QUICK;
+    for (int quick = 0; quick <= 1; quick++) {
+        lbm_options o = {.quick = quick, .nschemes = 4, .schemes = {0, 1, 2, 3}, .nprecisions = 3,
+                         .precisions = {0, 1, 2}};
+        lbm_plan p;
+        lbm_plan_build(&p, &o, &d);
+        const int *list = quick ? quick_cubes : cubes, n = quick ? LBP_CPU_N_CUBES_QUICK : LBP_CPU_N_CUBES;
+        const int blocks = quick ? 2 : 3;
+        assert_int_equal(p.passes, quick ? 1 : 2);
+        int fp16_nt = 0;
+        for (int g = 0; g < p.ngroups; g++) {
+            const lbm_group *gr = &p.groups[g];
+            fp16_nt += gr->prec == LBM_FP16S && gr->nontemporal;
+            assert_int_equal(gr->n, blocks + n);
+            for (int i = 0; i < blocks; i++) assert_int_equal(p.entries[gr->first + i].sweep, LBM_SWEEP_BLOCK);
+            for (int i = 0; i < n; i++) {
+                const lbm_entry *e = &p.entries[gr->first + blocks + i];
+                assert_int_equal(e->sweep, LBM_SWEEP_SIZE);
+                assert_int_equal(e->size.nx, list[i]);
+                assert_int_equal(e->size.nz, list[i]);
+            }
+        }
+        /* push, pull, pull-nt, split, split-nt, aa in fp32 and fp64; fp16s without nt */
+        assert_int_equal(p.ngroups, 16);
+        assert_int_equal(fp16_nt, 0);
+        lbm_plan_free(&p);
+    }
 }
 
 /* Threads of the step launch: nxp / cells per thread per row. */
@@ -650,6 +691,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS(test_odd_padding),
         cmocka_unit_test(test_step_threads),
         cmocka_unit_test(test_plan_nontemporal_groups),
+        cmocka_unit_test(test_plan_cpu_length),
         cmocka_unit_test(test_population_stride),
         LBP_TEST_ON_CPU_BACKENDS(test_cells_per_thread),
         LBP_TEST_ON_CPU_BACKENDS(test_row_per_thread),
