@@ -127,21 +127,37 @@ device_of() { # BACKEND
 stages="stream membench lbmkernels"
 geometry=""
 [ "$(val kind)" = gpu ] && for b in $backends; do [ "$b" = cuda ] && geometry=cuda; done
-total=0; for b in $backends; do for s in $stages recheck; do total=$((total + 1)); done; done
-[ -n "$geometry" ] && total=$((total + 1))
+# the stages in the order they run, one name a step
+order=""; for b in $backends; do order="$order $stages"; done
+[ -n "$geometry" ] && order="$order geometry"
+for b in $backends; do order="$order recheck"; done
+total=$(echo $order | wc -w)
 start=$(date +%s); step=0; failed=""
+# The time left: the stages still to run, each as long as it took the first
+# time (another backend's run of the same plan); none said while any of them
+# has not run yet: the stages' lengths differ tenfold and by device (a
+# CPU's membench took 27 x its stream), so the time so far says nothing of
+# the rest, and each tool tells its own time left as it goes.
+took=""
+time_left() { # STEP: the seconds left from step STEP on, or nothing
+    echo $order | awk -v from="$1" -v took="$took" '
+        BEGIN { n = split(took, t, " "); for (i = 1; i + 1 <= n; i += 2) d[t[i]] = t[i + 1] }
+        { for (i = from; i <= NF; i++) { if (!($i in d)) exit; left += d[$i] } print left }'
+}
 # STAGE BACKEND OUT DEVOPT [EXTRA...]: one tool run, with progress
 stage() {
     s=$1 b=$2 o=$3 dv=$4
     shift 4
     step=$((step + 1))
     now=$(date +%s); el=$((now - start))
-    left=""; [ "$step" -gt 1 ] && left=", about $((el * (total - step + 1) / (step - 1))) s left"
+    left=$(time_left "$step"); [ -n "$left" ] && left=", about $left s left"
     say "[$step/$total] $s on $name ($b), ${el} s so far$left"
     t0=$(date +%s)
     tool="$s/$s"; case "$s" in geometry | recheck) tool=membench/membench ;; esac
     $tool --backend "$b" $dv --out "$o" --force $quick "$@" || return 1
-    say "$s ($b) took $(( $(date +%s) - t0 )) s"
+    d=$(( $(date +%s) - t0 ))
+    case " $took " in *" $s "*) ;; *) took="$took $s $d" ;; esac
+    say "$s ($b) took $d s"
 }
 geo_devopt=""
 for b in $backends; do

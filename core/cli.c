@@ -57,16 +57,24 @@ void lbp_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-/* "<prog>: <counter> <message> (elapsed, about ... left)" */
-static void progress(const char *counter, int done, int total, double elapsed_s, const char *fmt, va_list ap)
+/* "<prog>: <counter> <message> (elapsed, about left_s left)"; left_s NAN or
+ * negative: none said */
+static void progress(const char *counter, int done, int total, double elapsed_s, double left_s, const char *fmt,
+                     va_list ap)
 {
     fprintf(stderr, "%s: %s", lbp_prog, counter);
     vfprintf(stderr, fmt, ap);
-    if (done > 0 && total > done)
-        fprintf(stderr, " (%.0f s, about %.0f s left)", elapsed_s, elapsed_s / done * (total - done));
+    if (done > 0 && total > done && left_s >= 0) /* NAN compares false */
+        fprintf(stderr, " (%.0f s, about %.0f s left)", elapsed_s, left_s);
     else
         fprintf(stderr, " (%.0f s)", elapsed_s);
     fputc('\n', stderr);
+}
+
+/* Counting points: each as long as the ones so far. */
+static double left_by_count(int done, int total, double elapsed_s)
+{
+    return done > 0 ? elapsed_s / done * (total - done) : -1;
 }
 
 void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
@@ -75,7 +83,17 @@ void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
     snprintf(counter, sizeof counter, "[%d/%d] ", done, total);
     va_list ap;
     va_start(ap, fmt);
-    progress(counter, done, total, elapsed_s, fmt, ap);
+    progress(counter, done, total, elapsed_s, left_by_count(done, total, elapsed_s), fmt, ap);
+    va_end(ap);
+}
+
+void lbp_progress_left(int done, int total, double elapsed_s, double left_s, const char *fmt, ...)
+{
+    char counter[48];
+    snprintf(counter, sizeof counter, "[%d/%d] ", done, total);
+    va_list ap;
+    va_start(ap, fmt);
+    progress(counter, done, total, elapsed_s, left_s, fmt, ap);
     va_end(ap);
 }
 
@@ -85,7 +103,7 @@ void lbp_progress_of(const char *stage, int done, int total, double elapsed_s, c
     snprintf(counter, sizeof counter, "%s %d of %d: ", stage, done, total);
     va_list ap;
     va_start(ap, fmt);
-    progress(counter, done, total, elapsed_s, fmt, ap);
+    progress(counter, done, total, elapsed_s, left_by_count(done, total, elapsed_s), fmt, ap);
     va_end(ap);
 }
 

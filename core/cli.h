@@ -24,6 +24,11 @@ void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)
  * not read as the measurement's ("<prog>: compile 10 of 116: ..."). */
 void lbp_progress_of(const char *stage, int done, int total, double elapsed_s, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* lbp_progress with the tool's own estimate of the seconds left (from what its
+ * remaining points cost, where they differ by orders of magnitude; NAN or
+ * negative: none printed). */
+void lbp_progress_left(int done, int total, double elapsed_s, double left_s, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Parse a whole number in [min, max]; on error: "<prog>: --flag: 'x' is not
  * a whole number in [min, max]" and exit 2. */

@@ -11,6 +11,9 @@
 #include "cli.h"
 #include "csv.h"
 #include "described_run.h"
+#include "gen.h"
+#include "probe.h"
+#include "stats.h"
 #include "launch.h"
 #include "plan.h"
 #include "warps.h"
@@ -405,6 +408,58 @@ static void run_stamps(run *r, const mb_plan_item *it)
         r->timer_resolution_ns = w.resolution_ns;
 }
 
+/* ---- the time left ------------------------------------------------------- */
+
+/* Seconds item `it` takes at gbs GB/s: its bytes per launch, the launches
+ * of a timed run (back to back: as many as fill MB_THREADS_RUN_MS, a few
+ * where MB_THREADS_LONG_RUN_MS is exceeded, probe.h), warm-up and
+ * repetitions (on a CPU, long runs take LBP_CPU_LONG_RUN_REPS, stats.h).
+ * Its points differ by orders of magnitude (a thread count of 2^12 against
+ * 2^24): counting points, an estimate from the first ones came out at a
+ * tenth of the run. */
+static double item_seconds(const run *r, const mb_plan_item *it, double gbs)
+{
+    const mb_config *c = &it->cfg;
+    const double threads = c->threads > 0 ? (double)c->threads : (double)r->o->threads;
+    const double bytes = threads * c->spec.words * c->spec.word_bytes * 2.0 * mb_vector(&c->spec);
+    const double launch_ms = bytes / (gbs * 1e6);
+    double run_ms = launch_ms;
+    if (c->launches > 1)
+        run_ms = fmax(MB_THREADS_RUN_MS, fmin(launch_ms * c->launches,
+                                              fmax(MB_THREADS_LONG_RUN_MS, MB_THREADS_FEW_LAUNCHES * launch_ms)));
+    int reps = r->o->reps;
+    if (lbp_is_cpu(&r->d->info) && run_ms >= LBP_CPU_LONG_RUN_MS && reps > LBP_CPU_LONG_RUN_REPS)
+        reps = LBP_CPU_LONG_RUN_REPS;
+    const int warmup = r->o->plan.quick ? 1 : 2, pilot = c->launches > 1 ? 2 : 0;
+    return ((warmup + reps) * run_ms + pilot * launch_ms) / 1e3;
+}
+
+/* Seconds left after `done` of the plan's `total` runs (passes x items):
+ * what the rest costs at the bandwidth of the points measured so far, scaled
+ * by how far those took longer than that cost says (repetitions measured
+ * again, fills, verification): at most 3 x, as a set is measured at most
+ * three times (mb_run_probe's two retries), which the first points,
+ * rounded to whole seconds and a first fill, would otherwise overstate. */
+#define MB_LEFT_MAX_FACTOR 3.0
+static double seconds_left(const run *r, int done, int total, double elapsed_s)
+{
+    const int n = r->plan.n;
+    double bytes = 0, ms = 0;
+    for (int i = 0; i < done && i < n; i++) {
+        const mb_result *x = &r->results[i];
+        if (x->gbs_median > 0) bytes += x->gbs_median * x->ms.median, ms += x->ms.median;
+    }
+    if (ms <= 0) return NAN;
+    const double gbs = bytes / ms; /* the time-weighted mean of their GB/s */
+    double past = 0, rest = 0;
+    for (int k = 0; k < total; k++) {
+        const double t = item_seconds(r, &r->plan.items[k % n], gbs);
+        if (k < done) past += t;
+        else rest += t;
+    }
+    return past > 0 ? rest * fmin(MB_LEFT_MAX_FACTOR, fmax(1, elapsed_s / past)) : NAN;
+}
+
 /* The plan in `passes` passes, each item keeping its faster one (the
  * geometry sweep takes MB_GEOMETRY_PASSES: a slower device state for a few
  * ms -- clocks, a freshly loaded module -- can hold one variant at one
@@ -424,9 +479,11 @@ static void run_probes(run *r, int passes)
             if (rc) fail_run(r, why);
             if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
             if (!pass && it->stamps) run_stamps(r, it);
-            lbp_progress(pass * r->plan.n + i + 1, passes * r->plan.n, lbp_now() - t0, "%s %s x%lld: %.1f GB/s",
-                         it->sweep, mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads,
-                         res.gbs_median);
+            const int done = pass * r->plan.n + i + 1, total = passes * r->plan.n;
+            const double elapsed = lbp_now() - t0;
+            lbp_progress_left(done, total, elapsed, seconds_left(r, done, total, elapsed), "%s %s x%lld: %.1f GB/s",
+                              it->sweep, mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads,
+                              res.gbs_median);
         }
     for (int i = 0; i < r->plan.n; i++) write_probe_row(r, &r->plan.items[i], &r->results[i]);
 }
