@@ -153,17 +153,18 @@ static void add_entry(lbm_plan *p, lbm_entry e)
 static void plan_block_sweep(lbm_plan *p, const lbm_options *o, const lbp_device *d, const lbm_group *g)
 {
     /* a GPU's warps and waves; a CPU's groups of rows (work for a core
-     * between two trips to the OpenMP loop's schedule): 16 to 256 rows
-     * (4 adds a trip to the schedule every 4 rows and gains nothing a
-     * larger group does not; each point is seconds at 256^3) */
+     * between two trips to the OpenMP loop's schedule): 64 and 256 rows
+     * (fewer add a trip to the schedule every few rows and gain nothing a
+     * larger group does not; each point is seconds at 256^3, and with four
+     * sizes the block sweep was two thirds of a CPU's lbmkernels) */
     static const int default_blocks[] = {64, 128, 192, 256, 384, 512, 768, 1024};
     static const int quick_blocks[] = {64, 128, 256, 512};
-    static const int cpu_blocks[] = {16, 64, 256}, cpu_quick_blocks[] = {16, 64};
+    static const int cpu_blocks[] = {64, 256}, cpu_quick_blocks[] = {16, 64};
     if (o->block_size && g->ncpt == 1) return;
     const int cpu = lbp_is_cpu(&d->info);
     const int *bl = o->block_size ? &o->block_size : o->nblocks ? o->block_sizes
                     : cpu ? (o->quick ? cpu_quick_blocks : cpu_blocks) : o->quick ? quick_blocks : default_blocks;
-    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : cpu ? (o->quick ? 2 : 3) : o->quick ? 4 : 8;
+    const int nb = o->block_size ? 1 : o->nblocks ? o->nblocks : cpu ? 2 : o->quick ? 4 : 8;
     for (int ci = 0; ci < g->ncpt; ci++)
         for (int b = 0; b < nb; b++)
             add_entry(p, (lbm_entry){.sweep = LBM_SWEEP_BLOCK, .ci = ci, .block = bl[b], .cube = LBM_CUBE_SWEEP});
