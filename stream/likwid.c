@@ -159,11 +159,23 @@ stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const
     return w;
 }
 
+/* The next count: quick doubles; else every count to 4, where the first
+ * cores still add their own bandwidth, then x1.5 and x4/3 in turn (4, 6, 8,
+ * 12, 16, 24, ...), where the memory saturates: each count is three
+ * likwid-bench runs of seconds, and every count of a 16-core host made
+ * them a few minutes. */
+static int next_count(int t, int quick)
+{
+    if (quick) return 2 * t;
+    if (t < 4) return t + 1;
+    return (t & (t - 1)) == 0 ? t + t / 2 : t + t / 3;
+}
+
 int stream_likwid_thread_counts(int cores, int quick, int *out, int max)
 {
     int n = 0;
     if (cores < 1) cores = 1;
-    for (int t = 1; t <= cores && n < max; t = quick ? 2 * t : t + 1) out[n++] = t;
-    if (quick && out[n - 1] != cores && n < max) out[n++] = cores;
+    for (int t = 1; t <= cores && n < max; t = next_count(t, quick)) out[n++] = t;
+    if (out[n - 1] != cores && n < max) out[n++] = cores;
     return n;
 }

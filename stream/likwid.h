@@ -51,7 +51,8 @@ typedef struct {
 stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const double *copy_mem_gbs, int samples);
 
 /* The thread counts of the saturation curve on `cores` physical cores:
- * 1..cores, or quick 1, 2, 4, ... and cores; returns how many. */
+ * 1, 2, 3, 4, 6, 8, 12, 16, 24, ... and cores, or quick 1, 2, 4, ... and
+ * cores; returns how many. */
 int stream_likwid_thread_counts(int cores, int quick, int *out, int max);
 
 #endif

@@ -234,8 +234,9 @@ static void add_likwid(stream_plan *p, int kernel, int threads)
 }
 
 /* likwid-bench on a working set of 4x the last-level cache (within a
- * quarter of the memory): each kernel at 1..P pinned threads (quick: 1, 2,
- * 4, ..., P), P the physical cores, then copy and copy_mem again at P until
+ * quarter of the memory): each kernel at 1, 2, 3, 4, 6, 8, 12, ..., P pinned
+ * threads (quick: 1, 2, 4, ..., P; stream_likwid_thread_counts), P the
+ * physical cores, then copy and copy_mem again at P until
  * there are STREAM_WA_SAMPLES of each for the write-allocate verdict. */
 static void plan_likwid(stream_plan *p, const stream_options *o, const lbp_device_info *d)
 {

@@ -390,6 +390,14 @@ static void test_likwid_parse_and_verdict(void **state)
     assert_int_equal(stream_likwid_thread_counts(16, 1, t, 64), 5); /* 1 2 4 8 16 */
     assert_int_equal(t[4], 16);
     assert_int_equal(stream_likwid_thread_counts(0, 1, t, 64), 1);
+    /* every count to 4, then x1.5 and x4/3 in turn, and P */
+    static const int sixteen[] = {1, 2, 3, 4, 6, 8, 12, 16};
+    assert_int_equal(stream_likwid_thread_counts(16, 0, t, 64), 8);
+    for (int i = 0; i < 8; i++) assert_int_equal(t[i], sixteen[i]);
+    assert_int_equal(stream_likwid_thread_counts(20, 0, t, 64), 9); /* ... 16 20 */
+    assert_int_equal(t[8], 20);
+    assert_int_equal(stream_likwid_thread_counts(5, 0, t, 64), 5); /* 1 2 3 4 5 */
+    assert_int_equal(t[4], 5);
 }
 
 /* On a CPU the size sweep goes past 4x the last-level cache also quick, and
