@@ -46,9 +46,12 @@ for v in grid bogus; do
     [ $rc = 2 ] && grep -q "lbm.csv:5: column 'launch'.*'$v'" "$tmp/err" && [ ! -e "$tmp/d/model.csv" ] && ok ||
         bad "launch=$v: exit $rc: $(cat "$tmp/err")"
 done
-# a model.csv written before the launch column still summarises
-fresh; cp data/nvidia-h100-80gb-hbm3/model.csv data/nvidia-h100-80gb-hbm3/model-meta.csv "$tmp/d/" 2>/dev/null
-if head -1 "$tmp/d/model.csv" | grep -q launch; then bad "the committed model.csv has a launch column: pick an old one"
+# a model.csv written before the launch column (the committed one with that
+# column cut out) still summarises
+fresh; cp data/nvidia-h100-80gb-hbm3/model-meta.csv "$tmp/d/"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "launch") c = i }
+    { if (c) { for (i = c; i < NF; i++) $i = $(i + 1); NF-- } print }' data/nvidia-h100-80gb-hbm3/model.csv >"$tmp/d/model.csv"
+if head -1 "$tmp/d/model.csv" | grep -q launch; then bad "the launch column was not cut out"
 else model/model summary --data "$tmp/d" >/dev/null 2>"$tmp/err" && ok || bad "summary of an old model.csv: $(cat "$tmp/err")"; fi
 
 echo "model-launch: $passed passed, $failed failed"
