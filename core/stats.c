@@ -55,8 +55,8 @@ double lbp_now(void)
  * descheduled for a few ms by a neighbour or the hypervisor, which a
  * long run averages over and which a retry meets again; so a few
  * repetitions give as good a median as many, and scatter is reported, not
- * chased (on a shared 16-core host nearly every set scattered by 5 %, and
- * the retries tripled the run). */
+ * chased (where nearly every set scatters by 5 %, retries only multiply the
+ * run's length). */
 static int warm_up(lbp_device *d, void (*run)(void *ctx), void *ctx, int warmup)
 {
     double last_ms = 0;

@@ -157,8 +157,8 @@ static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spe
  * model reads the curve at its cells (one thread per cell of the probe),
  * and nothing between those points: on a CPU a launch of 2^21 threads
  * and more takes milliseconds to tens of them, and every thread count is
- * 15 curves, so the x2/x1.5 grid of a GPU (21 counts) took five minutes
- * of a 16-core server where these take one. */
+ * 15 curves, so the x2/x1.5 grid of a GPU (21 counts) would cost minutes
+ * where these few counts cost one. */
 static void plan_cpu_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k,
                                    long long top)
 {

@@ -162,8 +162,8 @@ stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const
 /* The next count: quick doubles; else every count to 4, where the first
  * cores still add their own bandwidth, then x1.5 and x4/3 in turn (4, 6, 8,
  * 12, 16, 24, ...), where the memory saturates: each count is three
- * likwid-bench runs of seconds, and every count of a 16-core host made
- * them a few minutes. */
+ * likwid-bench runs of seconds, and every count up to P would make them
+ * minutes on a host of many cores. */
 static int next_count(int t, int quick)
 {
     if (quick) return 2 * t;
