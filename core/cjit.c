@@ -313,14 +313,17 @@ char *lbp_cjit_wrap(const char *pre, const char *entry, const lbp_cjit_entry *e)
 
 /* ---- the compiler ------------------------------------------------------- */
 
-/* $CC split at blanks, or "cc"; *n words (static storage). */
+/* $LBP_OMP_CC, else $CC, split at blanks, or "cc"; *n words (static
+ * storage). LBP_OMP_CC names the kernels' compiler apart from the one that
+ * built the tools (a sanitizer build's CC). */
 static char **compiler_words(int *n)
 {
     static char *words[16];
     static char buf[512];
     static int count;
     if (!count) {
-        const char *cc = getenv("CC");
+        const char *cc = getenv("LBP_OMP_CC");
+        if (!cc || !*cc) cc = getenv("CC");
         snprintf(buf, sizeof buf, "%s", cc && *cc ? cc : "cc");
         for (char *w = strtok(buf, " \t"); w && count < 15; w = strtok(NULL, " \t")) words[count++] = w;
         if (!count) words[count++] = "cc";
@@ -503,9 +506,13 @@ static void report_failure(const build *b, const char *what, const char *full_so
     free(log);
 }
 
+/* RTLD_NODELETE: a kernel object stays mapped after dlclose, and with it
+ * the OpenMP runtime it loaded: unloading the runtime with the last object
+ * unmaps the code its idle pool threads still sleep in (a crash at exit).
+ * An object is some kilobytes. */
 static int load(build *b, const char *what, lbp_cjit_object *out)
 {
-    out->handle = dlopen(b->obj, RTLD_NOW | RTLD_LOCAL);
+    out->handle = dlopen(b->obj, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!out->handle) {
         fprintf(stderr, "lbmprobe: openmp: loading the object compiled from '%s' failed: %s\n", what, dlerror());
         return -1;
