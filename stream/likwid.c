@@ -3,6 +3,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,20 @@ int stream_likwid_parse(const char *text, stream_likwid_result *out)
     return 0;
 }
 
+/* The calling thread's CPU set opened to every configured CPU, the old
+ * one kept in *old: a child inherits the forking thread's set, and the
+ * OpenMP backend binds this (the master) thread to one core, in which
+ * likwid-bench would place all its threads.  0 done; -1 nothing changed. */
+static int open_affinity(cpu_set_t *old)
+{
+    if (sched_getaffinity(0, sizeof *old, old)) return -1;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    const long n = sysconf(_SC_NPROCESSORS_CONF);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
+    return sched_setaffinity(0, sizeof all, &all) ? -1 : 0; /* the kernel keeps the cgroup's limit */
+}
+
 int stream_likwid_run(const char *kernel, int64_t total_bytes, int threads, long iterations,
                       stream_likwid_result *out, char *why, size_t why_len)
 {
@@ -74,7 +89,10 @@ int stream_likwid_run(const char *kernel, int64_t total_bytes, int threads, long
     snprintf(shown, sizeof shown, "likwid-bench -t %s -w N:%lldkB:%d%s", kernel,
              (long long)(total_bytes / 1000), threads, iter_opt);
     snprintf(cmd, sizeof cmd, "%s 2>&1", shown);
+    cpu_set_t old;
+    const int opened = open_affinity(&old) == 0;
     FILE *p = popen(cmd, "r");
+    if (opened) sched_setaffinity(0, sizeof old, &old);
     if (!p) {
         snprintf(why, why_len, "cannot run '%s'", shown);
         return -1;
