@@ -28,14 +28,7 @@ lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_b
     L.nxp = (nx + p - 1) / p * p;
     L.cells = (int64_t)nx * ny * nz;
     L.cells_padded = (int64_t)L.nxp * ny * nz;
-    /* The smallest stride >= cells_padded whose bytes are skew past a page. */
-    const int64_t page = 4096, bytes = L.cells_padded * word_bytes;
-    if (skew_bytes <= 0 || skew_bytes % word_bytes) {
-        L.stride = L.cells_padded;
-    } else {
-        int64_t pages = bytes > skew_bytes ? (bytes - skew_bytes + page - 1) / page : 0;
-        L.stride = (pages * page + skew_bytes) / word_bytes;
-    }
+    L.stride = lbp_skewed_stride(L.cells_padded, word_bytes, skew_bytes);
     return L;
 }
 

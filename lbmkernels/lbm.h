@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "device.h"
+#include "skew.h"
 
 #define LBM_Q 19 /* populations per cell */
 
@@ -36,15 +37,9 @@ static inline int lbm_word_bytes(lbm_precision p) { return p == LBM_FP64 ? 8 : p
 static inline double lbm_scale(lbm_precision p) { return p == LBM_FP16S ? LBM_FP16S_SCALE : 1.0; }
 
 /* Lattice geometry: SoA, x fastest, rows padded to nxp words (Habich §6).
- * The populations lie `stride` words apart.  On a CPU, cells_padded rounded
- * so that consecutive arrays start LBM_STRIDE_SKEW bytes further along a
- * 4 KiB page: arrays a multiple of 4 KiB apart (128^3 in fp32, 64^3, ...)
- * put the 19 loads and 19 stores of a cell into one L1 set and alias the
- * store-to-load check on its 12 low address bits, which costs push and pull
- * a large share of their bandwidth.  The skew is 5 lines of 128 bytes: 19
- * arrays land on 19 different 128-byte slots of a page.  On a GPU the skew
- * costs a few percent instead, so there stride = cells_padded. */
-#define LBM_STRIDE_SKEW 640
+ * The populations lie `stride` words apart: on a CPU cells_padded rounded
+ * up to skew the arrays (skew.h; 128^3 in fp32 and 64^3 would otherwise
+ * put them a multiple of 4 KiB apart), elsewhere cells_padded. */
 typedef struct {
     int nx, ny, nz;
     int nxp;              /* nx rounded up to the padding */
@@ -58,7 +53,7 @@ lbm_layout lbm_layout_make(int nx, int ny, int nz, int padding_words, int word_b
 static inline lbm_layout lbm_layout_on(const lbp_device *d, int nx, int ny, int nz, int padding_words,
                                        lbm_precision p)
 {
-    return lbm_layout_make(nx, ny, nz, padding_words, lbm_word_bytes(p), lbp_is_cpu(&d->info) ? LBM_STRIDE_SKEW : 0);
+    return lbm_layout_make(nx, ny, nz, padding_words, lbm_word_bytes(p), lbp_is_cpu(&d->info) ? LBP_CPU_SKEW : 0);
 }
 static inline int64_t lbm_cell(const lbm_layout *L, int x, int y, int z)
 {

@@ -113,7 +113,7 @@ int mb_described_run(mb_bench *b, const mb_described *d, int reps, mb_described_
     int status = 2;
     if (mb_resolve_shape(b, &c, &cfg, &out->shape, why, why_len)) goto done;
     const int64_t cells = d->nx * d->ny * d->nz, bench_threads = b->threads, bench_stride = b->stride;
-    b->threads = cells, b->stride = mb_stride(cells);
+    b->threads = cells, b->stride = mb_bench_stride(b, cells, d->word_bytes);
     described_ctx r = {.b = b, .k = c.kernel, .d = d, .swap = !d->in_place};
     mb_described_grid(d, r.lc.grid);
     for (int i = 0; i < 3; i++) r.lc.block[i] = (unsigned)d->block[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "skew.h"
 
 #define SUPPORT_BLOCK 256 /* fill / verify kernels */
 
@@ -16,6 +17,11 @@ static int64_t stamp_warps_bound(int64_t threads, int block_size_min)
     return (threads + 31) / 32 + (threads + block_size_min - 1) / block_size_min;
 }
 
+
+int64_t mb_bench_stride(const mb_bench *b, int64_t threads, int word_bytes)
+{
+    return lbp_skewed_stride(mb_stride(threads), word_bytes, lbp_is_cpu(&b->d->info) ? LBP_CPU_SKEW : 0);
+}
 
 static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, char *why, size_t why_len)
 {
@@ -37,11 +43,13 @@ int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, in
     memset(b, 0, sizeof *b);
     b->d = d;
     b->threads = threads;
-    b->stride = mb_stride(threads);
+    b->stride = mb_bench_stride(b, threads, max_word_bytes);
     b->max_words = max_words;
     b->max_word_bytes = max_word_bytes;
     b->array_bytes = (int64_t)max_words * b->stride * max_word_bytes;
     if (b->array_bytes < min_array_bytes) b->array_bytes = min_array_bytes;
+    /* a config's skewed stride (CPU) reaches up to a page further an array */
+    if (lbp_is_cpu(&d->info)) b->array_bytes += (int64_t)max_words * 4096;
     int64_t need = 2 * b->array_bytes + stamp_warps_bound(threads, block_size_min) * MB_STAMPS_PER_WARP * 8;
     if (need > d->info.global_mem_bytes) {
         snprintf(why, why_len,
@@ -397,7 +405,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
      * buffers (with per-warp stamps no more threads than they were sized
      * for); a vector probe's threads move V words of each array */
     const int64_t threads_run = cfg->threads > 0 ? cfg->threads : b->threads;
-    const int64_t stride_run = mb_stride(threads_run * mb_vector(&cfg->spec));
+    const int64_t stride_run = mb_bench_stride(b, threads_run * mb_vector(&cfg->spec), cfg->spec.word_bytes);
     if (cfg->threads < 0 || (int64_t)cfg->spec.words * cfg->spec.word_bytes * stride_run > b->array_bytes ||
         (cfg->spec.stamps && cfg->threads > b->threads)) {
         snprintf(why, why_len, "internal: %lld threads of %d %d-byte words asked, buffers sized for %lld B",

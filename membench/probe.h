@@ -61,6 +61,9 @@ typedef struct {
 int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, int max_word_bytes,
                   int64_t min_array_bytes, int block_size_min, char *why, size_t why_len);
 void mb_bench_close(mb_bench *b);
+/* Words from one array to the next for `threads` words of word_bytes each:
+ * mb_stride(threads), skewed on a CPU (skew.h) as lbmkernels' lattices. */
+int64_t mb_bench_stride(const mb_bench *b, int64_t threads, int word_bytes);
 
 /* The compiled probe for a spec (compiled once; exits 1 on a compile error). */
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);

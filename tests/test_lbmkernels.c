@@ -274,7 +274,7 @@ static void test_plan_nontemporal_groups(void **state)
     int stores[2];
     assert_int_equal(lbm_plan_stores(&o, &d, stores), 1);
     /* 32^3: 1024 rows, 64 a core on 16 cores */
-    lbm_layout L = lbm_layout_make(32, 32, 32, 8, 4, LBM_STRIDE_SKEW);
+    lbm_layout L = lbm_layout_make(32, 32, 32, 8, 4, LBP_CPU_SKEW);
     assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 256), 64);
     assert_int_equal(lbm_plan_block_for(&d, LBM_ROW_PER_THREAD, &L, 16), 16);
     assert_int_equal(lbm_plan_block_for(&d, 1, &L, 256), 256);
@@ -326,12 +326,12 @@ static void test_plan_cpu_length(void **state)
 static void test_step_threads(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(13, 7, 6, 32, 4, LBM_STRIDE_SKEW); /* nxp 32 */
+    lbm_layout L = lbm_layout_make(13, 7, 6, 32, 4, LBP_CPU_SKEW); /* nxp 32 */
     assert_int_equal(L.nxp, 32);
     assert_int_equal(lbm_step_threads(&L, 1), L.cells_padded);
     assert_int_equal(lbm_step_threads(&L, 2), 16 * 7 * 6);
     assert_int_equal(lbm_step_threads(&L, 4), 8 * 7 * 6);
-    L = lbm_layout_make(13, 7, 6, 2, 4, LBM_STRIDE_SKEW); /* nxp 14 */
+    L = lbm_layout_make(13, 7, 6, 2, 4, LBP_CPU_SKEW); /* nxp 14 */
     assert_int_equal(lbm_step_threads(&L, 2), 7 * 7 * 6);
     assert_true(lbm_cells_per_thread_ok(1) && lbm_cells_per_thread_ok(2) && lbm_cells_per_thread_ok(4));
     assert_false(lbm_cells_per_thread_ok(3) || lbm_cells_per_thread_ok(-1) || lbm_cells_per_thread_ok(8));
@@ -358,10 +358,10 @@ static void test_population_stride(void **state)
         int n = sizes[t][0], w = sizes[t][1];
         lbm_layout L = lbm_layout_make(n, n, n, 32 / w, w, 0); /* a GPU: no skew */
         assert_int_equal(L.stride, L.cells_padded);
-        L = lbm_layout_make(n, n, n, 32 / w, w, LBM_STRIDE_SKEW);
+        L = lbm_layout_make(n, n, n, 32 / w, w, LBP_CPU_SKEW);
         assert_true(L.stride >= L.cells_padded);
-        assert_true((L.stride - L.cells_padded) * w < 4096 + LBM_STRIDE_SKEW);
-        assert_int_equal(L.stride * w % 4096, LBM_STRIDE_SKEW);
+        assert_true((L.stride - L.cells_padded) * w < 4096 + LBP_CPU_SKEW);
+        assert_int_equal(L.stride * w % 4096, LBP_CPU_SKEW);
         int slot_used[32] = {0};
         for (int i = 0; i < LBM_Q; i++) {
             int slot = (int)(i * L.stride * w % 4096 / 128);
@@ -376,7 +376,7 @@ static void test_population_stride(void **state)
 static void test_scheme_conversions_round_trip(void **state)
 {
     (void)state;
-    lbm_layout L = lbm_layout_make(5, 4, 3, 8, 8, LBM_STRIDE_SKEW);
+    lbm_layout L = lbm_layout_make(5, 4, 3, 8, 8, LBP_CPU_SKEW);
     size_t n = (size_t)lbm_words(&L);
     double *f = calloc(n, sizeof *f), *s = calloc(n, sizeof *s), *g = calloc(n, sizeof *g);
     lbm_init_state(&L, f, 0.05, 0.01, 7u);

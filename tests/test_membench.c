@@ -22,6 +22,7 @@
 #include "../membench/gen.h"
 #include "../membench/plan.h"
 #include "../membench/probe.h"
+#include "skew.h"
 #include "../membench/warps.h"
 
 /* ---- generator: every kind of kernel compiles under NVRTC for sm_90 -------- */
@@ -418,7 +419,7 @@ static void test_probes_run_correctly(void **state)
                                    {7, 8, 7, 7, 0},  {19, 4, 19, 0, 0}, {3, 4, 1, 2, 0},  {19, 4, 10, 10, 0},
                                    {19, 4, 0, 10, 7}, {19, 8, 10, 0, 7}, {1, 4, 0, 0, 64}, {19, 2, 10, 0, 0},
                                    {19, 2, 0, 10, 7}, {5, 2, 5, 5, 0},   {1, 2, 0, 0, 64}};
-    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    uint64_t *got = malloc(sizeof *got * (size_t)mb_bench_stride(&b, b.threads, 2)); /* the widest layout in words */
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         mb_config cfg = {.spec = {.words = cases[c][0], .word_bytes = cases[c][1], .misaligned_reads = cases[c][2],
                                   .misaligned_writes = cases[c][3], .payload = cases[c][4]},
@@ -431,7 +432,10 @@ static void test_probes_run_correctly(void **state)
         assert_int_equal(res.bytes_moved, 2LL * cases[c][0] * cases[c][1] * TEST_THREADS);
         assert_true(res.ms.median > 0);
         assert_int_equal(res.shape.blocks_per_cu, -1); /* OpenCL cannot tell */
-        /* independent of the verify kernel: every element against the host mirror */
+        /* independent of the verify kernel: every element against the host
+         * mirror, in the run's layout (on a CPU skewed for its word size) */
+        const int64_t keep_stride = b.stride;
+        b.stride = mb_bench_stride(&b, b.threads, cfg.spec.word_bytes);
         for (int k = 0; k < cfg.spec.words; k++) {
             read_array(&b, k, got, cfg.spec.word_bytes);
             /* the seed is private to the run; recover it from element 1 (always written) */
@@ -448,6 +452,7 @@ static void test_probes_run_correctly(void **state)
                     fail();
                 }
         }
+        b.stride = keep_stride;
     }
     free(got);
     mb_bench_close(&b);
@@ -1759,7 +1764,7 @@ static void test_threads_probe(void **state)
         assert_int_equal(b.threads, TEST_THREADS);
         assert_int_equal(b.stride, bench_stride);
         /* independent of the verify kernel: the compact layout of 300 cells */
-        int64_t stride = mb_stride(300);
+        int64_t stride = mb_bench_stride(&b, 300, w);
         b.stride = stride;
         uint64_t *got = malloc(sizeof *got * (size_t)stride);
         for (int k = 0; k < 19; k++) {
@@ -1780,7 +1785,11 @@ static void test_threads_probe(void **state)
      * 8-byte words at 1000 threads: 19 4-byte words at 2000): run and
      * verified on their own layout; past those bytes, or with per-warp
      * stamps (sized for the bench's threads), refused */
-    assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(TEST_THREADS));
+    /* on a CPU the arrays are skewed, and each may reach a page further */
+    const int64_t margin = lbp_is_cpu(&dev->info) ? 19 * 4096 : 0;
+    for (int w = 2; w <= 8 && margin; w *= 2) /* 2^20 words of any size: a multiple of 4 KiB unskewed */
+        assert_int_equal(mb_bench_stride(&b, 1 << 20, w) * w % 4096, LBP_CPU_SKEW);
+    assert_int_equal(b.array_bytes, 19 * 8 * mb_bench_stride(&b, TEST_THREADS, 8) + margin);
     mb_config more = {.spec = {.words = 19, .word_bytes = 4}, .block_size = 256, .threads = 2 * TEST_THREADS,
                       .launches = 2};
     mb_result res;
@@ -1790,10 +1799,10 @@ static void test_threads_probe(void **state)
     assert_int_equal(res.threads, 2 * TEST_THREADS);
     assert_int_equal(b.threads, TEST_THREADS);
     mb_config big = more;
-    big.threads = 2 * TEST_THREADS + 100;
+    big.threads = 2 * TEST_THREADS + 2000; /* past the bytes and any margin */
     assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
     assert_non_null(strstr(why, "buffers sized for"));
-    big = (mb_config){.spec = {.words = 19, .word_bytes = 8}, .block_size = 256, .threads = TEST_THREADS + 100};
+    big = (mb_config){.spec = {.words = 19, .word_bytes = 8}, .block_size = 256, .threads = 2 * TEST_THREADS};
     assert_int_equal(mb_run_probe(&b, &big, 1, 1, &res, why, sizeof why), 2);
     big = more;
     big.spec.stamps = 1;
@@ -1802,7 +1811,7 @@ static void test_threads_probe(void **state)
     /* a bench opened for more bytes than its own threads' (mb_plan_limits) */
     char why2[512];
     assert_int_equal(mb_bench_open(&b, dev, TEST_THREADS, 19, 4, 19 * 8 * mb_stride(3000), 64, why2, sizeof why2), 0);
-    assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(3000));
+    assert_int_equal(b.array_bytes, 19 * 8 * mb_stride(3000) + margin);
     more.threads = 6000;
     assert_int_equal(mb_run_probe(&b, &more, 1, 1, &res, why, sizeof why), 0);
     mb_bench_close(&b);
