@@ -128,6 +128,54 @@ static double l2_factor(const model_path_query *q, const model_b2b_set *set, int
     return f * l2_ratio(q->in, &variant, threads, q->k->ops_per_cell * v);
 }
 
+/* The rows sweep's variant (L, M, payload) over its aligned probe of the
+ * same layout and word size at `threads` cells (clamped to the cells both
+ * measured), at least 1 (below is noise), a payload's excess scaled by ops
+ * over the probe's; 0 where either curve is missing. */
+static double rows_variant(const model_path_query *q, const model_b2b_set *set, int in_place, int L, int M,
+                           int payload, double threads)
+{
+    model_probe_query v = model_probe_aligned(PROBE_ROWS, set->word_bytes, set->block_size);
+    v.words = D3Q19_Q;
+    v.layout = in_place ? PROBE_LAYOUT_IN_PLACE : PROBE_LAYOUT_SAME;
+    v.misaligned_reads = L;
+    v.misaligned_writes = M;
+    v.payload = payload;
+    model_probe_lookup l = {.q = v, .x = PROBE_X_LAUNCH, .with_aligned = 1, .fallbacks = PROBE_OR_COMMON_BLOCK};
+    model_probe_curve c;
+    if (!model_probe_find(q->in, &l, &c, NULL)) return 0;
+    const model_curve *vc = &c.curve, *a = &c.aligned;
+    const double lo = fmax(vc->p[0].x, a->p[0].x), hi = fmin(vc->p[vc->n - 1].x, a->p[a->n - 1].x);
+    const double x = fmin(fmax(log(threads), lo), hi);
+    const int probe_ops = c.rows[c.n_rows - 1]->ops;
+    const double scale = payload ? (probe_ops > 0 ? q->k->ops_per_cell / probe_ops : 0) : 1;
+    int ignore = 0;
+    const double r = exp(model_interp(vc->p, vc->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
+    model_probe_curve_free(&c);
+    return 1 + (fmax(r, 1) - 1) * scale;
+}
+
+/* A row kernel's kernel factor from the rows sweep, read as the loop the
+ * compiler vectorizes pays it: the phase's misalignment and the payload,
+ * each its variant over the aligned probe (the one-cell probes' ratios,
+ * timed a launch at a time, do not carry over: arithmetic hides behind
+ * the memory in the loop); the write-allocate a kernel skips (non-temporal
+ * stores) saved as level 2 saves it, the in-place probe's already.  0 where
+ * the kernel is not a D3Q19 kernel of the probe's words, or a variant it
+ * needs was not measured (data from before them). */
+static double rows_kernel_factor(const model_path_query *q, const model_b2b_set *set, int p, int in_place,
+                                 double threads)
+{
+    const model_kernel *k = q->k;
+    const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
+    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q) return 0;
+    const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, threads) : 1;
+    const double pay = k->ops_per_cell > 0 ? rows_variant(q, set, in_place, 0, 0, 1, threads) : 1;
+    if (!(mis > 0) || !(pay > 0)) return 0;
+    const double wa = in_place || !(q->probe->in_place_factor > 0) ? 1 : 1 / q->probe->in_place_factor;
+    return mis * pay * wa;
+}
+
 /* A row-per-work-item kernel on a CPU reads the rows sweep (its in-place
  * curve for one lattice), which moves the cells as the kernel does; data
  * from before that sweep, the threads sweep's one-cell probe, recorded as
@@ -193,9 +241,15 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
      * is in its time already */
     const double saved = from_rows && in_place && q->probe->in_place_factor > 0 ? q->probe->in_place_factor : 1;
     for (int p = 0; p < k->phases; p++) {
-        d->l2_factor[p] = l2_factor(q, &set, p, threads);
-        d->kernel_factor[p] =
-            q->probe->ns_per_cell[p] * saved * v / base.ns_per_thread * d->block_factor * d->l2_factor[p];
+        const double rows_f = from_rows ? rows_kernel_factor(q, &set, p, in_place, threads) : 0;
+        if (from_rows && !(rows_f > 0) && p == 0)
+            model_fell_back(&a->prov, MODEL_FALLBACK_SWEEP, "the rows sweep's misaligned and payload variants",
+                            "level 2's probes over their base (a cell per work-item, one launch at a time)",
+                            "not measured: data from before them, or a kernel of other words");
+        d->l2_factor[p] = rows_f > 0 ? 1 : l2_factor(q, &set, p, threads);
+        d->kernel_factor[p] = rows_f > 0 ? rows_f
+                                         : q->probe->ns_per_cell[p] * saved * v / base.ns_per_thread *
+                                               d->block_factor * d->l2_factor[p];
         a->memory_us[p] = k->launches_per_step * stretch(in, per_launch_us, d->kernel_factor[p]);
         step_us += a->memory_us[p] / k->phases;
     }
