@@ -1888,7 +1888,7 @@ static void test_cli_threads_sweep(void **state)
     assert_non_null(f);
     char line[1024];
     int rows = 0, payload_rows = 0, seen[3][5][2] = {{{0}}}; /* by mb_word_slot */
-    int rows_rows[2][2] = {{0}}; /* the rows sweep by 8-byte words, in place */
+    int rows_rows[3][2] = {{0}}; /* the rows sweep by word size (mb_word_slot), in place */
     assert_non_null(fgets(line, sizeof line, f));
     assert_non_null(strstr(line, ",threads,"));
     assert_non_null(strstr(line, ",timing,ops"));
@@ -1914,11 +1914,11 @@ static void test_cli_threads_sweep(void **state)
             payload_rows++;
             continue;
         }
-        if (!strcmp(sweep, "rows")) { /* a CPU: the aligned probe, 256 cells a work-item, in place or not */
+        if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, wb == 4 || wb == 8 ? ",256\n" : "never"));
-            rows_rows[wb == 8][strstr(line, ",1,0,1,256\n") != NULL]++;
+            assert_non_null(strstr(line, ",256\n"));
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -1936,7 +1936,7 @@ static void test_cli_threads_sweep(void **state)
     int fp64 = seen[1][1][0] > 0; /* PoCL without doubles: no 8-byte payload */
     assert_int_equal(rows, 2 * (14 + fp64));
     assert_int_equal(payload_rows, 2 + fp64);
-    for (int i = 0; i < 4; i++) assert_int_equal(rows_rows[i / 2][i % 2], 2); /* 4096 and 16384 cells */
+    for (int i = 0; i < 6; i++) assert_int_equal(rows_rows[i / 2][i % 2], 2); /* 4096 and 16384 cells */
     for (int i = 0; i < 3; i++)
         for (int v = 0; v < 5; v++)
             for (int j = 0; j < 2; j++) assert_int_equal(seen[i][v][j], i == 1 && v == 1 && !fp64 ? 0 : 1);
@@ -2038,7 +2038,7 @@ static void test_cli_thread_counts(void **state)
         int n = sscanf(line, "%*[^,],%*[^,],%31[^,],%*d,%*d,%*d,%*d,%*d,%*[^,],%*[^,],%*[^,],%lld", sweep, &threads);
         assert_int_equal(n, 2);
         assert_true(threads == 3000 || threads == 5000);
-        if (!strcmp(sweep, "rows")) { /* a CPU's rows sweep: 4 curves at each count */
+        if (!strcmp(sweep, "rows")) { /* a CPU's rows sweep, quick: 6 aligned curves at each count */
             row_rows++;
             continue;
         }
@@ -2049,7 +2049,7 @@ static void test_cli_thread_counts(void **state)
     fclose(f);
     /* 5 variants x 3 word sizes (no 8-byte payload without doubles) per count */
     assert_true(rows == 2 * 14 || rows == 2 * 15);
-    assert_int_equal(row_rows, 2 * 4);
+    assert_int_equal(row_rows, 2 * 6);
     assert_int_equal(at[0], at[1]);
     remove_out();
 }
