@@ -3,10 +3,13 @@
 # the interconnect probe between every pair of ranks, then lbmkernels on 1,
 # 2, 4, ... ranks through MPI, one rank per device, weak scaling (a fixed
 # lattice per rank) and strong scaling (one lattice), each exchange path
-# the probe found, overlap on and off.  Its rows go into the result folder:
+# the probe found, overlap on and off, each scheme at its own best
+# one-device fp32 launch (WORK/lbm.csv's one-rank rows; schemes that share
+# a launch in one lbmkernels call).  Its rows go into the result folder:
 # lbm.csv gains the rows of every run (ranks, exchange, overlap, scaling),
 # interconnect.csv and interconnect-fit.csv are the probe's, ranks-meta.csv
-# says what ran, topology.txt what links the devices.
+# says what ran (launch: scheme:flags;... each scheme's), topology.txt what
+# links the devices.
 #   sh core/bench-ranks.sh WORK BACKEND SLUG KIND [--quick]
 #   RANKS=N          ranks (default: the devices named SLUG that BACKEND sees;
 #                    the stage runs from 2).  More ranks than devices
@@ -74,15 +77,32 @@ fi
 schemes=${RANKS_SCHEMES:-push,pull,split,aa}
 [ -n "$quick" ] && [ -z "${RANKS_SCHEMES:-}" ] && schemes=pull
 
-# The one-device run's launch for pull fp32 at its largest lattice (best
-# MLUPS there): every multi-rank run uses it, so that the rows differ from
-# the one-device ones by the decomposition alone
-launch=$(awk -F, -v b="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-    $h["backend"] == b && $h["scheme"] == "pull" && $h["precision"] == "fp32" && (!("ranks" in h) || $h["ranks"] == 1) {
-        c = $h["cells"] + 0; m = $h["mlups_median"] + 0
-        if (c > bc || (c == bc && m > bm)) { bc = c; bm = m; bs = $h["block_size"]; cpt = ("cells_per_thread" in h) ? $h["cells_per_thread"] : "" } }
-    END { if (bs != "") printf "--block-size %s%s", bs, (cpt == "" ? "" : cpt == 0 ? " --cells-per-thread row" : " --cells-per-thread " cpt) }' \
-    "$work/lbm.csv" 2>/dev/null)
+# Each scheme runs at its own best one-device fp32 launch (block size and
+# cells per thread of its best MLUPS at its largest lattice), so that its
+# multi-rank rows differ from its one-device ones by the decomposition
+# alone, and the one-device model's miss at a launch the scheme never runs
+# best at does not enter them.  Schemes that share a launch share an
+# lbmkernels call; a scheme without one-device rows joins the first group
+# (its launch is free, a call is not).  One line a group: SCHEMES|FLAGS.
+groups=$(cat "$work/lbm.csv" 2>/dev/null | awk -F, -v b="$backend" -v list="$schemes" '
+    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    $h["backend"] == b && $h["precision"] == "fp32" && (!("ranks" in h) || $h["ranks"] == 1) &&
+        (!("scaling" in h) || $h["scaling"] == "none" || $h["scaling"] == "") {
+        s = $h["scheme"]; c = $h["cells"] + 0; m = $h["mlups_median"] + 0
+        if (!(s in bc) || c > bc[s] || (c == bc[s] && m > bm[s])) {
+            bc[s] = c; bm[s] = m; cpt = ("cells_per_thread" in h) ? $h["cells_per_thread"] : ""
+            flags[s] = sprintf("--block-size %s%s", $h["block_size"], (cpt == "" ? "" : cpt == 0 ? " --cells-per-thread row" : " --cells-per-thread " cpt))
+        } }
+    END {
+        n = split(list, want, ",")
+        for (i = 1; i <= n; i++) { s = want[i]; if (!(s in flags)) continue
+            if (!(flags[s] in g)) { g[flags[s]] = ++ng; key[ng] = flags[s]; members[ng] = s } else members[g[flags[s]]] = members[g[flags[s]]] "," s }
+        for (i = 1; i <= n; i++) { s = want[i]; if (s in flags) continue
+            if (ng == 0) { ng = 1; key[1] = ""; members[1] = s } else members[1] = members[1] "," s }
+        for (i = 1; i <= ng; i++) print members[i] "|" key[i] }')
+ngroups=$(echo "$groups" | grep -c .)
+# what ranks-meta.csv records: scheme:FLAGS;scheme:FLAGS...
+launch=$(echo "$groups" | awk -F'|' '{ n = split($1, s, ","); for (i = 1; i <= n; i++) printf "%s%s:%s", (o++ ? ";" : ""), s[i], $2 }')
 
 # append_rows SRC DST: SRC's rows after DST's; the headers must agree
 append_rows() {
@@ -150,15 +170,19 @@ for scaling in weak strong; do
         # one rank exchanges nothing: its row is the baseline of the others
         try=$paths; [ "$np" = 1 ] && try=host
         for p in $try; do
-            case " $unavailable " in *" $p "*) continue ;; esac
             overlap=both; [ "$np" = 1 ] && overlap=off
-            mpi_run "$scaling $size^3 $p" "$np" lbmkernels/lbmkernels --backend "$backend" --schemes "$schemes" \
-                --precisions fp32 --sizes "$size" $launch --ranks-scaling $scaling --exchange "$p" --overlap $overlap
-            case $? in
-            0) append_rows "$run/lbm.csv" "$work/lbm.csv" || failed="$failed $scaling-$np-$p" ;;
-            2) unavailable="$unavailable $p" ;;
-            *) failed="$failed $scaling-$np-$p" ;;
-            esac
+            for g in $(echo "$groups" | tr ' ' '+'); do
+                case " $unavailable " in *" $p "*) continue ;; esac
+                members=${g%%|*} flags=$(echo "${g#*|}" | tr '+' ' ')
+                tag=$scaling-$np-$p; [ "$ngroups" = 1 ] || tag=$tag-$(echo "$members" | tr ',' '+')
+                mpi_run "$scaling $size^3 $p $members" "$np" lbmkernels/lbmkernels --backend "$backend" --schemes "$members" \
+                    --precisions fp32 --sizes "$size" $flags --ranks-scaling $scaling --exchange "$p" --overlap $overlap
+                case $? in
+                0) append_rows "$run/lbm.csv" "$work/lbm.csv" || failed="$failed $tag" ;;
+                2) unavailable="$unavailable $p" ;;
+                *) failed="$failed $tag" ;;
+                esac
+            done
         done
     done
 done

@@ -23,19 +23,27 @@ static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err
     if (!*path || strlen(path) >= sizeof out->path)
         return lbp_error(err, err_len, "%s:%d: expected a path (host, host-mpi, peer, mpi), got '%s'", t->path, line,
                          path);
-    if (strcmp(dir, "one-way") && strcmp(dir, "both-ways"))
-        return lbp_error(err, err_len, "%s:%d: expected direction one-way or both-ways, got '%s'", t->path, line, dir);
+    const int ring = !strcmp(dir, "ring");
+    if (strcmp(dir, "one-way") && strcmp(dir, "both-ways") && !ring)
+        return lbp_error(err, err_len, "%s:%d: expected direction one-way, both-ways or ring, got '%s'", t->path, line,
+                         dir);
     if (a < 0 || b < 0 || a != (int)a || b != (int)b || a == b)
         return lbp_error(err, err_len, "%s:%d: expected two different ranks (whole numbers >= 0), got %g and %g",
                          t->path, line, a, b);
+    if (ring && a != 0)
+        return lbp_error(err, err_len, "%s:%d: expected a ring of ranks 0 .. rank_b (rank_a 0), got rank_a %g", t->path,
+                         line, a);
     if (!(gbs > 0)) return lbp_error(err, err_len, "%s:%d: expected bandwidth_gbs > 0, got %g", t->path, line, gbs);
     if (lat < 0) return lbp_error(err, err_len, "%s:%d: expected latency_us >= 0, got %g", t->path, line, lat);
     snprintf(out->path, sizeof out->path, "%s", path);
     out->rank_a = (int)a;
     out->rank_b = (int)b;
     out->both_ways = !strcmp(dir, "both-ways");
+    out->ring = ring ? (int)b + 1 : 0;
     out->fitted = (scaling_link){.latency_us = lat, .bandwidth_gbs = gbs};
-    out->link = (scaling_link){.latency_us = lat, .bandwidth_gbs = out->both_ways ? gbs / 2 : gbs};
+    /* both-ways moves 2 s for a message of s each way; a ring 4 s for its
+     * two neighbours' s each way, i.e. 2 s at a rank's exchange of 2 s */
+    out->link = (scaling_link){.latency_us = lat, .bandwidth_gbs = out->both_ways || ring ? gbs / 2 : gbs};
     out->r2 = r2;
     out->points = (int)points;
     out->line = line;
@@ -86,8 +94,8 @@ const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char
     const interconnect_fit *found = NULL;
     for (int i = 0; i < f->n; i++) {
         const interconnect_fit *x = &f->fits[i];
-        if (strcmp(x->path, path) || !((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a)))
-            continue;
+        if (x->ring || strcmp(x->path, path)) continue;
+        if (!((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a))) continue;
         if (!found || (x->both_ways && !found->both_ways)) found = x;
     }
     return found;
@@ -100,7 +108,7 @@ static const interconnect_fit *slowest_pair(const interconnect_fits *f, const ch
     double worst_us = -1;
     for (int i = 0; i < f->n; i++) {
         const interconnect_fit *x = &f->fits[i];
-        if (strcmp(x->path, path)) continue;
+        if (x->ring || strcmp(x->path, path)) continue;
         x = interconnect_pair(f, path, x->rank_a, x->rank_b);
         double us = scaling_link_us(x->link, bytes);
         if (us > worst_us) { worst = x; worst_us = us; }
@@ -108,11 +116,21 @@ static const interconnect_fit *slowest_pair(const interconnect_fits *f, const ch
     return worst;
 }
 
+/* The path's ring fit measured on exactly `ranks` ranks, or NULL */
+static const interconnect_fit *ring_of(const interconnect_fits *f, const char *path, int ranks)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->fits[i].ring == ranks && !strcmp(f->fits[i].path, path)) return &f->fits[i];
+    return NULL;
+}
+
 const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
                                           int *missing)
 {
-    const interconnect_fit *stand_in = slowest_pair(f, path, bytes), *worst = NULL;
     *missing = 0;
+    const interconnect_fit *ring = ring_of(f, path, ranks);
+    if (ring) return ring;
+    const interconnect_fit *stand_in = slowest_pair(f, path, bytes), *worst = NULL;
     if (!stand_in) return NULL;
     int pairs = ranks == 2 ? 1 : ranks; /* two ranks: both faces face the same neighbour */
     double worst_us = -1;

@@ -4,7 +4,10 @@
  *                         bandwidth per path and pair of ranks, one-way or
  *                         both-ways (a message each way at once), s the
  *                         bytes moved: the message one-way, both messages
- *                         both-ways (stream --interconnect)
+ *                         both-ways (stream --interconnect); direction
+ *                         ring: ranks 0 .. rank_b, each exchanging a
+ *                         message with both ring neighbours at once, s a
+ *                         rank's four messages
  *   interconnect.csv      the probe's points; its device_a/b and uuid_a/b
  *                         say which ranks shared a device.
  * Paths: host (device -> host -> MPI -> host -> device, measured as one),
@@ -21,10 +24,12 @@
 typedef struct {
     char path[16];
     int rank_a, rank_b;
-    int both_ways;          /* 1 both-ways, 0 one-way */
+    int both_ways;          /* 1 both-ways, 0 one-way or ring */
+    int ring;               /* a ring's ranks (rank_b + 1), 0 for a pair */
     scaling_link fitted;    /* as in the file: s the bytes moved */
     scaling_link link;      /* per message of s bytes each way: both-ways
-                               moves 2 s, so half the fitted bandwidth */
+                               moves 2 s, so half the fitted bandwidth;
+                               a ring: per 2 s each way, a rank's faces */
     double r2;
     int points;
     int line;               /* in the file, for messages */
@@ -38,7 +43,8 @@ typedef struct {
 
 /* dir/interconnect-fit.csv.  Returns LBP_TABLE_OK, LBP_TABLE_MISSING (err
  * names the file), or LBP_TABLE_MALFORMED (err: file, line and what was
- * expected: a direction other than one-way|both-ways, a bandwidth <= 0, a
+ * expected: a direction other than one-way|both-ways|ring, a ring whose
+ * rank_a is not 0, a bandwidth <= 0, a
  * negative latency, no rows). */
 int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len);
 void interconnect_free(interconnect_fits *f);
@@ -47,12 +53,14 @@ void interconnect_free(interconnect_fits *f);
 int interconnect_has_path(const interconnect_fits *f, const char *path);
 
 /* The pair's fit along path (either order), both-ways where fitted, else
- * one-way; NULL when the pair was not measured. */
+ * one-way; NULL when the pair was not measured.  Rings are no pair's. */
 const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b);
 
-/* R ranks in a ring exchange with r - 1 and r + 1 (mod R): the pair whose
- * fit is slowest at bytes.  A pair not measured takes the slowest measured
- * pair of the path, and counts in *missing.  NULL when the path has no row. */
+/* R ranks in a ring exchange with r - 1 and r + 1 (mod R): the path's ring
+ * fit of R ranks where measured (all ranks exchanging at once, as the
+ * lattice does); else the pair whose fit is slowest at bytes, a pair not
+ * measured taking the slowest measured pair of the path and counting in
+ * *missing.  NULL when the path has no row. */
 const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
                                           int *missing);
 

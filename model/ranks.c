@@ -75,6 +75,11 @@ static int transfer_link(const model_inputs *in, const char *dir, scaling_link *
 
 static void describe_fit(char *out, size_t len, const char *what, const interconnect_fit *x)
 {
+    if (x->ring) {
+        snprintf(out, len, "%s ring fit of ranks 0-%d (all at once): %.3g us + 4 s / %.4g GB/s", what, x->rank_b,
+                 x->fitted.latency_us, x->fitted.bandwidth_gbs);
+        return;
+    }
     snprintf(out, len, "%s %s fit of ranks %d-%d: %.3g us + %s / %.4g GB/s", what,
              x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b, x->fitted.latency_us,
              x->both_ways ? "2 s" : "s", x->fitted.bandwidth_gbs);

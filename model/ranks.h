@@ -3,8 +3,12 @@
  * interconnect fit, put together by the scaling model (scaling.h).
  *
  * The exchange of a rank (both faces: 2 s each way, scaling.h), by path:
+ * the path's ring fit of the row's R ranks where the probe measured one
+ * (ranks 0 .. R - 1 each exchanging with both neighbours at once, as the
+ * lattice does, so what all ranks copying or staging at once cost is in
+ * it); else
  *   peer, mpi  the path's fit (both-ways where fitted), the slowest pair of
- *              the ring r <-> r + 1;
+ *              the ring r <-> r + 1 (measured while the other ranks idle);
  *   host       the `host` fit where the whole staged path was measured as
  *              one; else three transfers: d2h + the `host-mpi` fit + h2d,
  *              d2h and h2d the pinned transfer fits of stream-meta.csv.
@@ -23,6 +27,13 @@
  *              run; the bytes, the stages and the waits are the same, the
  *              copies per stage twice as many.  The fit at 2 s counts its
  *              latency once, the lower bound of the two (2 T(s) the upper).
+ *              On more than 2 ranks the two links lead to two neighbours,
+ *              and run_host still posts both links' copies, then both
+ *              links' messages, then both links' copies back, each stage
+ *              with one wait: a rank's work is the same as on 2 ranks, so
+ *              the pair fit stands for it as it does there; what differs is
+ *              every rank staging at the same time, which only a ring fit
+ *              holds.
  * A projection (nodes > 1) takes the link between nodes from the caller:
  * device to device for peer and mpi (peer copies do not cross nodes: the
  * link stands for CUDA-aware MPI over it), between the host buffers for

@@ -6,7 +6,12 @@
  * `regions` parts, as a face's 5 crossing populations), verified, and
  * fitted T(s) = latency + s / bandwidth as the host transfers are (Calore
  * §4; stream_transfer_fit_points), s counting the bytes moved: the message
- * one-way, both messages both-ways. */
+ * one-way, both messages both-ways.  Then direction `ring`, rank_a 0 and
+ * rank_b R - 1: ranks 0 .. R - 1 (R = 2, 4, 8, ... and all) each send the
+ * message to both ring neighbours and receive one from each, all at once,
+ * as the lattice's exchange does on R ranks (its two faces in one run; all
+ * ranks together, where a pair leaves the others idle); s counts a rank's
+ * four messages, the time is the slowest rank's. */
 #ifndef STREAM_INTERCONNECT_H
 #define STREAM_INTERCONNECT_H
 

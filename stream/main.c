@@ -37,12 +37,15 @@
     "                      for ~0.1 s of timed work, at least 10 on a GPU, 5 on a CPU)\n"
 #define USAGE_RANKS                                                                              \
     "  --interconnect      under mpirun (a rank per device): instead of the sweeps, every pair\n" \
-    "                      of ranks, one message one way and one each way at once, over message\n" \
+    "                      of ranks, one message one way and one each way at once, then rings\n" \
+    "                      of ranks 0..R-1 (R = 2, 4, 8, ... and all) where every rank sends one\n" \
+    "                      to each neighbour and receives one from each, all at once; over message\n" \
     "                      sizes (--sizes; default 4K..64M by 4 and the D3Q19 halo's 5 planes of\n" \
     "                      128^2, 256^2, 512^2 in fp32 and fp64), each moved in 5 parts as the\n" \
     "                      halo exchange moves it, verified, fitted T(s) = latency + s/bandwidth\n" \
-    "                      (s: the bytes moved, both messages both ways); results in <out>/\n"    \
-    "                      interconnect.csv, interconnect-fit.csv, interconnect-meta.csv\n"     \
+    "                      (s: the bytes a rank moves: both messages both ways, a ring's four);\n" \
+    "                      results in <out>/interconnect.csv, interconnect-fit.csv,\n"          \
+    "                      interconnect-meta.csv\n"                                             \
     "  --exchange LIST     --interconnect's paths, any of host,peer,mpi (default: each this\n"  \
     "                      device and MPI library offer); one they lack: exit 2\n"
 /* Without MPI --interconnect is not offered (a script can tell from --help). */

@@ -15,7 +15,7 @@ root=$(pwd)
 # STUB_DEVICES devices named test-gpu; STUB_PROBE=1: stream offers
 # --interconnect (paths host, peer); STUB_FAIL=<path>: lbmkernels fails on
 # it; lbmkernels says mpi is not available; STUB_NO_MPI=1: lbmkernels has
-# no --ranks-scaling.
+# no --ranks-scaling; STUB_CPT=1: its lbm.csv has cells_per_thread.
 make_tree() { # DIR
     mkdir -p "$1/core" "$1/stream" "$1/lbmkernels" "$1/bin" "$1/work"
     cp "$root/core/bench-ranks.sh" "$1/core/"
@@ -55,12 +55,14 @@ done
 [ "$x" = "${STUB_FAIL:-}" ] && { echo "lbmkernels: validation failed" >&2; exit 1; }
 mkdir -p "$out"
 r=$OMPI_COMM_WORLD_SIZE
-echo "device,backend,scheme,precision,boundary,nx,ny,nz,cells,block_size,mlups_median,ranks,exchange,overlap,scaling,nz_local,exchange_us" >"$out/lbm.csv"
+cpt=""; [ "${STUB_CPT:-0}" = 1 ] && cpt=",cells_per_thread"
+echo "device,backend,scheme,precision,boundary,nx,ny,nz,cells,block_size,mlups_median$cpt,ranks,exchange,overlap,scaling,nz_local,exchange_us" >"$out/lbm.csv"
 [ "$r" = 1 ] && x=none
+[ -n "$cpt" ] && cpt=,1
 for o in 0 1; do
     [ "$ov" = off ] && [ $o = 1 ] && continue
     nz=$n; [ "$sc" = weak ] && nz=$((n * r))
-    echo "test-gpu,cuda,pull,fp32,periodic,$n,$n,$nz,$((n * n * nz)),256,1000,$r,$x,$o,$sc,$((nz / r)),10" >>"$out/lbm.csv"
+    echo "test-gpu,cuda,pull,fp32,periodic,$n,$n,$nz,$((n * n * nz)),256,1000$cpt,$r,$x,$o,$sc,$((nz / r)),10" >>"$out/lbm.csv"
 done
 EOF
     chmod +x "$1/bin/mpirun" "$1/stream/stream" "$1/lbmkernels/lbmkernels"
@@ -140,6 +142,37 @@ d=$tmp/cols; make_tree "$d"
 sed -i '1s/,exchange_us$//; 2s/,0$//' "$d/work/lbm.csv"
 stage "$d" STUB_DEVICES=2 STUB_PROBE=1
 [ "$rc" = 1 ] && grep -q "different columns" "$d/out.log" && [ "$(wc -l <"$d/work/lbm.csv")" = 2 ] && ok || bad "column mismatch: exit $rc, $(wc -l <"$d/work/lbm.csv") lines"
+
+# 9. each scheme at its own best one-device launch (its largest lattice,
+# best MLUPS there; multi-rank rows and other backends ignored), schemes
+# sharing a launch in one call, a scheme without rows (aa) in the first
+d=$tmp/launch; make_tree "$d"
+cat >"$d/work/lbm.csv" <<'EOF2'
+device,backend,scheme,precision,boundary,nx,ny,nz,cells,block_size,mlups_median,cells_per_thread,ranks,exchange,overlap,scaling,nz_local,exchange_us
+test-gpu,cuda,push,fp32,periodic,512,512,512,134217728,768,18000,1,1,none,0,none,512,0
+test-gpu,cuda,push,fp32,periodic,512,512,512,134217728,512,17000,2,1,none,0,none,512,0
+test-gpu,cuda,push,fp32,periodic,256,256,256,16777216,256,19000,2,1,none,0,none,256,0
+test-gpu,cuda,push,fp32,periodic,512,512,1024,268435456,64,30000,2,2,peer,0,weak,512,50
+test-gpu,cuda,push,fp32,periodic,512,512,512,134217728,1024,19500,1,1,host,0,weak,512,0
+test-gpu,opencl,push,fp32,periodic,512,512,512,134217728,128,19000,1,1,none,0,none,512,0
+test-gpu,cuda,push,fp16s,periodic,512,512,512,134217728,128,19000,1,1,none,0,none,512,0
+test-gpu,cuda,pull,fp32,periodic,512,512,512,134217728,512,19000,2,1,none,0,none,512,0
+test-gpu,cuda,split,fp32,periodic,512,512,512,134217728,512,19100,2,1,none,0,none,512,0
+test-gpu,cuda,split,fp32,periodic,512,512,512,134217728,256,18000,1,1,none,0,none,512,0
+EOF2
+stage "$d" STUB_DEVICES=2 STUB_PROBE=1 STUB_CPT=1 RANKS_PATHS=peer
+[ "$rc" = 0 ] && ok || bad "launches: exit $rc: $(cat "$d/out.log")"
+grep -q -- '-np 2 lbmkernels/lbmkernels .*--schemes push,aa --precisions fp32 --sizes 256 --block-size 768 --cells-per-thread 1 --ranks-scaling weak --exchange peer' "$d/mpirun.log" && ok ||
+    bad "push (and aa) not at push's launch: $(grep -- '--schemes push' "$d/mpirun.log" | head -n 1)"
+grep -q -- '-np 2 lbmkernels/lbmkernels .*--schemes pull,split --precisions fp32 --sizes 256 --block-size 512 --cells-per-thread 2 --ranks-scaling weak --exchange peer' "$d/mpirun.log" && ok ||
+    bad "pull and split not in one call at pull's launch: $(grep -- 'pull' "$d/mpirun.log" | head -n 1)"
+# 2 scalings x (1 rank on host + 2 ranks on peer) x 2 launches
+[ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 8 ] && ok || bad "expected 8 lbmkernels runs, got: $(grep lbmkernels "$d/mpirun.log")"
+[ "$(meta "$d" launch)" = "push:--block-size 768 --cells-per-thread 1;aa:--block-size 768 --cells-per-thread 1;pull:--block-size 512 --cells-per-thread 2;split:--block-size 512 --cells-per-thread 2" ] && ok ||
+    bad "ranks-meta.csv launch: $(meta "$d" launch)"
+stage "$d" STUB_DEVICES=2 STUB_PROBE=1 STUB_CPT=1 RANKS_PATHS=peer STUB_FAIL=peer
+grep -q "failed: weak-2-peer-push+aa weak-2-peer-pull+split strong-2-peer-push+aa strong-2-peer-pull+split" "$d/out.log" && ok ||
+    bad "failures not named by their group: $(tail -n 1 "$d/out.log")"
 
 echo "bench_ranks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -99,14 +99,19 @@ rows=$(awk -F, 'NR > 1 && $(NF-10) == 2 && $(NF-9) == "host" && $(NF-7) == "weak
 if [ "$rows" = "0 1 " ]; then ok; else bad "lbm.csv rows (overlap of 2-rank, host, weak, 16 planes each, 16x16x32 rows): [$rows]: $(cat "$csv")"; fi
 if grep -q '^ranks,2$' "$tmp/timing/lbm-meta.csv" && grep -q '^rank_1_device,' "$tmp/timing/lbm-meta.csv"; then ok; else bad "lbm-meta.csv lacks ranks, rank_1_device"; fi
 
-# 4. the interconnect: 3 pairs x one-way and both-ways x 3 sizes, fitted
+# 4. the interconnect: 3 pairs x one-way and both-ways x 3 sizes, fitted;
+# then the rings of ranks 0-1 and 0-2 (every rank to both neighbours at once,
+# its messages verified: on 3 ranks a swapped neighbour would show)
 run 3 interconnect stream/stream --backend opencl --interconnect --sizes 4K,64K,1M --reps 3 --out "$tmp/ic"
 all_ranks interconnect 0 3
 ic=$tmp/ic/interconnect.csv fit=$tmp/ic/interconnect-fit.csv
 if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
-if [ "$(awk -F, 'NR > 1 && $3 == "host" && $16 > 0' "$ic" | wc -l)" -eq 18 ]; then ok; else bad "interconnect.csv: not 18 host rows with a bandwidth"; fi
+if [ "$(awk -F, 'NR > 1 && $3 == "host" && $10 != "ring" && $16 > 0' "$ic" | wc -l)" -eq 18 ]; then ok; else bad "interconnect.csv: not 18 host rows with a bandwidth"; fi
 if [ "$(head -n 1 "$fit" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points" ] &&
-   [ "$(awk -F, 'NR > 1 && $10 == 3' "$fit" | wc -l)" -eq 6 ]; then ok; else bad "interconnect-fit.csv: $(cat "$fit" 2>/dev/null)"; fi
+   [ "$(awk -F, 'NR > 1 && $6 != "ring" && $10 == 3' "$fit" | wc -l)" -eq 6 ]; then ok; else bad "interconnect-fit.csv: $(cat "$fit" 2>/dev/null)"; fi
+rings=$(awk -F, 'NR > 1 && $3 == "host" && $10 == "ring" && $4 == 0 && $16 > 0 { print $5 }' "$ic" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+if [ "$rings" = "1:3 2:3 " ]; then ok; else bad "interconnect.csv: ring rows (rank_b:sizes) [$rings], expected rings 0-1 and 0-2 at 3 sizes"; fi
+if [ "$(awk -F, 'NR > 1 && $3 == "host" && $6 == "ring" && $4 == 0 && $10 == 3 { print $5 }' "$fit" | tr '\n' ' ')" = "1 2 " ]; then ok; else bad "interconnect-fit.csv: no ring fits 0-1, 0-2: $(cat "$fit")"; fi
 
 # 5. bad input: exit 2 on every rank, one line from rank 0
 run 2 indivisible $LBM --verify --ranks-scaling strong --sizes 12x10x7

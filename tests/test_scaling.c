@@ -357,7 +357,8 @@ static void expect_malformed(const char *edit, const char *what)
 static void test_fit_malformed(void **state)
 {
     (void)state;
-    expect_malformed("sed -i '3s/both-ways/sideways/' interconnect-fit.csv", ":3: expected direction one-way or both-ways, got 'sideways'");
+    expect_malformed("sed -i '3s/both-ways/sideways/' interconnect-fit.csv", ":3: expected direction one-way, both-ways or ring, got 'sideways'");
+    expect_malformed("sed -i '3s/both-ways/ring/' interconnect-fit.csv", ":3: expected a ring of ranks 0 .. rank_b (rank_a 0), got rank_a 1");
     expect_malformed("sed -i '2s/,200,/,0,/' interconnect-fit.csv", ":2: expected bandwidth_gbs > 0, got 0");
     expect_malformed("sed -i '2s/,3,200,/,-4,200,/' interconnect-fit.csv", ":2: expected latency_us >= 0");
     expect_malformed("sed -i '2s/peer,0,1/peer,1,1/' interconnect-fit.csv", ":2: expected two different ranks");
@@ -517,6 +518,51 @@ static void test_ranks_strong(void **state)
     /* 3 ranks do not cut 512 planes */
     rq = request(3, SCALING_STRONG, 512, "peer", 1);
     expect_refused(&fx, &rq, RANKS_BAD_CASE, "3 ranks do not divide nz = 512");
+    fixture_close(&fx);
+}
+
+/* A ring fit (the probe's ranks 0 .. R - 1 all exchanging with both
+ * neighbours at once) is the exchange of a row of exactly R ranks, ahead of
+ * the pairs, and never a pair's: 4 ranks take the ring 0-3 (5 us + 4 s /
+ * 100 GB/s: 2 s, a rank's faces, at 50 GB/s), though its pairs are faster;
+ * 2 ranks take the ring 0-1; 8 ranks, with no ring of 8, the pairs as
+ * before (the ring 0-3 is not the slowest pair 2-3 that stands in). */
+#define RINGS "printf 'test-gpu,cuda,peer,0,3,ring,5,100,0.99,12\\ntest-gpu,cuda,peer,0,1,ring,4,300,0.99,12\\n' >>interconnect-fit.csv"
+static void test_ranks_ring_fit(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, RINGS);
+    assert_int_equal(fx.fits.n, 12);
+    int missing;
+    const interconnect_fit *x = interconnect_ring(&fx.fits, "peer", 4, HALO_256, &missing);
+    assert_int_equal(missing, 0);
+    assert_int_equal(x->ring, 4);
+    NEAR(x->link.latency_us, 5);
+    NEAR(x->link.bandwidth_gbs, 50);
+    x = interconnect_ring(&fx.fits, "peer", 2, HALO_256, &missing);
+    assert_int_equal(x->ring, 2);
+    NEAR(x->link.bandwidth_gbs, 150);
+    x = interconnect_ring(&fx.fits, "peer", 8, HALO_256, &missing);
+    assert_int_equal(missing, 5);
+    assert_int_equal(x->ring, 0);
+    NEAR(x->link.bandwidth_gbs, 80);
+    /* a pair is a pair's fit, the ring 0-3 not among them */
+    x = interconnect_pair(&fx.fits, "peer", 0, 3);
+    assert_int_equal(x->ring, 0);
+    NEAR(x->fitted.bandwidth_gbs, 200);
+    /* host has no ring: its pairs, as before */
+    x = interconnect_ring(&fx.fits, "host", 4, HALO_256, &missing);
+    assert_int_equal(x->ring, 0);
+    NEAR(x->link.bandwidth_gbs, 10);
+    /* the prediction: the ring's time, said in the route */
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 5 + RANK_256 / 50e3);
+    NEAR(p.step.step_us, p.times.slab_us + 5 + RANK_256 / 50e3 + 10);
+    assert_false(p.projection);
+    assert_non_null(strstr(p.route, "ring fit of ranks 0-3"));
     fixture_close(&fx);
 }
 
@@ -841,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_projection_faces),
         cmocka_unit_test(test_fit_pairs),
         cmocka_unit_test(test_fit_malformed),
+        cmocka_unit_test(test_ranks_ring_fit),
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_ranks_weak),
         cmocka_unit_test(test_ranks_strong),
