@@ -233,3 +233,63 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
     free(ds);
     return 0;
 }
+
+/* Threads of d's launch that update a cell. */
+static int64_t working_threads(const mb_described *d)
+{
+    const int64_t row = (d->nx + d->cells_per_thread - 1) / d->cells_per_thread;
+    return d->launch == MODEL_LAUNCH_LINEAR ? mb_described_threads(d) : row * d->ny * d->nz;
+}
+
+/* Lattice s of o onto g: 1 added, 0 skipped (idle threads), -1 with why. */
+static int add_lattice(const mb_described_options *o, const model_kernel_file *f, const lbp_device_info *info, int s,
+                       mb_geometry *g, char *why, size_t why_len)
+{
+    const long long *n = o->sizes[s];
+    mb_described d;
+    char reason[256];
+    if (mb_described_of(f, n[0], n[1], n[2], o->word_bytes, &d, reason, sizeof reason)) {
+        snprintf(why, why_len, "%s: %s", o->file, reason);
+        return -1;
+    }
+    const int block_size = d.block[0] * d.block[1] * d.block[2], width = d.word_bytes * d.cells_per_thread;
+    const int blocks = wanted_blocks(f, info, block_size);
+    if (blocks < 1) {
+        snprintf(why, why_len, "%s: no blocks_per_sm, occupancy or registers this device turns into blocks per SM: "
+                 "the geometry probe forces the kernel's", o->file);
+        return -1;
+    }
+    if (width != 2 && width != 4 && width != 8) {
+        snprintf(why, why_len, "%s: %d-byte accesses (%d cells per thread of %d bytes) are not probed", o->file, width,
+                 d.cells_per_thread, d.word_bytes);
+        return -1;
+    }
+    const int64_t launched = mb_described_threads(&d), working = working_threads(&d);
+    if (working < launched) {
+        lbp_warn("%s: %lldx%lldx%lld leaves %.1f %% of its threads idle: the probe's threads all work, so it is not "
+                 "this launch (skipped)", o->file, n[0], n[1], n[2], 100.0 * (double)(launched - working) / launched);
+        return 0;
+    }
+    g->block_size = block_size, g->blocks_per_cu = blocks, g->word_bytes = width; /* the file's, every lattice */
+    if (mb_geometry_add(g, (long long)launched, f->k.lattices)) {
+        snprintf(why, why_len, "%s: more than %d lattices", o->file, MB_MAX_LIST);
+        return -1;
+    }
+    return 1;
+}
+
+int mb_described_geometry(const mb_described_options *o, const lbp_device_info *info, mb_geometry *g, char *why,
+                          size_t why_len)
+{
+    model_kernel_file f;
+    if (model_kernel_file_read(o->file, &f, why, why_len)) return -1;
+    memset(g, 0, sizeof *g);
+    int added = 0;
+    for (int s = 0; s < o->n_sizes; s++) {
+        const int r = add_lattice(o, &f, info, s, g, why, why_len);
+        if (r < 0) return -1;
+        added += r;
+    }
+    if (!added) snprintf(why, why_len, "%s: every lattice of --size leaves threads idle: no geometry to probe", o->file);
+    return added > 0;
+}

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "described.h"
+#include "plan.h"
 #include "probe.h"
 
 #define MB_MAX_SIZES 32
@@ -39,6 +40,19 @@ typedef struct {
  * device cannot make (block size, blocks per SM). */
 int mb_described_run(mb_bench *b, const mb_described *d, int reps, mb_described_result *out, char *why,
                      size_t why_len);
+
+/* membench --geometry-from FILE --size LIST: the file's launch as one
+ * geometry of the geometry sweep (plan.h): its block size, the blocks per SM
+ * it asks for (forced: the probe must be the kernel's occupancy), its
+ * access width (word size x cells per thread) and, per lattice, its
+ * launched threads, in place for one lattice, swapped for two.  A lattice
+ * whose launch leaves threads idle is skipped with a warning: the probe's
+ * threads all work, so it is not that launch (model.md: the geometry path
+ * does not read it there).  Returns 1 with *g; 0 with why where no lattice
+ * is left; -1 with why for a file that gives no geometry (unreadable, no
+ * blocks per SM, an access width not probed, a launch not generated). */
+int mb_described_geometry(const mb_described_options *o, const lbp_device_info *info, mb_geometry *g,
+                          char *why, size_t why_len);
 
 /* The command: every lattice of o, rows in membench-kernel.csv and
  * membench-kernel-meta.csv.  Returns 0; exits 1 or 2 on failure. */

@@ -54,6 +54,11 @@ static const char USAGE[] =
     "                      rows of this device, any backend, that give blocks per\n"
     "                      SM (NVIDIA's OpenCL does, from its kernels' registers);\n"
     "                      make bench runs it after lbmkernels\n"
+    "  --geometry-from KERNEL_FILE --size LIST  the same at a kernel description's\n"
+    "                      launch (doc/kernels.md): its block, blocks per SM and\n"
+    "                      access width, the threads it launches on each lattice\n"
+    "                      (lattices that leave threads idle are skipped: the\n"
+    "                      probe's threads all work)\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 2-, 4- and 8-byte words at 2^12 threads,\n"
@@ -170,7 +175,12 @@ static void parse_option(int opt, const char *arg, options *o)
 static void check_described(options *o)
 {
     mb_described_options *d = &o->described;
-    if (!d->file != !o->size_list) lbp_usage_error("--kernel FILE and --size LIST go together");
+    if (o->geometry_from && o->size_list && !d->file) { /* the geometry of a kernel file (plan_geometry) */
+        d->word_bytes = o->plan.word_bytes_given ? o->plan.word_bytes : 0;
+        return;
+    }
+    if (!d->file != !o->size_list)
+        lbp_usage_error("--kernel FILE (or --geometry-from KERNEL_FILE) and --size LIST go together");
     if (!d->file) return;
     const mb_plan_options *p = &o->plan;
     if (o->sweeps_given || o->geometry_from || p->n_words || p->n_misaligned_n || o->threads || p->n_thread_counts ||
@@ -781,8 +791,13 @@ static void plan_geometry(run *r)
     static mb_geometry geoms[MB_MAX_GEOMETRIES];
     const lbp_device_info *i = &r->d->info;
     char why[512];
-    int ng = mb_read_geometries(r->o->geometry_from, i->slug, (double)i->l2_bytes, geoms, MB_MAX_GEOMETRIES, why,
-                                sizeof why);
+    mb_described_options kernel = r->o->described; /* --size given: geometry_from is a kernel file */
+    kernel.file = r->o->geometry_from;
+    const int from_kernel = kernel.n_sizes > 0;
+    int ng = from_kernel ? mb_described_geometry(&kernel, i, geoms, why, sizeof why)
+                         : mb_read_geometries(r->o->geometry_from, i->slug, (double)i->l2_bytes, geoms,
+                                              MB_MAX_GEOMETRIES, why, sizeof why);
+    if (ng <= 0 && from_kernel) lbp_usage_error("%s", why);
     if (ng < 0) lbp_fail("%s", why);
     if (ng == 0)
         lbp_fail("%s: no rows of device %s with blocks per SM and a working set within 4 x the L2 (%.0f MB): no "

@@ -406,6 +406,15 @@ static int add_geometry_threads(mb_geometry *g, long long t)
     return i;
 }
 
+int mb_geometry_add(mb_geometry *g, long long threads, int lattices)
+{
+    const int j = add_geometry_threads(g, threads);
+    if (j < 0) return -1;
+    if (lattices < 2) g->in_place[j] = 1;
+    else g->swapped[j] = 1;
+    return 0;
+}
+
 int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes, mb_geometry *out, int max,
                        char *err, size_t err_len)
 {
@@ -460,14 +469,9 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
             }
             out[n++] = (mb_geometry){.block_size = (int)bs, .blocks_per_cu = kk, .word_bytes = width};
         }
-        int j = add_geometry_threads(&out[g], (long long)(cells / v));
-        if (j < 0) {
+        if (mb_geometry_add(&out[g], (long long)(cells / v), (int)lattices)) {
             snprintf(err, err_len, "%s: more than %d thread counts at one launch geometry", t.path, MB_MAX_LIST);
             rc = -1;
-        } else if (lattices < 2) {
-            out[g].in_place[j] = 1;
-        } else {
-            out[g].swapped[j] = 1;
         }
     }
     lbp_table_free(&t);

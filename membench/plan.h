@@ -128,6 +128,9 @@ typedef struct {
  * naming the file and line. */
 int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes, mb_geometry *out, int max,
                        char *err, size_t err_len);
+/* Thread count `threads` added to g (in order, once), marked in place for a
+ * kernel of one lattice, swapped for one of two.  -1: no room. */
+int mb_geometry_add(mb_geometry *g, long long threads, int lattices);
 /* The geometry sweep (membench-geometry.csv, sweep 'geometry'): the N=19
  * probe at each geometry and thread count, back to back like the threads
  * sweep, with L and M each 0 or 10, without and with the collision payload

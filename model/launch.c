@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -64,6 +65,72 @@ double model_launched_threads(const model_kernel *k, const model_lattice *lat)
     case MODEL_LAUNCH_LINEAR: break;
     }
     return lat->cells / v;
+}
+
+double model_working_share(const model_kernel *k, const model_lattice *lat)
+{
+    const double launched = model_launched_threads(k, lat);
+    if (k->launch == MODEL_LAUNCH_LINEAR || launched <= 0) return 1;
+    const double working = ceil((double)lat->nx / model_cells_per_thread(k)) * (double)lat->ny * (double)lat->nz;
+    return fmin(working / launched, 1);
+}
+
+static int warp_size(const model_inputs *in)
+{
+    const char *w = model_meta_value(in, "warp_size");
+    return w && atoi(w) > 0 ? atoi(w) : 32;
+}
+
+int model_warps_span_rows(const model_inputs *in, const model_kernel *k)
+{
+    return !in->is_cpu && k->launch == MODEL_LAUNCH_GRID && k->block[0] % warp_size(in) != 0;
+}
+
+/* Words of `all` at this offset that start inside a sector: the `shifted`
+ * ones (x + 1) at o + s, the others at o. */
+static int misaligned_at(long long o, int s, int all, int shifted)
+{
+    return (o % MODEL_SECTOR_BYTES ? all - shifted : 0) + ((o + s) % MODEL_SECTOR_BYTES ? shifted : 0);
+}
+
+static long long gcd(long long a, long long b)
+{
+    while (b) {
+        const long long t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+int model_row_classes(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                      model_row_class out[MODEL_MAX_ROW_CLASSES])
+{
+    out[0].weight = 1;
+    for (int p = 0; p < k->phases; p++) {
+        out[0].misaligned_reads[p] = k->misaligned_reads[p];
+        out[0].misaligned_writes[p] = k->misaligned_writes[p];
+    }
+    const double rows = (double)lat->ny * (double)lat->nz;
+    const long long stride = lat->stored_cells > lat->cells && rows > 0 ? llround(lat->stored_cells / rows) : lat->nx;
+    const long long step = gcd(stride * k->word_bytes % MODEL_SECTOR_BYTES, MODEL_SECTOR_BYTES);
+    if (in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || model_warps_span_rows(in, k) || step == MODEL_SECTOR_BYTES)
+        return 1;
+    int n = 0;
+    const double share = (double)step / MODEL_SECTOR_BYTES; /* row offsets are the multiples of step, evenly */
+    for (long long o = 0; o < MODEL_SECTOR_BYTES; o += step) {
+        model_row_class c = {.weight = share};
+        for (int p = 0; p < k->phases; p++) {
+            c.misaligned_reads[p] = misaligned_at(o, k->word_bytes, k->words_read, k->misaligned_reads[p]);
+            c.misaligned_writes[p] = misaligned_at(o, k->word_bytes, k->words_written, k->misaligned_writes[p]);
+        }
+        int i = 0;
+        while (i < n && (memcmp(out[i].misaligned_reads, c.misaligned_reads, sizeof c.misaligned_reads) ||
+                         memcmp(out[i].misaligned_writes, c.misaligned_writes, sizeof c.misaligned_writes)))
+            i++;
+        if (i < n) out[i].weight += share;
+        else if (n < MODEL_MAX_ROW_CLASSES) out[n++] = c; /* offsets 0, -s and the rest: three at most */
+    }
+    return n;
 }
 
 model_launch_shape model_launch_shape_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat)

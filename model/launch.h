@@ -35,6 +35,36 @@ int model_cells_per_thread(const model_kernel *k);
  * of unknown block size: as linear. */
 double model_launched_threads(const model_kernel *k, const model_lattice *lat);
 
+/* The launched threads that update cells (a rows or grid launch: ceil(nx /
+ * v) x ny x nz) over all launched: 1 for a linear launch, less where rows or
+ * blocks are padded past the lattice's edge. */
+double model_working_share(const model_kernel *k, const model_lattice *lat);
+
+/* A rows or grid launch starts each lattice row's warps at the row's first
+ * cell, so where a row's bytes (nx x s) are not a multiple of the 32-byte
+ * sector a GPU moves, rows start at offsets inside a sector: a warp's access
+ * there straddles one sector more than it fills, as the misaligned probe's
+ * access (shifted by a word) does, whatever the offset.  The rows fall into
+ * classes by offset, each a share of the rows (equal over offsets): in a
+ * row at offset o the words a linear launch reads aligned are misaligned
+ * unless o is a whole sector, and the x + 1 ones unless o + s is.  Each
+ * class: its share and its L and M per phase.  One class of weight 1 and
+ * the kernel's own L and M for a linear launch, rows of whole sectors, a CPU
+ * (no warps) or a grid whose blocks are not whole warps wide in x (its
+ * warps span several rows: no probe measures that).  Returns the count. */
+#define MODEL_SECTOR_BYTES 32
+#define MODEL_MAX_ROW_CLASSES 3
+typedef struct {
+    double weight;
+    int misaligned_reads[MODEL_MAX_PHASES], misaligned_writes[MODEL_MAX_PHASES];
+} model_row_class;
+int model_row_classes(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                      model_row_class out[MODEL_MAX_ROW_CLASSES]);
+
+/* A grid launch whose blocks are narrower in x than a warp (or not whole
+ * warps wide): each warp's access covers pieces of several rows. */
+int model_warps_span_rows(const model_inputs *in, const model_kernel *k);
+
 /* The launch's blocks, resident blocks per wave and waves (blocks over SMs
  * x blocks per SM, those from the occupancy where only it is known); 0 for
  * what the block size, the SM count or the blocks per SM leave unknown. */

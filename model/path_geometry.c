@@ -19,7 +19,9 @@
  * reads and writes the same arrays at every launch.
  *
  * It answers only there: N = 19, L and M of 0 or 10, in place for one
- * lattice, the thread count inside the measured ones. */
+ * lattice, the thread count inside the measured ones, every launched thread
+ * working (the probe's all do: a rows or grid launch with idle threads is
+ * the threads path's). */
 #include "levels.h"
 
 #include <math.h>
@@ -93,6 +95,7 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
     const model_lattice *lat = q->lat;
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || lat->blocks_per_cu < 1)
         return 0;
+    if (model_working_share(k, lat) < 1) return 0; /* the probe's threads all work: not a launch with idle ones */
     model_probe_query launch = launch_query(k, lat);
     launch.layout = layout_of(in, k, lat);
     const double threads = model_launched_threads(k, lat);

@@ -194,6 +194,35 @@ static int read_rows(const model_path_query *q, int access, int in_place, model_
     return 1;
 }
 
+/* The threads of a rows or grid launch past the lattice's edge move no
+ * words, but each holds its block's slot on an SM until the block's last
+ * working thread is done: of the threads resident at the kernel's
+ * occupancy, only the working share keeps words in flight.  By Little's
+ * law the launch then runs as a launch of its working threads alone at
+ * that share of the occupancy, which has as many waves (the same blocks
+ * over the same slots).  *working: the lattice at that occupancy; returns
+ * level 2 there (the kernel factor's numerator, read at the occupancy the
+ * back-to-back curves are), q->probe where every thread works or the
+ * occupancy is unknown, NULL where level 2 fails there. */
+static const model_probe_level *working_level(const model_path_query *q, model_lattice *working,
+                                              model_probe_level *level, model_provenance *prov)
+{
+    const double share = model_working_share(q->k, q->lat);
+    *working = *q->lat;
+    if (share >= 1 || q->lat->occupancy <= 0) return q->probe;
+    working->occupancy = q->lat->occupancy * share;
+    model_note(prov, "%.1f %% of the launched threads idle: read at their working threads and occupancy %.3f x %.3f",
+               100 * (1 - share), q->lat->occupancy, share);
+    model_provenance scratch; /* level 2's own reading was recorded once, at the kernel's occupancy */
+    model_provenance_init(&scratch);
+    char err[256];
+    if (model_probe_level_of(q->in, q->k, working, level, &scratch, err, sizeof err)) {
+        model_note(prov, "%s", err);
+        return NULL;
+    }
+    return level;
+}
+
 void model_threads_path(const model_path_query *q, model_prediction *out)
 {
     const model_inputs *in = q->in;
@@ -206,7 +235,15 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
     const int in_place = k->lattices < 2, from_rows = read_rows(q, access, in_place, &set, &a->prov);
     if (!from_rows && !model_b2b_threads(in, access, lat->block_size, PROBE_OR_OTHER_WORD, &set, &a->prov)) return;
     double imbalance;
-    const double threads = threads_read(q, &imbalance, &a->prov);
+    model_lattice working;
+    model_probe_level working_probe;
+    const model_probe_level *probe = working_level(q, &working, &working_probe, &a->prov);
+    if (!probe) {
+        model_b2b_free(&set);
+        return;
+    }
+    lat = &working;
+    const double threads = threads_read(q, &imbalance, &a->prov) * model_working_share(k, q->lat);
     /* A kernel that keeps fewer lattices than the probe's two (A-A) has a
      * smaller working set: where that lets it stay in the L2 while the
      * probe at the same thread count spills, the probe with the kernel's
@@ -239,7 +276,7 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
     double step_us = 0;
     /* the in-place row probe paid no write-allocate: level 2's saving of it
      * is in its time already */
-    const double saved = from_rows && in_place && q->probe->in_place_factor > 0 ? q->probe->in_place_factor : 1;
+    const double saved = from_rows && in_place && probe->in_place_factor > 0 ? probe->in_place_factor : 1;
     for (int p = 0; p < k->phases; p++) {
         const double rows_f = from_rows ? rows_kernel_factor(q, &set, p, in_place, threads) : 0;
         if (from_rows && !(rows_f > 0) && p == 0)
@@ -248,7 +285,7 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
                             "not measured: data from before them, or a kernel of other words");
         d->l2_factor[p] = rows_f > 0 ? 1 : l2_factor(q, &set, p, threads);
         d->kernel_factor[p] = rows_f > 0 ? rows_f
-                                         : q->probe->ns_per_cell[p] * saved * v / base.ns_per_thread *
+                                         : probe->ns_per_cell[p] * saved * v / base.ns_per_thread *
                                                d->block_factor * d->l2_factor[p];
         a->memory_us[p] = k->launches_per_step * stretch(in, per_launch_us, d->kernel_factor[p]);
         step_us += a->memory_us[p] / k->phases;

@@ -1,6 +1,8 @@
 /* The model's three levels put together: see predict.h. */
 #include "predict.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "launch.h"
@@ -19,9 +21,10 @@ static const struct {
     {MODEL_FULL_SIZE_SWEEP, model_size_sweep_path},
 };
 
-static void full_level(const model_path_query *q, model_prediction *out)
+/* compute = 0: the paths' answers are in out already (the row classes'). */
+static void full_level(const model_path_query *q, model_prediction *out, int compute)
 {
-    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+    for (int i = 0; compute && i < MODEL_FULL_PATHS; i++) {
         model_provenance_init(&out->full.answer[full_paths[i].id].prov);
         full_paths[i].run(q, out);
     }
@@ -38,6 +41,92 @@ static void full_level(const model_path_query *q, model_prediction *out)
                    "level 3 from the stream size sweep and launch interval (membench.csv has no threads sweep)");
 }
 
+/* Adds a row class's answer of each path, its time weighted by its share
+ * of the rows, to the sum in `into` (a path applies where it does for every
+ * class); the details are the largest class's. */
+static void add_class(model_full_level *into, const model_full_level *c, double weight, int phases, int first,
+                      int largest)
+{
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        model_path_answer *a = &into->answer[i];
+        const model_path_answer *b = &c->answer[i];
+        if (first) {
+            *a = *b;
+            for (int p = 0; p < phases; p++) a->memory_us[p] = 0;
+        } else {
+            a->applies = a->applies && b->applies;
+            a->complete = a->complete && b->complete;
+            a->launch_bound = a->launch_bound || b->launch_bound;
+            model_provenance_merge(&a->prov, &b->prov);
+        }
+        for (int p = 0; p < phases; p++) a->memory_us[p] += weight * b->memory_us[p];
+    }
+    if (largest) {
+        into->geometry = c->geometry;
+        into->threads = c->threads;
+        into->size_sweep = c->size_sweep;
+    }
+}
+
+/* Level 3 over the launch's row classes (launch.h): each class's kernel (its
+ * L and M) predicted on the whole lattice, the step the classes' times
+ * weighted by their shares of the rows. */
+static int full_level_by_rows(const model_path_query *q, const model_row_class *rows, int n, model_prediction *out,
+                              char *err, size_t err_len)
+{
+    model_prediction *c = malloc(sizeof *c);
+    if (!c) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    int largest = 0;
+    for (int r = 1; r < n; r++)
+        if (rows[r].weight > rows[largest].weight) largest = r;
+    for (int r = 0; r < n; r++) {
+        model_kernel k = *q->k;
+        memcpy(k.misaligned_reads, rows[r].misaligned_reads, sizeof k.misaligned_reads);
+        memcpy(k.misaligned_writes, rows[r].misaligned_writes, sizeof k.misaligned_writes);
+        memset(c, 0, sizeof *c);
+        model_provenance_init(&c->prov);
+        if (model_probe_level_of(q->in, &k, q->lat, &c->probe, &c->prov, err, err_len)) {
+            free(c);
+            return -1;
+        }
+        const model_path_query qc = {q->in, &k, q->lat, &c->probe};
+        for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+            model_provenance_init(&c->full.answer[full_paths[i].id].prov);
+            full_paths[i].run(&qc, c);
+        }
+        add_class(&out->full, &c->full, rows[r].weight, q->k->phases, r == 0, r == largest);
+        model_provenance_merge(&out->prov, &c->prov); /* the class's clamps: its L and M may pass the sweeps' */
+    }
+    free(c);
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        model_path_answer *a = &out->full.answer[i];
+        double step_us = 0;
+        for (int p = 0; p < q->k->phases; p++) step_us += a->memory_us[p] / q->k->phases;
+        a->mlups = a->applies && step_us > 0 ? q->lat->cells / step_us : 0;
+    }
+    return 0;
+}
+
+/* The notes of a launch the row classes price, or do not. */
+static void note_rows(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                      const model_row_class *rows, int n, model_provenance *prov)
+{
+    if (model_warps_span_rows(in, k))
+        model_note(prov, "blocks %d threads wide in x: each warp's access spans rows, which no probe measures "
+                         "(priced as whole rows)", k->block[0]);
+    if (n < 2) return;
+    char classes[160] = "";
+    for (int r = 0, used = 0; r < n && used < (int)sizeof classes; r++)
+        used += snprintf(classes + used, sizeof classes - used, "%s%.1f %% L=%d M=%d", r ? ", " : "",
+                         100 * rows[r].weight, rows[r].misaligned_reads[0], rows[r].misaligned_writes[0]);
+    model_note(prov, "rows of %lld bytes start at several offsets in a %d-byte sector, so the warps of some "
+                     "straddle sectors: rows %s (first launch pattern)",
+               (long long)(lat->nx * k->word_bytes), MODEL_SECTOR_BYTES, classes);
+}
+
 int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
                   char *err, size_t err_len)
 {
@@ -49,7 +138,11 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     const model_launch_shape shape = model_launch_shape_of(in, k, lat);
     out->full.launch = (model_launch_detail){shape.threads, shape.blocks, shape.waves};
     const model_path_query q = {in, k, lat, &out->probe};
-    full_level(&q, out);
+    model_row_class rows[MODEL_MAX_ROW_CLASSES];
+    const int n = model_row_classes(in, k, lat, rows);
+    note_rows(in, k, lat, rows, n, &out->prov);
+    if (n > 1 && full_level_by_rows(&q, rows, n, out, err, err_len)) return -1;
+    full_level(&q, out, n == 1);
     return 0;
 }
 

@@ -3,6 +3,8 @@
 # usage errors exit 2 with one line; a run on PoCL writes one verified row
 # per lattice with the launch and the threads launched; check-kernels
 # passes a point measured as predicted and fails one 50 % off, at its bar;
+# the H100's committed measurements of the test kernels keep their rows
+# launches within the bar;
 # tests/kernels/check.sh runs every test kernel end to end.
 # Last line: "kernel-check: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
@@ -85,6 +87,14 @@ if [ $# = 2 ]; then
 else
     bad "check-kernels printed no predictions: $(cat "$tmp/out")"
 fi
+# the H100's measured test kernels (doc/findings/kernel-files.md): every
+# rows launch but the thermal model's at 130^3 (its misalignment past the
+# sweeps' N) within its bar, idle threads and rows inside a sector priced
+h100=data/nvidia-h100-80gb-hbm3-x4 measured=tests/kernels/measured/nvidia-h100-80gb-hbm3.csv
+model/model check-kernels --data $h100 --measured $measured >"$tmp/h100" 2>&1
+over=$(awk '$2 == "rows" && $3 != "130x130x130" && /OVER/' "$tmp/h100")
+[ "$(grep -c '^[a-z0-9-]* *rows ' "$tmp/h100")" = 6 ] && [ -z "$over" ] && ok ||
+    bad "the H100's rows launches: $(cat "$tmp/h100")"
 # a point measured on another device, or a file without the columns: exit 2
 sed "2s/^$dev,/other-device,/" "$tmp/guess.csv" >"$tmp/other.csv"
 model/model check-kernels --data $data --backend "$be" --measured "$tmp/other.csv" >/dev/null 2>"$tmp/err"

@@ -249,9 +249,13 @@ static model_prediction predict(const model_inputs *in, const model_kernel *k, m
     return p;
 }
 
-/* A rows launch of 200-cell rows in blocks of 256 starts the threads of a
- * linear launch of 256-cell rows: the threads sweep is read there, so the
- * step takes as long and the rows launch updates 200/256 of the cells. */
+/* A rows launch of 200-cell rows in blocks of 256 starts 256 threads a
+ * row, of which 56 idle: they move no words, so the threads sweep is read
+ * at the 200 working ones, as for a linear launch of the same cells, and
+ * the launch lasts longer than that only by its blocks' spread over the SMs
+ * (4096 blocks of the rows launch over 10 SMs: 410 on the busiest, against
+ * 409.6 on average; the linear launch's 3200 spread evenly).  Rows of 800
+ * bytes start on whole 32-byte sectors: one row class. */
 static void test_idle_threads_predicted(void **state)
 {
     (void)state;
@@ -267,21 +271,144 @@ static void test_idle_threads_predicted(void **state)
     assert_int_equal(pi.full.path, MODEL_FULL_THREADS_SWEEP);
     assert_int_equal(pf.full.path, MODEL_FULL_THREADS_SWEEP);
     NEAR(pi.full.launch.threads_launched, 256 * 64 * 64);
-    NEAR(pi.full.threads.threads, pf.full.threads.threads);
-    NEAR(pi.full.mlups, pf.full.mlups * 200 / 256);
+    NEAR(pi.full.threads.threads, 200 * 64 * 64); /* the working threads */
     /* 4096 blocks of 256 over 10 SMs x 4 blocks per SM */
     NEAR(pi.full.launch.blocks, 4096);
     NEAR(pi.full.launch.waves, 4096 / 40.0);
-    /* the same rows launch counted as linear would read fewer threads and
-     * predict more: the idle threads cost */
+    /* the same cells launched linearly: as many working threads, no spread */
     const model_prediction pl = predict(&in, &linear, idle);
     NEAR(pl.full.launch.threads_launched, 200 * 64 * 64);
-    assert_true(pl.full.mlups > pi.full.mlups * 1.1);
+    NEAR(pl.full.threads.threads, pi.full.threads.threads);
+    assert_true(pi.full.mlups <= pl.full.mlups);
+    assert_true(pi.full.mlups >= pl.full.mlups * 409.6 / 410 * (1 - 1e-9));
+    /* and faster than charging the idle threads as working ones would: the
+     * 256-cell rows' step over 200/256 of the cells */
+    assert_true(pi.full.mlups > pf.full.mlups * 200 / 256 * 1.1);
     /* waves from the occupancy where blocks per SM are not given: 0.5 x
-     * 2048 threads per SM / 256 = 4 blocks per SM */
+     * 2048 threads per SM / 256 = 4 blocks per SM; of the threads resident,
+     * 200/256 work: level 2 (the kernel factor) is read at that share of the
+     * occupancy */
     idle.blocks_per_cu = -1;
     idle.occupancy = 0.5;
-    NEAR(predict(&in, &rows, idle).full.launch.waves, 4096 / 40.0);
+    const model_prediction po = predict(&in, &rows, idle);
+    NEAR(po.full.launch.waves, 4096 / 40.0);
+    assert_true(model_provenance_says(&po.full.answer[MODEL_FULL_THREADS_SWEEP].prov, "occupancy 0.500 x 0.781"));
+    model_inputs_free(&in);
+}
+
+/* The launched threads that work: all of a linear launch, 100 of 128 a
+ * row, and a grid's cells over its rounded-up box. */
+static void test_working_share(void **state)
+{
+    (void)state;
+    model_kernel k = {.cells_per_thread = 1};
+    model_lattice lat = box(100, 10, 3, 128);
+    NEAR(model_working_share(&k, &lat), 1);
+    k.launch = MODEL_LAUNCH_ROWS;
+    NEAR(model_working_share(&k, &lat), 100.0 / 128);
+    k.cells_per_thread = 2; /* 50 threads a row of 64 */
+    lat = box(100, 10, 3, 32);
+    NEAR(model_working_share(&k, &lat), 50.0 / 64);
+    k = (model_kernel){.launch = MODEL_LAUNCH_GRID, .block = {32, 4, 2}};
+    lat = box(100, 10, 3, 256);
+    NEAR(model_working_share(&k, &lat), 3000.0 / (128 * 12 * 4));
+}
+
+/* D3Q19 pull (19 words each way, 10 read at x + 1) in rows of 4-byte
+ * words: row offsets are the multiples of gcd(nx x 4 mod 32, 32) in a
+ * 32-byte sector, evenly. */
+static void row_classes_of(const model_kernel *k, long long nx, int is_cpu, model_row_class *c, int *n)
+{
+    model_inputs in = {.is_cpu = is_cpu};
+    const model_lattice lat = box(nx, 16, 16, 128);
+    *n = model_row_classes(&in, k, &lat, c);
+}
+
+static void assert_class(const model_row_class *c, double weight, int L, int M)
+{
+    NEAR(c->weight, weight);
+    assert_int_equal(c->misaligned_reads[0], L);
+    assert_int_equal(c->misaligned_writes[0], M);
+}
+
+static void test_row_classes(void **state)
+{
+    (void)state;
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    model_row_class c[MODEL_MAX_ROW_CLASSES];
+    int n;
+    row_classes_of(&k, 100, 0, c, &n); /* linear: the kernel's own */
+    assert_int_equal(n, 1);
+    assert_class(&c[0], 1, 10, 0);
+    k.launch = MODEL_LAUNCH_ROWS;
+    row_classes_of(&k, 200, 0, c, &n); /* 800-byte rows: whole sectors */
+    assert_int_equal(n, 1);
+    assert_class(&c[0], 1, 10, 0);
+    row_classes_of(&k, 100, 0, c, &n); /* 400 bytes: offsets 0 and 16 */
+    assert_int_equal(n, 2);
+    assert_class(&c[0], 0.5, 10, 0);
+    assert_class(&c[1], 0.5, 19, 19);
+    row_classes_of(&k, 130, 0, c, &n); /* 520 bytes: offsets 0, 8, 16, 24 */
+    assert_int_equal(n, 2);
+    assert_class(&c[0], 0.25, 10, 0);
+    assert_class(&c[1], 0.75, 19, 19);
+    /* 508 bytes: every word offset; at 28 the x + 1 words start a sector
+     * (9 reads misaligned), the writes all straddle */
+    row_classes_of(&k, 127, 0, c, &n);
+    assert_int_equal(n, 3);
+    assert_class(&c[0], 1.0 / 8, 10, 0);
+    assert_class(&c[1], 6.0 / 8, 19, 19);
+    assert_class(&c[2], 1.0 / 8, 9, 19);
+    row_classes_of(&k, 100, 1, c, &n); /* a CPU: no warps */
+    assert_int_equal(n, 1);
+    k.launch = MODEL_LAUNCH_GRID; /* warps of whole rows: as rows */
+    k.block[0] = 32, k.block[1] = 4, k.block[2] = 2;
+    row_classes_of(&k, 100, 0, c, &n);
+    assert_int_equal(n, 2);
+    k.block[0] = 8, k.block[1] = 8, k.block[2] = 4; /* warps over 4 rows: not priced */
+    row_classes_of(&k, 100, 0, c, &n);
+    assert_int_equal(n, 1);
+    assert_class(&c[0], 1, 10, 0);
+    /* A-A's two launches, 0/0 and 10/10: in a row at offset 16 every word
+     * straddles in both */
+    assert_int_equal(model_builtin_kernel(&k, "aa", "fp32"), 0);
+    k.launch = MODEL_LAUNCH_ROWS;
+    row_classes_of(&k, 100, 0, c, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(c[0].misaligned_reads[1], 10);
+    assert_int_equal(c[1].misaligned_reads[0], 19);
+    assert_int_equal(c[1].misaligned_writes[1], 19);
+}
+
+/* A rows launch of 100-cell rows (half of them at a sector's middle) takes
+ * the two classes' steps weighted by their rows: each class predicted as a
+ * kernel of its L and M on the same launch, with rows padded in memory to
+ * 128 cells (512 bytes, whole sectors: one class). */
+static void test_row_classes_predicted(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in);
+    model_kernel rows;
+    assert_int_equal(model_builtin_kernel(&rows, "pull", "fp32"), 0);
+    rows.launch = MODEL_LAUNCH_ROWS;
+    model_lattice lat = box(100, 64, 64, 128), padded = lat;
+    lat.blocks_per_cu = padded.blocks_per_cu = 8;
+    padded.stored_cells = 128.0 * 64 * 64;
+    const model_prediction p = predict(&in, &rows, lat);
+    assert_true(model_provenance_says(&p.prov, "rows 50.0 % L=10 M=0, 50.0 % L=19 M=19"));
+    model_kernel straddling = rows;
+    straddling.misaligned_reads[0] = straddling.misaligned_writes[0] = 19;
+    const model_prediction pa = predict(&in, &rows, padded), pb = predict(&in, &straddling, padded);
+    assert_false(model_provenance_says(&pa.prov, "start at several offsets"));
+    assert_true(pa.full.answer[MODEL_FULL_THREADS_SWEEP].applies);
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        const double a = pa.full.answer[i].mlups, b = pb.full.answer[i].mlups;
+        if (!pa.full.answer[i].applies || i == MODEL_FULL_SIZE_SWEEP) continue; /* its working set is the stored one */
+        assert_true(b < a);
+        NEAR(p.full.answer[i].mlups, 1 / (0.5 / a + 0.5 / b));
+    }
     model_inputs_free(&in);
 }
 
@@ -385,6 +512,8 @@ int main(void)
         cmocka_unit_test(test_builtin_schemes),  cmocka_unit_test(test_example_files),
         cmocka_unit_test(test_parse_values),     cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_launched_threads), cmocka_unit_test(test_idle_threads_predicted),
+        cmocka_unit_test(test_working_share),    cmocka_unit_test(test_row_classes),
+        cmocka_unit_test(test_row_classes_predicted),
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2078,6 +2078,78 @@ static void with_pocl_slug(const char *name, char *path, size_t len)
     free(text);
 }
 
+/* membench --geometry-from KERNEL_FILE --size LIST: the file's launch
+ * (rows of 64 threads, 2 blocks per SM, 4-byte words, two lattices) at the
+ * threads it launches on each lattice; a lattice leaving threads idle is
+ * skipped with a warning, and only such lattices, or a file without blocks
+ * per SM, is exit 2 with the file named. */
+static void test_cli_geometry_kernel(void **state)
+{
+    (void)state;
+    char err[16384], kfile[128], plain[128], args[512], path[256];
+    snprintf(kfile, sizeof kfile, "/tmp/test_membench_geo.%d.kernel", (int)getpid());
+    snprintf(plain, sizeof plain, "/tmp/test_membench_geo_plain.%d.kernel", (int)getpid());
+    FILE *f = fopen(kfile, "w");
+    assert_non_null(f);
+    fputs("name = g\nwords_read = 19\nmisaligned_reads = 10\nlaunch = rows\nblock_size = 64\nblocks_per_sm = 2\n", f);
+    assert_int_equal(fclose(f), 0);
+    f = fopen(plain, "w");
+    assert_non_null(f);
+    fputs("name = p\nwords_read = 19\nlaunch = rows\nblock_size = 64\n", f);
+    assert_int_equal(fclose(f), 0);
+    /* --size without --kernel or --geometry-from: usage */
+    assert_int_equal(run_cli("--size 64x8x8", err, sizeof err), 2);
+    assert_non_null(strstr(err, "--geometry-from KERNEL_FILE"));
+    if (!have_pocl) {
+        remove(kfile), remove(plain);
+        skip();
+    }
+    remove_out();
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --size 100x4x4 --quick --reps 2", kfile);
+    int rc = run_cli(args, err, sizeof err);
+    if (rc != 2) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "21.9 % of its threads idle"));
+    assert_non_null(strstr(err, "no geometry to probe"));
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --size 64x8x8 --quick --reps 2", plain);
+    assert_int_equal(run_cli(args, err, sizeof err), 2);
+    assert_non_null(strstr(err, plain));
+    assert_non_null(strstr(err, "blocks per SM"));
+    out_path(path, sizeof path, "membench-geometry.csv");
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* 64x8x8 and 128x16x8: 4096 and 16384 threads; 100x4x4 skipped */
+    snprintf(args, sizeof args, "--backend opencl --geometry-from %s --size 64x8x8,100x4x4,128x16x8 --quick --reps 2",
+             kfile);
+    rc = run_cli(args, err, sizeof err);
+    if (rc) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(err, "100x4x4 leaves"));
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    int rows = 0, swapped = 0;
+    while (fgets(line, sizeof line, f)) {
+        int words, wb, bs, k_req, sw;
+        long long threads;
+        int n = sscanf(line, "%*[^,],%*[^,],%*[^,],%d,%d,%*d,%*d,%d,%d,%*[^,],%*[^,],%lld,%*[^,],%*[^,],%*[^,],%*[^,],"
+                             "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%d",
+                       &words, &wb, &bs, &k_req, &threads, &sw);
+        assert_int_equal(n, 6);
+        assert_int_equal(words, 19);
+        assert_int_equal(wb, 4);
+        assert_int_equal(bs, 64);
+        assert_int_equal(k_req, 2);
+        assert_true(threads == 4096 || threads == 16384);
+        swapped += sw;
+        rows++;
+    }
+    fclose(f);
+    assert_true(rows > 0 && swapped > 0); /* two lattices: the swapped probe too */
+    remove(kfile), remove(plain);
+    remove_out();
+}
+
 /* membench --geometry-from on PoCL.  OpenCL cannot force blocks per SM: a
  * row that names them runs unconstrained (blocks_per_cu -1), one that
  * does not is no geometry at all. */
@@ -2242,6 +2314,7 @@ int main(void)
         cmocka_unit_test(test_cli_threads_sweep),
         cmocka_unit_test(test_cli_thread_counts),
         cmocka_unit_test(test_cli_geometry_sweep),
+        cmocka_unit_test(test_cli_geometry_kernel),
     };
     return cmocka_run_group_tests(tests, group_setup, lbp_test_close_devices);
 }

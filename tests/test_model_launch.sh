@@ -1,7 +1,7 @@
 #!/bin/sh
 # lbm.csv's and model.csv's launch column (issue 34): model validate reads
 # an lbm.csv without it as linear (as one that says linear), predicts a
-# rows launch with its idle threads, refuses a launch it cannot read (exit
+# rows launch with its idle threads (moving no words, holding slots), refuses a launch it cannot read (exit
 # 2 naming the column), and writes the launch in model.csv; model summary
 # reads a model.csv written before the column.
 # Last line: "model-launch: N passed, M failed".
@@ -33,13 +33,17 @@ column full_mlups | cmp -s - "$tmp/old" && ok || bad "launch=linear predicts oth
 fresh; add_launch rows; validate
 column launch | sed -n 4p | grep -qx rows && ok || bad "model.csv does not say rows: $(column launch | tr '\n' ' ')"
 # the H100's folder: its row 3, push 256^3 in blocks of 192, launched as
-# rows of 384 threads (a third idle) is predicted slower than linearly
+# rows of 384 threads (a third idle): the idle threads move no words, so
+# the prediction is not the linear one's x 256/384 that charging them as
+# working would give, but it moves (they hold a third of the slots: level 2
+# and the threads sweep are read at 2/3 of the occupancy)
 h100=data/nvidia-h100-80gb-hbm3
 awk -F, 'NR == 4 { exit !($3 == "push" && $6 == 256 && $11 == 192) }' $h100/lbm.csv || bad "$h100/lbm.csv row 3 moved"
 fresh $h100; validate; column full_mlups >"$tmp/old"
 fresh $h100; add_launch rows 3; validate
 old3=$(sed -n 3p "$tmp/old") new3=$(column full_mlups | sed -n 3p)
-awk -v a="$new3" -v b="$old3" 'BEGIN { exit !(a < b) }' && ok || bad "rows of 384 threads for 256 cells not slower: $new3 vs $old3"
+awk -v a="$new3" -v b="$old3" 'BEGIN { exit !(a != b && a > 0.9 * b) }' && ok ||
+    bad "rows of 384 threads for 256 cells: $new3, linear $old3 (wanted another value above 0.9 x linear)"
 [ "$(column full_mlups | sed 3d)" = "$(sed 3d "$tmp/old")" ] && ok || bad "rows on row 3 moved other rows"
 for v in grid bogus; do
     fresh; add_launch $v; validate; rc=$?
