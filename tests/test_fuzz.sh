@@ -1,11 +1,11 @@
 #!/bin/sh
 # make test: each libFuzzer harness of tests/fuzz/ for a short while
-# (LBP_FUZZ_SECONDS, default 20; 0 skips) from the committed corpus, so an
+# (LBP_FUZZ_SECONDS, default 10; 0 skips) from the committed corpus, so an
 # input that once crashed a parser is replayed on every change.  Needs clang
 # with libFuzzer (make deps installs it); without it the harnesses are
 # skipped, not failed.  Last line: "fuzz: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-secs=${LBP_FUZZ_SECONDS:-20}
+secs=${LBP_FUZZ_SECONDS:-10}
 harnesses=$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c; done)
 skip() {
     echo "fuzz: skipped: $1"
