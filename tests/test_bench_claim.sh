@@ -8,11 +8,7 @@
 # unreadable input (exit 2) or an exit 1 without a validated model.csv fails
 # the bench.  Last line: "bench-claim: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # A tree with core/bench.sh and stub tools: each stage writes its CSV into
 # --out after STUB_SLEEP seconds; model validate exits STUB_MODEL_RC,

@@ -4,11 +4,7 @@
 # starts with which flags, the rows it merges, what it records, and when it
 # skips or fails.  Last line: "bench_ranks: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 root=$(pwd)
 
 # A tree the script runs in: core/bench-ranks.sh, stand-in tools, bin/mpirun.

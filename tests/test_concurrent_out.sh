@@ -6,11 +6,7 @@
 # Each run is stream on PoCL with one tiny array (a fraction of a second),
 # told apart by its --sizes.  Last line: "concurrent-out: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 sizes="4096 8192 16384 32768"
 
 # start every run of SIZES into $tmp/out (extra flags: $@) and wait for all

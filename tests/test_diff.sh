@@ -6,11 +6,7 @@
 # both drifts, each lattice and scheme within it or not, rows of several
 # ranks left out; a bad command line exits 2.  Last line: "diff: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 a=data/nvidia-h100-80gb-hbm3 b=data/nvidia-h200
 
 sh core/diff.sh "$b" "$b" >"$tmp/same" || bad "diff of a run with itself exited $?"

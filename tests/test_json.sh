@@ -4,11 +4,7 @@
 # the provenance records and what the text says.  On committed data.
 # Last line: "json: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 if ! command -v jq >/dev/null 2>&1; then echo "json: jq missing (make deps installs it)"; echo "json: 0 passed, 1 failed"; exit 1; fi
 # holds FILE FILTER: the file is one JSON object and FILTER is true of it
 holds() { jq -e "$2" "$1" >/dev/null 2>&1; }

@@ -8,11 +8,7 @@
 # tests/kernels/check.sh runs every test kernel end to end.
 # Last line: "kernel-check: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 k=tests/kernels/d3q15-rows-idle.kernel
 
 # usage ARGS... WHAT: exit 2, one line on stderr that says WHAT

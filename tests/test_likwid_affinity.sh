@@ -9,11 +9,7 @@
 # device with OMP_PROC_BIND=close.  Needs 2 CPUs or more (else skipped).
 # Last line: "likwid-affinity: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 cpus=$(nproc 2>/dev/null || echo 1)
 if [ "$cpus" -lt 2 ] || ! stream/stream --list 2>/dev/null | grep -q '^openmp device'; then
     echo "likwid-affinity: one CPU or no OpenMP device: skipped"

@@ -4,11 +4,7 @@
 # naming the file, the line and the column, and writes no model.csv; a
 # NaN never passes; a data file without its meta file is refused.  Last line: "model-inputs: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # set FILE COLUMN VALUE: every data row's COLUMN of $tmp/d/FILE to VALUE
 set_column() {

@@ -6,11 +6,7 @@
 # reads a model.csv written before the column.
 # Last line: "model-launch: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # fresh [DIR]: a copy of the synthetic GPU folder (or of DIR) without model.csv
 fresh() { rm -rf "$tmp/d"; mkdir "$tmp/d"; cp "${1:-tests/model-data/gpu}"/*.csv "$tmp/d/"; rm -f "$tmp/d"/model*.csv; }

@@ -6,11 +6,7 @@
 # and of a missing or malformed fit (1).  Last line: "model_ranks: N
 # passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 d=$tmp/ranks
 mkdir -p "$d" && cp tests/model-data/gpu/*.csv "$d/" && cp tests/model-data/ranks/*.csv "$d/" || exit 1
 predict() { model/model predict --data "$d" --backend cuda --scheme pull --precision fp32 "$@"; }

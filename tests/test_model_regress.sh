@@ -9,11 +9,7 @@
 # holds once per cells_per_thread); a row missing or extra fails.
 # Last line: "model-regress: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 
 # compare EXPECTED GOT: one line per difference, nothing when they agree
 compare() {

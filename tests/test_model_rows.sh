@@ -13,11 +13,7 @@
 #     fallback is no longer recorded.
 # Last line: "model-rows: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-[ -n "$KEEP" ] || trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 src=data/pthread-skylake-avx512-intel-xeon-processor
 
 cp -r "$src" "$tmp/old"

@@ -3,11 +3,7 @@
 # one line on stderr, naming what is wrong).  Runs on PoCL, in seconds.
 # Last line: "reproducers: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 # expect RC PATTERN CMD...: CMD exits RC with one stderr line matching PATTERN
 expect() {
     want=$1 pat=$2; shift 2

@@ -4,11 +4,7 @@
 # what was wrong on one line of stderr.  Needs no device: each line is
 # rejected before one is opened.  Last line: "usage: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
 # expect_usage TOOL ARGS...: exit 2 and a non-empty message
 expect_usage() {
     "$@" >"$tmp/out" 2>"$tmp/err"
