@@ -96,7 +96,9 @@ static inline int lbp_is_cpu(const lbp_device_info *i) { return i->kind == LBP_K
 typedef struct {
     int registers;           /* per thread, -1 unknown (OpenCL) */
     int max_block_size;      /* largest block this kernel can launch with */
-    int64_t local_bytes;     /* spill/stack per thread, -1 unknown */
+    int64_t local_bytes;     /* private memory per thread beyond the registers
+                                (spills, stack, dynamically indexed arrays),
+                                bytes; -1 unknown (OpenMP; OpenCL off NVIDIA) */
     int64_t static_shared_bytes;
 } lbp_kernel_info;
 

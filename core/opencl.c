@@ -419,11 +419,16 @@ static void ocl_kernel_info(lbp_device *d, lbp_kernel *k, lbp_kernel_info *out)
     size_t wg = 0;
     cl_ulong priv = 0, local = 0;
     clGetKernelWorkGroupInfo(k->kernel, o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-    clGetKernelWorkGroupInfo(k->kernel, o->dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL);
+    const cl_int priv_err =
+        clGetKernelWorkGroupInfo(k->kernel, o->dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL);
     clGetKernelWorkGroupInfo(k->kernel, o->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     out->registers = k->registers;
     out->max_block_size = (int)wg;
-    out->local_bytes = (int64_t)priv;
+    /* NVIDIA answers the kernel's local memory (spills, private arrays), as
+     * ptxas counted it; PoCL answers one figure whatever the kernel (a
+     * trivial one and one with a 4 KB private array alike), which is no
+     * kernel's: unknown there, as its registers are. */
+    out->local_bytes = o->nvidia && priv_err == CL_SUCCESS ? (int64_t)priv : -1;
     out->static_shared_bytes = (int64_t)local;
 }
 

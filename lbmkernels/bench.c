@@ -145,7 +145,7 @@ int lbm_measure(lbp_device *d, const lbm_kernels *k, const lbm_layout *L, int bl
         return 1;
     }
 
-    lbm_step_limits(d, k, block_size, &r->registers, NULL, &r->blocks_per_cu);
+    lbm_step_limits(d, k, block_size, &r->registers, &r->local_bytes, NULL, &r->blocks_per_cu);
     r->occupancy = (r->blocks_per_cu > 0 && d->info.max_threads_per_cu > 0)
                        ? (double)r->blocks_per_cu * block_size / d->info.max_threads_per_cu
                        : -1;
@@ -182,11 +182,11 @@ void lbm_csv_write(lbp_csv *csv, lbm_scheme s, lbm_precision p, const lbm_result
     const lbm_ranks_cols one = {.ranks = 1, .exchange = "none", .scaling = "none", .nz_local = m->L.nz};
     if (!rk) rk = &one;
     const lbm_record rec = lbm_record_of(s, p);
-    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%d,%.4f,%d,%d,%d,%.2f,%s,"
+    lbp_csv_row(csv, "%s,%s,periodic,%d,%d,%d,%d,%lld,%d,%d,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%d,%lld,%d,%.4f,%d,%d,%d,%.2f,%s,"
                      "%d,%s,%d,%s,%d,%.3f,%s,%d,%d,%s,%s",
                 lbm_scheme_names[s], lbm_precision_names[p], m->L.nx, m->L.ny, m->L.nz, m->L.nxp,
                 (long long)m->L.cells, m->block_size, m->steps, m->reps, m->ms.min, m->ms.median, m->ms.max,
-                m->mlups_median, m->mlups_max, m->gbs_median, m->registers, m->blocks_per_cu, m->occupancy,
+                m->mlups_median, m->mlups_max, m->gbs_median, m->registers, (long long)m->local_bytes, m->blocks_per_cu, m->occupancy,
                 rec.lattices, rec.bytes_per_update, m->cells_per_thread, lbm_pass_spread_pct(m),
                 lbm_store_names[m->nontemporal], rk->ranks, rk->exchange, rk->overlap, rk->scaling, rk->nz_local,
                 rk->exchange_us, rec.launch, rec.words_read, rec.words_written, rec.misaligned_reads,

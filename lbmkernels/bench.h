@@ -23,6 +23,7 @@ typedef struct {
     double ms_median_slowest; /* the slowest pass's median (lbm_keep_faster) */
     double mlups_median, mlups_max, gbs_median;
     int registers, blocks_per_cu;
+    int64_t local_bytes; /* per thread, of the step kernels: spills; -1 unknown */
     double occupancy;
     double mass_drift;
 } lbm_result;
@@ -41,15 +42,16 @@ void lbm_keep_faster(lbm_result *kept, const lbm_result *r);
 double lbm_pass_spread_pct(const lbm_result *r);
 
 /* lbm.csv's columns after device,backend: the configuration and its
- * timing (and its stores: normal, nontemporal), then the ranks it ran on (a single device: 1 rank, exchange none,
+ * timing (and its stores: normal, nontemporal; registers and local_bytes:
+ * the step kernels' registers and spilled bytes per thread), then the ranks it ran on (a single device: 1 rank, exchange none,
  * overlap 0, scaling none, nz_local = nz, exchange_us 0), then the
  * kernel's record (record.h: its launch, words and misaligned counts, as
  * lattices and bytes_per_update, from its description file).  MLUPS: the
  * whole lattice's updates over the slowest rank's time. */
 #define LBM_CSV_HEADER                                                                                          \
     "scheme,precision,boundary,nx,ny,nz,nx_padded,cells,block_size,steps,reps,ms_min,ms_median,ms_max,"         \
-    "mlups_median,mlups_max,gbs_median,registers,blocks_per_cu,occupancy,lattices,bytes_per_update,"            \
-    "cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us," LBM_RECORD_COLUMNS
+    "mlups_median,mlups_max,gbs_median,registers,local_bytes,blocks_per_cu,occupancy,lattices,"                 \
+    "bytes_per_update,cells_per_thread,pass_spread_pct,stores,ranks,exchange,overlap,scaling,nz_local,exchange_us," LBM_RECORD_COLUMNS
 typedef struct {
     int ranks;
     const char *exchange; /* none, host, peer, mpi */

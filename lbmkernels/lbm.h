@@ -150,11 +150,12 @@ void lbm_kernels_prefetch(lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boun
  * thread, of fp32 or fp64 words: the ones that can store non-temporally. */
 int lbm_nontemporal_ok(lbm_scheme s, lbm_precision p, lbm_boundary b, int cells_per_thread);
 void lbm_kernels_release(lbm_kernels *k, lbp_device *d);
-/* Over the step kernels (both A-A phases): the most registers, the largest
- * block every one launches, the fewest blocks per compute unit at
- * block_size (-1 where the backend cannot tell).  NULL: not wanted. */
-void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int *max_block,
-                     int *blocks_per_cu);
+/* Over the step kernels (both A-A phases): the most registers, the most
+ * local (spilled) bytes per thread, the largest block every one launches,
+ * the fewest blocks per compute unit at block_size (-1 where the backend
+ * cannot tell).  NULL: not wanted. */
+void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int64_t *local_bytes,
+                     int *max_block, int *blocks_per_cu);
 
 /* A lattice on the device and the state of a run. */
 typedef struct {

@@ -486,7 +486,7 @@ static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *m
             fail_run(r, "the %s %s kernel (cells per thread %s) failed verification; nothing written", s, prec, cpt);
         if (lbm_kernels_build_stores(&k[ci], r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci], g->nontemporal) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) does not compile", s, prec, cpt);
-        lbm_step_limits(r->d, &k[ci], 0, NULL, &max_block[ci], NULL);
+        lbm_step_limits(r->d, &k[ci], 0, NULL, NULL, &max_block[ci], NULL);
     }
 }
 

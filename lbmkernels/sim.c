@@ -141,16 +141,18 @@ fail:
     return -1;
 }
 
-void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int *max_block,
-                     int *blocks_per_cu)
+void lbm_step_limits(lbp_device *d, const lbm_kernels *k, int block_size, int *registers, int64_t *local_bytes,
+                     int *max_block, int *blocks_per_cu)
 {
     if (registers) *registers = 0;
+    if (local_bytes) *local_bytes = -1;
     if (max_block) *max_block = d->info.max_block_size;
     if (blocks_per_cu) *blocks_per_cu = 0;
     for (int ph = 0; ph < 2 && k->step[ph]; ph++) {
         lbp_kernel_info ki;
         d->be->kernel_info(d, k->step[ph], &ki);
         if (registers && (ph == 0 || ki.registers > *registers)) *registers = ki.registers;
+        if (local_bytes && (ph == 0 || ki.local_bytes > *local_bytes)) *local_bytes = ki.local_bytes;
         if (max_block && ki.max_block_size > 0 && ki.max_block_size < *max_block) *max_block = ki.max_block_size;
         if (blocks_per_cu) {
             int b = d->be->occupancy(d, k->step[ph], block_size, 0);

@@ -726,7 +726,7 @@ int lbm_slab_measure(lbp_device *d, const lbm_kernels *k_slab, const lbm_kernels
         return 1;
     }
     lbm_result *res = &r->r;
-    lbm_step_limits(d, k, block_size, &res->registers, NULL, &res->blocks_per_cu);
+    lbm_step_limits(d, k, block_size, &res->registers, &res->local_bytes, NULL, &res->blocks_per_cu);
     res->occupancy = (res->blocks_per_cu > 0 && d->info.max_threads_per_cu > 0)
                          ? (double)res->blocks_per_cu * block_size / d->info.max_threads_per_cu
                          : -1;

@@ -117,6 +117,42 @@ static void test_runs_dialect_kernel(void **state)
     lbp_release(d, bc);
 }
 
+/* A private array indexed by a number the compiler cannot know lives in
+ * private (local) memory: the backend's local_bytes holds at least it
+ * where the backend can tell; a kernel of a few scalars keeps next to
+ * none.  Where it cannot tell (the CPU backends: PoCL's
+ * CL_KERNEL_PRIVATE_MEM_SIZE is one figure for every kernel), unknown is
+ * unknown for every kernel, never a number the tools would read as a
+ * spill. */
+static const char *private_src =
+    "KERNEL void big_private(GLOBAL float *out, int n) {\n"
+    "  float a[256];\n"
+    "  for (int i = 0; i < 256; i++) a[i] = (float)(i * n);\n"
+    "  out[global_id(0)] = a[(global_id(0) * 7 + n) & 255];\n"
+    "}\n";
+
+static int64_t local_bytes_of(lbp_device *d, const char *src, const char *entry)
+{
+    lbp_kernel *k = lbp_compile(d, src, entry, "");
+    assert_non_null(k);
+    lbp_kernel_info ki;
+    d->be->kernel_info(d, k, &ki);
+    d->be->kernel_release(d, k);
+    return ki.local_bytes;
+}
+
+static void test_private_memory_reported(void **state)
+{
+    lbp_device *d = lbp_test_device(state);
+    const int64_t big = local_bytes_of(d, private_src, "big_private"), small = local_bytes_of(d, saxpy_src, "saxpy");
+    if (big < 0) {
+        assert_int_equal(small, -1); /* unknown is unknown for every kernel */
+        return;
+    }
+    assert_true(big >= 256 * (int64_t)sizeof(float));
+    assert_in_range(small, 0, 64);
+}
+
 static void test_compile_error_returns_null(void **state)
 {
     lbp_device *d = lbp_test_device(state);
@@ -1030,6 +1066,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         LBP_TEST_ON_CPU_BACKENDS(test_runs_dialect_kernel),
         LBP_TEST_ON_CPU_BACKENDS(test_compile_error_returns_null),
+        LBP_TEST_ON_CPU_BACKENDS(test_private_memory_reported),
         LBP_TEST_ON_CPU_BACKENDS(test_alloc_too_large_returns_null),
         LBP_TEST_ON_CPU_BACKENDS(test_prefetched_compiles),
         cmocka_unit_test(test_nvrtc_compiles_dialect_for_sm90),
