@@ -50,6 +50,7 @@ typedef struct {
     int n;
     ranks_validation ranks; /* the rows of several ranks */
     model_launch_kind *rank_launch; /* per point of ranks */
+    long long *rank_local_bytes;    /* per point of ranks: lbm.csv's local_bytes */
 } validation;
 
 typedef struct {
@@ -95,7 +96,8 @@ static const model_range DIM = {.lo = 1, .hi = 1 << 20, .whole = 1},
                          LATTICES = {.lo = 1, .hi = 2, .whole = 1},
                          OCCUPANCY = {.lo = 0, .hi = 1, .lo_open = 1, .has_unknown = 1, .unknown = -1},
                          BLOCKS_PER_CU = {.lo = 0, .hi = 1 << 16, .whole = 1, .has_unknown = 1, .unknown = -1},
-                         MLUPS = {.lo = 0, .hi = 1e9, .lo_open = 1};
+                         MLUPS = {.lo = 0, .hi = 1e9, .lo_open = 1},
+                         LOCAL_BYTES = {.lo = 0, .hi = 1 << 30, .whole = 1, .has_unknown = 1, .unknown = -1};
 
 /* Row's number in col within range, or fallback where lbm.csv has no such
  * column; a value out of range: exit 2 naming file, line and column. */
@@ -180,6 +182,13 @@ static void check_finite_prediction(const validation *v, int row, const model_pr
                      v->lbm.line[row], name[i], level[i]);
 }
 
+/* The row's kernel's spilled bytes per thread; -1 where lbm.csv predates
+ * the column.  Read to flag the point, never to change its prediction. */
+static long long local_bytes_of(const validation *v, int row)
+{
+    return (long long)lbm_number(v, row, "local_bytes", LOCAL_BYTES, -1);
+}
+
 /* One periodic row of lbm.csv of one rank, predicted. */
 static void add_point(validation *v, int row, const ranks_row *ranks)
 {
@@ -196,6 +205,7 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     const model_lattice lat = lattice_of(v, row);
     pt->cells_per_thread = k.cells_per_thread;
     pt->launch = k.launch;
+    pt->local_bytes = local_bytes_of(v, row);
     pt->measured = lbm_number(v, row, "mlups_median", MLUPS, 0);
     if (!(lat.cells > 0) || !(pt->measured > 0) || !isfinite(pt->measured))
         model_bad_input("%s:%d: expected positive cells and mlups_median", v->path, t->line[row]);
@@ -225,7 +235,10 @@ static void add_ranks_point(validation *v, int row, const ranks_row *ranks)
     char err[1024];
     const int before = v->ranks.n;
     if (ranks_validation_add(&v->ranks, in, &k, &lat, t, row, ranks, err, sizeof err)) model_bad_input("%s", err);
-    if (v->ranks.n > before) v->rank_launch[before] = k.launch;
+    if (v->ranks.n > before) {
+        v->rank_launch[before] = k.launch;
+        v->rank_local_bytes[before] = local_bytes_of(v, row);
+    }
 }
 
 static void read_points(validation *v)
@@ -240,7 +253,8 @@ static void read_points(validation *v)
     if (model_require_meta(v->dir, "lbm.csv", err, sizeof err)) model_bad_input("%s", err);
     v->pts = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->pts);
     v->rank_launch = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->rank_launch);
-    if (!v->pts || !v->rank_launch) lbp_fail("%s: out of memory", v->path);
+    v->rank_local_bytes = calloc(v->lbm.rows ? v->lbm.rows : 1, sizeof *v->rank_local_bytes);
+    if (!v->pts || !v->rank_launch || !v->rank_local_bytes) lbp_fail("%s: out of memory", v->path);
     if (ranks_validation_init(&v->ranks, v->dir, v->lbm.rows, err, sizeof err)) model_bad_input("%s", err);
     const int ib = lbp_table_column(&v->lbm, "backend"), ibd = lbp_table_column(&v->lbm, "boundary");
     for (int row = 0; row < v->lbm.rows; row++) {
@@ -304,7 +318,9 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
-        lbp_csv_row(csv, "%s,%d,normal,-1,none,%s", row, v->ranks.pts[i].cells_per_thread,
+        char flags[64];
+        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s", row, v->ranks.pts[i].cells_per_thread,
+                    model_flags_text(model_spill_flag(v->rank_local_bytes[i]), flags, sizeof flags),
                     model_launch_name(v->rank_launch[i]));
     }
     lbp_csv_finish(csv);
@@ -350,6 +366,7 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
     KV("result", "%s", over || v->ranks.skipped ? "fail" : "pass");
     KV("points_predicted_above_roofline", "%d", s->predicted_above_roofline);
     KV("points_measured_above_roofline", "%d", s->measured_above_roofline);
+    KV("points_spilling", "%d", s->spilling);
 #undef KV
     lbp_write_meta(v->dir, "model", info, model_argc, model_argv, extra, ne, force);
 }
@@ -392,6 +409,7 @@ int model_cmd_validate(int argc, char **argv)
     lbp_table_free(&v.lbm);
     free(v.pts);
     free(v.rank_launch);
+    free(v.rank_local_bytes);
     if (skipped) fprintf(stderr, "model: %d row(s) of several ranks not predicted (no interconnect fit)\n", skipped);
     if (over)
         fprintf(stderr, "model: %d point(s) over the error bar (%.1f %% from 128^3, %.1f %% below)\n", over,

@@ -179,12 +179,13 @@ void model_report_points(const model_validated_point *pts, int n, const model_er
         snprintf(size, sizeof size, "%lldx%lldx%lld", v->nx, v->ny, v->nz);
         snprintf(scheme, sizeof scheme, "%s%s", v->scheme, strcmp(v->stores, "nontemporal") ? "" : "-nt");
         const int flags = model_point_flags(v);
-        printf("%-7s %-6s %-5s %-15s %6lld %10.1f %10.1f %10.1f %10.1f %+8.2f %s%s%s%s%s\n", v->backend, scheme,
+        printf("%-7s %-6s %-5s %-15s %6lld %10.1f %10.1f %10.1f %10.1f %+8.2f %s%s%s%s%s%s\n", v->backend, scheme,
                v->precision, size, v->block_size, v->measured, p->roofline.mlups, p->probe.mlups, p->full.mlups,
                v->error_pct, model_point_over(v, bars) ? "OVER " : "", p->prov.within_measured ? "" : "clamped ",
                model_full_answer(p)->launch_bound ? "launch-bound " : "",
                flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE ? "PREDICTED>ROOFLINE " : "",
-               flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE ? "MEASURED>ROOFLINE" : "");
+               flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE ? "MEASURED>ROOFLINE " : "",
+               flags & MODEL_FLAG_SPILLS ? "SPILLS" : "");
     }
 }
 
@@ -255,6 +256,9 @@ void model_report_validation(const model_validation_stats *s, const model_error_
         printf("flagged: %d prediction(s) and %d measurement(s) above the roofline of their working set (level 1 "
                "scaled by the stream size sweep's copy there over the DRAM copy's)\n",
                s->predicted_above_roofline, s->measured_above_roofline);
+    if (s->spilling)
+        printf("flagged: %d point(s) whose kernel spills to local memory (lbm.csv local_bytes > 0): that traffic is in "
+               "no probe, so their prediction leaves it out\n", s->spilling);
     print_fallbacks(s);
     for (int b = 0; b < n_inputs; b++)
         if (strcmp(inputs[b].occupancy_from, inputs[b].backend)) print_borrowed(&inputs[b]);

@@ -7,19 +7,33 @@
 
 #include "commands.h"
 
+int model_spill_flag(long long local_bytes)
+{
+    return local_bytes > 0 ? MODEL_FLAG_SPILLS : 0;
+}
+
 int model_point_flags(const model_validated_point *v)
 {
     const double roof = v->pr.roofline.working_set_mlups;
-    if (!(roof > 0)) return 0;
+    const int spills = model_spill_flag(v->local_bytes);
+    if (!(roof > 0)) return spills;
     return (v->pr.full.mlups > roof ? MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE : 0) |
-           (v->measured > roof ? MODEL_FLAG_MEASURED_ABOVE_ROOFLINE : 0);
+           (v->measured > roof ? MODEL_FLAG_MEASURED_ABOVE_ROOFLINE : 0) | spills;
 }
 
 const char *model_flags_text(int flags, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s", flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE ? "predicted>roofline" : "",
-             flags == (MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE | MODEL_FLAG_MEASURED_ABOVE_ROOFLINE) ? ";" : "",
-             flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE ? "measured>roofline" : "");
+    static const struct {
+        int flag;
+        const char *name;
+    } names[] = {{MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE, "predicted>roofline"},
+                 {MODEL_FLAG_MEASURED_ABOVE_ROOFLINE, "measured>roofline"},
+                 {MODEL_FLAG_SPILLS, "spills"}};
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((flags & names[i].flag) && used < len)
+            used += snprintf(buf + used, len - used, "%s%s", used ? ";" : "", names[i].name);
     if (!flags) snprintf(buf, len, "none");
     return buf;
 }
@@ -93,6 +107,7 @@ void model_validation_stats_of(const model_validated_point *pts, int n, const mo
         const int flags = model_point_flags(v);
         s->predicted_above_roofline += (flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE) != 0;
         s->measured_above_roofline += (flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE) != 0;
+        s->spilling += (flags & MODEL_FLAG_SPILLS) != 0;
         add_fallbacks(&v->pr.prov, s);
     }
 }

@@ -11,6 +11,7 @@ typedef struct {
     long long nx, ny, nz, block_size;
     int cells_per_thread; /* lbmkernels': 0 a row per thread */
     model_launch_kind launch; /* lbm.csv's launch column; linear where it has none */
+    long long local_bytes; /* lbm.csv's: the kernel's spilled bytes per thread; -1 unknown or no column */
     double cells, measured;
     double error_pct; /* 100 (predicted - measured) / measured: > 0 the model is optimistic */
     model_prediction pr;
@@ -35,13 +36,18 @@ typedef struct {
     double geometry_threads_sum;    /* its |error| there, summed */
     int fallback_points[MODEL_FALLBACK_KINDS]; /* points that read a fallback of each kind */
     int predicted_above_roofline, measured_above_roofline; /* points flagged so */
+    int spilling;                   /* points flagged spills */
 } model_validation_stats;
 
 /* What a point is flagged for, never silently: a prediction above the
- * roofline of its working set, a measurement above it. */
-enum { MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE = 1, MODEL_FLAG_MEASURED_ABOVE_ROOFLINE = 2 };
+ * roofline of its working set, a measurement above it; a kernel that keeps
+ * local memory (spilled registers), whose traffic to it no probe measured
+ * and the prediction leaves out. */
+enum { MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE = 1, MODEL_FLAG_MEASURED_ABOVE_ROOFLINE = 2, MODEL_FLAG_SPILLS = 4 };
 int model_point_flags(const model_validated_point *v);
-/* "predicted>roofline;measured>roofline", or "none". */
+/* A kernel of local_bytes per thread: MODEL_FLAG_SPILLS above 0, else 0. */
+int model_spill_flag(long long local_bytes);
+/* "predicted>roofline;measured>roofline;spills" (those set), or "none". */
 const char *model_flags_text(int flags, char *buf, size_t len);
 
 int model_point_is_large(const model_validated_point *v);

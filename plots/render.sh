@@ -287,6 +287,7 @@ if [ -f "$data/lbm.csv" ]; then
     for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
         lp=""; i=0
         mt="title 'measured above the roofline of its working set'"; pt="title 'predicted above it'"
+        st="title 'kernel spills (its local-memory traffic left out)'"
         for s in push pull split aa; do
             i=$((i + 1))
             # the size sweep: each scheme's most common block size
@@ -297,9 +298,10 @@ if [ -f "$data/lbm.csv" ]; then
             cond="$cond${cpt:+,cells_per_thread=$cpt}"
             if [ "$src" = "$data/model.csv" ] && [ -n "$ws" ]; then
                 # a flagged point: 1 where measured or predicted lies above the
-                # roofline of its working set (model validate's flags column)
+                # roofline of its working set, or the kernel spills (model
+                # validate's flags column)
                 csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups roofline_ws_mlups flags |
-                    awk '{ print $1, $2, $3, $4, $5, ($6 ~ /measured>/), ($6 ~ /predicted>/) }' | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
+                    awk '{ print $1, $2, $3, $4, $5, ($6 ~ /measured>/), ($6 ~ /predicted>/), ($6 ~ /spills/) }' | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             elif [ "$src" = "$data/model.csv" ]; then
                 csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
             else
@@ -315,6 +317,10 @@ if [ -f "$data/lbm.csv" ]; then
                 roof="$roof, '' using 1:5 with lines lw 2 dt 3 lc rgb 'black' title 'roofline of the working set ($s)'"
                 lp="$lp, '' using 1:(\$6 > 0 ? \$2 : 1/0) with points pt 6 ps 2.2 lw 2 lc rgb 'red' $mt"
                 lp="$lp, '' using 1:(\$7 > 0 ? \$3 : 1/0) with points pt 4 ps 2.2 lw 2 lc rgb 'red' $pt"
+                if awk '$8 > 0 { f = 1 } END { exit !f }' "$tmp/lbm-$b-$p-$s.dat"; then
+                    lp="$lp, '' using 1:(\$8 > 0 ? \$3 : 1/0) with points pt 8 ps 2.2 lw 2 lc rgb 'orange' $st"
+                    st=notitle
+                fi
                 mt=notitle; pt=notitle
             fi
         done

@@ -459,7 +459,14 @@ static void test_nontemporal_and_flags(void **state)
     assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "measured>roofline");
     v.pr.full.mlups = 4.2 * small.roofline.mlups;
     assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "predicted>roofline;measured>roofline");
+    v.local_bytes = 8; /* a kernel that spills */
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text),
+                        "predicted>roofline;measured>roofline;spills");
     v.measured = v.pr.full.mlups = small.roofline.mlups;
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "spills");
+    v.local_bytes = -1; /* unknown: no flag */
+    assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "none");
+    v.local_bytes = 0;
     assert_string_equal(model_flags_text(model_point_flags(&v), text, sizeof text), "none");
     model_inputs_free(&in);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -2017,6 +2024,47 @@ static void test_summary_rows(void **state)
     remove_folder(dir);
 }
 
+/* lbm.csv's local_bytes: a row whose kernel spills (> 0) is flagged spills
+ * in model.csv, the table and the closing lines; rows of 0 or -1 are not;
+ * no predicted number moves against the same file without the column. */
+static void test_spills_flagged(void **state)
+{
+    (void)state;
+    if (access("model/model", X_OK)) skip();
+    char dir[] = "/tmp/test_model_XXXXXX", cmd[1536];
+    gpu_folder(dir, NULL);
+    snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000 "
+                              "&& mv %s/model.csv %s/model-old.csv", dir, dir, dir);
+    assert_int_equal(run(cmd), 0);
+    assert_false(file_has("/tmp/test_model.out", "SPILLS"));
+    assert_false(file_has("/tmp/test_model.out", "spills to local memory"));
+    /* after registers: 96 bytes on the A-A row, 0 on the 256^3 push row,
+     * -1 elsewhere */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"registers\") r = i; "
+             "$r = $r \",local_bytes\"; print; next } "
+             "{ $r = $r \",\" ($3 == \"aa\" ? 96 : $3 == \"push\" && $6 == 256 ? 0 : -1); print }' lbm.csv > l.tmp "
+             "&& mv l.tmp lbm.csv && grep -q '^device,.*,registers,local_bytes,' lbm.csv",
+             dir);
+    assert_int_equal(run(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000 --force", dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "SPILLS"));
+    assert_true(file_has("/tmp/test_model.out", "flagged: 1 point(s) whose kernel spills to local memory"));
+    snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
+    assert_true(file_has(cmd, "points_spilling,1\n"));
+    /* the A-A row alone flagged; every column but flags as before */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"flags\") f = i; next } "
+             "($3 == \"aa\") != ($f == \"spills\") { bad = 1 } END { exit !(f && NR == 5 && !bad) }' model.csv "
+             "&& for m in model.csv model-old.csv; do awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) "
+             "if ($i == \"flags\") f = i } { $f = \"\"; print }' $m > $m.cut; done && cmp model.csv.cut model-old.csv.cut",
+             dir);
+    assert_int_equal(run(cmd), 0);
+    remove_folder(dir);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -2149,6 +2197,7 @@ int main(void)
         cmocka_unit_test(test_drift_cli),
         cmocka_unit_test(test_summary_rows),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_spills_flagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
