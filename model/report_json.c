@@ -106,6 +106,9 @@ static void json_point(model_json *j, const model_validated_point *v, const mode
     model_json_bool(j, "over_bar", model_point_over(v, bars));
     model_json_string(j, "path", path_names[p->full.path]);
     model_json_bool(j, "launch_bound", model_full_answer(p)->launch_bound);
+    char flags[64];
+    model_json_string(j, "flags", model_flags_text(model_point_flags(v), flags, sizeof flags));
+    model_json_number(j, "local_bytes", (double)v->local_bytes);
     json_provenance(j, &p->prov);
     model_json_close(j);
 }

@@ -2054,6 +2054,11 @@ static void test_spills_flagged(void **state)
     assert_true(file_has("/tmp/test_model.out", "flagged: 1 point(s) whose kernel spills to local memory"));
     snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
     assert_true(file_has(cmd, "points_spilling,1\n"));
+    snprintf(cmd, sizeof cmd,
+             "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000 --force --json", dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has("/tmp/test_model.out", "\"scheme\":\"aa\""));
+    assert_true(file_has("/tmp/test_model.out", "\"flags\":\"spills\",\"local_bytes\":96"));
     /* the A-A row alone flagged; every column but flags as before */
     snprintf(cmd, sizeof cmd,
              "cd %s && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"flags\") f = i; next } "
