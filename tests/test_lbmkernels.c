@@ -638,6 +638,15 @@ static void test_passes_keep_the_faster(void **state)
             assert_true(c >= 0);
             assert_string_equal(lbp_table_text(&t, 0, c), record[i][1]);
         }
+        /* local_bytes beside registers: a whole number, -1 unknown; a
+         * backend that cannot tell registers cannot tell spills either */
+        const int regs = lbp_table_column(&t, "registers"), local = lbp_table_column(&t, "local_bytes");
+        assert_int_equal(local, regs + 1);
+        double nregs, nlocal;
+        assert_int_equal(lbp_table_number(&t, 0, regs, &nregs, why, sizeof why), 0);
+        assert_int_equal(lbp_table_number(&t, 0, local, &nlocal, why, sizeof why), 0);
+        assert_true(nlocal >= -1 && nlocal == (long long)nlocal);
+        if (nregs < 0) assert_float_equal(nlocal, -1, 0);
         lbp_table_free(&t);
     }
     char rm[96];
