@@ -133,6 +133,25 @@ int64_t mb_row_items(const mb_probe_spec *s, int64_t cells)
     return (cells + mb_row(s) - 1) / mb_row(s);
 }
 
+int mb_band(const mb_probe_spec *s)
+{
+    return s->band > 0 ? s->band : 32;
+}
+
+/* Threads of one band of 32 / BX rows: X / BX warps of 32. */
+static int64_t band_threads(const mb_probe_spec *s)
+{
+    return (int64_t)MB_BAND_ROW_CELLS * 32 / mb_band(s);
+}
+
+int64_t mb_band_cell(const mb_probe_spec *s, int64_t t, int64_t threads)
+{
+    const int64_t bx = mb_band(s), per_band = band_threads(s);
+    if (bx == 32 || t >= threads / per_band * per_band) return t;
+    const int64_t w = t / 32, l = t % 32, band = w / (MB_BAND_ROW_CELLS / bx);
+    return (band * (32 / bx) + l / bx) * MB_BAND_ROW_CELLS + (w % (MB_BAND_ROW_CELLS / bx)) * bx + l % bx;
+}
+
 int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 {
     if (s->words < 1 || s->words > MB_MAX_WORDS)
@@ -160,6 +179,10 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
     else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
         snprintf(why, why_len, "a row probe (R=%d) has no vector, swapped or stamped form", s->row);
+    else if (s->band != 0 && s->band != 4 && s->band != 8 && s->band != 16 && s->band != 32)
+        snprintf(why, why_len, "band BX=%d is not 4, 8, 16 or 32", s->band);
+    else if (mb_band(s) < 32 && (mb_vector(s) > 1 || mb_row(s) > 1 || s->swapped || s->stamps))
+        snprintf(why, why_len, "a narrow probe (BX=%d) has no vector, row, swapped or stamped form", s->band);
     else
         return 0;
     return 1;
@@ -173,6 +196,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
     if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
+    if (mb_band(s) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", s->band);
     return buf;
 }
 
@@ -206,6 +230,20 @@ static uint64_t lane_ones(const mb_probe_spec *s)
     return ones;
 }
 
+/* mb_band_cell in the dialect: i, the cell of thread t_. */
+static void band_index(text *t, const mb_probe_spec *s)
+{
+    const int bx = mb_band(s), warps = MB_BAND_ROW_CELLS / bx;
+    text_printf(t,
+                "    const i64 t_ = global_id(0);\n"
+                "    if (t_ >= threads) return;\n"
+                "    const i64 w_ = t_ / 32, l_ = t_ %% 32, band_ = w_ / %d;\n"
+                "    const i64 i = t_ >= threads / %lld * %lld ? t_ /* the last partial band: linear */\n"
+                "                : (band_ * %d + l_ / %d) * %d + (w_ %% %d) * %d + l_ %% %d;\n",
+                warps, (long long)band_threads(s), (long long)band_threads(s), 32 / bx, bx, MB_BAND_ROW_CELLS,
+                warps, bx, bx);
+}
+
 static void probe_header(text *t, const mb_probe_spec *s, const char *word)
 {
     char name[64];
@@ -223,7 +261,9 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 mb_vector(s) > 1 ? "  Vector: thread i moves words V i .. V i + V - 1 of each array\n"
                                    " * as one aligned access, the misaligned ones (V i + 1 ..) as V single words"
                 : mb_row(s) > 1 ? "  Row: work-item t moves cells i = R t .. R t + R - 1 in a loop\n"
-                                  " * (the row kernels' shape on a CPU)" : "");
+                                  " * (the row kernels' shape on a CPU)"
+                : mb_band(s) < 32 ? "  Narrow: each warp moves BX cells of each of 32 / BX rows\n"
+                                    " * (gen.h), as a grid of blocks BX threads wide in x does" : "");
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
@@ -240,6 +280,8 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                        "#endif\n"
                        "    for (i64 i = i_first; i < i_end; i++) {\n",
                     s->row, s->row, s->row);
+    else if (mb_band(s) < 32)
+        band_index(t, s);
     else
         text_put(t, "    const i64 i = global_id(0);\n"
                     "    if (i >= threads) return;\n");
@@ -417,6 +459,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .ops_per_thread = mb_payload_ops(s->words, s->payload),
             .vector = mb_vector(s),
             .row = mb_row(s),
+            .band = mb_band(s),
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };

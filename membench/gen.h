@@ -33,6 +33,7 @@ typedef struct {
     int stamps;            /* per-warp %globaltimer stamps (compiled only where LBP_HAS_CLOCK) */
     int vector;            /* V: adjacent words per thread and array (0 or 1: one) */
     int row;               /* R: cells per thread, in a loop (0 or 1: one cell) */
+    int band;              /* BX: cells of a row each warp takes (0 or 32: linear) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -52,6 +53,22 @@ typedef struct {
 int mb_row(const mb_probe_spec *s); /* R, 1 for one cell per thread */
 /* Work-items of a launch over `cells` cells. */
 int64_t mb_row_items(const mb_probe_spec *s, int64_t cells);
+
+/* A narrow probe (BX = 4, 8 or 16) permutes the cells over the threads so
+ * that each warp takes BX adjacent cells of 32 / BX rows of
+ * MB_BAND_ROW_CELLS cells, as a grid launch of blocks BX threads wide in x
+ * does: thread t, warp w = t / 32, lane l moves cell (b 32/BX + l / BX) X +
+ * (w mod X/BX) BX + l mod BX, b = w / (X/BX) the band of 32/BX rows, X =
+ * MB_BAND_ROW_CELLS (whole sectors at every word size).  The threads of a
+ * last partial band (threads not a multiple of X 32/BX) move their own
+ * cells (i = t): the permutation is exact for any count.  Every cell is
+ * still moved once, so what is written, and the check, are the linear
+ * probe's; BX = 32 is the linear probe.  Not with a vector, a row, stamps
+ * or a swapped layout. */
+#define MB_BAND_ROW_CELLS 256
+int mb_band(const mb_probe_spec *s); /* BX, 32 for the linear probe */
+/* Cell of thread t of a launch of `threads` (the generated kernel's index). */
+int64_t mb_band_cell(const mb_probe_spec *s, int64_t t, int64_t threads);
 
 /* A vector probe (V = 2 or 4, V x word_bytes <= 8) moves V adjacent words
  * of each array per thread, as a kernel of V cells per thread does: thread
@@ -95,6 +112,7 @@ typedef struct {
     int ops_per_thread;               /* payload arithmetic (mb_payload_ops), 0 none */
     int vector;                       /* V (1: one word per array) */
     int row;                          /* R (1: one cell per thread); bytes below are per cell */
+    int band;                         /* BX (32: linear) */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;

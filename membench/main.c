@@ -28,7 +28,7 @@ static const char USAGE[] =
     "membench-meta.csv into the result folder.\n"
     "\n"
     "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
-    "                      threads,payload,vector (default: all)\n"
+    "                      threads,payload,vector,narrow (default: all)\n"
     "  --words LIST        N of the words sweep (default 1..40, a CPU 1,2,4,8,12,16,19,\n"
     "                      24,27,32,40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
@@ -99,7 +99,16 @@ static const char USAGE[] =
     "whose threads move V = 2 or 4 adjacent 2-byte words of each array, the aligned\n"
     "ones as one 4- or 8-byte access, the misaligned ones (one word further) as V\n"
     "single 2-byte accesses, with L, M = 0/0, 10/0, 0/10, 10/10: how fp16s kernels\n"
-    "of 2 and 4 cells per thread move their shifted populations.\n" LBP_COMMON_HELP;
+    "of 2 and 4 cells per thread move their shifted populations.\n"
+    "\n"
+    "The narrow sweep (sweep 'narrow', GPUs; column band = BX) runs the N=19\n"
+    "probe of 4-byte words at --threads (256^3; --quick 2^22), back to back as\n"
+    "the threads sweep, with its cells permuted so that each warp takes BX\n"
+    "adjacent cells of each of 32/BX rows of 256 cells, BX = 4, 8, 16 and 32\n"
+    "(32: the linear probe), with L, M = 0/0, 10/0, 0/10: what a grid of blocks\n"
+    "narrower than a warp in x costs; the model reads BX over 32.  Where the\n"
+    "threads are not a multiple of 256 x 32/BX, the last partial band's move\n"
+    "their own cells.  Every other row's band is 32.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE };
@@ -119,11 +128,13 @@ typedef struct {
 static int parse_sweeps(const char *s)
 {
     static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads",
-                                        "payload", "vector", NULL};
+                                        "payload", "vector", "narrow", NULL};
     char *copy = strdup(s), *save = NULL;
     int bits = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        bits |= 1 << lbp_parse_choice("--sweeps", tok, names);
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const int i = lbp_parse_choice("--sweeps", tok, names);
+        bits |= !strcmp(names[i], "narrow") ? SW_NARROW : 1 << i; /* bit 8 is the geometry sweep's */
+    }
     free(copy);
     if (!bits) lbp_usage_error("--sweeps: '%s' names no sweep", s);
     return bits;
@@ -273,6 +284,9 @@ static void apply_defaults(options *o, const lbp_device *d)
     /* lbmkernels runs several cells per thread on GPUs only: elsewhere the
      * vector sweep runs where asked by name */
     p->vector = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_VECTOR));
+    /* grid kernels of blocks narrower than a warp are a GPU's: elsewhere the
+     * narrow sweep runs where asked by name */
+    p->narrow = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_NARROW));
     /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
     p->row = lbp_is_cpu(&d->info) ? MB_ROW_CELLS : 0;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
@@ -392,13 +406,14 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
-                res->record.in_place, res->record.swapped, res->record.vector, res->record.row);
+                res->record.in_place, res->record.swapped, res->record.vector, res->record.row,
+                res->record.band);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -843,7 +858,8 @@ static void measure_probes(run *r)
     r->csv = lbp_csv_open(r->dir, r->geometry ? "membench-geometry.csv" : "membench.csv",
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
-                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row",
+                          "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,"
+                          "band",
                           info, force);
     if (r->o->plan.stamps && !r->geometry)
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
@@ -881,7 +897,7 @@ int main(int argc, char **argv)
     mb_plan_options *p = &o.plan;
     run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,
              .probes = (p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS |
-                                     SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY)) != 0};
+                                     SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY | SW_NARROW)) != 0};
     r.dir = lbp_result_dir(o.common.out_dir, &d.info);
     check_fresh(&r);
     mb_plan_build(&r.plan, p);

@@ -31,6 +31,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     if (c->spec.swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", c->spec.vector);
     if (mb_row(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", c->spec.row);
+    if (mb_band(&c->spec) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", c->spec.band);
     return buf;
 }
 
@@ -41,6 +42,7 @@ static int same_config(const mb_config *a, const mb_config *b)
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
            a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
            mb_vector(&a->spec) == mb_vector(&b->spec) && mb_row(&a->spec) == mb_row(&b->spec) &&
+           mb_band(&a->spec) == mb_band(&b->spec) &&
            a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
@@ -252,6 +254,25 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
             }
 }
 
+/* The narrow sweep: the threads sweep's N=19 probe of 4-byte words at its
+ * largest count (--threads), its cells permuted so that each warp takes BX
+ * cells of 32 / BX rows (gen.h), BX = 4, 8, 16 and 32 (linear), with L, M =
+ * 0/0, 10/0, 0/10: what a grid of blocks narrower than a warp costs over
+ * whole-warp rows, the ratio the model reads for such a launch. */
+static void plan_narrow(mb_plan *p, const mb_plan_options *o)
+{
+    static const int lm[3][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED}};
+    if (!o->narrow || o->max_threads <= 0) return;
+    for (int bx = 4; bx <= 32; bx *= 2)
+        for (int i = 0; i < 3; i++) {
+            add(p, o, "narrow", D3Q19_WORDS, 4, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 0);
+            mb_config *c = &p->items[p->n - 1].cfg;
+            c->spec.band = bx;
+            c->threads = o->max_threads;
+            c->launches = MB_THREADS_LAUNCHES;
+        }
+}
+
 static void plan_payload(mb_plan *p, const mb_plan_options *o)
 {
     static const int payloads[] = {1, 2, 4, MB_PAYLOAD_COLLISION, 10, 14}, quick_payloads[] = {MB_PAYLOAD_COLLISION};
@@ -288,6 +309,7 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_THREADS) plan_threads(p, o);
     if (o->sweeps & SW_THREADS) plan_rows(p, o);
     if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
+    if (o->sweeps & SW_NARROW) plan_narrow(p, o);
 }
 
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)

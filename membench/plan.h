@@ -5,7 +5,8 @@
 #include "probe.h"
 
 enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
-       SW_PAYLOAD = 64, SW_VECTOR = 128, SW_ALL = 255, SW_GEOMETRY = 256 /* --geometry-from: alone */ };
+       SW_PAYLOAD = 64, SW_VECTOR = 128, SW_GEOMETRY = 256 /* --geometry-from: alone */, SW_NARROW = 512,
+       SW_ALL = 255 | SW_NARROW };
 
 /* The payload that stands in for a D3Q19 BGK collision in the threads and
  * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
@@ -41,6 +42,8 @@ typedef struct {
     int fp64;                 /* the device has doubles: 8-byte payloads */
     int vector;               /* the device runs kernels of several cells per
                                * thread (a GPU): the vector sweep */
+    int narrow;               /* the narrow sweep (a GPU, whose grid kernels' warps
+                               * can span rows; elsewhere where asked by name) */
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
     int cpu;                  /* the device is a CPU: the threads sweep at the

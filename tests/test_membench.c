@@ -135,6 +135,17 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
             assert_int_equal(lbp_nvrtc_check(src, w == 8 ? MB_PAYLOAD_FP64_OPTIONS : "", "sm_90", why, sizeof why), 0);
             free(src);
         }
+    /* narrow: BX = 4, 8, 16 at L, M = 0/0, 10/0, 0/10, one with the payload */
+    for (int bx = 4; bx < 32; bx *= 2)
+        for (int v = 0; v < 3; v++) {
+            s = (mb_probe_spec){.words = 19, .word_bytes = 4, .misaligned_reads = v == 1 ? 10 : 0,
+                                .misaligned_writes = v == 2 ? 10 : 0, .payload = bx == 16 && v == 0 ? 7 : 0,
+                                .band = bx};
+            src = mb_generate_probe(&s, NULL);
+            assert_non_null(src);
+            assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
+            free(src);
+        }
     /* payloads, half-float, float and double, with and without stamps */
     for (int wi = 0; wi < N_WORD_SIZES; wi++)
         for (int p = 1; p <= MB_MAX_PAYLOAD; p *= 4) {
@@ -734,6 +745,89 @@ static void test_row_probe(void **state)
     mb_bench_close(&b);
 }
 
+/* The narrow probe's cell of each thread: a permutation of 0 .. threads - 1
+ * whatever the count (a last partial band linear), each warp's 32 cells BX
+ * adjacent ones in each of 32 / BX rows of MB_BAND_ROW_CELLS. */
+static void test_band_cells(void **state)
+{
+    (void)state;
+    static const long long counts[] = {100, 2048, 3 * 2048, 3 * 2048 + 700, 1 << 16};
+    for (int bx = 4; bx <= 32; bx *= 2)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+            const mb_probe_spec s = {.words = 19, .word_bytes = 4, .band = bx};
+            const long long n = counts[c], whole = n / (MB_BAND_ROW_CELLS * 32 / bx) * (MB_BAND_ROW_CELLS * 32 / bx);
+            unsigned char *seen = calloc((size_t)n, 1);
+            for (long long t = 0; t < n; t++) {
+                const int64_t i = mb_band_cell(&s, t, n);
+                assert_true(i >= 0 && i < n);
+                assert_int_equal(seen[i], 0);
+                seen[i] = 1;
+                if (t >= whole) assert_int_equal(i, t);
+            }
+            free(seen);
+            for (long long w = 0; (w + 1) * 32 <= whole; w++) {
+                const int64_t first = mb_band_cell(&s, 32 * w, n);
+                for (int l = 0; l < 32; l++)
+                    assert_int_equal(mb_band_cell(&s, 32 * w + l, n),
+                                     first + (l / bx) * MB_BAND_ROW_CELLS + l % bx);
+            }
+        }
+    const mb_probe_spec s8 = {.words = 19, .word_bytes = 4, .band = 8};
+    assert_int_equal(mb_band_cell(&s8, 8, 4096), 256);  /* lane 8: the band's second row */
+    assert_int_equal(mb_band_cell(&s8, 33, 4096), 9);   /* warp 1, lane 1: the next 8 cells */
+    assert_int_equal(mb_band_cell(&s8, 1024, 4096), 1024); /* warp 32: the second band, rows 4 .. 7 */
+    assert_int_equal(mb_band_cell(&s8, 32 * 31 + 31, 4096), 3 * 256 + 255);
+    char why[128];
+    mb_probe_spec bad = s8;
+    bad.band = 12;
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    assert_non_null(strstr(why, "BX=12"));
+    bad = s8;
+    bad.swapped = 1;
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    char name[64];
+    assert_string_equal(mb_spec_name(&s8, name, sizeof name), "N19-L0-M0-w4-x8");
+    bad.band = 32;
+    bad.swapped = 0;
+    assert_string_equal(mb_spec_name(&bad, name, sizeof name), "N19-L0-M0-w4");
+}
+
+/* The narrow probe at BX = 8 and 32 (the linear one) on a count of 3 whole
+ * bands of BX = 8 and a partial one: what it writes is the linear probe's,
+ * checked by the verify kernel and element by element on the host. */
+static void test_narrow_probe(void **state)
+{
+    (void)state;
+    if (!dev) skip();
+    enum { THREADS = 3 * 1024 + 500 };
+    mb_bench b;
+    char why[512];
+    int rc = mb_bench_open(&b, dev, THREADS, 19, 4, 0, 64, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int bx = 8; bx <= 32; bx *= 4)
+        for (int v = 0; v < 3; v++) {
+            mb_config cfg = {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = lm[v][0],
+                                      .misaligned_writes = lm[v][1], .band = bx},
+                             .block_size = 256, .launches = 3};
+            mb_result res = timed_run(&b, &cfg);
+            assert_int_equal(res.record.band, bx);
+            cfg.launches = 0;
+            const uint32_t seed = launch_once(&b, &cfg);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
+            b.stride = mb_bench_stride(&b, b.threads, 4);
+            for (int k = 0; k < 19; k += 9) {
+                read_array(&b, k, got, 4);
+                for (int64_t j = 0; j < b.stride; j++)
+                    assert_true(got[j] == mb_expected(&cfg.spec, b.stride, THREADS, seed, 1, k, j));
+            }
+        }
+    free(got);
+    mb_bench_close(&b);
+}
+
 static void test_verifier_catches_planted_errors(void **state)
 {
     (void)state;
@@ -1124,6 +1218,41 @@ static void test_plan_vector(void **state)
     o.word_bytes_given = 1;
     mb_plan_build(&p, &o);
     assert_int_equal(p.n, 0);
+    mb_plan_free(&p);
+}
+
+/* The narrow sweep: 4-byte words at BX = 4, 8, 16, 32 x L, M = 0/0, 10/0,
+ * 0/10 at --threads, back to back, where asked (a GPU); nothing elsewhere. */
+static void test_plan_narrow(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_NARROW, .word_bytes = 4, .block_size = 256, .narrow = 1, .stamps = 1,
+                         .max_threads = 1LL << 24};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    assert_int_equal(p.n, 12);
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int i = 0; i < p.n; i++) {
+        const mb_config *c = &p.items[i].cfg;
+        assert_string_equal(p.items[i].sweep, "narrow");
+        assert_int_equal(c->spec.band, 4 << (i / 3));
+        assert_int_equal(c->spec.word_bytes, 4);
+        assert_int_equal(c->spec.words, 19);
+        assert_int_equal(c->spec.misaligned_reads, lm[i % 3][0]);
+        assert_int_equal(c->spec.misaligned_writes, lm[i % 3][1]);
+        assert_int_equal(c->threads, 1LL << 24);
+        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+        assert_int_equal(p.items[i].stamps, 0);
+        char why[128];
+        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+    }
+    mb_plan_free(&p);
+    o.narrow = 0; /* a CPU */
+    o.sweeps = SW_ALL;
+    o.n_words = 1;
+    o.words[0] = 19;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) assert_int_equal(mb_band(&p.items[i].cfg.spec), 32);
     mb_plan_free(&p);
 }
 
@@ -1917,8 +2046,8 @@ static void test_cli_threads_sweep(void **state)
         if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, ",256\n"));
-            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256\n") != NULL]++;
+            assert_non_null(strstr(line, ",256,32\n"));
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -2224,7 +2353,7 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector,row\n");
+                              "vector,row,band\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
@@ -2295,6 +2424,8 @@ int main(void)
         cmocka_unit_test(test_vector_probe_ptx),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
         cmocka_unit_test(test_row_probe_text),
+        cmocka_unit_test(test_band_cells),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_narrow_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_row_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_swapped_probe, probe_setup, NULL),
@@ -2303,6 +2434,7 @@ int main(void)
         cmocka_unit_test(test_plan_sweeps),
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_vector),
+        cmocka_unit_test(test_plan_narrow),
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_thread_counts),
         cmocka_unit_test(test_plan_threads_top),
