@@ -107,6 +107,7 @@ static const model_range
     LAUNCHES = {.lo = 1, .hi = 1e12, .whole = 1},
     VECTOR = {.lo = 1, .hi = 64, .whole = 1},
     ROW = {.lo = 1, .hi = 1 << 20, .whole = 1},
+    BAND = {.lo = 1, .hi = 32, .whole = 1},
     MICROSECONDS = {.lo = 0, .hi = 1e12},                        /* 0: no measurable interval */
     SLOPE_NS = {.lo = -1e12, .hi = 1e12};
 
@@ -269,7 +270,7 @@ double model_busy_ms(const model_inputs *in, double ms)
 
 static const char *const sweep_names[] = {"words", "misaligned_reads", "misaligned_writes", "misaligned_both",
                                           "occupancy", "word_bytes", "threads", "payload", "geometry", "vector",
-                                          "rows", "other"};
+                                          "rows", "narrow", "other"};
 
 const char *model_probe_sweep_name(model_probe_sweep s)
 {
@@ -334,6 +335,8 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (lbp_table_column(t, "vector") >= 0) NUM(t, r, "vector", VECTOR, p->vector);
     p->row = 1;
     if (lbp_table_column(t, "row") >= 0) NUM(t, r, "row", ROW, p->row);
+    p->band = 32;
+    if (lbp_table_column(t, "band") >= 0) NUM(t, r, "band", BAND, p->band);
     NUM(t, r, "ms_median", POSITIVE_MS, *ms);
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
@@ -360,7 +363,11 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
     if (geometry != (p->sweep == PROBE_GEOMETRY))
         return lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t->path, t->line[r],
                          text(t, r, "sweep"));
-    if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS) {
+    if (p->band != 32 && p->sweep != PROBE_NARROW)
+        return lbp_error(err, err_len, "%s:%d: band %d outside the narrow sweep (every other row's is 32)", t->path,
+                         t->line[r], p->band);
+    if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS ||
+        p->sweep == PROBE_NARROW) {
         /* per launch of a back-to-back queue: nothing to remove */
         p->launch_us = ms * 1e3;
         p->ns_per_thread = ms * 1e6 / p->threads;

@@ -26,8 +26,9 @@ typedef enum {
     PROBE_GEOMETRY, /* membench-geometry.csv: back to back at the kernels' launches */
     PROBE_VECTOR,   /* V-word vectors, misaligned words one by one (membench's gen.h) */
     PROBE_ROWS,     /* a CPU: R cells per work-item in a loop, back to back (column row) */
+    PROBE_NARROW,   /* a GPU: each warp takes BX cells of 32 / BX rows, back to back (column band) */
     PROBE_OTHER,
-    PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, not geometry) */
+    PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, geometry, narrow) */
 } model_probe_sweep;
 
 /* "words", "misaligned_reads", ...: the sweep column's name. */
@@ -55,6 +56,7 @@ typedef struct {
     int vector;             /* V words per thread and array, aligned ones as one access,
                                misaligned ones one by one (vector sweep; 1 elsewhere or absent) */
     int row;                /* R cells per work-item in a loop (rows sweep; 1 elsewhere or absent) */
+    int band;               /* BX cells of a row per warp (narrow sweep; 32 elsewhere or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

@@ -64,6 +64,17 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
 
 /* ---- level 3 ---- */
 
+/* A grid launch whose blocks are narrower than a warp in x (BX < 32, GPUs):
+ * each warp takes BX cells of 32 / BX rows.  factor[phase]: membench's
+ * narrow probe at BX (4, 8 or 16: the nearest below) over at 32, at the
+ * phase's L and M (each the nearer of 0 and 10; both misaligned, the 10/0
+ * and 0/10 ratios times each other over the 0/0 one), read at the launch's
+ * threads (clamped to those measured), level 3's memory time multiplies by
+ * it.  Returns 1 with factor, 0 where the launch is not such a grid, -1
+ * where the sweep was not measured (recorded in prov as a fallback). */
+int model_narrow_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
+                         model_provenance *prov);
+
 /* What every path reads. */
 typedef struct {
     const model_inputs *in;

@@ -114,7 +114,7 @@ static int full_level_by_rows(const model_path_query *q, const model_row_class *
 static void note_rows(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                       const model_row_class *rows, int n, model_provenance *prov)
 {
-    if (model_warps_span_rows(in, k))
+    if (model_warps_span_rows(in, k) && k->block[0] > 32)
         model_note(prov, "blocks %d threads wide in x: each warp's access spans rows, which no probe measures "
                          "(priced as whole rows)", k->block[0]);
     if (n < 2) return;
@@ -125,6 +125,27 @@ static void note_rows(const model_inputs *in, const model_kernel *k, const model
     model_note(prov, "rows of %lld bytes start at several offsets in a %d-byte sector, so the warps of some "
                      "straddle sectors: rows %s (first launch pattern)",
                (long long)(lat->nx * k->word_bytes), MODEL_SECTOR_BYTES, classes);
+}
+
+/* Level 3 of a grid of blocks narrower than a warp: each path's memory time
+ * times the narrow sweep's factor of its phase (levels.h), its MLUPS by the
+ * step's change. */
+static void narrow_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                         model_prediction *out)
+{
+    double factor[MODEL_MAX_PHASES];
+    if (model_narrow_factors(in, k, lat, factor, &out->prov) != 1) return;
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        model_path_answer *a = &out->full.answer[i];
+        double before = 0, after = 0;
+        for (int p = 0; p < k->phases; p++) {
+            before += a->memory_us[p];
+            a->memory_us[p] *= factor[p];
+            after += a->memory_us[p];
+        }
+        if (a->applies && after > 0) a->mlups *= before / after;
+    }
+    out->full.mlups = model_full_answer(out)->mlups;
 }
 
 int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
@@ -143,6 +164,7 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     note_rows(in, k, lat, rows, n, &out->prov);
     if (n > 1 && full_level_by_rows(&q, rows, n, out, err, err_len)) return -1;
     full_level(&q, out, n == 1);
+    narrow_level(in, k, lat, out);
     return 0;
 }
 

@@ -506,6 +506,82 @@ static void test_cli(void **state)
     unlink(regs);
 }
 
+/* dir: a copy of the launch folder with the column band (32 on every row)
+ * and, where `narrow`, membench's narrow sweep at 2^20 and 2^24 threads:
+ * BX = 32 as the threads sweep's ms per launch there, BX = 8 at 2x at
+ * L, M = 0/0 and 0/10 and 4x at 10/0 (BX = 4 and 16 at 3x: not read). */
+static void narrow_folder(char *dir, int narrow)
+{
+    char cmd[8192];
+    assert_non_null(mkdtemp(dir));
+    int n = snprintf(cmd, sizeof cmd, "cp tests/model-data/launch/*.csv %s/ && cd %s && "
+                                      "sed -i '1s/$/,band/; 2,$s/$/,32/' membench.csv", dir, dir);
+    static const double threads[2] = {1048576, 16777216}, ms[2] = {0.06, 0.9};
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int t = 0; t < 2 && narrow; t++)
+        for (int bx = 4; bx <= 32; bx *= 2)
+            for (int v = 0; v < 3; v++) {
+                const double x = bx == 32 ? 1 : bx != 8 ? 3 : v == 1 ? 4 : 2, m = ms[t] * x;
+                n += snprintf(cmd + n, sizeof cmd - (size_t)n,
+                              " && echo test-gpu,cuda,narrow,19,4,%d,%d,256,0,8,1.0,%.0f,%.0f,10,%g,%g,%g,1,1,%g,"
+                              "back_to_back,%d >> membench.csv",
+                              lm[v][0], lm[v][1], threads[t], 152 * threads[t], m, m, m, m * 1e6 / threads[t], bx);
+            }
+    assert_true(n < (int)sizeof cmd);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A grid of blocks narrower than a warp: level 3 times the narrow sweep at
+ * BX over at 32, at the phase's L and M (both: 10/0 x 0/10 over 0/0); a
+ * grid of whole-warp rows is left alone; without the sweep, the whole-row
+ * prices as before, recorded as a fallback. */
+static void test_narrow_blocks(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-narrow-XXXXXX", without[] = "/tmp/lbp-narrow-XXXXXX", cmd[600];
+    narrow_folder(with, 1);
+    narrow_folder(without, 0);
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, without, "cuda", err, sizeof err), 0);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/d3q19-push-grid3d.kernel", &f, err, sizeof err), 0);
+    assert_int_equal(f.k.block[0], 8);
+    model_lattice lat = box(127, 127, 127, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    model_prediction a = predict(&in, &f.k, lat), b = predict(&plain, &f.k, lat);
+    assert_true(b.full.mlups > 0);
+    NEAR(a.full.mlups, b.full.mlups / 2); /* push: M = 10, the 0/10 rows at 2x */
+    NEAR(a.probe.mlups, b.probe.mlups);   /* level 2 as before */
+    for (int i = 0; i < MODEL_FULL_PATHS; i++)
+        if (b.full.answer[i].applies) NEAR(a.full.answer[i].mlups, b.full.answer[i].mlups / 2);
+    assert_int_equal(a.prov.n_fallbacks, b.prov.n_fallbacks - 1);
+    assert_true(model_provenance_says(&b.prov, "no narrow sweep"));
+    assert_false(model_provenance_says(&a.prov, "no narrow sweep"));
+    assert_true(model_provenance_says(&a.prov, "level 3 x 2.000"));
+    /* L = 10 (4x) and L = M = 10 (4 x 2 / 2); BX = 12 read at 8 */
+    model_kernel k = f.k;
+    k.misaligned_reads[0] = 10;
+    k.misaligned_writes[0] = 0;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 4);
+    k.misaligned_writes[0] = 10;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 4);
+    k.block[0] = 12;
+    k.block[1] = 4;
+    a = predict(&in, &k, lat);
+    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 4);
+    assert_true(model_provenance_says(&a.prov, "read on the narrow sweep at BX=8"));
+    /* a grid of 32-wide blocks: the narrow rows change nothing */
+    k = f.k;
+    k.block[0] = 32;
+    k.block[1] = 2;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", with, without);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_working_share),    cmocka_unit_test(test_row_classes),
         cmocka_unit_test(test_row_classes_predicted),
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_narrow_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
