@@ -704,6 +704,40 @@ static void print_threads_sweep(const run *r)
     }
 }
 
+/* The narrow sweep's row at BX = band, L = l, M = m (NULL: none). */
+static const mb_result *narrow_row(const run *r, int band, int l, int m)
+{
+    for (int j = 0; j < r->plan.n; j++) {
+        const mb_probe_spec *s = &r->plan.items[j].cfg.spec;
+        if (!strcmp(r->plan.items[j].sweep, "narrow") && mb_band(s) == band && s->misaligned_reads == l &&
+            s->misaligned_writes == m)
+            return &r->results[j];
+    }
+    return NULL;
+}
+
+/* The narrow sweep as a table: per launch at BX = 32 (linear), and BX = 16,
+ * 8, 4 as times that (what the model reads). */
+static void print_narrow_sweep(const run *r)
+{
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int v = 0, header = 0; v < 3; v++) {
+        const mb_result *linear = narrow_row(r, 32, lm[v][0], lm[v][1]);
+        if (!linear || linear->ms.median <= 0) continue;
+        if (!header++)
+            printf("  narrow sweep (N=19, 4 B, back to back; each warp BX cells of 32/BX rows; us per launch\n"
+                   "  at BX=32, x that at BX=16, 8, 4):\n  %7s %9s %7s %7s %7s\n",
+                   "L/M", "32 us", "16", "8", "4");
+        printf("  %4d/%-2d %9.2f", lm[v][0], lm[v][1], linear->ms.median * 1e3);
+        for (int bx = 16; bx >= 4; bx /= 2) {
+            const mb_result *x = narrow_row(r, bx, lm[v][0], lm[v][1]);
+            if (x) printf(" %7.2f", x->ms.median / linear->ms.median);
+            else printf(" %7s", "-");
+        }
+        printf("\n");
+    }
+}
+
 static void summarise(run *r, int argc, char **argv, const n19_costs *c)
 {
     const char *dir = r->dir;
@@ -746,6 +780,7 @@ static void summarise(run *r, int argc, char **argv, const n19_costs *c)
         if (lr[m].measured) printf("  launch latency %-14s %8.2f us\n", mb_launch_mode_names[m], lr[m].us.median);
     if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);
     print_threads_sweep(r);
+    print_narrow_sweep(r);
 }
 
 /* The geometry sweep: per geometry and thread count, the aligned probe's

@@ -7,7 +7,8 @@
  *                    back to back, no start cost to remove); the `vector`
  *                    sweep (column vector, optional); the `rows` sweep (a
  *                    CPU: row probes, column row, in place or not, back
- *                    to back; optional)
+ *                    to back; optional); the `narrow` sweep (a GPU: warps
+ *                    over 32 / BX rows, column band, back to back; optional)
  *   membench-geometry.csv  the N=19 probe back to back at the LBM kernels' own
  *                    launches (block size, blocks per SM, thread count),
  *                    sweep `geometry` (optional)
