@@ -17,27 +17,19 @@ static int band_read(int bx)
 }
 
 /* ns per thread of the narrow probe at (band, L, M) and word size w over
- * the thread counts measured, read at `threads` (clamped: *clamped = 1);
- * -1 where not measured. */
+ * the thread counts measured (model_probe_find's back-to-back curve), read
+ * at `threads` (clamped: *clamped = 1); -1 where not measured. */
 static double narrow_ns(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped)
 {
-    model_probe_query q = model_probe_aligned(PROBE_NARROW, w, PROBE_ANY);
-    q.band = band;
-    q.misaligned_reads = l;
-    q.misaligned_writes = m;
-    model_point *pts = malloc(sizeof *pts * (size_t)(in->n_probes + 1));
-    if (!pts) return -1;
-    int n = 0;
-    for (int i = 0; i < in->n_probes; i++)
-        if (model_probe_matches(&in->probes[i], &q))
-            pts[n++] = (model_point){in->probes[i].threads, in->probes[i].ns_per_thread};
-    double y = -1;
-    if (n) {
-        n = model_points_prepare(pts, n);
-        y = model_interp(pts, n, threads, clamped);
-    }
-    free(pts);
-    return y;
+    model_probe_lookup lk = {.q = model_probe_aligned(PROBE_NARROW, w, PROBE_ANY), .x = PROBE_X_LAUNCH};
+    lk.q.band = band;
+    lk.q.misaligned_reads = l;
+    lk.q.misaligned_writes = m;
+    model_probe_curve c;
+    if (!model_probe_find(in, &lk, &c, NULL)) return -1;
+    const double us = exp(model_interp(c.curve.p, c.curve.n, log(threads), clamped));
+    model_probe_curve_free(&c);
+    return us * 1e3 / threads;
 }
 
 /* The narrow probe at band over the linear one, both at (L, M); -1 where
