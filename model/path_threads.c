@@ -83,6 +83,29 @@ static double block_factor(const model_inputs *in, int w, const model_lattice *l
     return f;
 }
 
+/* A variant's time over its aligned twin's (l: with_aligned), at `threads`
+ * (clamped to the counts both measured) into *here and at the largest both
+ * measured into *top, each at least 1 (below is noise), a payload's excess
+ * scaled by ops over the probe's.  0 where either curve is missing. */
+static int variant_over_aligned(const model_inputs *in, const model_probe_lookup *l, double threads, double ops,
+                                double *here, double *top)
+{
+    model_probe_curve c;
+    if (!model_probe_find(in, l, &c, NULL)) return 0;
+    const model_curve *v = &c.curve, *a = &c.aligned;
+    const int probe_ops = c.rows[c.n_rows - 1]->ops;
+    const double lo = fmax(v->p[0].x, a->p[0].x), hi = fmin(v->p[v->n - 1].x, a->p[a->n - 1].x);
+    const double scale = l->q.payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
+    const double x = fmin(fmax(log(threads), lo), hi);
+    int ignore = 0;
+    const double h = exp(model_interp(v->p, v->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
+    const double t = exp(model_interp(v->p, v->n, hi, &ignore) - model_interp(a->p, a->n, hi, &ignore));
+    *here = 1 + (fmax(h, 1) - 1) * scale;
+    *top = 1 + (fmax(t, 1) - 1) * scale;
+    model_probe_curve_free(&c);
+    return 1;
+}
+
 /* How much more a variant of the threads sweep (L, M, or payload) costs at
  * `threads` than where the working set is in DRAM: its ratio to the aligned
  * curve there over the same ratio at the largest count both measured, each
@@ -91,20 +114,8 @@ static double block_factor(const model_inputs *in, int w, const model_lattice *l
 static double l2_ratio(const model_inputs *in, const model_probe_query *variant, double threads, double ops)
 {
     model_probe_lookup l = {.q = *variant, .x = PROBE_X_LAUNCH, .min_points = 2, .with_aligned = 1};
-    model_probe_curve c;
-    if (!model_probe_find(in, &l, &c, NULL)) return 1;
-    const model_curve *v = &c.curve, *a = &c.aligned;
-    const int probe_ops = c.rows[c.n_rows - 1]->ops;
-    const double lo = fmax(v->p[0].x, a->p[0].x), hi = fmin(v->p[v->n - 1].x, a->p[a->n - 1].x);
-    const double scale = variant->payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
-    const double x = fmin(fmax(log(threads), lo), hi);
-    int ignore = 0;
-    double here = exp(model_interp(v->p, v->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
-    double top = exp(model_interp(v->p, v->n, hi, &ignore) - model_interp(a->p, a->n, hi, &ignore));
-    here = 1 + (fmax(here, 1) - 1) * scale;
-    top = 1 + (fmax(top, 1) - 1) * scale;
-    model_probe_curve_free(&c);
-    return here / top;
+    double here, top;
+    return variant_over_aligned(in, &l, threads, ops, &here, &top) ? here / top : 1;
 }
 
 /* The L2 factor of phase p: the phase's misalignment (at the sweep's word
@@ -142,17 +153,8 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
     v.misaligned_writes = M;
     v.payload = payload;
     model_probe_lookup l = {.q = v, .x = PROBE_X_LAUNCH, .with_aligned = 1, .fallbacks = PROBE_OR_COMMON_BLOCK};
-    model_probe_curve c;
-    if (!model_probe_find(q->in, &l, &c, NULL)) return 0;
-    const model_curve *vc = &c.curve, *a = &c.aligned;
-    const double lo = fmax(vc->p[0].x, a->p[0].x), hi = fmin(vc->p[vc->n - 1].x, a->p[a->n - 1].x);
-    const double x = fmin(fmax(log(threads), lo), hi);
-    const int probe_ops = c.rows[c.n_rows - 1]->ops;
-    const double scale = payload ? (probe_ops > 0 ? q->k->ops_per_cell / probe_ops : 0) : 1;
-    int ignore = 0;
-    const double r = exp(model_interp(vc->p, vc->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
-    model_probe_curve_free(&c);
-    return 1 + (fmax(r, 1) - 1) * scale;
+    double here, top;
+    return variant_over_aligned(q->in, &l, threads, q->k->ops_per_cell, &here, &top) ? here : 0;
 }
 
 /* A row kernel's kernel factor from the rows sweep, read as the loop the
