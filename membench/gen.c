@@ -133,6 +133,13 @@ int64_t mb_row_items(const mb_probe_spec *s, int64_t cells)
     return (cells + mb_row(s) - 1) / mb_row(s);
 }
 
+unsigned mb_row_block(const mb_probe_spec *s, int64_t cells, unsigned bs, int units)
+{
+    const int64_t per_unit = mb_row_items(s, cells) / (units > 0 ? units : 1);
+    if (mb_row(s) < 2 || per_unit >= (int64_t)bs) return bs;
+    return per_unit > 1 ? (unsigned)per_unit : 1;
+}
+
 int mb_band(const mb_probe_spec *s)
 {
     return s->band > 0 ? s->band : 32;

@@ -53,6 +53,13 @@ typedef struct {
 int mb_row(const mb_probe_spec *s); /* R, 1 for one cell per thread */
 /* Work-items of a launch over `cells` cells. */
 int64_t mb_row_items(const mb_probe_spec *s, int64_t cells);
+/* The work-group size of a launch over `cells` cells at block size `bs` on
+ * `units` compute units: a row probe's groups hold at most bs rows and at
+ * least one a unit (every core busy at every count, as a row kernel of the
+ * same cells is with its own groups, whose uneven share the model adds:
+ * model_cpu_row_imbalance; groups of bs rows alone leave cores idle below
+ * bs x R cells a core); bs for a one-cell probe. */
+unsigned mb_row_block(const mb_probe_spec *s, int64_t cells, unsigned bs, int units);
 
 /* A narrow probe (BX = 4, 8 or 16) permutes the cells over the threads so
  * that each warp takes BX adjacent cells of 32 / BX rows of

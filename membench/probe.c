@@ -310,9 +310,9 @@ uint32_t mb_next_seed(mb_bench *b)
 
 void mb_launch_probe(mb_bench *b, const mb_compiled *c, const mb_config *cfg, const mb_shape *sh, uint32_t seed)
 {
-    unsigned bs = (unsigned)cfg->block_size;
     /* a row probe's work-items each take R of the threads' cells */
     const int64_t items = mb_row_items(&c->spec, b->threads);
+    const unsigned bs = mb_row_block(&c->spec, b->threads, (unsigned)cfg->block_size, b->d->info.compute_units);
     lbp_launch_cfg lc = lbp_cfg_1d((unsigned)((items + bs - 1) / bs), bs);
     lc.shared_bytes = sh->shared_bytes;
     /* swapped: every other launch reads out and writes in */

@@ -697,6 +697,11 @@ static void test_row_probe_text(void **state)
     free(src);
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 7}, 1000), 143);
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 0}, 1000), 1000);
+    /* 128 rows on 16 units: groups of 8, not one group of 256 on one core */
+    assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 256}, 32768, 256, 16), 8);
+    assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 256}, 1 << 24, 256, 16), 256);
+    assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 256}, 4096, 256, 16), 1); /* 16 rows */
+    assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 1}, 4096, 256, 16), 256);
 }
 
 /* A row probe on PoCL and OpenMP, R = 7 (the last work-item's row partial:
