@@ -70,12 +70,31 @@ typedef struct opened {
 } opened;
 static opened *views;
 
+/* host path: a link's pinned staging memory, shared by every exchange of
+ * this process over the same link (device, peer, tags).  A rank runs one
+ * exchange at a time, and lbp_exchange_run returns with its staging free
+ * (the messages complete, the copies back done), so the exchanges of one
+ * decomposition (lbmkernels: one per lattice of A-B, one per A-A phase,
+ * run in turn every step) stage through one set of host memory, as the
+ * interconnect probe's one exchange does, not through a set each, which
+ * would double the host memory that the MPI copies and the device's DMA
+ * sweep every step. */
+typedef struct staging {
+    const lbp_device *d;
+    int peer, send_tag, recv_tag;
+    size_t send_cap, recv_cap;
+    unsigned char *send, *recv;
+    int refs;
+    struct staging *next;
+} staging;
+static staging *stagings;
+
 typedef struct {
     lbp_link l;
     lbp_region *send, *recv;        /* own copies */
     size_t send_bytes, recv_bytes;
-    unsigned char *host_send, *host_recv; /* host: pinned staging */
-    int pinned;
+    unsigned char *host_send, *host_recv; /* host: the link's staging */
+    staging *stage;
     opened **peer_buf;              /* peer: per receive region, the sender's buffer */
     size_t *peer_offset;            /* ... and where in it the region starts */
     MPI_Datatype send_type, recv_type; /* mpi: the regions as one message */
@@ -106,6 +125,46 @@ static size_t total_bytes(const lbp_region *r, int n)
     size_t s = 0;
     for (int i = 0; i < n; i++) s += r[i].bytes;
     return s;
+}
+
+/* The link's staging: one that holds its bytes both ways, or a new one. */
+static staging *stage_link(lbp_device *d, const link_state *s)
+{
+    for (staging *g = stagings; g; g = g->next)
+        if (g->d == d && g->peer == s->l.peer && g->send_tag == s->l.send_tag && g->recv_tag == s->l.recv_tag &&
+            g->send_cap >= s->send_bytes && g->recv_cap >= s->recv_bytes) {
+            g->refs++;
+            return g;
+        }
+    staging *g = xcalloc(1, sizeof *g);
+    *g = (staging){.d = d, .peer = s->l.peer, .send_tag = s->l.send_tag, .recv_tag = s->l.recv_tag,
+                   .send_cap = s->send_bytes ? s->send_bytes : 1, .recv_cap = s->recv_bytes ? s->recv_bytes : 1,
+                   .refs = 1, .next = stagings};
+    g->send = d->be->host_alloc(d, g->send_cap, 1);
+    g->recv = d->be->host_alloc(d, g->recv_cap, 1);
+    if (!g->send || !g->recv) lbp_fail("exchange: no pinned host memory for %zu bytes", g->send_cap + g->recv_cap);
+    stagings = g;
+    return g;
+}
+
+static void unstage_link(lbp_device *d, staging *g)
+{
+    if (--g->refs) return;
+    for (staging **p = &stagings; *p; p = &(*p)->next)
+        if (*p == g) {
+            *p = g->next;
+            break;
+        }
+    d->be->host_free(d, g->send, 1);
+    d->be->host_free(d, g->recv, 1);
+    free(g);
+}
+
+size_t lbp_exchange_staging_bytes(void)
+{
+    size_t n = 0;
+    for (const staging *g = stagings; g; g = g->next) n += g->send_cap + g->recv_cap;
+    return n;
 }
 
 static void describe_sends(lbp_exchange *x, const link_state *s, region_desc *out)
@@ -244,10 +303,9 @@ static void prepare_link(lbp_exchange *x, link_state *s, const lbp_link *l)
     if (s->send_bytes > INT_MAX || s->recv_bytes > INT_MAX)
         lbp_fail("exchange: %zu bytes over one link, more than one MPI message takes", s->send_bytes + s->recv_bytes);
     if (x->path == LBP_EXCHANGE_HOST) {
-        s->pinned = 1;
-        s->host_send = d->be->host_alloc(d, s->send_bytes ? s->send_bytes : 1, 1);
-        s->host_recv = d->be->host_alloc(d, s->recv_bytes ? s->recv_bytes : 1, 1);
-        if (!s->host_send || !s->host_recv) lbp_fail("exchange: no pinned host memory for %zu bytes", s->send_bytes + s->recv_bytes);
+        s->stage = stage_link(d, s);
+        s->host_send = s->stage->send;
+        s->host_recv = s->stage->recv;
     }
     if (x->path == LBP_EXCHANGE_MPI) {
         void *base;
@@ -376,10 +434,7 @@ void lbp_exchange_destroy(lbp_exchange *x)
     lbp_device *d = x->d;
     for (int i = 0; i < x->nlinks; i++) {
         link_state *s = &x->links[i];
-        if (s->pinned) {
-            d->be->host_free(d, s->host_send, 1);
-            d->be->host_free(d, s->host_recv, 1);
-        }
+        if (s->stage) unstage_link(d, s->stage);
         for (int r = 0; s->peer_buf && r < s->l.nrecv; r++) close_view(d, s->peer_buf[r]);
         if (x->path == LBP_EXCHANGE_MPI) {
             MPI_Type_free(&s->send_type);
@@ -412,5 +467,6 @@ lbp_exchange *lbp_exchange_create(lbp_device *d, lbp_exchange_path path, const l
     return calloc(1, sizeof(lbp_exchange));
 }
 void lbp_exchange_run(lbp_exchange *x) { (void)x; }
+size_t lbp_exchange_staging_bytes(void) { return 0; }
 void lbp_exchange_destroy(lbp_exchange *x) { free(x); }
 #endif

@@ -4,7 +4,8 @@
  *
  * Paths (--exchange):
  *   host  device -> host (pinned), MPI_Isend/MPI_Irecv, host -> device: any
- *         backend, any MPI, across nodes;
+ *         backend, any MPI, across nodes; the pinned staging of a link is
+ *         shared by every exchange over it in the process;
  *   peer  device to device on one node: each rank opens its neighbours'
  *         buffers through IPC handles passed over MPI (cuIpcGetMemHandle,
  *         cuIpcOpenMemHandle) and copies what it receives from their memory
@@ -67,5 +68,9 @@ void lbp_exchange_run(lbp_exchange *x);
 /* Collective (every rank, as create): after it, a rank may free the
  * buffers its peers had opened. */
 void lbp_exchange_destroy(lbp_exchange *x);
+/* Pinned host bytes this process holds for the host path's staging: one
+ * set per link (peer and tags), however many exchanges run over it (the
+ * exchanges of a process run one at a time, so they share it). */
+size_t lbp_exchange_staging_bytes(void);
 
 #endif

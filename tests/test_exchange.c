@@ -77,8 +77,19 @@ static void shm_copy_region(lbp_device *d, lbp_buf *dst, size_t dst_off, const l
     memcpy(dst->p + dst_off, src->p + src_off, bytes);
 }
 
-static void *shm_host_alloc(lbp_device *d, size_t bytes, int pinned) { (void)d, (void)pinned; return malloc(bytes); }
-static void shm_host_free(lbp_device *d, void *p, int pinned) { (void)d, (void)pinned; free(p); }
+static int host_buffers; /* host_alloc'd and not yet freed */
+static void *shm_host_alloc(lbp_device *d, size_t bytes, int pinned)
+{
+    (void)d, (void)pinned;
+    host_buffers++;
+    return malloc(bytes);
+}
+static void shm_host_free(lbp_device *d, void *p, int pinned)
+{
+    (void)d, (void)pinned;
+    host_buffers--;
+    free(p);
+}
 static void shm_sync(lbp_device *d) { (void)d; }
 static int queue_now;
 static void shm_select_queue(lbp_device *d, int q) { (void)d; queue_now = q; }
@@ -225,6 +236,47 @@ static void test_views_shared(void **state)
     shm_release(&d, b);
 }
 
+/* Two host-path exchanges over the same links (lbmkernels' one per
+ * lattice) stage through one set of host memory, a send and a receive
+ * buffer per link, and run in turn on it; a third over larger regions
+ * gets its own; the staging goes with the last exchange that uses it. */
+static void test_staging_shared(void **state)
+{
+    (void)state;
+    if (lbp_ranks.size < 2) skip();
+    lbp_device d = shm_device();
+    lbp_buf *b = shm_alloc(&d, BYTES);
+    lbp_region send[2][3], recv[2][3];
+    lbp_link links[2];
+    const int nl = ring_links(b, send, recv, links);
+    size_t link_bytes = 0; /* a link's regions, one way */
+    for (int i = 0; i < 3; i++) link_bytes += region_len[i];
+    assert_int_equal(lbp_exchange_staging_bytes(), 0);
+    lbp_exchange *first = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, links, nl);
+    lbp_exchange *second = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, links, nl);
+    assert_int_equal(host_buffers, 4); /* per link: send, receive */
+    assert_int_equal(lbp_exchange_staging_bytes(), 4 * link_bytes);
+    for (int round = 0; round < 4; round++) one_round(&d, b, round & 1 ? second : first, round);
+    /* a longer first region on every link: more than the staging holds */
+    lbp_region wider_send[2][3], wider_recv[2][3];
+    memcpy(wider_send, send, sizeof send);
+    memcpy(wider_recv, recv, sizeof recv);
+    for (int up = 0; up < 2; up++) wider_send[up][0].bytes = wider_recv[up][0].bytes = region_len[0] + 1;
+    lbp_link wider[2] = {links[0], links[1]};
+    wider[0].send = wider_send[1], wider[0].recv = wider_recv[1];
+    wider[1].send = wider_send[0], wider[1].recv = wider_recv[0];
+    lbp_exchange *third = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, wider, nl);
+    assert_int_equal(host_buffers, 8);
+    lbp_exchange_destroy(third);
+    lbp_exchange_destroy(first);
+    assert_int_equal(host_buffers, 4); /* the second still uses them */
+    one_round(&d, b, second, 5);
+    lbp_exchange_destroy(second);
+    assert_int_equal(host_buffers, 0);
+    assert_int_equal(lbp_exchange_staging_bytes(), 0);
+    shm_release(&d, b);
+}
+
 /* One-way: a rank that only sends and one that only receives (the
  * interconnect probe's links), the others idle. */
 static void test_one_way_peer(void **state)
@@ -256,6 +308,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ring_peer),
         cmocka_unit_test(test_ring_mpi),
         cmocka_unit_test(test_views_shared),
+        cmocka_unit_test(test_staging_shared),
         cmocka_unit_test(test_one_way_peer),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,7 @@ LBM="lbmkernels/lbmkernels --backend opencl"
 for n in 2 3; do
     run $n exchange$n tests/test_exchange
     all_ranks exchange$n 0 $n
-    lines exchange$n "PASSED  \] 5 test(s)" $n
+    lines exchange$n "PASSED  \] 6 test(s)" $n
 done
 
 # 1. every scheme, fp32 and fp64, both boundaries, overlap off and on: the
