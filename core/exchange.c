@@ -85,9 +85,9 @@ typedef struct staging {
     size_t send_cap, recv_cap;
     unsigned char *send, *recv;
     int refs;
-    struct staging *next;
 } staging;
-static staging *stagings;
+static staging **stagings; /* this process's, in no order */
+static int nstagings, max_stagings;
 
 typedef struct {
     lbp_link l;
@@ -130,40 +130,54 @@ static size_t total_bytes(const lbp_region *r, int n)
 /* The link's staging: one that holds its bytes both ways, or a new one. */
 static staging *stage_link(lbp_device *d, const link_state *s)
 {
-    for (staging *g = stagings; g; g = g->next)
+    for (int i = 0; i < nstagings; i++) {
+        staging *g = stagings[i];
         if (g->d == d && g->peer == s->l.peer && g->send_tag == s->l.send_tag && g->recv_tag == s->l.recv_tag &&
             g->send_cap >= s->send_bytes && g->recv_cap >= s->recv_bytes) {
             g->refs++;
             return g;
         }
+    }
+    if (nstagings == max_stagings) {
+        max_stagings = max_stagings ? 2 * max_stagings : 8;
+        stagings = realloc(stagings, sizeof *stagings * (size_t)max_stagings);
+        if (!stagings) lbp_fail("out of host memory for an exchange");
+    }
     staging *g = xcalloc(1, sizeof *g);
     *g = (staging){.d = d, .peer = s->l.peer, .send_tag = s->l.send_tag, .recv_tag = s->l.recv_tag,
                    .send_cap = s->send_bytes ? s->send_bytes : 1, .recv_cap = s->recv_bytes ? s->recv_bytes : 1,
-                   .refs = 1, .next = stagings};
+                   .refs = 1};
     g->send = d->be->host_alloc(d, g->send_cap, 1);
     g->recv = d->be->host_alloc(d, g->recv_cap, 1);
     if (!g->send || !g->recv) lbp_fail("exchange: no pinned host memory for %zu bytes", g->send_cap + g->recv_cap);
-    stagings = g;
+    stagings[nstagings++] = g;
     return g;
 }
 
+/* The last exchange over a staging frees it (the list's last entry takes
+ * its place). */
 static void unstage_link(lbp_device *d, staging *g)
 {
     if (--g->refs) return;
-    for (staging **p = &stagings; *p; p = &(*p)->next)
-        if (*p == g) {
-            *p = g->next;
+    for (int i = 0; i < nstagings; i++)
+        if (stagings[i] == g) {
+            stagings[i] = stagings[--nstagings];
             break;
         }
     d->be->host_free(d, g->send, 1);
     d->be->host_free(d, g->recv, 1);
     free(g);
+    if (!nstagings) {
+        free(stagings);
+        stagings = NULL;
+        max_stagings = 0;
+    }
 }
 
 size_t lbp_exchange_staging_bytes(void)
 {
     size_t n = 0;
-    for (const staging *g = stagings; g; g = g->next) n += g->send_cap + g->recv_cap;
+    for (int i = 0; i < nstagings; i++) n += stagings[i]->send_cap + stagings[i]->recv_cap;
     return n;
 }
 

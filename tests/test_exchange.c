@@ -169,6 +169,22 @@ static int ring_links(lbp_buf *b, lbp_region send[2][3], lbp_region recv[2][3], 
     return 2;
 }
 
+/* A ring over one buffer of the stand-in device, as the tests set it up. */
+typedef struct {
+    lbp_device d;
+    lbp_buf *b;
+    lbp_region send[2][3], recv[2][3];
+    lbp_link links[2];
+    int nl;
+} ring_setup;
+
+static void ring_setup_open(ring_setup *r)
+{
+    r->d = shm_device();
+    r->b = shm_alloc(&r->d, BYTES);
+    r->nl = ring_links(r->b, r->send, r->recv, r->links);
+}
+
 /* Fill what this rank sends in a round, run the exchange, check what came. */
 static void one_round(lbp_device *d, lbp_buf *b, lbp_exchange *x, int round)
 {
@@ -220,20 +236,17 @@ static void test_views_shared(void **state)
 {
     (void)state;
     if (lbp_ranks.size < 2) skip();
-    lbp_device d = shm_device();
-    lbp_buf *b = shm_alloc(&d, BYTES);
-    lbp_region send[2][3], recv[2][3];
-    lbp_link links[2];
-    const int nl = ring_links(b, send, recv, links);
-    lbp_exchange *first = lbp_exchange_create(&d, LBP_EXCHANGE_PEER, links, nl);
-    lbp_exchange *second = lbp_exchange_create(&d, LBP_EXCHANGE_PEER, links, nl);
+    ring_setup r;
+    ring_setup_open(&r);
+    lbp_exchange *first = lbp_exchange_create(&r.d, LBP_EXCHANGE_PEER, r.links, r.nl);
+    lbp_exchange *second = lbp_exchange_create(&r.d, LBP_EXCHANGE_PEER, r.links, r.nl);
     assert_int_equal(views_open, lbp_ranks.size == 2 ? 1 : 2); /* one per distinct neighbour */
     lbp_exchange_destroy(first);
     assert_int_equal(views_open, lbp_ranks.size == 2 ? 1 : 2);
-    one_round(&d, b, second, 7);
+    one_round(&r.d, r.b, second, 7);
     lbp_exchange_destroy(second);
     assert_int_equal(views_open, 0);
-    shm_release(&d, b);
+    shm_release(&r.d, r.b);
 }
 
 /* Two host-path exchanges over the same links (lbmkernels' one per
@@ -244,37 +257,31 @@ static void test_staging_shared(void **state)
 {
     (void)state;
     if (lbp_ranks.size < 2) skip();
-    lbp_device d = shm_device();
-    lbp_buf *b = shm_alloc(&d, BYTES);
-    lbp_region send[2][3], recv[2][3];
-    lbp_link links[2];
-    const int nl = ring_links(b, send, recv, links);
+    ring_setup r;
+    ring_setup_open(&r);
     size_t link_bytes = 0; /* a link's regions, one way */
     for (int i = 0; i < 3; i++) link_bytes += region_len[i];
     assert_int_equal(lbp_exchange_staging_bytes(), 0);
-    lbp_exchange *first = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, links, nl);
-    lbp_exchange *second = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, links, nl);
+    lbp_exchange *first = lbp_exchange_create(&r.d, LBP_EXCHANGE_HOST, r.links, r.nl);
+    lbp_exchange *second = lbp_exchange_create(&r.d, LBP_EXCHANGE_HOST, r.links, r.nl);
     assert_int_equal(host_buffers, 4); /* per link: send, receive */
     assert_int_equal(lbp_exchange_staging_bytes(), 4 * link_bytes);
-    for (int round = 0; round < 4; round++) one_round(&d, b, round & 1 ? second : first, round);
+    for (int round = 0; round < 4; round++) one_round(&r.d, r.b, round & 1 ? second : first, round);
     /* a longer first region on every link: more than the staging holds */
-    lbp_region wider_send[2][3], wider_recv[2][3];
-    memcpy(wider_send, send, sizeof send);
-    memcpy(wider_recv, recv, sizeof recv);
-    for (int up = 0; up < 2; up++) wider_send[up][0].bytes = wider_recv[up][0].bytes = region_len[0] + 1;
-    lbp_link wider[2] = {links[0], links[1]};
-    wider[0].send = wider_send[1], wider[0].recv = wider_recv[1];
-    wider[1].send = wider_send[0], wider[1].recv = wider_recv[0];
-    lbp_exchange *third = lbp_exchange_create(&d, LBP_EXCHANGE_HOST, wider, nl);
+    ring_setup wider = r;
+    for (int up = 0; up < 2; up++) wider.send[up][0].bytes = wider.recv[up][0].bytes = region_len[0] + 1;
+    wider.links[0].send = wider.send[1], wider.links[0].recv = wider.recv[1];
+    wider.links[1].send = wider.send[0], wider.links[1].recv = wider.recv[0];
+    lbp_exchange *third = lbp_exchange_create(&r.d, LBP_EXCHANGE_HOST, wider.links, wider.nl);
     assert_int_equal(host_buffers, 8);
     lbp_exchange_destroy(third);
     lbp_exchange_destroy(first);
     assert_int_equal(host_buffers, 4); /* the second still uses them */
-    one_round(&d, b, second, 5);
+    one_round(&r.d, r.b, second, 5);
     lbp_exchange_destroy(second);
     assert_int_equal(host_buffers, 0);
     assert_int_equal(lbp_exchange_staging_bytes(), 0);
-    shm_release(&d, b);
+    shm_release(&r.d, r.b);
 }
 
 /* One-way: a rank that only sends and one that only receives (the
