@@ -114,7 +114,7 @@ append_rows() {
     tail -n +2 "$1" >>"$2"
 }
 
-failed="" unavailable="" run=$work/.ranks-run
+failed="" unavailable="" commit="" run=$work/.ranks-run
 # RUN NAME NP TOOL ARGS...: one mpirun into $run; 0 ran, 1 failed,
 # 2 the tool said a path is not available here
 mpi_run() {
@@ -125,7 +125,13 @@ mpi_run() {
     say "$name on $np rank(s)"
     $mpi -np "$np" "$@" --out "$run" --force $quick >"$run.log" 2>&1
     rc=$?
-    if [ $rc = 0 ]; then say "$name took $(( $(date +%s) - t0 )) s"; return 0; fi
+    if [ $rc = 0 ]; then
+        # the commit the tools were built at: a folder whose one-device rows
+        # came from another run says which commit measured these
+        [ -n "$commit" ] || commit=$(awk -F, '$1 == "git_commit" { print $2; exit }' "$run"/*-meta.csv 2>/dev/null)
+        say "$name took $(( $(date +%s) - t0 )) s"
+        return 0
+    fi
     if grep -qi "not available" "$run.log"; then
         say "$name: $(grep -i -m 1 "not available" "$run.log")"
         return 2
@@ -204,6 +210,7 @@ rm -rf "$run" "$run.log"
     echo "mpirun,\"$mpi\""
     echo "mpi_version,\"$mpi_version\""
     echo "mpi_cuda_support,${cuda_aware:-unknown}"
+    echo "git_commit,${commit:-unknown}"
 } >"$work/ranks-meta.csv"
 [ -z "$failed" ] || { say "failed:$failed"; exit 1; }
 exit 0

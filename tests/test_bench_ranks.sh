@@ -37,6 +37,7 @@ while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
 mkdir -p "$out"
 echo "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points" >"$out/interconnect-fit.csv"
 echo "test-gpu,cuda,host,0,1,both-ways,20,10,0.99,12" >>"$out/interconnect-fit.csv"
+printf 'key,value\ngit_commit,0123456789ab\n' >"$out/interconnect-meta.csv"
 echo "test-gpu,cuda,peer,0,1,both-ways,3,100,0.99,12" >>"$out/interconnect-fit.csv"
 echo "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median" >"$out/interconnect.csv"
 EOF
@@ -90,7 +91,8 @@ else grep -q -- '--allow-run-as-root' "$d/mpirun.log" && bad "--allow-run-as-roo
 [ "$(rows "$d" 2)" = 8 ] && ok || bad "expected 8 two-rank rows in lbm.csv, got $(rows "$d" 2)"
 [ "$(rows "$d" 1)" = 3 ] && ok || bad "expected the one-device row and 2 one-rank baselines, got $(rows "$d" 1)"
 [ -f "$d/work/interconnect-fit.csv" ] && [ -f "$d/work/interconnect.csv" ] && ok || bad "the probe's files not in the result folder"
-[ "$(meta "$d" oversubscribed)" = no ] && [ "$(meta "$d" paths_unavailable)" = mpi ] && [ "$(meta "$d" counts)" = "1;2" ] && ok ||
+[ "$(meta "$d" oversubscribed)" = no ] && [ "$(meta "$d" paths_unavailable)" = mpi ] && [ "$(meta "$d" counts)" = "1;2" ] &&
+    [ "$(meta "$d" git_commit)" = 0123456789ab ] && ok ||
     bad "ranks-meta.csv: $(cat "$d/work/ranks-meta.csv")"
 [ -d "$d/work/.ranks-run" ] && bad "the run folder was left behind" || ok
 
