@@ -205,7 +205,10 @@ fi
 # thread counts that are cells of lbm.csv's lattices (every backend that
 # measured both): how far the device moved while the run went on (a
 # neighbour on a shared host, clocks, temperature), which bounds how close
-# a prediction from the first run can come.  Never fails the run.
+# a prediction from the first run can come.  Never fails the run.  No rows
+# sweep (model drift reads the threads sweep alone); QUICK: the aligned
+# probe alone, at each word size (the drift says so).
+recheck_probes="--no-rows"; [ -n "$quick" ] && recheck_probes="--no-rows --aligned-only"
 recheck_counts() { # BACKEND
     awk -F, -v b="$1" 'FNR == 1 { for (i = 1; i <= NF; i++) h[FILENAME, $i] = i; next }
         FILENAME ~ /membench\.csv$/ {
@@ -221,7 +224,7 @@ for b in $backends; do
     run=$work/.recheck-$b
     if [ -z "$counts" ]; then
         step=$((step + 1)); say "recheck ($b): no lattice of lbm.csv at a thread count of the threads sweep: skipped"
-    elif stage recheck "$b" "$run" "$devopt" --sweeps threads --thread-counts "$counts" >/dev/null; then
+    elif stage recheck "$b" "$run" "$devopt" --sweeps threads --thread-counts "$counts" $recheck_probes >/dev/null; then
         append_csv "$run/membench.csv" "$work/membench-recheck.csv"
     else
         say "recheck ($b) failed: no drift measured for it"

@@ -44,6 +44,11 @@ static const char USAGE[] =
     "                      the cells of the lattices to model) instead of 2^12..--threads\n"
     "  --reps N            timed repetitions per probe (default 10; on a CPU 3 where\n"
     "                      one timed run takes 10 ms or more)\n"
+    "  --aligned-only      the threads and rows sweeps' aligned probe alone (no\n"
+    "                      payload, L or M variants)\n"
+    "  --no-rows           no rows sweep (a CPU's): make bench's recheck, whose\n"
+    "                      drift reads the threads sweep alone (--aligned-only too\n"
+    "                      with QUICK=1)\n"
     "  --geometry-from LBM_CSV  the geometry sweep alone (membench-geometry.csv):\n"
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
@@ -111,7 +116,8 @@ static const char USAGE[] =
     "their own cells.  Every other row's band is 32.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
-       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE };
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE,
+       OPT_ALIGNED_ONLY, OPT_NO_ROWS };
 
 typedef struct {
     lbp_common common;
@@ -120,6 +126,7 @@ typedef struct {
     int reps;          /* 0: default */
     int blocks_per_sm_given;
     int sweeps_given;
+    int no_rows;       /* --no-rows */
     const char *geometry_from; /* lbm.csv: the geometry sweep alone */
     mb_described_options described; /* --kernel FILE --size LIST */
     const char *size_list;
@@ -176,6 +183,8 @@ static void parse_option(int opt, const char *arg, options *o)
         p->n_thread_counts = lbp_parse_int_list("--thread-counts", arg, 1, 1LL << 31, p->thread_counts, MB_MAX_LIST);
         break;
     case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
+    case OPT_ALIGNED_ONLY: p->aligned_only = 1; break;
+    case OPT_NO_ROWS: o->no_rows = 1; break;
     case '?': lbp_bad_option();
     default:
         if (!lbp_common_opt(&o->common, opt, arg, USAGE)) lbp_bad_option();
@@ -215,6 +224,8 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"threads", required_argument, 0, OPT_THREADS},
                                          {"thread-counts", required_argument, 0, OPT_THREAD_COUNTS},
                                          {"reps", required_argument, 0, OPT_REPS},
+                                         {"aligned-only", no_argument, 0, OPT_ALIGNED_ONLY},
+                                         {"no-rows", no_argument, 0, OPT_NO_ROWS},
                                          {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
                                          {"kernel", required_argument, 0, OPT_KERNEL},
                                          {"size", required_argument, 0, OPT_SIZE},
@@ -288,7 +299,7 @@ static void apply_defaults(options *o, const lbp_device *d)
      * narrow sweep runs where asked by name */
     p->narrow = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_NARROW));
     /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
-    p->row = lbp_is_cpu(&d->info) ? MB_ROW_CELLS : 0;
+    p->row = lbp_is_cpu(&d->info) && !o->no_rows ? MB_ROW_CELLS : 0;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
     if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !d->info.caps.force_blocks_per_cu)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
@@ -332,6 +343,17 @@ static int blocks_to_force(lbp_device *d, lbp_kernel *k, int block_size)
     return can_force(d) ? d->be->occupancy(d, k, block_size, 0) : 0;
 }
 
+/* The fill and verify kernels of every word size the plan's probes and
+ * `extra` use, compiled beside the probes. */
+static void prefetch_support(run *r, const mb_probe_spec *extra, int n_extra)
+{
+    int seen[3] = {0, 0, 0};
+    for (int i = 0; i < r->plan.n + n_extra; i++) {
+        const int w = i < r->plan.n ? r->plan.items[i].cfg.spec.word_bytes : extra[i - r->plan.n].word_bytes;
+        if ((w == 2 || w == 4 || w == 8) && !seen[mb_word_slot(w)]++) mb_support_prefetch(&r->bench, w);
+    }
+}
+
 /* Occupancy sweep needs the N=19 kernel's limit; everything is compiled and
  * checked here, before anything is measured or written. */
 static void preflight(run *r)
@@ -343,6 +365,7 @@ static void preflight(run *r)
     for (int w = 2; w <= 8 && (p->sweeps & SW_THREADS); w *= 2)
         first[nfirst++] = (mb_probe_spec){.words = 19, .word_bytes = w};
     for (int i = 0; i < nfirst; i++) mb_kernel_prefetch(&r->bench, &first[i]);
+    prefetch_support(r, first, nfirst);
     if (p->sweeps & SW_OCCUPANCY) {
         mb_probe_spec variants[MB_OCCUPANCY_VARIANTS];
         int nv = mb_occupancy_variants(p, variants);

@@ -211,7 +211,7 @@ static void plan_threads(mb_plan *p, const mb_plan_options *o)
     /* aligned; collision payload; L = 10; M = 10; L = M = 10 */
     static const int variants[5][3] = {{0, 0, 0}, {0, 0, MB_PAYLOAD_COLLISION}, {AA_ODD_MISALIGNED, 0, 0},
                                        {0, AA_ODD_MISALIGNED, 0}, {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0}};
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < (o->aligned_only ? 1 : 5); i++)
         for (int wi = 0; wi < N_WORD_BYTES; wi++) {
             const int w = all_word_bytes[wi];
             if (variants[i][2] && !payload_runs(o, w)) continue;
@@ -237,7 +237,7 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
         {{0, 0, 0}, {0, 0, MB_PAYLOAD_COLLISION}, {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0}, {-1}}};
     if (o->row < 2 || o->blocks_per_cu > 0) return;
     for (int in_place = 0; in_place < 2; in_place++)
-        for (int i = 0; i < 4 && variants[in_place][i][0] >= 0 && (i == 0 || !o->quick); i++)
+        for (int i = 0; i < 4 && variants[in_place][i][0] >= 0 && (i == 0 || !(o->quick || o->aligned_only)); i++)
             for (int wi = 0; wi < N_WORD_BYTES; wi++) {
                 const int w = all_word_bytes[wi], *v = variants[in_place][i];
                 if (v[2] && !payload_runs(o, w)) continue;

@@ -46,6 +46,8 @@ typedef struct {
                                * can span rows; elsewhere where asked by name) */
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
+    int aligned_only;         /* --aligned-only: the threads and rows sweeps'
+                               * aligned probe alone, no variants */
     int cpu;                  /* the device is a CPU: the threads sweep at the
                                * cells of lbmkernels' CPU lattices, coarser
                                * misaligned curves (plan.c says why) */

@@ -277,6 +277,15 @@ static lbp_kernel *support_kernel(mb_bench *b, int word_bytes, int verify)
     return *slot;
 }
 
+void mb_support_prefetch(mb_bench *b, int word_bytes)
+{
+    const int w = word_bytes == 2 ? 2 : word_bytes == 8;
+    char *src = mb_generate_support(word_bytes);
+    if (!b->fill[w]) lbp_prefetch(b->d, src, MB_FILL_ENTRY, "");
+    if (!b->verify[w]) lbp_prefetch(b->d, src, MB_VERIFY_ENTRY, "");
+    free(src);
+}
+
 static unsigned support_block(const mb_bench *b)
 {
     int bs = SUPPORT_BLOCK;

@@ -69,6 +69,10 @@ int64_t mb_bench_stride(const mb_bench *b, int64_t threads, int word_bytes);
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);
 /* A hint that mb_kernel_for(b, s) follows (lbp_prefetch). */
 void mb_kernel_prefetch(mb_bench *b, const mb_probe_spec *s);
+/* The same for the fill and verify kernels of w-byte words, which a probe
+ * of that size compiles at its first run otherwise: one at a time, seconds
+ * each on a CPU, where the probes' kernels compile side by side. */
+void mb_support_prefetch(mb_bench *b, int word_bytes);
 
 /* Launch shape: dynamic shared memory that makes exactly k blocks resident,
  * where the backend sets a carveout, under the smallest one that holds them

@@ -464,7 +464,11 @@ static void likwid_meta(const stream_run *r, lbp_meta *m)
         char key[64];
         double best;
         snprintf(key, sizeof key, "likwid_%s_saturation_threads", stream_likwid_kernels[k]);
-        lbp_meta_set(m, key, "%d", likwid_saturation(r, k, &best));
+        if (stream_likwid_curve(k, r->opt->quick))
+            lbp_meta_set(m, key, "%d", likwid_saturation(r, k, &best));
+        else
+            lbp_meta_set(m, key, "not measured: --quick runs %s at 1 and %d threads only", stream_likwid_kernels[k],
+                         r->plan->likwid_threads);
     }
     const stream_write_allocate w = likwid_write_allocate(r);
     lbp_meta_set(m, "write_allocate", "%s", w.verdict);
@@ -530,9 +534,12 @@ static void print_likwid(const stream_run *r)
     for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
         double best;
         const int sat = likwid_saturation(r, k, &best);
-        printf("likwid-bench %-8s %7.1f GB/s at %d threads; 90 %% of its best (%.1f) from %d thread%s\n",
-               stream_likwid_kernels[k], likwid_at_all_cores(r, k), r->plan->likwid_threads, best, sat,
-               sat == 1 ? "" : "s");
+        printf("likwid-bench %-8s %7.1f GB/s at %d threads; ", stream_likwid_kernels[k], likwid_at_all_cores(r, k),
+               r->plan->likwid_threads);
+        if (stream_likwid_curve(k, r->opt->quick))
+            printf("90 %% of its best (%.1f) from %d thread%s\n", best, sat, sat == 1 ? "" : "s");
+        else
+            printf("no saturation curve (--quick: 1 and %d threads only)\n", r->plan->likwid_threads);
     }
     const stream_write_allocate w = likwid_write_allocate(r);
     printf("write-allocate %s: copy_mem / copy %.2f (samples %.2f..%.2f, %d each)\n", w.verdict, w.ratio, w.ratio_min,

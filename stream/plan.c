@@ -233,11 +233,19 @@ static void add_likwid(stream_plan *p, int kernel, int threads)
     s->threads = threads;
 }
 
+int stream_likwid_curve(int kernel, int quick) { return !quick || kernel == STREAM_LIKWID_COPY_MEM; }
+
+int stream_likwid_runs_at(int kernel, int threads, int cores, int quick)
+{
+    return stream_likwid_curve(kernel, quick) || threads == 1 || threads == cores;
+}
+
 /* likwid-bench on a working set of 4x the last-level cache (within a
  * quarter of the memory): each kernel at 1, 2, 3, 4, 6, 8, 12, ..., P pinned
- * threads (quick: 1, 2, 4, ..., P; stream_likwid_thread_counts), P the
- * physical cores, then copy and copy_mem again at P until
- * there are STREAM_WA_SAMPLES of each for the write-allocate verdict. */
+ * threads (quick: copy_mem at 1, 2, 4, ..., P, copy and update at 1 and P;
+ * stream_likwid_thread_counts), P the physical cores, then copy and
+ * copy_mem again at P until there are STREAM_WA_SAMPLES of each for the
+ * write-allocate verdict. */
 static void plan_likwid(stream_plan *p, const stream_options *o, const lbp_device_info *d)
 {
     if (!o->sweeps[STREAM_SW_LIKWID]) return;
@@ -249,7 +257,8 @@ static void plan_likwid(stream_plan *p, const stream_options *o, const lbp_devic
     int counts[1024];
     const int n = stream_likwid_thread_counts(p->likwid_threads, o->quick, counts, 1024);
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) add_likwid(p, k, counts[i]);
+        for (int k = 0; k < STREAM_LIKWID_KERNELS; k++)
+            if (stream_likwid_runs_at(k, counts[i], p->likwid_threads, o->quick)) add_likwid(p, k, counts[i]);
     for (int sample = 1; sample < (o->quick ? STREAM_WA_SAMPLES_QUICK : STREAM_WA_SAMPLES); sample++) {
         add_likwid(p, STREAM_LIKWID_COPY, p->likwid_threads);
         add_likwid(p, STREAM_LIKWID_COPY_MEM, p->likwid_threads);

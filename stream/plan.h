@@ -14,9 +14,11 @@ typedef enum { STREAM_SW_SIZE, STREAM_SW_WORD, STREAM_SW_BLOCKS, STREAM_SW_BLOCK
 extern const char *const stream_sweep_names[]; /* stream.csv's sweep column; NULL-terminated */
 
 #define STREAM_MAX_SIZES 64
-/* Samples of copy and copy_mem at all cores for the write-allocate verdict. */
+/* Samples of copy and copy_mem at all cores for the write-allocate verdict
+ * (quick: two, the fewest that still show a spread and warn when close:
+ * each likwid-bench run costs seconds, mostly its own start). */
 #define STREAM_WA_SAMPLES 5
-#define STREAM_WA_SAMPLES_QUICK 3
+#define STREAM_WA_SAMPLES_QUICK 2
 
 /* The command line's choices. */
 typedef struct {
@@ -49,6 +51,15 @@ typedef struct {
 /* "copy", "copy_mem", "update" (in that order: STREAM_LIKWID_COPY, ...) */
 extern const char *const stream_likwid_kernels[];
 enum { STREAM_LIKWID_COPY, STREAM_LIKWID_COPY_MEM, STREAM_LIKWID_UPDATE, STREAM_LIKWID_KERNELS };
+
+/* 1 where likwid-bench kernel `kernel` runs its saturation curve (every
+ * count of stream_likwid_thread_counts): always, and quick copy_mem only,
+ * the bus bandwidth the CPU roofline reads; quick runs copy and update at
+ * 1 and all `cores` threads only. */
+int stream_likwid_curve(int kernel, int quick);
+/* 1 where the plan runs `kernel` at `threads` of the curve's counts on
+ * `cores` (the first pass, before the write-allocate samples). */
+int stream_likwid_runs_at(int kernel, int threads, int cores, int quick);
 
 typedef struct {
     stream_step *steps;

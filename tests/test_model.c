@@ -1951,6 +1951,11 @@ static void test_drift_cli(void **state)
     assert_true(file_has("/tmp/test_model.out", "cuda      5 probes: median +0.0 %, median |change| 5.0 %, largest -20.0 % "
                                                 "at 262144 threads (8 B)"));
     assert_true(file_has("/tmp/test_model.out", "opencl    1 probes: median +25.0 %"));
+    /* opencl's recheck is the aligned probe alone (a QUICK run's): said;
+     * cuda's has variants: nothing said */
+    assert_true(file_has("/tmp/test_model.out", "at 32768 threads (4 B); the aligned probe alone (no payload, L or M "
+                                                "variants measured again)\n"));
+    assert_false(file_has("/tmp/test_model.out", "(8 B); the aligned probe alone"));
     assert_true(file_has("/tmp/test_model.err", "1 probe(s) with no partner"));
     snprintf(path, sizeof path, "%s/drift.csv", dir);
     assert_true(file_has(path, "device,backend,word_bytes,threads,misaligned_reads,misaligned_writes,ops,block_size,"
