@@ -451,24 +451,28 @@ static int likwid_saturation(const stream_run *r, int kernel, double *best)
     return 0;
 }
 
+/* What a quick run leaves out of likwid-bench's (stream_likwid_runs_at),
+ * said where a figure would be. */
+static const char quick_likwid[] = "--quick runs copy and copy_mem at all cores alone (no saturation curve, no update)";
+
 /* likwid-bench's figures at all cores, where each kernel saturates, and
  * the write-allocate verdict with how it was decided. */
 static void likwid_meta(const stream_run *r, lbp_meta *m)
 {
     lbp_meta_number(m, "likwid_copy_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_COPY));
     lbp_meta_number(m, "likwid_copy_mem_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_COPY_MEM));
-    lbp_meta_number(m, "likwid_update_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_UPDATE));
+    if (r->opt->quick) lbp_meta_set(m, "likwid_update_gbs", "not measured: %s", quick_likwid);
+    else lbp_meta_number(m, "likwid_update_gbs", "%.3f", likwid_at_all_cores(r, STREAM_LIKWID_UPDATE));
     lbp_meta_set(m, "likwid_threads", "%d", r->plan->likwid_threads);
     lbp_meta_set(m, "likwid_working_set_bytes", "%" PRId64, r->plan->likwid_bytes);
     for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
         char key[64];
         double best;
         snprintf(key, sizeof key, "likwid_%s_saturation_threads", stream_likwid_kernels[k]);
-        if (stream_likwid_curve(k, r->opt->quick))
+        if (!r->opt->quick)
             lbp_meta_set(m, key, "%d", likwid_saturation(r, k, &best));
         else
-            lbp_meta_set(m, key, "not measured: --quick runs %s at 1 and %d threads only", stream_likwid_kernels[k],
-                         r->plan->likwid_threads);
+            lbp_meta_set(m, key, "not measured: %s", quick_likwid);
     }
     const stream_write_allocate w = likwid_write_allocate(r);
     lbp_meta_set(m, "write_allocate", "%s", w.verdict);
@@ -534,13 +538,17 @@ static void print_likwid(const stream_run *r)
     for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
         double best;
         const int sat = likwid_saturation(r, k, &best);
-        printf("likwid-bench %-8s %7.1f GB/s at %d threads; ", stream_likwid_kernels[k], likwid_at_all_cores(r, k),
-               r->plan->likwid_threads);
-        if (stream_likwid_curve(k, r->opt->quick))
-            printf("90 %% of its best (%.1f) from %d thread%s\n", best, sat, sat == 1 ? "" : "s");
+        if (r->opt->quick && k == STREAM_LIKWID_UPDATE)
+            printf("likwid-bench %-8s not measured\n", stream_likwid_kernels[k]);
+        else if (r->opt->quick)
+            printf("likwid-bench %-8s %7.1f GB/s at %d threads\n", stream_likwid_kernels[k], likwid_at_all_cores(r, k),
+                   r->plan->likwid_threads);
         else
-            printf("no saturation curve (--quick: 1 and %d threads only)\n", r->plan->likwid_threads);
+            printf("likwid-bench %-8s %7.1f GB/s at %d threads; 90 %% of its best (%.1f) from %d thread%s\n",
+                   stream_likwid_kernels[k], likwid_at_all_cores(r, k), r->plan->likwid_threads, best, sat,
+                   sat == 1 ? "" : "s");
     }
+    if (r->opt->quick) printf("likwid-bench: %s\n", quick_likwid);
     const stream_write_allocate w = likwid_write_allocate(r);
     printf("write-allocate %s: copy_mem / copy %.2f (samples %.2f..%.2f, %d each)\n", w.verdict, w.ratio, w.ratio_min,
            w.ratio_max, w.samples);

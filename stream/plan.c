@@ -233,17 +233,15 @@ static void add_likwid(stream_plan *p, int kernel, int threads)
     s->threads = threads;
 }
 
-int stream_likwid_curve(int kernel, int quick) { return !quick || kernel == STREAM_LIKWID_COPY_MEM; }
-
 int stream_likwid_runs_at(int kernel, int threads, int cores, int quick)
 {
-    return stream_likwid_curve(kernel, quick) || threads == 1 || threads == cores;
+    return !quick || (threads == cores && kernel != STREAM_LIKWID_UPDATE);
 }
 
 /* likwid-bench on a working set of 4x the last-level cache (within a
  * quarter of the memory): each kernel at 1, 2, 3, 4, 6, 8, 12, ..., P pinned
- * threads (quick: copy_mem at 1, 2, 4, ..., P, copy and update at 1 and P;
- * stream_likwid_thread_counts), P the physical cores, then copy and
+ * threads (stream_likwid_thread_counts; quick: copy and copy_mem at P
+ * alone, stream_likwid_runs_at), P the physical cores, then copy and
  * copy_mem again at P until there are STREAM_WA_SAMPLES of each for the
  * write-allocate verdict. */
 static void plan_likwid(stream_plan *p, const stream_options *o, const lbp_device_info *d)

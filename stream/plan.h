@@ -52,13 +52,13 @@ typedef struct {
 extern const char *const stream_likwid_kernels[];
 enum { STREAM_LIKWID_COPY, STREAM_LIKWID_COPY_MEM, STREAM_LIKWID_UPDATE, STREAM_LIKWID_KERNELS };
 
-/* 1 where likwid-bench kernel `kernel` runs its saturation curve (every
- * count of stream_likwid_thread_counts): always, and quick copy_mem only,
- * the bus bandwidth the CPU roofline reads; quick runs copy and update at
- * 1 and all `cores` threads only. */
-int stream_likwid_curve(int kernel, int quick);
-/* 1 where the plan runs `kernel` at `threads` of the curve's counts on
- * `cores` (the first pass, before the write-allocate samples). */
+/* 1 where the plan runs likwid-bench kernel `kernel` at `threads` of the
+ * saturation curve's counts (stream_likwid_thread_counts) on `cores` (the
+ * first pass, before the write-allocate samples): a full run every kernel
+ * at every count; quick what the model reads, copy and copy_mem at all
+ * cores (the roofline, the write-allocate saving and verdict), no curve and
+ * no update: each likwid-bench run costs seconds whatever it measures (its
+ * own start), and the model reads neither. */
 int stream_likwid_runs_at(int kernel, int threads, int cores, int quick);
 
 typedef struct {

@@ -400,42 +400,37 @@ static void test_likwid_parse_and_verdict(void **state)
     assert_int_equal(t[4], 5);
 }
 
-/* The likwid-bench runs a QUICK run makes on the 16-core server: copy_mem
- * at 1, 2, 4, 8 and 16 threads (the bus bandwidth's saturation curve, the
- * roofline's input), copy and update at 1 and 16, and one more copy and
- * copy_mem at 16 for the write-allocate verdict's second sample: 11 runs of
- * about 3 s each, where all three kernels' curves and three samples made
- * 19; a full run keeps every kernel at every count. */
+/* The likwid-bench runs a QUICK run makes on the 16-core server: copy and
+ * copy_mem at 16 threads, then each once more for the write-allocate
+ * verdict's second sample: 4 runs of about 3 s each, where every kernel's
+ * curve at 1, 2, 4, 8, 16 and three samples made 19; a full run keeps
+ * every kernel at every count (1, 2, 3, 4, 6, 8, 12, 16) and five samples. */
 static void test_quick_likwid_runs(void **state)
 {
     (void)state;
     int t[64];
-    const int n = stream_likwid_thread_counts(16, 1, t, 64);
-    int runs[STREAM_LIKWID_KERNELS] = {0};
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) runs[k] += stream_likwid_runs_at(k, t[i], 16, 1);
-    assert_int_equal(runs[STREAM_LIKWID_COPY_MEM], 5);
-    assert_int_equal(runs[STREAM_LIKWID_COPY], 2);
-    assert_int_equal(runs[STREAM_LIKWID_UPDATE], 2);
-    assert_false(stream_likwid_runs_at(STREAM_LIKWID_COPY, 4, 16, 1));
-    assert_true(stream_likwid_runs_at(STREAM_LIKWID_UPDATE, 16, 16, 1));
-    assert_true(stream_likwid_runs_at(STREAM_LIKWID_COPY, 1, 16, 1));
-    assert_int_equal(STREAM_WA_SAMPLES_QUICK, 2);
-    assert_int_equal(runs[0] + runs[1] + runs[2] + 2 * (STREAM_WA_SAMPLES_QUICK - 1), 11);
-    /* the curve is copy_mem's in QUICK, every kernel's in a full run */
-    assert_true(stream_likwid_curve(STREAM_LIKWID_COPY_MEM, 1));
-    assert_false(stream_likwid_curve(STREAM_LIKWID_COPY, 1));
-    assert_false(stream_likwid_curve(STREAM_LIKWID_UPDATE, 1));
-    for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) {
-        assert_true(stream_likwid_curve(k, 0));
-        for (int i = 0, m = stream_likwid_thread_counts(16, 0, t, 64); i < m; i++)
-            assert_true(stream_likwid_runs_at(k, t[i], 16, 0));
+    for (int quick = 0; quick <= 1; quick++) {
+        const int n = stream_likwid_thread_counts(16, quick, t, 64);
+        int runs[STREAM_LIKWID_KERNELS] = {0};
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) runs[k] += stream_likwid_runs_at(k, t[i], 16, quick);
+        const int extra = quick ? STREAM_WA_SAMPLES_QUICK - 1 : STREAM_WA_SAMPLES - 1;
+        assert_int_equal(runs[STREAM_LIKWID_COPY], quick ? 1 : 8);
+        assert_int_equal(runs[STREAM_LIKWID_COPY_MEM], quick ? 1 : 8);
+        assert_int_equal(runs[STREAM_LIKWID_UPDATE], quick ? 0 : 8);
+        assert_int_equal(runs[0] + runs[1] + runs[2] + 2 * extra, quick ? 4 : 32);
     }
+    assert_int_equal(STREAM_WA_SAMPLES_QUICK, 2);
+    assert_true(stream_likwid_runs_at(STREAM_LIKWID_COPY_MEM, 16, 16, 1));
+    assert_false(stream_likwid_runs_at(STREAM_LIKWID_COPY_MEM, 8, 16, 1));
+    assert_false(stream_likwid_runs_at(STREAM_LIKWID_COPY, 1, 16, 1));
+    assert_false(stream_likwid_runs_at(STREAM_LIKWID_UPDATE, 16, 16, 1));
+    assert_true(stream_likwid_runs_at(STREAM_LIKWID_UPDATE, 1, 16, 0));
 }
 
 /* On a CPU the size sweep goes past 4x the last-level cache also quick, and
- * likwid-bench runs at 1, 2, 4, ..., P threads (quick: copy_mem; copy and
- * update at 1 and P) on a working set
+ * likwid-bench runs at 1, 2, 3, 4, 6, ..., P threads (quick: copy and
+ * copy_mem at P alone) on a working set
  * of that size, then copy and copy_mem again at P for the write-allocate
  * samples. */
 static void test_cpu_plan_passes_the_cache(void **state)
@@ -465,8 +460,7 @@ static void test_cpu_plan_passes_the_cache(void **state)
         int counts[64];
         const int n = stream_likwid_thread_counts(cores, quick, counts, 64);
         const int samples = quick ? STREAM_WA_SAMPLES_QUICK : STREAM_WA_SAMPLES;
-        /* full: every kernel at every count; quick: copy_mem's curve, copy
-         * and update at 1 and P */
+        /* full: every kernel at every count; quick: copy and copy_mem at P */
         int first_pass = 0, per_kernel[STREAM_LIKWID_KERNELS] = {0};
         for (int i = 0; i < n; i++)
             for (int k = 0; k < STREAM_LIKWID_KERNELS; k++) first_pass += stream_likwid_runs_at(k, counts[i], cores, quick);
@@ -474,9 +468,9 @@ static void test_cpu_plan_passes_the_cache(void **state)
             if (p.steps[i].kind == STREAM_STEP_LIKWID) per_kernel[p.steps[i].likwid]++;
         if (!quick) assert_int_equal(likwid, 3 * n + 2 * (samples - 1));
         assert_int_equal(likwid, first_pass + 2 * (samples - 1));
-        assert_int_equal(per_kernel[STREAM_LIKWID_COPY_MEM], n + samples - 1);
-        assert_int_equal(per_kernel[STREAM_LIKWID_UPDATE], quick ? (cores > 1 ? 2 : 1) : n);
-        assert_int_equal(per_kernel[STREAM_LIKWID_COPY], (quick ? (cores > 1 ? 2 : 1) : n) + samples - 1);
+        assert_int_equal(per_kernel[STREAM_LIKWID_COPY_MEM], (quick ? 1 : n) + samples - 1);
+        assert_int_equal(per_kernel[STREAM_LIKWID_UPDATE], quick ? 0 : n);
+        assert_int_equal(per_kernel[STREAM_LIKWID_COPY], (quick ? 1 : n) + samples - 1);
         assert_int_equal(at_p, 2 * samples);
         assert_int_equal(p.likwid_threads, cores);
         stream_plan_free(&p);
