@@ -462,7 +462,7 @@ static void run_stamps(run *r, const mb_plan_item *it)
 
 /* Seconds item `it` takes at gbs GB/s: its bytes per launch, the launches
  * of a timed run (back to back: as many as fill MB_THREADS_RUN_MS, a few
- * where MB_THREADS_LONG_RUN_MS is exceeded, probe.h), warm-up and
+ * where the bench's long_run_ms is exceeded, probe.h), warm-up and
  * repetitions (on a CPU, long runs take LBP_CPU_LONG_RUN_REPS, stats.h).
  * Its points differ by orders of magnitude (a thread count of 2^12 against
  * 2^24): counting points, an estimate from the first ones came out at a
@@ -475,8 +475,8 @@ static double item_seconds(const run *r, const mb_plan_item *it, double gbs)
     const double launch_ms = bytes / (gbs * 1e6);
     double run_ms = launch_ms;
     if (c->launches > 1)
-        run_ms = fmax(MB_THREADS_RUN_MS, fmin(launch_ms * c->launches,
-                                              fmax(MB_THREADS_LONG_RUN_MS, MB_THREADS_FEW_LAUNCHES * launch_ms)));
+        run_ms = fmax(MB_THREADS_RUN_MS, fmin(launch_ms * c->launches, fmax(r->bench.long_run_ms,
+                                                                             r->bench.few_launches * launch_ms)));
     int reps = r->o->reps;
     if (lbp_is_cpu(&r->d->info) && run_ms >= LBP_CPU_LONG_RUN_MS && reps > LBP_CPU_LONG_RUN_REPS)
         reps = LBP_CPU_LONG_RUN_REPS;
@@ -903,6 +903,10 @@ static void open_bench(run *r)
     if (mb_bench_open(&r->bench, r->d, r->o->threads, max_words, max_word_bytes, array_bytes, min_block, why,
                       sizeof why))
         lbp_usage_error("%s", why);
+    if (p->quick) {
+        r->bench.long_run_ms = MB_THREADS_LONG_RUN_MS_QUICK;
+        r->bench.few_launches = MB_THREADS_FEW_LAUNCHES_QUICK;
+    }
 }
 
 static void measure_probes(run *r)

@@ -42,6 +42,8 @@ int mb_bench_open(mb_bench *b, lbp_device *d, int64_t threads, int max_words, in
 {
     memset(b, 0, sizeof *b);
     b->d = d;
+    b->long_run_ms = MB_THREADS_LONG_RUN_MS;
+    b->few_launches = MB_THREADS_FEW_LAUNCHES;
     b->threads = threads;
     b->stride = mb_bench_stride(b, threads, max_word_bytes);
     b->max_words = max_words;
@@ -402,6 +404,17 @@ static void run_once(void *p)
     r->issued += r->launches;
 }
 
+int mb_run_launches(const mb_bench *b, int launches, double per_launch_ms)
+{
+    if (per_launch_ms * launches > b->long_run_ms) {
+        const double few = ceil(b->long_run_ms / fmax(per_launch_ms, 1e-6));
+        launches = few > b->few_launches ? (int)few : b->few_launches;
+    }
+    double want = ceil(MB_THREADS_RUN_MS / fmax(per_launch_ms, 1e-6));
+    if (want > launches) launches = want < MB_THREADS_MAX_LAUNCHES ? (int)want : MB_THREADS_MAX_LAUNCHES;
+    return launches;
+}
+
 int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_result *out, char *why,
                  size_t why_len)
 {
@@ -435,19 +448,13 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
          * loop, where the host issues launches as fast as the device takes
          * them (a short run puts the floor of a small launch higher); of
          * launches so long that the host's interval is lost in them (a
-         * CPU's lattice of 256^3), a few, within MB_THREADS_LONG_RUN_MS.
+         * CPU's lattice of 256^3), a few, within b->long_run_ms.
          * The pilot is two launches, then the full count. */
         r.launches = 2;
         run_once(&r);
         b->d->be->timer_start(b->d);
         run_once(&r);
-        double per_launch_ms = b->d->be->timer_stop_ms(b->d) / 2;
-        if (per_launch_ms * launches > MB_THREADS_LONG_RUN_MS) {
-            const double few = ceil(MB_THREADS_LONG_RUN_MS / fmax(per_launch_ms, 1e-6));
-            launches = few > MB_THREADS_FEW_LAUNCHES ? (int)few : MB_THREADS_FEW_LAUNCHES;
-        }
-        double want = ceil(MB_THREADS_RUN_MS / fmax(per_launch_ms, 1e-6));
-        if (want > launches) launches = want < MB_THREADS_MAX_LAUNCHES ? (int)want : MB_THREADS_MAX_LAUNCHES;
+        launches = mb_run_launches(b, launches, b->d->be->timer_stop_ms(b->d) / 2);
         r.launches = launches;
     }
     char name[64];

@@ -13,9 +13,14 @@
 /* in up to this many launches. */
 #define MB_THREADS_MAX_LAUNCHES 2000
 /* Launches of more than this in all (20 of 5 ms each) run as few of them
- * as fill it, MB_THREADS_FEW_LAUNCHES at least. */
+ * as fill it, MB_THREADS_FEW_LAUNCHES at least (mb_bench's long_run_ms and
+ * few_launches; --quick's halve a run of a CPU's 256^3 launches of tens of
+ * ms each, two a run instead of three to five: the host's interval is lost
+ * in each of them). */
 #define MB_THREADS_LONG_RUN_MS 100.0
 #define MB_THREADS_FEW_LAUNCHES 3
+#define MB_THREADS_LONG_RUN_MS_QUICK 50.0
+#define MB_THREADS_FEW_LAUNCHES_QUICK 2
 
 /* A probe configuration: the kernel plus how it is launched. */
 typedef struct {
@@ -52,6 +57,8 @@ typedef struct {
     int n_cache, cap_cache;
     uint32_t seed_counter;
     int64_t launched;     /* probe launches since mb_prepare (a swapped probe alternates) */
+    double long_run_ms;   /* MB_THREADS_LONG_RUN_MS and MB_THREADS_FEW_LAUNCHES */
+    int few_launches;     /* (mb_bench_open), or their _QUICK twins */
 } mb_bench;
 
 /* Allocate for max_words arrays of max_word_bytes words at `threads`, and
@@ -64,6 +71,12 @@ void mb_bench_close(mb_bench *b);
 /* Words from one array to the next for `threads` words of word_bytes each:
  * mb_stride(threads), skewed on a CPU (skew.h) as lbmkernels' lattices. */
 int64_t mb_bench_stride(const mb_bench *b, int64_t threads, int word_bytes);
+
+/* The launches of one timed run of a back-to-back probe asked for
+ * `launches`, of per_launch_ms each (the pilot's): as many as fill
+ * MB_THREADS_RUN_MS, or where they last past b->long_run_ms as few as fill
+ * that, b->few_launches at least. */
+int mb_run_launches(const mb_bench *b, int launches, double per_launch_ms);
 
 /* The compiled probe for a spec (compiled once; exits 1 on a compile error). */
 const mb_compiled *mb_kernel_for(mb_bench *b, const mb_probe_spec *s);

@@ -1481,6 +1481,40 @@ static int count_items(const mb_plan *p, const char *sweep, int w, int l, int m,
     return n;
 }
 
+/* --aligned-only (make bench's QUICK recheck): the threads sweep at the
+ * counts asked, the aligned probe alone at each word size; the rows sweep
+ * aligned too (gone with --no-rows: row 0). */
+static void test_plan_aligned_only(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_THREADS, .word_bytes = 4, .block_size = 256, .fp64 = 1, .cpu = 1, .row = 256,
+                         .max_threads = 1LL << 24, .n_thread_counts = 3,
+                         .thread_counts = {32768, 1000000, 1LL << 24}};
+    for (int aligned = 0; aligned <= 1; aligned++) {
+        mb_plan_options q = o;
+        q.aligned_only = aligned;
+        mb_plan p;
+        mb_plan_build(&p, &q);
+        int threads = 0, rows = 0;
+        for (int i = 0; i < p.n; i++) {
+            threads += !strcmp(p.items[i].sweep, "threads");
+            rows += !strcmp(p.items[i].sweep, "rows");
+        }
+        /* 5 variants (aligned, payload, L, M, L=M) x 3 word sizes, or the aligned x 3 */
+        assert_int_equal(threads, 3 * (aligned ? 3 : 15));
+        /* rows: 4 + 3 variants x 3 word sizes, or aligned in and out of place x 3 */
+        assert_int_equal(rows, 3 * (aligned ? 6 : 21));
+        for (int w = 2; w <= 8; w *= 2) assert_int_equal(count_items(&p, "threads", w, 0, 0, 0, 1LL << 24), 1);
+        assert_int_equal(count_items(&p, "threads", 4, 10, 0, 0, 0), aligned ? 0 : 3);
+        assert_int_equal(count_items(&p, "threads", 8, 0, 0, MB_PAYLOAD_COLLISION, 0), aligned ? 0 : 3);
+        mb_plan_free(&p);
+        q.row = 0;
+        mb_plan_build(&p, &q);
+        assert_int_equal(p.n, 3 * (aligned ? 3 : 15));
+        mb_plan_free(&p);
+    }
+}
+
 /* A CPU's plan: the threads sweep at 2^12, the cells of every lattice
  * lbmkernels runs there by default (cpucubes.h: the thread counts the
  * model reads for a row kernel) and the top, every curve the model reads
@@ -1875,6 +1909,39 @@ static void test_plan_geometry(void **state)
     mb_plan_free(&p);
 }
 
+/* The launches of a timed run (mb_run_launches): 20 as asked, or as many
+ * as fill 2 ms; launches that fill long_run_ms as few as fill it, never
+ * fewer than few_launches.  A CPU's 256^3 launch of 47 ms (19 4-byte words
+ * each way at 54 GB/s): three a run in a full run, two with --quick's
+ * window (50 ms); one of 94 ms (8-byte words) three and two; one of 23 ms
+ * five and three. */
+static void test_long_run_launches(void **state)
+{
+    (void)state;
+    mb_bench full = {.long_run_ms = MB_THREADS_LONG_RUN_MS, .few_launches = MB_THREADS_FEW_LAUNCHES};
+    mb_bench quick = {.long_run_ms = MB_THREADS_LONG_RUN_MS_QUICK, .few_launches = MB_THREADS_FEW_LAUNCHES_QUICK};
+    assert_int_equal(mb_run_launches(&full, MB_THREADS_LAUNCHES, 47), 3);
+    assert_int_equal(mb_run_launches(&quick, MB_THREADS_LAUNCHES, 47), 2);
+    assert_int_equal(mb_run_launches(&full, MB_THREADS_LAUNCHES, 94), 3);
+    assert_int_equal(mb_run_launches(&quick, MB_THREADS_LAUNCHES, 94), 2);
+    assert_int_equal(mb_run_launches(&full, MB_THREADS_LAUNCHES, 23), 5);
+    assert_int_equal(mb_run_launches(&quick, MB_THREADS_LAUNCHES, 23), 3);
+    /* short launches: the same either way (20, or enough to fill 2 ms) */
+    for (int i = 0; i < 2; i++) {
+        const mb_bench *b = i ? &quick : &full;
+        assert_int_equal(mb_run_launches(b, MB_THREADS_LAUNCHES, 1.0), MB_THREADS_LAUNCHES);
+        assert_int_equal(mb_run_launches(b, MB_THREADS_LAUNCHES, 0.001), (int)ceil(MB_THREADS_RUN_MS / 0.001));
+        assert_int_equal(mb_run_launches(b, MB_THREADS_LAUNCHES, 1e-9), MB_THREADS_MAX_LAUNCHES);
+    }
+    /* mb_bench_open sets a full run's */
+    if (!dev) return;
+    mb_bench b;
+    open_bench(&b, 19, 4);
+    assert_true(b.long_run_ms == MB_THREADS_LONG_RUN_MS);
+    assert_int_equal(b.few_launches, MB_THREADS_FEW_LAUNCHES);
+    mb_bench_close(&b);
+}
+
 static void test_threads_probe(void **state)
 {
     (void)state;
@@ -2191,6 +2258,48 @@ static void test_cli_thread_counts(void **state)
     remove_out();
 }
 
+/* make bench's recheck on PoCL (a CPU): --no-rows, and with QUICK
+ * --aligned-only: the threads sweep alone, aligned with QUICK. */
+static void test_cli_recheck_probes(void **state)
+{
+    (void)state;
+    char err[8192], path[256];
+    if (!have_pocl) skip();
+    for (int aligned = 0; aligned <= 1; aligned++) {
+        remove_out();
+        int rc = run_cli(aligned ? "--backend opencl --sweeps threads --quick --thread-counts 3000,5000 --reps 2 "
+                                   "--no-rows --aligned-only"
+                                 : "--backend opencl --sweeps threads --quick --thread-counts 3000,5000 --reps 2 "
+                                   "--no-rows",
+                         err, sizeof err);
+        if (rc) fprintf(stderr, "%s", err);
+        assert_int_equal(rc, 0);
+        out_path(path, sizeof path, "membench.csv");
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        char line[1024];
+        int rows = 0, misaligned = 0;
+        assert_non_null(fgets(line, sizeof line, f));
+        while (fgets(line, sizeof line, f)) {
+            char sweep[32];
+            int l, m;
+            assert_int_equal(sscanf(line, "%*[^,],%*[^,],%31[^,],%*d,%*d,%d,%d", sweep, &l, &m), 3);
+            assert_string_equal(sweep, "threads");
+            misaligned += l || m;
+            rows++;
+        }
+        fclose(f);
+        if (aligned) {
+            assert_int_equal(rows, 2 * 3); /* the aligned probe at 2, 4 and 8 bytes per count */
+            assert_int_equal(misaligned, 0);
+        } else {
+            assert_true(rows == 2 * 14 || rows == 2 * 15);
+            assert_int_equal(misaligned, 2 * 9);
+        }
+    }
+    remove_out();
+}
+
 /* A copy of fixture `name` whose rows of device "cpu" are PoCL's device
  * (membench reads the rows of the device it runs on); its path in *path. */
 static void with_pocl_slug(const char *name, char *path, size_t len)
@@ -2447,12 +2556,15 @@ int main(void)
         cmocka_unit_test(test_plan_thread_counts),
         cmocka_unit_test(test_plan_threads_top),
         cmocka_unit_test(test_plan_cpu),
+        cmocka_unit_test(test_plan_aligned_only),
         cmocka_unit_test(test_read_geometries),
         cmocka_unit_test(test_plan_geometry),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_threads_probe, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_long_run_launches, probe_setup, NULL),
         cmocka_unit_test(test_cli_bad_usage_exits_2_with_one_line),
         cmocka_unit_test(test_cli_threads_sweep),
         cmocka_unit_test(test_cli_thread_counts),
+        cmocka_unit_test(test_cli_recheck_probes),
         cmocka_unit_test(test_cli_geometry_sweep),
         cmocka_unit_test(test_cli_geometry_kernel),
     };
