@@ -6,7 +6,8 @@
 # model.csv; a .partial of another bench is never removed; a model validate
 # over the error bar (exit 1, result fail) keeps the data with a note, an
 # unreadable input (exit 2) or an exit 1 without a validated model.csv fails
-# the bench.  Last line: "bench-claim: N passed, M failed".
+# the bench; the recheck runs no rows sweep, and in QUICK the aligned probe
+# alone.  Last line: "bench-claim: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 
@@ -29,8 +30,13 @@ done
 sleep "${STUB_SLEEP:-0}"
 case $tool in
 stream) echo "device,backend,x" >"$out/stream.csv" ;;
-membench) echo "device,backend,sweep,threads" >"$out/membench.csv" ;;
-lbmkernels) echo "device,backend,cells" >"$out/lbm.csv" ;;
+membench)
+    case " $* " in *" --thread-counts "*) echo "$@" >"$(dirname "$0")/recheck.args" ;; esac
+    echo "device,backend,sweep,threads" >"$out/membench.csv"
+    [ -n "${STUB_RECHECK:-}" ] && echo "stub-dev,opencl,threads,32768" >>"$out/membench.csv" ;;
+lbmkernels)
+    echo "device,backend,cells" >"$out/lbm.csv"
+    [ -n "${STUB_RECHECK:-}" ] && echo "stub-dev,opencl,32768" >>"$out/lbm.csv" ;;
 model)
     case $1 in
     validate)
@@ -82,6 +88,18 @@ ls -a "$tmp/t/results/stub-dev" | grep -q '^\.latest' && bad "a temporary latest
 for r in latest ../x 'a b' .hidden; do
     RUN=$r bench >"$tmp/o1" 2>"$tmp/e1" && bad "RUN='$r' accepted" || ok
 done
+# the recheck: the threads sweep at the lattices' cells, never the rows
+# sweep (the drift reads the threads sweep alone); QUICK the aligned probe
+# alone
+for q in 0 1; do
+    rm -f "$tmp/t/membench/recheck.args"
+    (cd "$tmp/t" && STUB_RECHECK=1 QUICK=$q sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" || bad "QUICK=$q recheck run failed: $(tail -n 3 "$tmp/e1")"
+    a=$(cat "$tmp/t/membench/recheck.args" 2>/dev/null)
+    case " $a " in *" --sweeps threads --thread-counts 32768 "*"--no-rows "*) ok ;; *) bad "QUICK=$q recheck args: '$a'" ;; esac
+    case " $a " in *" --aligned-only "*) [ $q = 1 ] && ok || bad "a full run's recheck is aligned only: '$a'" ;;
+    *) [ $q = 0 ] && ok || bad "a QUICK recheck measures the variants: '$a'" ;; esac
+done
+
 # a QUICK run's folder says so
 rm -rf "$tmp/t/results"
 (cd "$tmp/t" && QUICK=1 sh core/bench.sh) >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in results/stub-dev-quick/20[0-9-]*T[0-9]*Z " "$tmp/o1" && ok ||
