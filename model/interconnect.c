@@ -1,6 +1,7 @@
 /* interconnect-fit.csv and interconnect.csv: see interconnect.h. */
 #include "interconnect.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,67 @@ static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err
     return 0;
 }
 
+/* The fit a probe row belongs to: same path, direction and ranks */
+static interconnect_fit *fit_of_point(interconnect_fits *f, const char *path, const char *dir, int a, int b)
+{
+    int ring = !strcmp(dir, "ring"), both = !strcmp(dir, "both-ways");
+    for (int i = 0; i < f->n; i++) {
+        interconnect_fit *x = &f->fits[i];
+        if (strcmp(x->path, path) || !x->ring != !ring || x->both_ways != both) continue;
+        if ((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a)) return x;
+    }
+    return NULL;
+}
+
+/* One row of interconnect.csv into its fit's points (a row no fit has,
+ * another path's or too few points to fit, is left out) */
+static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *err, size_t err_len)
+{
+    double a, b, bytes, us;
+    if (lbp_table_number_by_name(t, row, "rank_a", &a, err, err_len) ||
+        lbp_table_number_by_name(t, row, "rank_b", &b, err, err_len) ||
+        lbp_table_number_by_name(t, row, "bytes", &bytes, err, err_len) ||
+        lbp_table_number_by_name(t, row, "us_median", &us, err, err_len))
+        return -1;
+    const char *path = lbp_table_text(t, row, lbp_table_column(t, "path"));
+    const char *dir = lbp_table_text(t, row, lbp_table_column(t, "direction"));
+    int line = t->line[row];
+    if (strcmp(dir, "one-way") && strcmp(dir, "both-ways") && strcmp(dir, "ring"))
+        return lbp_error(err, err_len, "%s:%d: expected direction one-way, both-ways or ring, got '%s'", t->path, line,
+                         dir);
+    if (!(bytes > 0) || bytes != floor(bytes))
+        return lbp_error(err, err_len, "%s:%d: expected bytes a whole number > 0, got %g", t->path, line, bytes);
+    if (!(us > 0)) return lbp_error(err, err_len, "%s:%d: expected us_median > 0, got %g", t->path, line, us);
+    interconnect_fit *x = fit_of_point(f, path, dir, (int)a, (int)b);
+    if (!x) return 0;
+    interconnect_point *grown = realloc(x->measured, (x->n_measured + 1) * sizeof *grown);
+    if (!grown) return lbp_error(err, err_len, "out of memory");
+    x->measured = grown;
+    int at = x->n_measured++;
+    for (; at > 0 && x->measured[at - 1].bytes > bytes; at--) x->measured[at] = x->measured[at - 1];
+    if (at > 0 && x->measured[at - 1].bytes == bytes)
+        return lbp_error(err, err_len, "%s:%d: a second %s %s point of ranks %g-%g at %g bytes", t->path, line, path,
+                         dir, a, b, bytes);
+    x->measured[at] = (interconnect_point){.bytes = bytes, .us = us};
+    return 0;
+}
+
+/* dir/interconnect.csv's points into the fits; none where it is missing */
+static int load_points(interconnect_fits *f, const char *dir, char *err, size_t err_len)
+{
+    static const char *const cols[] = {"path", "rank_a", "rank_b", "direction", "bytes", "us_median", NULL};
+    char path[600];
+    snprintf(path, sizeof path, "%s/interconnect.csv", dir);
+    lbp_table t;
+    int r = lbp_table_read_columns(&t, path, cols, err, err_len);
+    if (r == LBP_TABLE_MISSING) return LBP_TABLE_OK;
+    if (r) return r;
+    for (int i = 0; i < t.rows && !r; i++)
+        if (point_row(f, &t, i, err, err_len)) r = LBP_TABLE_MALFORMED;
+    lbp_table_free(&t);
+    return r;
+}
+
 int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len)
 {
     static const char *const cols[] = {"path", "rank_a", "rank_b", "direction", "latency_us", "bandwidth_gbs",
@@ -72,14 +134,41 @@ int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t e
             return LBP_TABLE_MALFORMED;
         }
     lbp_table_free(&t);
-    return LBP_TABLE_OK;
+    r = load_points(f, dir, err, err_len);
+    if (r) interconnect_free(f);
+    return r;
 }
 
 void interconnect_free(interconnect_fits *f)
 {
+    for (int i = 0; i < f->n; i++) free(f->fits[i].measured);
     free(f->fits);
     f->fits = NULL;
     f->n = 0;
+}
+
+double interconnect_us(const interconnect_fit *x, double bytes, interconnect_reading *how)
+{
+    interconnect_reading r = {.message = x->ring ? bytes / 2 : bytes};
+    const interconnect_point *p = x->measured;
+    int n = x->n_measured;
+    double us = scaling_link_us(x->link, bytes);
+    if (n > 0) {
+        r.lo = p[0].bytes;
+        r.hi = p[n - 1].bytes;
+    }
+    if (n > 0 && r.message >= r.lo && r.message <= r.hi) {
+        int i = 0;
+        while (i + 1 < n && p[i + 1].bytes < r.message) i++;
+        const interconnect_point *lo = &p[i], *hi = i + 1 < n ? &p[i + 1] : &p[i];
+        if (lo->bytes == r.message || hi == lo) hi = lo;
+        else if (hi->bytes == r.message) lo = hi;
+        double w = hi == lo ? 0 : log(r.message / lo->bytes) / log(hi->bytes / lo->bytes);
+        us = exp(log(lo->us) + w * log(hi->us / lo->us));
+        r = (interconnect_reading){.within_measured = 1, .message = r.message, .lo = lo->bytes, .hi = hi->bytes};
+    }
+    if (how) *how = r;
+    return us;
 }
 
 int interconnect_has_path(const interconnect_fits *f, const char *path)
@@ -110,7 +199,7 @@ static const interconnect_fit *slowest_pair(const interconnect_fits *f, const ch
         const interconnect_fit *x = &f->fits[i];
         if (x->ring || strcmp(x->path, path)) continue;
         x = interconnect_pair(f, path, x->rank_a, x->rank_b);
-        double us = scaling_link_us(x->link, bytes);
+        double us = interconnect_us(x, bytes, NULL);
         if (us > worst_us) { worst = x; worst_us = us; }
     }
     return worst;
@@ -137,7 +226,7 @@ const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char
     for (int r = 0; r < pairs && ranks > 1; r++) {
         const interconnect_fit *x = interconnect_pair(f, path, r, (r + 1) % ranks);
         if (!x) { x = stand_in; (*missing)++; }
-        double us = scaling_link_us(x->link, bytes);
+        double us = interconnect_us(x, bytes, NULL);
         if (us > worst_us) { worst = x; worst_us = us; }
     }
     return worst ? worst : stand_in;

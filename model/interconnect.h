@@ -8,8 +8,12 @@
  *                         ring: ranks 0 .. rank_b, each exchanging a
  *                         message with both ring neighbours at once, s a
  *                         rank's four messages
- *   interconnect.csv      the probe's points; its device_a/b and uuid_a/b
- *                         say which ranks shared a device.
+ *   interconnect.csv      the probe's points (the median time of a
+ *                         message of `bytes`: each way at once both-ways,
+ *                         to and from both neighbours in a ring), which a
+ *                         fit is read at inside its measured sizes; its
+ *                         device_a/b and uuid_a/b say which ranks shared a
+ *                         device.
  * Paths: host (device -> host -> MPI -> host -> device, measured as one),
  * host-mpi (MPI between host buffers alone: the host path is then d2h +
  * host-mpi + h2d), peer (CUDA IPC peer copies), mpi (CUDA-aware MPI).
@@ -20,6 +24,11 @@
 #include <stddef.h>
 
 #include "scaling.h"
+
+typedef struct {
+    double bytes;           /* interconnect.csv's message */
+    double us;              /* its median */
+} interconnect_point;
 
 typedef struct {
     char path[16];
@@ -33,6 +42,10 @@ typedef struct {
     double r2;
     int points;
     int line;               /* in the file, for messages */
+    interconnect_point *measured; /* the probe's points of this path, pair
+                                     (or ring) and direction, bytes
+                                     ascending; NULL without any */
+    int n_measured;
 } interconnect_fit;
 
 typedef struct {
@@ -41,13 +54,34 @@ typedef struct {
     int n;
 } interconnect_fits;
 
-/* dir/interconnect-fit.csv.  Returns LBP_TABLE_OK, LBP_TABLE_MISSING (err
- * names the file), or LBP_TABLE_MALFORMED (err: file, line and what was
+/* dir/interconnect-fit.csv, and each fit's points from
+ * dir/interconnect.csv where that file exists (without it every fit is
+ * read as fitted).  Returns LBP_TABLE_OK, LBP_TABLE_MISSING (err names the
+ * fit's file), or LBP_TABLE_MALFORMED (err: file, line and what was
  * expected: a direction other than one-way|both-ways|ring, a ring whose
- * rank_a is not 0, a bandwidth <= 0, a
- * negative latency, no rows). */
+ * rank_a is not 0, a bandwidth <= 0, a negative latency, no rows; a point
+ * whose bytes are not a whole number > 0 or whose median is not > 0, two
+ * points of one fit at the same bytes). */
 int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len);
 void interconnect_free(interconnect_fits *f);
+
+/* How interconnect_us read a time */
+typedef struct {
+    int within_measured;    /* 1: the probe's points; 0: the fit */
+    double message;         /* the probe's message for those bytes */
+    double lo, hi;          /* the points read (equal: one hit exactly),
+                               or the measured range the message is outside
+                               (0, 0: no points) */
+} interconnect_reading;
+
+/* The time of x's link (per message of `bytes` each way; a ring: a rank's
+ * 2 s, its faces) as the probe measured it: the medians of x's points at
+ * the probe's message (bytes; a ring's: bytes / 2, one face), interpolated
+ * between the two measured sizes around it, log time linear in log size
+ * (exact where the curve is a power of the size: flat at the latency,
+ * proportional at the bandwidth); outside the measured sizes, or without
+ * points, the fit (x->link).  how may be NULL. */
+double interconnect_us(const interconnect_fit *x, double bytes, interconnect_reading *how);
 
 /* Whether the fit has any row of path */
 int interconnect_has_path(const interconnect_fits *f, const char *path);

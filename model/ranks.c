@@ -85,6 +85,27 @@ static void describe_fit(char *out, size_t len, const char *what, const intercon
              x->both_ways ? "2 s" : "s", x->fitted.bandwidth_gbs);
 }
 
+/* x read at a rank's s through interconnect_us, its reading appended to
+ * what (the route) and, outside the probe's sizes, recorded as a clamp */
+static double read_fit(const interconnect_fit *x, double s, char *what, size_t len, model_provenance *prov)
+{
+    interconnect_reading how;
+    double us = interconnect_us(x, s, &how);
+    size_t used = strlen(what);
+    if (how.within_measured && how.lo == how.hi)
+        snprintf(what + used, len - used, ", read at the probe's median of %.0f B", how.message);
+    else if (how.within_measured)
+        snprintf(what + used, len - used, ", read between the probe's medians of %.0f and %.0f B", how.lo, how.hi);
+    else if (how.hi > 0)
+        model_clamped(prov, "%s %s of ranks %d-%d: a message of %.0f B is outside the probe's %.0f..%.0f B: the fit",
+                      x->path, x->ring ? "ring" : x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b,
+                      how.message, how.lo, how.hi);
+    else
+        model_clamped(prov, "%s %s of ranks %d-%d: no interconnect.csv points: the fit", x->path,
+                      x->ring ? "ring" : x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b);
+    return us;
+}
+
 /* One face inside the node: the path's ring, or host-staged as three legs */
 static int within_node(const model_inputs *in, const interconnect_fits *fits, const ranks_request *rq,
                        ranks_prediction *out, char *err, size_t err_len)
@@ -92,22 +113,21 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
     double s = out->slab.exchange_bytes;
     int ring = rq->nodes > 1 ? rq->ranks_per_node : rq->sc.ranks;
     if (ring < 2) return 0;
-    char what[200];
+    char what[240];
     const interconnect_fit *x = interconnect_ring(fits, rq->exchange, ring, s, &out->missing_pairs);
     if (x) {
         describe_fit(what, sizeof what, rq->exchange, x);
-        out->within_us = scaling_link_us(x->link, s);
+        out->within_us = read_fit(x, s, what, sizeof what, &out->prov);
         snprintf(out->route, sizeof out->route, "within a node: %s", what);
     } else if (!strcmp(rq->exchange, "host") && (x = interconnect_ring(fits, "host-mpi", ring, s, &out->missing_pairs))) {
-        scaling_route r = {.legs = 3};
-        if (transfer_link(in, "d2h", &r.leg[0], err, err_len) || transfer_link(in, "h2d", &r.leg[2], err, err_len))
+        scaling_route r = {.legs = 2};
+        if (transfer_link(in, "d2h", &r.leg[0], err, err_len) || transfer_link(in, "h2d", &r.leg[1], err, err_len))
             return -1;
-        r.leg[1] = x->link;
         describe_fit(what, sizeof what, "host-mpi", x);
-        out->within_us = scaling_route_us(&r, s);
+        out->within_us = scaling_route_us(&r, s) + read_fit(x, s, what, sizeof what, &out->prov);
         snprintf(out->route, sizeof out->route,
                  "within a node: three transfers, d2h %.3g us + s / %.4g GB/s, %s, h2d %.3g us + s / %.4g GB/s",
-                 r.leg[0].latency_us, r.leg[0].bandwidth_gbs, what, r.leg[2].latency_us, r.leg[2].bandwidth_gbs);
+                 r.leg[0].latency_us, r.leg[0].bandwidth_gbs, what, r.leg[1].latency_us, r.leg[1].bandwidth_gbs);
     } else {
         return lbp_error(err, err_len, "%s: no %s path%s", fits->file, rq->exchange,
                          !strcmp(rq->exchange, "host") ? " (nor host-mpi to stage it through)" : "");
@@ -179,7 +199,7 @@ const char *ranks_default_exchange(const interconnect_fits *fits, double bytes)
         int missing;
         const interconnect_fit *x = interconnect_ring(fits, paths[i], 2, bytes, &missing);
         if (!x) continue;
-        double us = scaling_link_us(x->link, bytes);
+        double us = interconnect_us(x, bytes, NULL);
         if (!best || us < best_us) { best = paths[i]; best_us = us; }
     }
     if (!best && interconnect_has_path(fits, "host-mpi")) best = "host";
