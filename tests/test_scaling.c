@@ -566,6 +566,113 @@ static void test_ranks_ring_fit(void **state)
     fixture_close(&fx);
 }
 
+/* A ring point of interconnect.csv: ranks 0 .. last, a message of bytes
+ * to and from each neighbour, its median us */
+#define RING_POINT(last, bytes, us)                                                                            \
+    "printf 'test-gpu,cuda,peer,0," #last ",0," #last ",GPU-0000,GPU-000" #last ",ring," #bytes ",20," #us "," #us \
+    "," #us ",1\\n' >>interconnect.csv"
+
+/* The exchange reads the probe's medians, not the fit, inside the measured
+ * sizes: 4 ranks at 256^2 send a face of 1,310,720 B, the geometric middle
+ * of the ring's points at 655,360 (40 us) and 2,621,440 B (90 us), so log
+ * time linear in log size gives sqrt(40 x 90) = 60 us (the fit: 57.4; time
+ * linear in log size: 65).  2 ranks: a point at the face itself, read as
+ * measured. */
+static void test_ranks_ring_points(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, RINGS " && " RING_POINT(3, 655360, 40) " && " RING_POINT(3, 2621440, 90) " && "
+                 RING_POINT(1, 327680, 30) " && " RING_POINT(1, 1310720, 77) " && " RING_POINT(1, 5242880, 200));
+    int missing;
+    const interconnect_fit *x = interconnect_ring(&fx.fits, "peer", 4, HALO_256, &missing);
+    assert_int_equal(x->n_measured, 2);
+    interconnect_reading how;
+    NEAR(interconnect_us(x, RANK_256, &how), 60);
+    assert_int_equal(how.within_measured, 1);
+    NEAR(how.message, HALO_256);
+    NEAR(how.lo, 655360);
+    NEAR(how.hi, 2621440);
+    /* at a measured point itself, its median */
+    NEAR(interconnect_us(x, 2 * 655360.0, &how), 40);
+    NEAR(interconnect_us(x, 2 * 2621440.0, &how), 90);
+    assert_int_equal(how.within_measured, 1);
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 60);
+    assert_non_null(strstr(p.route, "between the probe's medians of 655360 and 2621440 B"));
+    assert_false(model_provenance_says(&p.prov, "outside the probe's"));
+    rq = request(2, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 77);
+    assert_non_null(strstr(p.route, "the probe's median of 1310720 B"));
+    /* the pairs read their own points: 2-3 at a message of 2 s, on its line */
+    x = interconnect_pair(&fx.fits, "peer", 2, 3);
+    NEAR(interconnect_us(x, RANK_256, &how), 3 + RANK_256 / 80e3);
+    assert_int_equal(how.within_measured, 1);
+    fixture_close(&fx);
+}
+
+/* Outside the measured sizes the fit, recorded: the ring of 4's points end
+ * at 65,536 B, below a 256^2 face; a fit without points (the ring of 2
+ * here) says so too.  Both clear within_measured. */
+static void test_ranks_ring_outside_points(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, RINGS " && " RING_POINT(3, 4096, 20) " && " RING_POINT(3, 65536, 25));
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 5 + RANK_256 / 50e3);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(model_provenance_says(&p.prov, "a message of 1310720 B is outside the probe's 4096..65536 B: the fit"));
+    rq = request(2, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 4 + RANK_256 / 150e3);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(model_provenance_says(&p.prov, "no interconnect.csv points: the fit"));
+    fixture_close(&fx);
+}
+
+/* interconnect_load refuses a point it cannot read as a median at a size,
+ * naming the file, the line and the value */
+static void expect_points_refused(const char *edit, const char *text)
+{
+    char dir[64] = "/tmp/lbp-ranks-XXXXXX";
+    ranks_folder(dir, edit);
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, dir, err, sizeof err), LBP_TABLE_MALFORMED);
+    if (!strstr(err, text)) fprintf(stderr, "expected '%s' in: %s\n", text, err);
+    assert_non_null(strstr(err, text));
+    assert_non_null(strstr(err, "interconnect.csv:"));
+    remove_folder(dir);
+}
+
+static void test_points_malformed(void **state)
+{
+    (void)state;
+    expect_points_refused(RING_POINT(3, 0, 20), "expected bytes a whole number > 0, got 0");
+    expect_points_refused(RING_POINT(3, 4096.5, 20), "expected bytes a whole number > 0, got 4096.5");
+    expect_points_refused(RING_POINT(3, 4096, -1), "expected us_median > 0, got -1");
+    expect_points_refused(RING_POINT(3, 4096, nan), "expected a number");
+    expect_points_refused("sed -i '2s/both-ways/sideways/' interconnect.csv", "got 'sideways'");
+    expect_points_refused(RINGS " && " RING_POINT(3, 4096, 20) " && " RING_POINT(3, 4096, 21),
+                          "a second peer ring point of ranks 0-3 at 4096 bytes");
+    /* without interconnect.csv: the fits, read as fitted */
+    char dir[64] = "/tmp/lbp-ranks-XXXXXX";
+    ranks_folder(dir, "rm interconnect.csv");
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, dir, err, sizeof err), LBP_TABLE_OK);
+    interconnect_reading how;
+    const interconnect_fit *x = interconnect_pair(&f, "peer", 2, 3);
+    NEAR(interconnect_us(x, RANK_256, &how), 3 + RANK_256 / 80e3);
+    assert_int_equal(how.within_measured, 0);
+    interconnect_free(&f);
+    remove_folder(dir);
+}
+
 /* The pieces are predicted at the kernel's own launch: its cells per
  * thread and the lattice's occupancy (validate passes each lbm.csv row's),
  * never a default one.  The fixture's probes at 4 and 8 bytes make pull at
@@ -893,6 +1000,9 @@ int main(void)
         cmocka_unit_test(test_ranks_strong),
         cmocka_unit_test(test_ranks_kernel_launch),
         cmocka_unit_test(test_ranks_host_three_legs),
+        cmocka_unit_test(test_ranks_ring_points),
+        cmocka_unit_test(test_ranks_ring_outside_points),
+        cmocka_unit_test(test_points_malformed),
         cmocka_unit_test(test_ranks_projection),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_rows_malformed),
