@@ -34,6 +34,9 @@
  *              the pair fit stands for it as it does there; what differs is
  *              every rank staging at the same time, which only a ring fit
  *              holds.
+ * Every fit is read through interconnect_us: the probe's medians at the
+ * exchange's message inside the measured sizes, the fitted line only
+ * outside them (a clamp, within_measured 0).
  * A projection (nodes > 1) takes the link between nodes from the caller:
  * device to device for peer and mpi (peer copies do not cross nodes: the
  * link stands for CUDA-aware MPI over it), between the host buffers for
