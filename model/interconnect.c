@@ -8,16 +8,20 @@
 
 #include "table.h"
 
+/* The row's numbers of the columns names (NULL-ended), in order */
+static int numbers_of(const lbp_table *t, int row, const char *const *names, double *out, char *err, size_t err_len)
+{
+    for (int i = 0; names[i]; i++)
+        if (lbp_table_number_by_name(t, row, names[i], &out[i], err, err_len)) return -1;
+    return 0;
+}
+
 static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err, size_t err_len)
 {
-    double a, b, lat, gbs, r2, points;
-    if (lbp_table_number_by_name(t, row, "rank_a", &a, err, err_len) ||
-        lbp_table_number_by_name(t, row, "rank_b", &b, err, err_len) ||
-        lbp_table_number_by_name(t, row, "latency_us", &lat, err, err_len) ||
-        lbp_table_number_by_name(t, row, "bandwidth_gbs", &gbs, err, err_len) ||
-        lbp_table_number_by_name(t, row, "r2", &r2, err, err_len) ||
-        lbp_table_number_by_name(t, row, "points", &points, err, err_len))
-        return -1;
+    static const char *const names[] = {"rank_a", "rank_b", "latency_us", "bandwidth_gbs", "r2", "points", NULL};
+    double v[6];
+    if (numbers_of(t, row, names, v, err, err_len)) return -1;
+    const double a = v[0], b = v[1], lat = v[2], gbs = v[3], r2 = v[4], points = v[5];
     const char *path = lbp_table_text(t, row, lbp_table_column(t, "path"));
     const char *dir = lbp_table_text(t, row, lbp_table_column(t, "direction"));
     int line = t->line[row];
@@ -67,12 +71,10 @@ static interconnect_fit *fit_of_point(interconnect_fits *f, const char *path, co
  * another path's or too few points to fit, is left out) */
 static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *err, size_t err_len)
 {
-    double a, b, bytes, us;
-    if (lbp_table_number_by_name(t, row, "rank_a", &a, err, err_len) ||
-        lbp_table_number_by_name(t, row, "rank_b", &b, err, err_len) ||
-        lbp_table_number_by_name(t, row, "bytes", &bytes, err, err_len) ||
-        lbp_table_number_by_name(t, row, "us_median", &us, err, err_len))
-        return -1;
+    static const char *const names[] = {"rank_a", "rank_b", "bytes", "us_median", NULL};
+    double v[4];
+    if (numbers_of(t, row, names, v, err, err_len)) return -1;
+    const double a = v[0], b = v[1], bytes = v[2], us = v[3];
     const char *path = lbp_table_text(t, row, lbp_table_column(t, "path"));
     const char *dir = lbp_table_text(t, row, lbp_table_column(t, "direction"));
     int line = t->line[row];
