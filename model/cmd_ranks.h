@@ -37,7 +37,8 @@ typedef struct {
     "Several devices (slabs along z, one rank a device; doc/model.md, \"Several devices\"):\n"         \
     "  --ranks LIST            ranks (2, a list 1,2,4,8 or a range 1..64:x2): the step from\n"         \
     "                          the one-device model of a rank's slab, its interior and its\n"         \
-    "                          border planes, plus the exchange of DIR/interconnect-fit.csv\n"         \
+    "                          border planes, plus the exchange: DIR/interconnect.csv's\n"           \
+    "                          medians at its message, interconnect-fit.csv outside them\n"           \
     "  --exchange host|peer|mpi  the path (default: the fastest the fit has at the halo)\n"           \
     "  --overlap on|off        border first, exchange beside the interior: max(T_border +\n"          \
     "                          T_interior, T_border + T_exchange); off: T_slab + T_exchange\n"        \
