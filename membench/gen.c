@@ -1,6 +1,7 @@
 /* membench kernel generator (see gen.h). */
 #include "gen.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,71 @@ int64_t mb_band_cell(const mb_probe_spec *s, int64_t t, int64_t threads)
     return (band * (32 / bx) + l / bx) * MB_BAND_ROW_CELLS + (w % (MB_BAND_ROW_CELLS / bx)) * bx + l % bx;
 }
 
+int mb_is_tile(const mb_probe_spec *s)
+{
+    return s->tile[0] > 0;
+}
+
+/* X (Y) of a tile probe's lattice for blocks b threads wide in x (y): the
+ * largest multiple of b up to MB_TILE_EXTENT, b itself where wider. */
+static int64_t tile_extent(int b)
+{
+    return b >= MB_TILE_EXTENT ? b : MB_TILE_EXTENT / b * b;
+}
+
+void mb_tile_lattice(const mb_probe_spec *s, int64_t threads, int64_t dims[3])
+{
+    dims[0] = tile_extent(s->tile[0]);
+    dims[1] = tile_extent(s->tile[1]);
+    dims[2] = threads / (dims[0] * dims[1]) / s->tile[2] * s->tile[2];
+}
+
+int64_t mb_tile_cell(const mb_probe_spec *s, int64_t t, int64_t threads)
+{
+    int64_t d[3];
+    mb_tile_lattice(s, threads, d);
+    if (t >= d[0] * d[1] * d[2]) return t;
+    const int64_t bx = s->tile[0], by = s->tile[1], bz = s->tile[2], b = t / (bx * by * bz), r = t % (bx * by * bz);
+    const int64_t nbx = d[0] / bx, nby = d[1] / by;
+    const int64_t x = b % nbx * bx + r % bx, y = b / nbx % nby * by + r / bx % by, z = b / (nbx * nby) * bz + r / (bx * by);
+    return x + d[0] * (y + d[1] * z);
+}
+
+const char *mb_tile_name(const int tile[3], char *buf, size_t len)
+{
+    snprintf(buf, len, "%dx%dx%d", tile[0], tile[1], tile[2]);
+    return buf;
+}
+
+int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len)
+{
+    char tail;
+    if (sscanf(text, "%dx%dx%d%c", &tile[0], &tile[1], &tile[2], &tail) != 3 || !isdigit((unsigned char)text[0])) {
+        snprintf(why, why_len, "'%s' is not BXxBYxBZ", text);
+        return 1;
+    }
+    if (tile[0] < 1 || tile[1] < 1 || tile[2] < 1 || (long long)tile[0] * tile[1] * tile[2] > MB_MAX_TILE_THREADS) {
+        snprintf(why, why_len, "'%s': each size >= 1, at most %d threads in all", text, MB_MAX_TILE_THREADS);
+        return 1;
+    }
+    return 0;
+}
+
+/* What a tile probe's spec cannot have: 0, or 1 with why. */
+static int tile_check(const mb_probe_spec *s, char *why, size_t why_len)
+{
+    if (!mb_is_tile(s)) return 0;
+    char name[48];
+    mb_tile_name(s->tile, name, sizeof name);
+    if (s->tile[1] < 1 || s->tile[2] < 1 || (long long)s->tile[0] * s->tile[1] * s->tile[2] > MB_MAX_TILE_THREADS)
+        snprintf(why, why_len, "tile %s: each size >= 1, at most %d threads in all", name, MB_MAX_TILE_THREADS);
+    else if (mb_band(s) < 32 || mb_vector(s) > 1 || mb_row(s) > 1 || s->swapped || s->stamps)
+        snprintf(why, why_len, "a tile probe (%s) has no band, vector, row, swapped or stamped form", name);
+    else
+        return 0;
+    return 1;
+}
+
 int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 {
     if (s->words < 1 || s->words > MB_MAX_WORDS)
@@ -190,8 +256,10 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "band BX=%d is not 4, 8, 16 or 32", s->band);
     else if (mb_band(s) < 32 && (mb_vector(s) > 1 || mb_row(s) > 1 || s->swapped || s->stamps))
         snprintf(why, why_len, "a narrow probe (BX=%d) has no vector, row, swapped or stamped form", s->band);
+    else if (s->tile[0] < 0)
+        snprintf(why, why_len, "tile BX=%d is negative", s->tile[0]);
     else
-        return 0;
+        return tile_check(s, why, why_len);
     return 1;
 }
 
@@ -204,6 +272,8 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
     if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
     if (mb_band(s) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", s->band);
+    if (mb_is_tile(s))
+        snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", s->tile[0], s->tile[1], s->tile[2]);
     return buf;
 }
 
@@ -251,6 +321,27 @@ static void band_index(text *t, const mb_probe_spec *s)
                 warps, bx, bx);
 }
 
+/* mb_tile_cell in the dialect: i, the cell of thread t_ (X, Y constants,
+ * Z from the launch's threads). */
+static void tile_index(text *t, const mb_probe_spec *s)
+{
+    int64_t d[3];
+    mb_tile_lattice(s, 0, d);
+    const int bx = s->tile[0], by = s->tile[1], bz = s->tile[2];
+    text_printf(t,
+                "    const i64 t_ = global_id(0);\n"
+                "    if (t_ >= threads) return;\n"
+                "    const i64 tiled_ = threads / %lld / %d * %d * %lld; /* X Y Z: whole layers of tiles */\n"
+                "    const i64 b_ = t_ / %d, r_ = t_ %% %d; /* block, thread in it */\n"
+                "    const i64 i = t_ >= tiled_ ? t_ /* past the last whole layer: linear */\n"
+                "                : (b_ %% %lld * %d + r_ %% %d)\n"
+                "                  + %lld * ((b_ / %lld %% %lld * %d + r_ / %d %% %d)\n"
+                "                  + %lld * (b_ / %lld * %d + r_ / %d));\n",
+                (long long)(d[0] * d[1]), bz, bz, (long long)(d[0] * d[1]), bx * by * bz, bx * by * bz,
+                (long long)(d[0] / bx), bx, bx, (long long)d[0], (long long)(d[0] / bx), (long long)(d[1] / by), by, bx,
+                by, (long long)d[1], (long long)(d[0] / bx * (d[1] / by)), bz, bx * by);
+}
+
 static void probe_header(text *t, const mb_probe_spec *s, const char *word)
 {
     char name[64];
@@ -270,7 +361,9 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 : mb_row(s) > 1 ? "  Row: work-item t moves cells i = R t .. R t + R - 1 in a loop\n"
                                   " * (the row kernels' shape on a CPU)"
                 : mb_band(s) < 32 ? "  Narrow: each warp moves BX cells of each of 32 / BX rows\n"
-                                    " * (gen.h), as a grid of blocks BX threads wide in x does" : "");
+                                    " * (gen.h), as a grid of blocks BX threads wide in x does"
+                : mb_is_tile(s) ? "  Tile: threads take cells as a 3D grid launch of blocks\n"
+                                  " * BX x BY x BZ does (gen.h)" : "");
     if (s->stamps) text_put(t, stamp_macros);
     text_printf(t,
                 "KERNEL void " MB_PROBE_ENTRY "(GLOBAL %s%s *RESTRICT in, GLOBAL %s *RESTRICT out,\n"
@@ -289,6 +382,8 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                     s->row, s->row, s->row);
     else if (mb_band(s) < 32)
         band_index(t, s);
+    else if (mb_is_tile(s))
+        tile_index(t, s);
     else
         text_put(t, "    const i64 i = global_id(0);\n"
                     "    if (i >= threads) return;\n");
@@ -467,6 +562,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .vector = mb_vector(s),
             .row = mb_row(s),
             .band = mb_band(s),
+            .tile = {s->tile[0], s->tile[1], s->tile[2]},
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };

@@ -34,6 +34,7 @@ typedef struct {
     int vector;            /* V: adjacent words per thread and array (0 or 1: one) */
     int row;               /* R: cells per thread, in a loop (0 or 1: one cell) */
     int band;              /* BX: cells of a row each warp takes (0 or 32: linear) */
+    int tile[3];           /* BX, BY, BZ of a tile probe's blocks (tile[0] = 0: none) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -76,6 +77,32 @@ unsigned mb_row_block(const mb_probe_spec *s, int64_t cells, unsigned bs, int un
 int mb_band(const mb_probe_spec *s); /* BX, 32 for the linear probe */
 /* Cell of thread t of a launch of `threads` (the generated kernel's index). */
 int64_t mb_band_cell(const mb_probe_spec *s, int64_t t, int64_t threads);
+
+/* A tile probe (BX x BY x BZ, BX BY BZ <= MB_MAX_TILE_THREADS) maps its
+ * threads to cells exactly as a 3D grid launch of blocks BX x BY x BZ
+ * over an X x Y x Z lattice does: block b = t / (BX BY BZ) (x fastest,
+ * then y, then z: b = bx + X/BX (by + Y/BY bz)), inside it r = t mod
+ * (BX BY BZ) = tx + BX (ty + BY tz); cell (x, y, z) = (bx BX + tx, by BY +
+ * ty, bz BZ + tz) at index x + X (y + Y z).  X and Y: the largest multiple
+ * of BX (BY) up to MB_TILE_EXTENT (BX itself where wider), Z: as many whole
+ * layers of BZ planes as the threads fill; threads past X Y Z (a count that
+ * fills no whole tile there) move their own cells (i = t), so the
+ * permutation is exact for any count, and what is written, and the check,
+ * are the linear probe's.  The launch's block is BX BY BZ threads (the
+ * plan's block_size), so that each block of the probe is one of the grid's.
+ * A tile of BS x 1 x 1 (BS dividing MB_TILE_EXTENT) is the identity: the
+ * linear probe at block size BS.  Not with a band, vector, row, stamps or
+ * a swapped layout. */
+#define MB_TILE_EXTENT 256
+#define MB_MAX_TILE_THREADS 1024
+int mb_is_tile(const mb_probe_spec *s);
+/* X, Y, Z of the tile probe's lattice at `threads` threads. */
+void mb_tile_lattice(const mb_probe_spec *s, int64_t threads, int64_t dims[3]);
+/* Cell of thread t of a launch of `threads` (the generated kernel's index). */
+int64_t mb_tile_cell(const mb_probe_spec *s, int64_t t, int64_t threads);
+/* "32x8x1" into buf; "BXxBYxBZ" strings parsed into tile (0, or 1 with why). */
+const char *mb_tile_name(const int tile[3], char *buf, size_t len);
+int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len);
 
 /* A vector probe (V = 2 or 4, V x word_bytes <= 8) moves V adjacent words
  * of each array per thread, as a kernel of V cells per thread does: thread
@@ -120,6 +147,7 @@ typedef struct {
     int vector;                       /* V (1: one word per array) */
     int row;                          /* R (1: one cell per thread); bytes below are per cell */
     int band;                         /* BX (32: linear) */
+    int tile[3];                      /* BX, BY, BZ of a tile probe (0 0 0: none) */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;

@@ -12,6 +12,7 @@
 #include "csv.h"
 #include "described_run.h"
 #include "gen.h"
+#include "kernelfile.h"
 #include "probe.h"
 #include "stats.h"
 #include "launch.h"
@@ -28,7 +29,12 @@ static const char USAGE[] =
     "membench-meta.csv into the result folder.\n"
     "\n"
     "  --sweeps LIST       any of words,misaligned,occupancy,word_bytes,launch,\n"
-    "                      threads,payload,vector,narrow (default: all)\n"
+    "                      threads,payload,vector,tile,narrow (default: all but\n"
+    "                      narrow, which the tile sweep subsumes)\n"
+    "  --tile LIST         block shapes BXxBYxBZ the tile sweep adds to its defaults\n"
+    "                      (e.g. 32x4x2,12x8x2)\n"
+    "  --tile-from FILES   the same: the blocks of these kernel description files'\n"
+    "                      grid launches (comma list; doc/kernels.md)\n"
     "  --words LIST        N of the words sweep (default 1..40, a CPU 1,2,4,8,12,16,19,\n"
     "                      24,27,32,40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
@@ -113,11 +119,23 @@ static const char USAGE[] =
     "(32: the linear probe), with L, M = 0/0, 10/0, 0/10: what a grid of blocks\n"
     "narrower than a warp in x costs; the model reads BX over 32.  Where the\n"
     "threads are not a multiple of 256 x 32/BX, the last partial band's move\n"
-    "their own cells.  Every other row's band is 32.\n" LBP_COMMON_HELP;
+    "their own cells.  Every other row's band is 32.  Not run unless named: the\n"
+    "tile sweep's 4x8x1, 8x4x1 and 16x2x1 blocks over 32x1x1 answer for it.\n"
+    "\n"
+    "The tile sweep (sweep 'tile', GPUs; columns tile_x, tile_y, tile_z) runs\n"
+    "the same probe with its threads mapped to cells exactly as a 3D grid launch\n"
+    "of blocks BX x BY x BZ over a 256 x 256 x Z lattice (blockIdx x fastest,\n"
+    "then y, then z; x fastest in a block) at a block of BX BY BZ threads, at\n"
+    "32x8x1, 32x4x2, 16x16x1, 16x4x4, 8x8x4, 8x8x8, 4x8x1, 8x4x1, 16x2x1, 32x1x1,\n"
+    "--tile's and --tile-from's shapes, and each one's linear reference BSx1x1\n"
+    "(BS = BX BY BZ: the linear probe at that block), with L, M = 0/0, 10/0,\n"
+    "0/10: the model reads a grid launch's shape over its reference.  Threads\n"
+    "past the last whole layer of tiles move their own cells.  Every other\n"
+    "row's tile is 0x0x0.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE,
-       OPT_ALIGNED_ONLY, OPT_NO_ROWS };
+       OPT_ALIGNED_ONLY, OPT_NO_ROWS, OPT_TILE, OPT_TILE_FROM };
 
 typedef struct {
     lbp_common common;
@@ -135,16 +153,51 @@ typedef struct {
 static int parse_sweeps(const char *s)
 {
     static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads",
-                                        "payload", "vector", "narrow", NULL};
+                                        "payload", "vector", "narrow", "tile", NULL};
     char *copy = strdup(s), *save = NULL;
     int bits = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const int i = lbp_parse_choice("--sweeps", tok, names);
-        bits |= !strcmp(names[i], "narrow") ? SW_NARROW : 1 << i; /* bit 8 is the geometry sweep's */
+        /* bit 8 is the geometry sweep's */
+        bits |= !strcmp(names[i], "narrow") ? SW_NARROW : !strcmp(names[i], "tile") ? SW_TILE : 1 << i;
     }
     free(copy);
     if (!bits) lbp_usage_error("--sweeps: '%s' names no sweep", s);
     return bits;
+}
+
+/* One more shape for the tile sweep (once each). */
+static void add_tile(mb_plan_options *p, const int tile[3], const char *flag, const char *arg)
+{
+    for (int i = 0; i < p->n_tiles; i++)
+        if (!memcmp(p->tiles[i], tile, sizeof p->tiles[i])) return;
+    if (p->n_tiles == MB_MAX_TILES) lbp_usage_error("%s: '%s' gives more than %d block shapes", flag, arg, MB_MAX_TILES);
+    memcpy(p->tiles[p->n_tiles++], tile, sizeof p->tiles[0]);
+}
+
+/* --tile LIST: BXxBYxBZ shapes. */
+static void parse_tiles(mb_plan_options *p, const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL, why[160];
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int tile[3];
+        if (mb_tile_parse(tok, tile, why, sizeof why)) lbp_usage_error("--tile: %s", why);
+        add_tile(p, tile, "--tile", arg);
+    }
+    free(copy);
+}
+
+/* --tile-from FILES: the blocks of the files' grid launches (a file of
+ * another launch adds nothing). */
+static void parse_tile_files(mb_plan_options *p, const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL, err[512];
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        model_kernel_file f;
+        if (model_kernel_file_read(tok, &f, err, sizeof err)) lbp_usage_error("--tile-from: %s", err);
+        if (f.k.launch == MODEL_LAUNCH_GRID) add_tile(p, f.k.block, "--tile-from", arg);
+    }
+    free(copy);
 }
 
 static void parse_option(int opt, const char *arg, options *o)
@@ -157,6 +210,8 @@ static void parse_option(int opt, const char *arg, options *o)
         break;
     case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
     case OPT_KERNEL: o->described.file = arg; break;
+    case OPT_TILE: parse_tiles(p, arg); break;
+    case OPT_TILE_FROM: parse_tile_files(p, arg); break;
     case OPT_SIZE:
         o->size_list = arg;
         if ((o->described.n_sizes = mb_parse_sizes(arg, o->described.sizes, MB_MAX_SIZES)) < 0)
@@ -229,6 +284,8 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
                                          {"kernel", required_argument, 0, OPT_KERNEL},
                                          {"size", required_argument, 0, OPT_SIZE},
+                                         {"tile", required_argument, 0, OPT_TILE},
+                                         {"tile-from", required_argument, 0, OPT_TILE_FROM},
                                          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->common.device = -1;
@@ -298,6 +355,12 @@ static void apply_defaults(options *o, const lbp_device *d)
     /* grid kernels of blocks narrower than a warp are a GPU's: elsewhere the
      * narrow sweep runs where asked by name */
     p->narrow = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_NARROW));
+    /* and so are 3D grids of blocks: the tile sweep */
+    p->tile = !lbp_is_cpu(&d->info) || (o->sweeps_given && (p->sweeps & SW_TILE));
+    for (int i = 0; i < p->n_tiles; i++)
+        if (p->tiles[i][0] * p->tiles[i][1] * p->tiles[i][2] > d->info.max_block_size)
+            lbp_usage_error("--tile: %dx%dx%d is over %s's %d threads per block", p->tiles[i][0], p->tiles[i][1],
+                            p->tiles[i][2], d->info.name, d->info.max_block_size);
     /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
     p->row = lbp_is_cpu(&d->info) && !o->no_rows ? MB_ROW_CELLS : 0;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
@@ -429,14 +492,14 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
                 res->record.in_place, res->record.swapped, res->record.vector, res->record.row,
-                res->record.band);
+                res->record.band, res->record.tile[0], res->record.tile[1], res->record.tile[2]);
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -739,6 +802,44 @@ static const mb_result *narrow_row(const run *r, int band, int l, int m)
     return NULL;
 }
 
+/* The tile sweep's row at shape tile, L = l, M = m (NULL: none). */
+static const mb_result *tile_row(const run *r, const int tile[3], int l, int m)
+{
+    for (int j = 0; j < r->plan.n; j++) {
+        const mb_probe_spec *s = &r->plan.items[j].cfg.spec;
+        if (!strcmp(r->plan.items[j].sweep, "tile") && !memcmp(s->tile, tile, sizeof s->tile) &&
+            s->misaligned_reads == l && s->misaligned_writes == m)
+            return &r->results[j];
+    }
+    return NULL;
+}
+
+/* The tile sweep as a table: per shape, us per launch at L/M = 0/0 and each
+ * L/M's time over the linear reference BS x 1 x 1 (what the model reads). */
+static void print_tile_sweep(const run *r)
+{
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    int shapes[2 * (MB_MAX_TILES + 16)][3];
+    const int n = mb_plan_tile_shapes(&r->o->plan, shapes, (int)(sizeof shapes / sizeof *shapes));
+    for (int s = 0, header = 0; s < n; s++) {
+        const int ref[3] = {shapes[s][0] * shapes[s][1] * shapes[s][2], 1, 1};
+        char name[48];
+        if (!tile_row(r, shapes[s], 0, 0)) continue;
+        if (!header++)
+            printf("  tile sweep (N=19, 4 B, back to back; threads as a 3D grid of BXxBYxBZ blocks; us per\n"
+                   "  launch at 0/0, and each L/M over the linear BSx1x1 at the same L/M):\n"
+                   "  %-10s %9s %7s %7s %7s\n", "block", "0/0 us", "0/0", "10/0", "0/10");
+        printf("  %-10s %9.2f", mb_tile_name(shapes[s], name, sizeof name),
+               tile_row(r, shapes[s], 0, 0)->ms.median * 1e3);
+        for (int v = 0; v < 3; v++) {
+            const mb_result *x = tile_row(r, shapes[s], lm[v][0], lm[v][1]), *lin = tile_row(r, ref, lm[v][0], lm[v][1]);
+            if (x && lin && lin->ms.median > 0) printf(" %7.3f", x->ms.median / lin->ms.median);
+            else printf(" %7s", "-");
+        }
+        printf("\n");
+    }
+}
+
 /* The narrow sweep as a table: per launch at BX = 32 (linear), and BX = 16,
  * 8, 4 as times that (what the model reads). */
 static void print_narrow_sweep(const run *r)
@@ -804,6 +905,7 @@ static void summarise(run *r, int argc, char **argv, const n19_costs *c)
     if (r->timer_resolution_ns > 0) printf("  %%globaltimer resolution:         %.0f ns\n", r->timer_resolution_ns);
     print_threads_sweep(r);
     print_narrow_sweep(r);
+    print_tile_sweep(r);
 }
 
 /* The geometry sweep: per geometry and thread count, the aligned probe's
@@ -921,7 +1023,7 @@ static void measure_probes(run *r)
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                           "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,"
-                          "band",
+                          "band,tile_x,tile_y,tile_z",
                           info, force);
     if (r->o->plan.stamps && !r->geometry)
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
@@ -959,7 +1061,7 @@ int main(int argc, char **argv)
     mb_plan_options *p = &o.plan;
     run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,
              .probes = (p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS |
-                                     SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY | SW_NARROW)) != 0};
+                                     SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY | SW_NARROW | SW_TILE)) != 0};
     r.dir = lbp_result_dir(o.common.out_dir, &d.info);
     check_fresh(&r);
     mb_plan_build(&r.plan, p);

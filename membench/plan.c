@@ -32,6 +32,9 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     if (mb_vector(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", c->spec.vector);
     if (mb_row(&c->spec) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", c->spec.row);
     if (mb_band(&c->spec) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", c->spec.band);
+    if (mb_is_tile(&c->spec))
+        snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", c->spec.tile[0], c->spec.tile[1],
+                 c->spec.tile[2]);
     return buf;
 }
 
@@ -42,7 +45,7 @@ static int same_config(const mb_config *a, const mb_config *b)
            a->spec.misaligned_writes == b->spec.misaligned_writes && a->spec.payload == b->spec.payload &&
            a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
            mb_vector(&a->spec) == mb_vector(&b->spec) && mb_row(&a->spec) == mb_row(&b->spec) &&
-           mb_band(&a->spec) == mb_band(&b->spec) &&
+           mb_band(&a->spec) == mb_band(&b->spec) && !memcmp(a->spec.tile, b->spec.tile, sizeof a->spec.tile) &&
            a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
@@ -275,6 +278,60 @@ static void plan_narrow(mb_plan *p, const mb_plan_options *o)
         }
 }
 
+/* The tile sweep's default block shapes: common 3D-grid launches, the
+ * narrow sweep's warps (BX x 32/BX x 1 blocks of one warp) and the linear
+ * probe at 32 threads; each shape's linear reference (BS x 1 x 1, BS its
+ * threads: the identity) is added after them. */
+static const int default_tiles[][3] = {{32, 8, 1}, {32, 4, 2}, {16, 16, 1}, {16, 4, 4}, {8, 8, 4}, {8, 8, 8},
+                                       {4, 8, 1}, {8, 4, 1}, {16, 2, 1}, {32, 1, 1}};
+
+static int tile_planned(const int (*tiles)[3], int n, const int *t)
+{
+    for (int i = 0; i < n; i++)
+        if (!memcmp(tiles[i], t, sizeof tiles[i])) return 1;
+    return 0;
+}
+
+/* The shapes the tile sweep runs: the defaults, then --tile's, then each
+ * one's linear reference, each once; returns how many (at most cap). */
+int mb_plan_tile_shapes(const mb_plan_options *o, int (*out)[3], int cap)
+{
+    int n = 0;
+    const int n_default = (int)(sizeof default_tiles / sizeof *default_tiles);
+    for (int i = 0; i < n_default + o->n_tiles && n < cap; i++) {
+        const int *t = i < n_default ? default_tiles[i] : o->tiles[i - n_default];
+        if (!tile_planned(out, n, t)) memcpy(out[n++], t, sizeof out[0]);
+    }
+    for (int i = 0, shapes = n; i < shapes && n < cap; i++) {
+        const int ref[3] = {out[i][0] * out[i][1] * out[i][2], 1, 1};
+        if (!tile_planned(out, n, ref)) memcpy(out[n++], ref, sizeof out[0]);
+    }
+    return n;
+}
+
+/* The tile sweep: the narrow sweep's probe (N=19, 4-byte words, the
+ * threads sweep's largest count, L, M = 0/0, 10/0, 0/10), its threads
+ * mapped to cells as a 3D grid launch of blocks BX x BY x BZ (gen.h), at
+ * a block of BX BY BZ threads: what a grid launch's block shape costs over
+ * the linear probe at the same block size (BS x 1 x 1), the ratio the
+ * model reads for a grid launch of that shape. */
+static void plan_tile(mb_plan *p, const mb_plan_options *o)
+{
+    static const int lm[3][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED}};
+    int shapes[2 * (MB_MAX_TILES + 16)][3];
+    if (!o->tile || o->max_threads <= 0) return;
+    const int n = mb_plan_tile_shapes(o, shapes, (int)(sizeof shapes / sizeof *shapes));
+    for (int s = 0; s < n; s++)
+        for (int i = 0; i < 3; i++) {
+            add(p, o, "tile", D3Q19_WORDS, 4, lm[i][0], lm[i][1], shapes[s][0] * shapes[s][1] * shapes[s][2],
+                o->blocks_per_cu, 0);
+            mb_config *c = &p->items[p->n - 1].cfg;
+            memcpy(c->spec.tile, shapes[s], sizeof c->spec.tile);
+            c->threads = o->max_threads;
+            c->launches = MB_THREADS_LAUNCHES;
+        }
+}
+
 static void plan_payload(mb_plan *p, const mb_plan_options *o)
 {
     static const int payloads[] = {1, 2, 4, MB_PAYLOAD_COLLISION, 10, 14}, quick_payloads[] = {MB_PAYLOAD_COLLISION};
@@ -312,6 +369,7 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_THREADS) plan_rows(p, o);
     if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
     if (o->sweeps & SW_NARROW) plan_narrow(p, o);
+    if (o->sweeps & SW_TILE) plan_tile(p, o);
 }
 
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)

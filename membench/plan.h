@@ -6,7 +6,9 @@
 
 enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_LAUNCH = 16, SW_THREADS = 32,
        SW_PAYLOAD = 64, SW_VECTOR = 128, SW_GEOMETRY = 256 /* --geometry-from: alone */, SW_NARROW = 512,
-       SW_ALL = 255 | SW_NARROW };
+       SW_TILE = 1024, SW_ALL = 255 | SW_TILE /* the narrow sweep: by name (the tile sweep subsumes it) */ };
+
+#define MB_MAX_TILES 32 /* shapes of the tile sweep (defaults and --tile) */
 
 /* The payload that stands in for a D3Q19 BGK collision in the threads and
  * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
@@ -44,6 +46,10 @@ typedef struct {
                                * thread (a GPU): the vector sweep */
     int narrow;               /* the narrow sweep (a GPU, whose grid kernels' warps
                                * can span rows; elsewhere where asked by name) */
+    int tile;                 /* the tile sweep (a GPU, whose grid kernels' blocks
+                               * span rows and planes; elsewhere where asked by name) */
+    int tiles[MB_MAX_TILES][3]; /* --tile: shapes the tile sweep adds to its defaults */
+    int n_tiles;
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
     int aligned_only;         /* --aligned-only: the threads and rows sweeps'
@@ -79,6 +85,10 @@ typedef struct {
  * The payload sweep: N=19 aligned, P = 1, 2, 4, 7, 10, 14 (quick: 7) at
  * every word size (8 bytes only with fp64). */
 void mb_plan_build(mb_plan *p, const mb_plan_options *o);
+
+/* The tile sweep's block shapes (defaults, --tile's, then each one's
+ * linear reference BS x 1 x 1), each once: how many, at most cap. */
+int mb_plan_tile_shapes(const mb_plan_options *o, int (*out)[3], int cap);
 /* The vector sweep (sweep 'vector', with o->vector and the default word
  * size not given): N=19 vector probes of 2-byte words (gen.h) at V = 2 and
  * 4, the access widths of fp16s at 2 and 4 cells per thread, each with

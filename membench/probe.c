@@ -93,7 +93,8 @@ static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
     return a->words == b->words && a->word_bytes == b->word_bytes && a->misaligned_reads == b->misaligned_reads &&
            a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
            !a->swapped == !b->swapped && !a->stamps == !b->stamps && mb_vector(a) == mb_vector(b) &&
-           mb_row(a) == mb_row(b) && mb_band(a) == mb_band(b);
+           mb_row(a) == mb_row(b) && mb_band(a) == mb_band(b) &&
+           !memcmp(a->tile, b->tile, sizeof a->tile);
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
