@@ -376,6 +376,9 @@ typedef struct {
     lbp_device *d;
     const char *dir;
     int geometry;       /* --geometry-from: the geometry sweep alone */
+    const char *stem;   /* the result files' name: membench, membench-geometry (the geometry
+                         * sweep alone) or membench-tile (the tile sweep alone: a run that
+                         * adds it to a folder beside its membench.csv) */
     int probes;         /* a sweep of probes runs */
     mb_bench bench;
     mb_plan plan;
@@ -870,7 +873,7 @@ static void summarise(run *r, int argc, char **argv, const n19_costs *c)
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
     double ratio = c->write_ns / c->read_ns, collision = collision_ratio(r);
-    lbp_meta *m = lbp_meta_new("membench", &r->d->info, argc, argv);
+    lbp_meta *m = lbp_meta_new(r->stem, &r->d->info, argc, argv);
     lbp_meta_number(m, "aligned_n19_gbs", "%.2f", a ? a->gbs_median : NAN);
     lbp_meta_number(m, "misaligned_read_ns", "%.6f", c->read_ns);
     lbp_meta_number(m, "misaligned_write_ns", "%.6f", c->write_ns);
@@ -948,13 +951,15 @@ static void check_fresh(const run *r)
 {
     const mb_plan_options *p = &r->o->plan;
     const char *names[6];
+    char csv[64], meta[64];
     int n = 0;
-    if (r->geometry) names[n++] = "membench-geometry.csv";
-    else if (r->probes) names[n++] = "membench.csv";
-    if (r->probes && p->stamps && !r->geometry) names[n++] = "warps.csv";
+    snprintf(csv, sizeof csv, "%s.csv", r->stem);
+    snprintf(meta, sizeof meta, "%s-meta.csv", r->stem);
+    if (r->probes) names[n++] = csv;
+    if (r->probes && p->stamps && !strcmp(r->stem, "membench")) names[n++] = "warps.csv";
     if (p->sweeps & (SW_WORDS | SW_MISALIGNED)) names[n++] = "membench-fit.csv";
     if (p->sweeps & SW_LAUNCH) names[n++] = "launch.csv";
-    names[n++] = r->geometry ? "membench-geometry-meta.csv" : "membench-meta.csv";
+    names[n++] = meta;
     names[n] = NULL;
     lbp_check_fresh(r->dir, names, r->o->common.force);
 }
@@ -1019,13 +1024,15 @@ static void measure_probes(run *r)
     preflight(r);
     r->results = calloc((size_t)r->plan.n, sizeof *r->results);
     if (!r->results) lbp_fail("out of memory");
-    r->csv = lbp_csv_open(r->dir, r->geometry ? "membench-geometry.csv" : "membench.csv",
+    char csv[64];
+    snprintf(csv, sizeof csv, "%s.csv", r->stem);
+    r->csv = lbp_csv_open(r->dir, csv,
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                           "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,"
                           "band,tile_x,tile_y,tile_z",
                           info, force);
-    if (r->o->plan.stamps && !r->geometry)
+    if (r->o->plan.stamps && !strcmp(r->stem, "membench"))
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",
                                     info, force);
     run_probes(r, r->geometry && !r->o->plan.quick ? MB_GEOMETRY_PASSES : 1);
@@ -1062,6 +1069,7 @@ int main(int argc, char **argv)
     run r = {.o = &o, .d = &d, .geometry = p->sweeps == SW_GEOMETRY,
              .probes = (p->sweeps & (SW_WORDS | SW_MISALIGNED | SW_OCCUPANCY | SW_WORD_BYTES | SW_THREADS |
                                      SW_PAYLOAD | SW_VECTOR | SW_GEOMETRY | SW_NARROW | SW_TILE)) != 0};
+    r.stem = r.geometry ? "membench-geometry" : p->sweeps == SW_TILE ? "membench-tile" : "membench";
     r.dir = lbp_result_dir(o.common.out_dir, &d.info);
     check_fresh(&r);
     mb_plan_build(&r.plan, p);

@@ -23,6 +23,7 @@ static const char *meta_of(const char *name)
         {"stream.csv", "stream-meta.csv"},      {"membench.csv", "membench-meta.csv"},
         {"launch.csv", "membench-meta.csv"},    {"membench-fit.csv", "membench-meta.csv"},
         {"membench-geometry.csv", "membench-geometry-meta.csv"}, {"lbm.csv", "lbm-meta.csv"},
+        {"membench-tile.csv", "membench-tile-meta.csv"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
         if (!strcmp(pairs[i][0], name)) return pairs[i][1];
@@ -108,6 +109,7 @@ static const model_range
     VECTOR = {.lo = 1, .hi = 64, .whole = 1},
     ROW = {.lo = 1, .hi = 1 << 20, .whole = 1},
     BAND = {.lo = 1, .hi = 32, .whole = 1},
+    TILE = {.lo = 0, .hi = 1024, .whole = 1},
     MICROSECONDS = {.lo = 0, .hi = 1e12},                        /* 0: no measurable interval */
     SLOPE_NS = {.lo = -1e12, .hi = 1e12};
 
@@ -270,7 +272,7 @@ double model_busy_ms(const model_inputs *in, double ms)
 
 static const char *const sweep_names[] = {"words", "misaligned_reads", "misaligned_writes", "misaligned_both",
                                           "occupancy", "word_bytes", "threads", "payload", "geometry", "vector",
-                                          "rows", "narrow", "other"};
+                                          "rows", "narrow", "tile", "other"};
 
 const char *model_probe_sweep_name(model_probe_sweep s)
 {
@@ -314,6 +316,28 @@ static int grow(model_probe_row **rows, int count, int n, const char *path, char
     return 0;
 }
 
+/* A probe row's block shape (columns tile_x, tile_y, tile_z: all three or
+ * none), checked: 0 0 0, or each >= 1 and at most 1024 threads, in the tile
+ * sweep only, which has one in every row. */
+static int read_tile(const lbp_table *t, int r, model_probe_row *p, char *err, size_t err_len)
+{
+    static const char *const cols[3] = {"tile_x", "tile_y", "tile_z"};
+    int have = 0;
+    for (int i = 0; i < 3; i++) have += lbp_table_column(t, cols[i]) >= 0;
+    if (have && have < 3)
+        return lbp_error(err, err_len, "%s: expected the columns tile_x, tile_y and tile_z together", t->path);
+    for (int i = 0; i < 3 && have; i++) NUM(t, r, cols[i], TILE, p->tile[i]);
+    const int none = !p->tile[0] && !p->tile[1] && !p->tile[2];
+    if (!none && (!p->tile[0] || !p->tile[1] || !p->tile[2] || p->tile[0] * p->tile[1] * p->tile[2] > 1024))
+        return lbp_error(err, err_len, "%s:%d: tile %dx%dx%d: expected 0x0x0, or each size >= 1 and at most 1024 "
+                         "threads in all", t->path, t->line[r], p->tile[0], p->tile[1], p->tile[2]);
+    if (none == (p->sweep == PROBE_TILE))
+        return lbp_error(err, err_len, "%s:%d: tile %dx%dx%d in sweep '%s' (the tile sweep's rows, and only "
+                         "they, have a block shape)", t->path, t->line[r], p->tile[0], p->tile[1], p->tile[2],
+                         text(t, r, "sweep"));
+    return 0;
+}
+
 /* The fields of a probe row, checked. */
 static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, double *ms, char *err, size_t err_len)
 {
@@ -337,6 +361,7 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (lbp_table_column(t, "row") >= 0) NUM(t, r, "row", ROW, p->row);
     p->band = 32;
     if (lbp_table_column(t, "band") >= 0) NUM(t, r, "band", BAND, p->band);
+    if (read_tile(t, r, p, err, err_len)) return -1;
     NUM(t, r, "ms_median", POSITIVE_MS, *ms);
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
@@ -349,10 +374,11 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     return 0;
 }
 
-/* A probe row of membench.csv (geometry = 0) or membench-geometry.csv: 1
- * and *p, 0 for a row the model does not read, -1 on a bad one. */
-static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geometry, model_probe_row *p, char *err,
-                      size_t err_len)
+/* A probe row of membench.csv (geometry = 0), membench-geometry.csv or
+ * membench-tile.csv (tile_file = 1: tile rows only): 1 and *p, 0 for a row
+ * the model does not read, -1 on a bad one. */
+static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geometry, int tile_file,
+                      model_probe_row *p, char *err, size_t err_len)
 {
     double ms;
     memset(p, 0, sizeof *p);
@@ -360,14 +386,14 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
     /* the model reads in-place and swapped probes at the kernels' own launches
      * and in the rows sweep only */
     if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY && p->sweep != PROBE_ROWS) return 0;
-    if (geometry != (p->sweep == PROBE_GEOMETRY))
+    if (geometry != (p->sweep == PROBE_GEOMETRY) || (tile_file && p->sweep != PROBE_TILE))
         return lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t->path, t->line[r],
                          text(t, r, "sweep"));
     if (p->band != 32 && p->sweep != PROBE_NARROW)
         return lbp_error(err, err_len, "%s:%d: band %d outside the narrow sweep (every other row's is 32)", t->path,
                          t->line[r], p->band);
     if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS ||
-        p->sweep == PROBE_NARROW) {
+        p->sweep == PROBE_NARROW || p->sweep == PROBE_TILE) {
         /* per launch of a back-to-back queue: nothing to remove */
         p->launch_us = ms * 1e3;
         p->ns_per_thread = ms * 1e6 / p->threads;
@@ -390,19 +416,24 @@ static int row_owner(const model_inputs *in, const lbp_table *t, int r, int geom
     return row_is_backend(t, r, sweep == PROBE_OCCUPANCY && !geometry ? in->occupancy_from : in->backend) ? 0 : -1;
 }
 
-/* membench.csv, then (optional: geometry = 1) membench-geometry.csv, whose
- * rows are added to the same list. */
-static int load_membench(model_inputs *in, int geometry, char *err, size_t err_len)
+/* The probe files: membench.csv, then the optional ones, whose rows join
+ * the same list: membench-geometry.csv (the geometry sweep alone) and
+ * membench-tile.csv (the tile sweep alone, run into a folder that has its
+ * membench.csv already). */
+enum { MEMBENCH_MAIN, MEMBENCH_GEOMETRY, MEMBENCH_TILE };
+static const char *const membench_files[] = {"membench.csv", "membench-geometry.csv", "membench-tile.csv"};
+
+static int load_membench(model_inputs *in, int which, char *err, size_t err_len)
 {
+    const int geometry = which == MEMBENCH_GEOMETRY;
     static const char *const cols[] = {"device", "backend", "sweep", "words", "word_bytes",
                                        "misaligned_reads", "misaligned_writes", "block_size",
                                        "blocks_per_cu", "occupancy", "threads", "ms_median", NULL};
     lbp_table t;
-    int r0 = open_table(&t, in->dir, geometry ? "membench-geometry.csv" : "membench.csv", cols, geometry, err,
-                        err_len);
+    int r0 = open_table(&t, in->dir, membench_files[which], cols, which != MEMBENCH_MAIN, err, err_len);
     if (r0 == 1) return 0;
     if (r0) return -1;
-    if (!geometry) find_occupancy_source(in, &t);
+    if (which == MEMBENCH_MAIN) find_occupancy_source(in, &t);
     if (grow(&in->probes, in->n_probes, t.rows, t.path, err, err_len) ||
         grow(&in->borrowed, in->n_borrowed, t.rows, t.path, err, err_len))
         return closed(&t, -1);
@@ -411,11 +442,12 @@ static int load_membench(model_inputs *in, int geometry, char *err, size_t err_l
         const int owner = row_owner(in, &t, r, geometry);
         if (owner < 0) continue;
         int *count = owner ? &in->n_borrowed : &in->n_probes;
-        const int got = read_probe(in, &t, r, geometry, (owner ? in->borrowed : in->probes) + *count, err, err_len);
+        const int got = read_probe(in, &t, r, geometry, which == MEMBENCH_TILE,
+                                   (owner ? in->borrowed : in->probes) + *count, err, err_len);
         if (got < 0) return closed(&t, -1);
         *count += got;
     }
-    if (!geometry && in->n_probes == before)
+    if (which == MEMBENCH_MAIN && in->n_probes == before)
         return closed(&t, lbp_error(err, err_len, "%s: no rows for backend %s (expected the membench tool's probe "
                                     "sweeps)", t.path, in->backend));
     return closed(&t, 0);
@@ -509,7 +541,8 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
     }
     if (load_meta(in, err, err_len) || load_stream(in, err, err_len)) goto bad;
     measure_start_cost(in);
-    if (load_membench(in, 0, err, err_len) || load_membench(in, 1, err, err_len) || load_fits(in, err, err_len) ||
+    if (load_membench(in, MEMBENCH_MAIN, err, err_len) || load_membench(in, MEMBENCH_GEOMETRY, err, err_len) ||
+        load_membench(in, MEMBENCH_TILE, err, err_len) || load_fits(in, err, err_len) ||
         load_launch(in, err, err_len))
         goto bad;
     if (model_probe_index_build(&in->probe_index, in->probes, in->n_probes) ||

@@ -8,7 +8,10 @@
  *                    sweep (column vector, optional); the `rows` sweep (a
  *                    CPU: row probes, column row, in place or not, back
  *                    to back; optional); the `narrow` sweep (a GPU: warps
- *                    over 32 / BX rows, column band, back to back; optional)
+ *                    over 32 / BX rows, column band, back to back; optional);
+ *                    the `tile` sweep (a GPU: threads as a 3D grid launch of
+ *                    BX x BY x BZ blocks, columns tile_x, tile_y, tile_z,
+ *                    back to back; optional)
  *   membench-geometry.csv  the N=19 probe back to back at the LBM kernels' own
  *                    launches (block size, blocks per SM, thread count),
  *                    sweep `geometry` (optional)
@@ -28,8 +31,9 @@ typedef enum {
     PROBE_VECTOR,   /* V-word vectors, misaligned words one by one (membench's gen.h) */
     PROBE_ROWS,     /* a CPU: R cells per work-item in a loop, back to back (column row) */
     PROBE_NARROW,   /* a GPU: each warp takes BX cells of 32 / BX rows, back to back (column band) */
+    PROBE_TILE,     /* a GPU: threads as a 3D grid of BX x BY x BZ blocks, back to back (columns tile_*) */
     PROBE_OTHER,
-    PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, geometry, narrow) */
+    PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, geometry, narrow, tile) */
 } model_probe_sweep;
 
 /* "words", "misaligned_reads", ...: the sweep column's name. */
@@ -58,6 +62,7 @@ typedef struct {
                                misaligned ones one by one (vector sweep; 1 elsewhere or absent) */
     int row;                /* R cells per work-item in a loop (rows sweep; 1 elsewhere or absent) */
     int band;               /* BX cells of a row per warp (narrow sweep; 32 elsewhere or absent) */
+    int tile[3];            /* BX, BY, BZ of the blocks (tile sweep; 0 0 0 elsewhere or absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

@@ -66,7 +66,9 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
 
 /* A grid launch whose blocks are narrower than a warp in x (BX < 32, GPUs):
  * each warp takes BX cells of 32 / BX rows.  factor[phase]: membench's
- * narrow probe at BX (4, 8 or 16: the nearest below) over at 32, at the
+ * narrow probe at BX (4, 8 or 16: the nearest below) over at 32 (where
+ * the narrow sweep was not run, the tile sweep's BX x 32/BX x 1 blocks over
+ * 32 x 1 x 1), at the
  * phase's L and M (each the nearer of 0 and 10; both misaligned, the 10/0
  * and 0/10 ratios times each other over the 0/0 one), read at the launch's
  * threads (clamped to those measured), level 3's memory time multiplies by
@@ -74,6 +76,16 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
  * where the sweep was not measured (recorded in prov as a fallback). */
 int model_narrow_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
                          model_provenance *prov);
+
+/* A grid launch of blocks BX x BY x BZ (GPUs): factor[phase] is
+ * membench's tile probe at that shape over its linear reference (BS x 1 x
+ * 1, BS = BX BY BZ: the same block size), at the phase's L and M as
+ * model_narrow_factors reads them, at the launch's threads (clamped).
+ * Returns 1 with factor, 0 where the launch is not a grid or the tile
+ * sweep lacks the shape (noted in prov: model_narrow_factors, as before,
+ * then decides). */
+int model_tile_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
+                       model_provenance *prov);
 
 /* What every path reads. */
 typedef struct {

@@ -29,10 +29,12 @@ static int band_of(int band)
 
 int model_probe_matches(const model_probe_row *p, const model_probe_query *q)
 {
-    if (q->sweep == PROBE_ANY_SWEEP ? p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_NARROW
+    if (q->sweep == PROBE_ANY_SWEEP ? p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY ||
+                                          p->sweep == PROBE_NARROW || p->sweep == PROBE_TILE
                                     : p->sweep != q->sweep)
         return 0;
     if (band_of(p->band) != band_of(q->band)) return 0; /* narrow probes answer only for their BX */
+    if (memcmp(p->tile, q->tile, sizeof p->tile)) return 0; /* tile probes only for their block shape */
     if (q->misaligned_writes == PROBE_AS_READS ? p->misaligned_writes != p->misaligned_reads
                                                : !field_matches(q->misaligned_writes, p->misaligned_writes))
         return 0;
@@ -58,7 +60,7 @@ static int ascending(const void *a, const void *b)
 }
 
 /* The indices of the rows of in->probes of this sweep (PROBE_ANY_SWEEP:
- * every sweep but threads, geometry and narrow; PROBE_ANY: every sweep) and word
+ * every sweep but threads, geometry, narrow and tile; PROBE_ANY: every sweep) and word
  * size (PROBE_ANY: every size), in file order, from the index (every row
  * where in has none): *out, to free; returns how many, -1 out of memory. */
 static int candidates(const model_inputs *in, int sweep, int word_bytes, int **out)
@@ -75,7 +77,7 @@ static int candidates(const model_inputs *in, int sweep, int word_bytes, int **o
         const model_probe_group *gr = &ix->groups[g];
         const int sweep_ok = sweep == PROBE_ANY ? 1
                            : sweep == PROBE_ANY_SWEEP ? gr->sweep != PROBE_THREADS && gr->sweep != PROBE_GEOMETRY &&
-                                                            gr->sweep != PROBE_NARROW
+                                                            gr->sweep != PROBE_NARROW && gr->sweep != PROBE_TILE
                                                       : gr->sweep == sweep;
         if (!sweep_ok || (word_bytes != PROBE_ANY && gr->word_bytes != word_bytes)) continue;
         memcpy(idx + n, ix->order + gr->start, sizeof *idx * (size_t)gr->n);

@@ -1,8 +1,10 @@
-/* Grid launches of blocks narrower than a warp, on membench's narrow sweep:
- * see levels.h (model_narrow_factors). */
+/* Grid launches on membench's tile sweep (their block shape), and blocks
+ * narrower than a warp on its narrow sweep where the tile sweep lacks the
+ * shape: see levels.h (model_tile_factors, model_narrow_factors). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "launch.h"
 #include "levels.h"
@@ -16,13 +18,32 @@ static int band_read(int bx)
     return bx >= 16 ? 16 : bx >= 8 ? 8 : 4;
 }
 
-/* ns per thread of the narrow probe at (band, L, M) and word size w over
+/* A probe of the narrow sweep (band BX) or of the tile sweep (block shape). */
+typedef struct {
+    model_probe_sweep sweep;
+    int band;
+    int tile[3];
+} probe_shape;
+
+static probe_shape narrow_shape(int band)
+{
+    return (probe_shape){.sweep = PROBE_NARROW, .band = band};
+}
+
+static probe_shape tile_shape(int bx, int by, int bz)
+{
+    return (probe_shape){.sweep = PROBE_TILE, .band = 32, .tile = {bx, by, bz}};
+}
+
+/* ns per thread of the probe of this shape at (L, M) and word size w over
  * the thread counts measured (model_probe_find's back-to-back curve), read
  * at `threads` (clamped: *clamped = 1); -1 where not measured. */
-static double narrow_ns(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped)
+static double shape_ns(const model_inputs *in, int w, const probe_shape *s, int l, int m, double threads,
+                       int *clamped)
 {
-    model_probe_lookup lk = {.q = model_probe_aligned(PROBE_NARROW, w, PROBE_ANY), .x = PROBE_X_LAUNCH};
-    lk.q.band = band;
+    model_probe_lookup lk = {.q = model_probe_aligned(s->sweep, w, PROBE_ANY), .x = PROBE_X_LAUNCH};
+    lk.q.band = s->band;
+    memcpy(lk.q.tile, s->tile, sizeof lk.q.tile);
     lk.q.misaligned_reads = l;
     lk.q.misaligned_writes = m;
     model_probe_curve c;
@@ -32,38 +53,83 @@ static double narrow_ns(const model_inputs *in, int w, int band, int l, int m, d
     return us * 1e3 / threads;
 }
 
-/* The narrow probe at band over the linear one, both at (L, M); -1 where
- * either is missing. */
-static double band_ratio(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped)
+/* The probe of shape over that of ref, both at (L, M); -1 where either is
+ * missing. */
+static double shape_ratio(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int l,
+                          int m, double threads, int *clamped)
 {
-    const double narrow = narrow_ns(in, w, band, l, m, threads, clamped),
-                 linear = narrow_ns(in, w, 32, l, m, threads, clamped);
-    return narrow > 0 && linear > 0 ? narrow / linear : -1;
+    const double x = shape_ns(in, w, shape, l, m, threads, clamped), base = shape_ns(in, w, ref, l, m, threads, clamped);
+    return x > 0 && base > 0 ? x / base : -1;
 }
 
 /* The phase's factor: L and M each read at the nearer of 0 and 10; both
  * misaligned, the two one-sided ratios' excess over the aligned one
  * compounded (no probe has both). */
-static double phase_factor(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped,
-                           int *both)
+static double phase_factor(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int l,
+                           int m, double threads, int *clamped, int *both)
 {
     const int lr = l >= NARROW_MISALIGNED / 2 ? NARROW_MISALIGNED : 0,
               mr = m >= NARROW_MISALIGNED / 2 ? NARROW_MISALIGNED : 0;
-    if (!lr || !mr) return band_ratio(in, w, band, lr, mr, threads, clamped);
+    if (!lr || !mr) return shape_ratio(in, w, shape, ref, lr, mr, threads, clamped);
     *both = 1;
-    const double reads = band_ratio(in, w, band, lr, 0, threads, clamped),
-                 writes = band_ratio(in, w, band, 0, mr, threads, clamped),
-                 aligned = band_ratio(in, w, band, 0, 0, threads, clamped);
+    const double reads = shape_ratio(in, w, shape, ref, lr, 0, threads, clamped),
+                 writes = shape_ratio(in, w, shape, ref, 0, mr, threads, clamped),
+                 aligned = shape_ratio(in, w, shape, ref, 0, 0, threads, clamped);
     return reads > 0 && writes > 0 && aligned > 0 ? reads * writes / aligned : -1;
 }
 
-/* The word size of the sweep to read: the kernel's access width where
- * measured there, else 4 (the sweep's). */
-static int narrow_word(const model_inputs *in, const model_kernel *k)
+/* The narrow probe at band over the linear one; where the narrow sweep
+ * was not run (the tile sweep replaced it), the tile sweep's blocks of one
+ * warp, band x 32/band x 1 over 32 x 1 x 1: the same warps over the same
+ * rows.  *tiles = 1 where those answered. */
+static double band_factor(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped,
+                          int *both, int *tiles)
+{
+    const probe_shape narrow = narrow_shape(band), linear = narrow_shape(32);
+    const double f = phase_factor(in, w, &narrow, &linear, l, m, threads, clamped, both);
+    if (f > 0) return f;
+    const probe_shape warp = tile_shape(band, 32 / band, 1), warp_linear = tile_shape(32, 1, 1);
+    *tiles = 1;
+    return phase_factor(in, w, &warp, &warp_linear, l, m, threads, clamped, both);
+}
+
+/* The word size of the sweep to read: the kernel's access width where its
+ * linear probe was measured there, else 4 (the sweep's). */
+static int sweep_word(const model_inputs *in, const model_kernel *k, const probe_shape *linear)
 {
     const int w = k->word_bytes * model_cells_per_thread(k);
     int clamped = 0;
-    return narrow_ns(in, w, 32, 0, 0, 1, &clamped) > 0 ? w : 4;
+    return shape_ns(in, w, linear, 0, 0, 1, &clamped) > 0 ? w : 4;
+}
+
+int model_tile_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
+                       model_provenance *prov)
+{
+    if (in->is_cpu || k->launch != MODEL_LAUNCH_GRID) return 0;
+    const int *b = k->block;
+    const probe_shape shape = tile_shape(b[0], b[1], b[2]), ref = tile_shape(b[0] * b[1] * b[2], 1, 1);
+    const int w = sweep_word(in, k, &ref);
+    const double threads = model_launched_threads(k, lat);
+    int clamped = 0, both = 0;
+    for (int p = 0; p < k->phases; p++) {
+        factor[p] = phase_factor(in, w, &shape, &ref, k->misaligned_reads[p], k->misaligned_writes[p], threads,
+                                 &clamped, &both);
+        if (factor[p] <= 0) {
+            model_note(prov, "membench.csv has no tile sweep at %dx%dx%d blocks and %dx1x1 at L=%d M=%d: the grid "
+                             "read without it", b[0], b[1], b[2], b[0] * b[1] * b[2], k->misaligned_reads[p],
+                       k->misaligned_writes[p]);
+            return 0;
+        }
+    }
+    if (w != k->word_bytes * model_cells_per_thread(k))
+        model_note(prov, "tile sweep read at %d-byte words for the kernel's %d-byte accesses", w,
+                   k->word_bytes * model_cells_per_thread(k));
+    if (both) model_note(prov, "tile sweep: L and M both misaligned read as L=10 times M=10 over aligned");
+    if (clamped)
+        model_clamped(prov, "tile sweep read at the edge of its thread counts for the launch's %.0f threads", threads);
+    model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1, first phase)", b[0],
+               b[1], b[2], factor[0], b[0], b[1], b[2], b[0] * b[1] * b[2]);
+    return 1;
 }
 
 int model_narrow_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
@@ -71,18 +137,19 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
 {
     const int bx = k->block[0];
     if (!model_warps_span_rows(in, k) || bx >= 32) return 0;
-    const int band = band_read(bx), w = narrow_word(in, k);
+    const probe_shape linear = narrow_shape(32);
+    const int band = band_read(bx), w = sweep_word(in, k, &linear);
     const double threads = model_launched_threads(k, lat);
-    int clamped = 0, both = 0;
+    int clamped = 0, both = 0, tiles = 0;
     char asked[96];
     snprintf(asked, sizeof asked, "narrow sweep at BX=%d (blocks %d threads wide in x)", band, bx);
     for (int p = 0; p < k->phases; p++) {
-        factor[p] = phase_factor(in, w, band, k->misaligned_reads[p], k->misaligned_writes[p], threads, &clamped,
-                                 &both);
+        factor[p] = band_factor(in, w, band, k->misaligned_reads[p], k->misaligned_writes[p], threads, &clamped,
+                                &both, &tiles);
         if (factor[p] <= 0) {
             model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked, "whole-row probes",
-                            "membench.csv has no narrow sweep at L=%d M=%d: each warp's access spans rows, priced "
-                            "as whole rows",
+                            "membench.csv has no narrow sweep (nor tile sweep of one-warp blocks) at L=%d M=%d: "
+                            "each warp's access spans rows, priced as whole rows",
                             k->misaligned_reads[p], k->misaligned_writes[p]);
             return -1;
         }
@@ -95,7 +162,11 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
     if (clamped)
         model_clamped(prov, "narrow sweep read at the edge of its thread counts for the launch's %.0f threads",
                       threads);
-    model_note(prov, "blocks %d threads wide in x: level 3 x %.3f (narrow sweep at BX=%d over BX=32, first phase)",
-               bx, factor[0], band);
+    if (tiles)
+        model_note(prov, "blocks %d threads wide in x: level 3 x %.3f (tile sweep at %dx%dx1 over 32x1x1, "
+                         "first phase)", bx, factor[0], band, 32 / band);
+    else
+        model_note(prov, "blocks %d threads wide in x: level 3 x %.3f (narrow sweep at BX=%d over BX=32, first phase)",
+                   bx, factor[0], band);
     return 1;
 }

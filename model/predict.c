@@ -127,14 +127,17 @@ static void note_rows(const model_inputs *in, const model_kernel *k, const model
                (long long)(lat->nx * k->word_bytes), MODEL_SECTOR_BYTES, classes);
 }
 
-/* Level 3 of a grid of blocks narrower than a warp: each path's memory time
- * times the narrow sweep's factor of its phase (levels.h), its MLUPS by the
- * step's change. */
-static void narrow_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
-                         model_prediction *out)
+/* Level 3 of a grid launch: each path's memory time times the tile sweep's
+ * factor of its phase at the launch's block shape, where it lacks that,
+ * for blocks narrower than a warp, the narrow sweep's (levels.h); its
+ * MLUPS by the step's change. */
+static void grid_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                       model_prediction *out)
 {
     double factor[MODEL_MAX_PHASES];
-    if (model_narrow_factors(in, k, lat, factor, &out->prov) != 1) return;
+    if (model_tile_factors(in, k, lat, factor, &out->prov) != 1 &&
+        model_narrow_factors(in, k, lat, factor, &out->prov) != 1)
+        return;
     for (int i = 0; i < MODEL_FULL_PATHS; i++) {
         model_path_answer *a = &out->full.answer[i];
         double before = 0, after = 0;
@@ -164,7 +167,7 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     note_rows(in, k, lat, rows, n, &out->prov);
     if (n > 1 && full_level_by_rows(&q, rows, n, out, err, err_len)) return -1;
     full_level(&q, out, n == 1);
-    narrow_level(in, k, lat, out);
+    grid_level(in, k, lat, out);
     return 0;
 }
 
