@@ -33,6 +33,9 @@ expect 2 "^membench: --reps: '0'" ./membench/membench --words "${zeros}1..4" --r
 expect 2 "^membench: --words: '4x' is not a whole number" ./membench/membench --words "${zeros}1..4x"
 expect 2 "^membench: --words: empty item in '1,,2'" ./membench/membench --words 1,,2
 expect 2 "^membench: --thread-counts: range '64..1' runs backwards" ./membench/membench --thread-counts 64..1
+expect 2 "^membench: --tile: '8x8' is not BXxBYxBZ" ./membench/membench --tile 32x8x1,8x8
+expect 2 "^membench: --tile: '64x32x1': each size >= 1, at most 1024 threads" ./membench/membench --tile 64x32x1
+expect 2 "^membench: --tile-from: .*nonexistent.kernel" ./membench/membench --tile-from tests/kernels/nonexistent.kernel
 expect 2 "^lbmkernels: --block-sizes: empty item" ./lbmkernels/lbmkernels --block-sizes 64,
 # "16xx16x16" was read as 16^3
 for s in 16xx16x16 x16x16x16 16x16x16x 16x16 16x16x16x16; do

@@ -582,6 +582,142 @@ static void test_narrow_blocks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* dir: a copy of the launch folder (membench.csv without band or tile
+ * columns: an old file) and membench-tile.csv, the tile sweep alone at
+ * 2^24 threads: 8x8x4 at 1.5x its 256x1x1 at L, M = 0/0, 2.5x at 10/0,
+ * 3x at 0/10; 32x8x1 at 1.25x everywhere; 8x4x1 (one warp) at 5x 32x1x1;
+ * `extra`, when given, a last line appended as it is. */
+static void tile_folder(char *dir, const char *extra)
+{
+    char cmd[8192];
+    assert_non_null(mkdtemp(dir));
+    int n = snprintf(cmd, sizeof cmd,
+                     "cp tests/model-data/launch/*.csv %s/ && cd %s && cp membench-meta.csv membench-tile-meta.csv && "
+                     "echo device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
+                     "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,ms_median,"
+                     "ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,band,"
+                     "tile_x,tile_y,tile_z > membench-tile.csv",
+                     dir, dir);
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    static const int shapes[6][3] = {{8, 8, 4}, {256, 1, 1}, {32, 8, 1}, {8, 4, 1}, {32, 1, 1}, {0, 0, 0}};
+    static const double x[5][3] = {{1.5, 2.5, 3}, {1, 1, 1}, {1.25, 1.25, 1.25}, {5, 5, 5}, {1, 1, 1}};
+    const double threads = 16777216;
+    for (int s = 0; s < 5; s++)
+        for (int v = 0; v < 3; v++) {
+            const double m = 0.9 * x[s][v];
+            const int *t = shapes[s];
+            n += snprintf(cmd + n, sizeof cmd - (size_t)n,
+                          " && echo test-gpu,cuda,tile,19,4,%d,%d,%d,0,8,1.0,%.0f,%.0f,10,%g,%g,%g,1,1,%g,"
+                          "back_to_back,0,20,0,0,1,1,32,%d,%d,%d >> membench-tile.csv",
+                          lm[v][0], lm[v][1], t[0] * t[1] * t[2], threads, 152 * threads, m, m, m, m * 1e6 / threads,
+                          t[0], t[1], t[2]);
+        }
+    if (extra) n += snprintf(cmd + n, sizeof cmd - (size_t)n, " && echo '%s' >> membench-tile.csv", extra);
+    assert_true(n < (int)sizeof cmd);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void remove_folder(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A grid launch: level 3 times the tile sweep at its block shape over
+ * BSx1x1 at the phase's L and M (both: 10/0 x 0/10 over 0/0); a shape the
+ * sweep lacks, narrower than a warp: the narrow reading on the tile
+ * sweep's one-warp blocks; wider: as before, noted. */
+static void test_tile_blocks(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-tile-XXXXXX";
+    tile_folder(with, NULL);
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
+    model_lattice lat = box(256, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    model_prediction a = predict(&in, &f.k, lat), b = predict(&plain, &f.k, lat);
+    assert_true(b.full.mlups > 0);
+    NEAR(a.full.mlups, b.full.mlups / 3); /* push: M = 10, 8x8x4 at 3x 256x1x1 */
+    NEAR(a.probe.mlups, b.probe.mlups);   /* level 2 as before */
+    assert_true(model_provenance_says(&a.prov, "tile sweep at 8x8x4 over 256x1x1"));
+    assert_int_equal(a.prov.n_fallbacks, b.prov.n_fallbacks - 1); /* no narrow fallback */
+    model_kernel k = f.k;
+    k.misaligned_reads[0] = 10; /* L = M = 10: 2.5 x 3 / 1.5 */
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 5);
+    k.misaligned_writes[0] = 0;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 2.5);
+    /* whole-warp rows: 32x8x1 at 1.25x */
+    k = f.k;
+    k.block[0] = 32, k.block[1] = 8, k.block[2] = 1;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 1.25);
+    /* 8x2x2 not measured: the narrow reading at BX = 8 on 8x4x1 over 32x1x1 */
+    k.block[0] = 8, k.block[1] = 2, k.block[2] = 2;
+    a = predict(&in, &k, lat);
+    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 5);
+    assert_true(model_provenance_says(&a.prov, "no tile sweep at 8x2x2"));
+    assert_true(model_provenance_says(&a.prov, "tile sweep at 8x4x1 over 32x1x1"));
+    /* 64x2x1 not measured and whole warps wide: as before */
+    k.block[0] = 64, k.block[1] = 2, k.block[2] = 1;
+    a = predict(&in, &k, lat);
+    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups);
+    assert_true(model_provenance_says(&a.prov, "no tile sweep at 64x2x1"));
+    /* a linear launch: untouched */
+    k.launch = MODEL_LAUNCH_LINEAR;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(with);
+}
+
+/* membench-tile.csv's rows: tile rows only, each with a block shape of
+ * whole sizes and at most 1024 threads; the three columns together. */
+static void test_tile_rows_rejected(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *says;
+    } bad[] = {
+        {"test-gpu,cuda,threads,19,4,0,0,256,0,8,1.0,1048576,1,10,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,0,0,0",
+         "does not belong"},
+        {"test-gpu,cuda,tile,19,4,0,0,256,0,8,1.0,1048576,1,10,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,0,8,1",
+         "tile 0x8x1"},
+        {"test-gpu,cuda,tile,19,4,0,0,256,0,8,1.0,1048576,1,10,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,64,32,1",
+         "tile 64x32x1"},
+        {"test-gpu,cuda,tile,19,4,0,0,256,0,8,1.0,1048576,1,10,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,0,0,0",
+         "tile 0x0x0 in sweep 'tile'"},
+        {"test-gpu,cuda,tile,19,4,0,0,256,0,8,1.0,1048576,1,10,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,8,8,x",
+         "tile_z"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char dir[] = "/tmp/lbp-tile-XXXXXX";
+        tile_folder(dir, bad[i].line);
+        model_inputs in;
+        assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), -1);
+        if (!strstr(err, bad[i].says)) fail_msg("'%s' does not say '%s'", err, bad[i].says);
+        remove_folder(dir);
+    }
+    /* tile columns in membench.csv: a threads row with a shape; tile_x alone */
+    static const char *const edits[][2] = {
+        {"sed -i '1s/$/,tile_x,tile_y,tile_z/; 2,$s/$/,0,0,0/; 2s/,0,0,0$/,8,8,4/' membench.csv", "in sweep 'words'"},
+        {"sed -i '1s/$/,tile_x/; 2,$s/$/,0/' membench.csv", "tile_x, tile_y and tile_z together"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char dir[] = "/tmp/lbp-tile-XXXXXX", cmd[700];
+        assert_non_null(mkdtemp(dir));
+        snprintf(cmd, sizeof cmd, "cp tests/model-data/launch/*.csv %s/ && cd %s && %s", dir, dir, edits[i][0]);
+        assert_int_equal(system(cmd), 0);
+        model_inputs in;
+        assert_int_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), -1);
+        if (!strstr(err, edits[i][1])) fail_msg("'%s' does not say '%s'", err, edits[i][1]);
+        remove_folder(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,7 +727,8 @@ int main(void)
         cmocka_unit_test(test_working_share),    cmocka_unit_test(test_row_classes),
         cmocka_unit_test(test_row_classes_predicted),
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
-        cmocka_unit_test(test_narrow_blocks),
+        cmocka_unit_test(test_narrow_blocks),    cmocka_unit_test(test_tile_blocks),
+        cmocka_unit_test(test_tile_rows_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

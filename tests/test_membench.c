@@ -151,6 +151,17 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
             batch_add(&b, src, MB_PROBE_ENTRY);
             free(src);
         }
+    /* tile: 8x8x4 at L, M = 0/0, 10/0, 0/10, 12x8x2 (rows of 252 cells) and 512x1x1 (one batch) */
+    static const int tiles[5][5] = {{8, 8, 4, 0, 0}, {8, 8, 4, 10, 0}, {8, 8, 4, 0, 10}, {12, 8, 2, 0, 10},
+                                    {512, 1, 1, 10, 0}};
+    for (int i = 0; i < 5; i++) {
+        s = (mb_probe_spec){.words = 19, .word_bytes = 4, .misaligned_reads = tiles[i][3],
+                            .misaligned_writes = tiles[i][4], .tile = {tiles[i][0], tiles[i][1], tiles[i][2]}};
+        src = mb_generate_probe(&s, NULL);
+        assert_non_null(src);
+        batch_add(&b, src, MB_PROBE_ENTRY);
+        free(src);
+    }
     assert_int_equal(batch_check(&b), 0);
     /* payloads, half-float, float and double, with and without stamps */
     for (int wi = 0; wi < N_WORD_SIZES; wi++)
@@ -803,6 +814,110 @@ static void test_band_cells(void **state)
     assert_string_equal(mb_spec_name(&bad, name, sizeof name), "N19-L0-M0-w4");
 }
 
+/* The tile probe's cell of each thread: a permutation of 0 .. threads - 1
+ * whatever the count (past the last whole layer of tiles linear); inside
+ * each block, thread (tx, ty, tz) BX BY BZ's cell is the block's first
+ * plus tx + X (ty + Y tz), the blocks x fastest; BS x 1 x 1 the identity;
+ * BX x 32/BX x 1 the narrow probe's mapping at BX. */
+static void test_tile_cells(void **state)
+{
+    (void)state;
+    static const int shapes[][3] = {{8, 8, 4}, {32, 4, 2}, {12, 8, 2}, {4, 8, 1}, {512, 1, 1}, {256, 1, 1}, {1, 1, 7}};
+    static const long long counts[] = {100, 4 * 65536, 4 * 65536 + 700, 9 * 65536 + 5};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+            const mb_probe_spec s = {.words = 19, .word_bytes = 4, .tile = {shapes[sh][0], shapes[sh][1], shapes[sh][2]}};
+            const long long n = counts[c], bs = (long long)s.tile[0] * s.tile[1] * s.tile[2];
+            int64_t d[3];
+            mb_tile_lattice(&s, n, d);
+            assert_int_equal(d[0] % s.tile[0], 0);
+            assert_int_equal(d[1] % s.tile[1], 0);
+            assert_int_equal(d[2] % s.tile[2], 0);
+            const long long whole = d[0] * d[1] * d[2];
+            assert_true(whole <= n);
+            unsigned char *seen = calloc((size_t)n, 1);
+            for (long long t = 0; t < n; t++) {
+                const int64_t i = mb_tile_cell(&s, t, n);
+                assert_true(i >= 0 && i < n);
+                assert_int_equal(seen[i], 0);
+                seen[i] = 1;
+                if (t >= whole || (s.tile[1] == 1 && s.tile[2] == 1)) assert_int_equal(i, t);
+                if (t >= whole) continue;
+                const long long r = t % bs, tx = r % s.tile[0], ty = r / s.tile[0] % s.tile[1],
+                                tz = r / (s.tile[0] * s.tile[1]);
+                assert_int_equal(i, mb_tile_cell(&s, t - r, n) + tx + d[0] * (ty + d[1] * tz));
+            }
+            free(seen);
+        }
+    /* 8x8x4 on 256 x 256 x 4: the block's second row, plane; the next block in x, in y */
+    const mb_probe_spec s = {.words = 19, .word_bytes = 4, .tile = {8, 8, 4}};
+    assert_int_equal(mb_tile_cell(&s, 8, 1 << 18), 256);
+    assert_int_equal(mb_tile_cell(&s, 64, 1 << 18), 65536);
+    assert_int_equal(mb_tile_cell(&s, 256, 1 << 18), 8);
+    assert_int_equal(mb_tile_cell(&s, 256 * 32, 1 << 18), 8 * 256);
+    for (int bx = 4; bx <= 16; bx *= 2) {
+        const mb_probe_spec tile = {.words = 19, .word_bytes = 4, .tile = {bx, 32 / bx, 1}},
+                            band = {.words = 19, .word_bytes = 4, .band = bx};
+        for (long long t = 0; t < 65536; t++) assert_int_equal(mb_tile_cell(&tile, t, 65536), mb_band_cell(&band, t, 65536));
+    }
+    char why[160], name[64];
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-t8x8x4");
+    mb_probe_spec bad = s;
+    bad.band = 8;
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    assert_non_null(strstr(why, "tile probe"));
+    bad = s;
+    bad.swapped = 1;
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    bad = s;
+    bad.tile[1] = 64; /* 2048 threads */
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    assert_non_null(strstr(why, "1024"));
+    bad.tile[1] = 0;
+    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    int t[3];
+    assert_int_equal(mb_tile_parse("12x8x2", t, why, sizeof why), 0);
+    assert_int_equal(t[0] * 100 + t[1] * 10 + t[2], 1282);
+    static const char *const bad_text[] = {"8x8", "0x1x1", "8x8x4z", "x8x8", "64x32x1", "8x-1x4"};
+    for (size_t i = 0; i < sizeof bad_text / sizeof *bad_text; i++)
+        assert_int_equal(mb_tile_parse(bad_text[i], t, why, sizeof why), 1);
+}
+
+/* The tile probe at 8x4x2 (M = 10) and 16x16x1 (L = 10) on two layers of
+ * tiles and a few threads past them: what it writes is the linear probe's,
+ * checked by the verify kernel and element by element on the host. */
+static void test_tile_probe(void **state)
+{
+    (void)state;
+    if (!dev) skip();
+    enum { THREADS = 2 * 65536 + 500 };
+    mb_bench b;
+    char why[512];
+    int rc = mb_bench_open(&b, dev, THREADS, 19, 4, 0, 64, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    static const int cases[2][5] = {{8, 4, 2, 0, 10}, {16, 16, 1, 10, 0}};
+    for (int c = 0; c < 2; c++) {
+        mb_config cfg = {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = cases[c][3],
+                                  .misaligned_writes = cases[c][4], .tile = {cases[c][0], cases[c][1], cases[c][2]}},
+                         .block_size = cases[c][0] * cases[c][1] * cases[c][2], .launches = 3};
+        mb_result res = timed_run(&b, &cfg);
+        assert_int_equal(res.record.tile[1], cases[c][1]);
+        cfg.launches = 0;
+        const uint32_t seed = launch_once(&b, &cfg);
+        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
+        b.stride = mb_bench_stride(&b, b.threads, 4);
+        for (int k = 0; k < 19; k += 9) {
+            read_array(&b, k, got, 4);
+            for (int64_t j = 0; j < b.stride; j++)
+                assert_true(got[j] == mb_expected(&cfg.spec, b.stride, THREADS, seed, 1, k, j));
+        }
+    }
+    free(got);
+    mb_bench_close(&b);
+}
+
 /* The narrow probe at BX = 8 (L = 10, then M = 10) and 32 (the linear one)
  * on a count of 3 whole bands of BX = 8 and a partial one: what it writes is
  * the linear probe's, checked by the verify kernel and element by element
@@ -1266,6 +1381,58 @@ static void test_plan_narrow(void **state)
     o.words[0] = 19;
     mb_plan_build(&p, &o);
     for (int i = 0; i < p.n; i++) assert_int_equal(mb_band(&p.items[i].cfg.spec), 32);
+    mb_plan_free(&p);
+}
+
+/* The tile sweep: its default shapes, --tile's, then each one's linear
+ * reference BS x 1 x 1, each once, x L, M = 0/0, 10/0, 0/10, at a block of
+ * the shape's threads, --threads, back to back; nothing on a CPU unless
+ * asked; the default sweeps no longer run the narrow one. */
+static void test_plan_tile(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_TILE, .word_bytes = 4, .block_size = 256, .tile = 1, .stamps = 1,
+                         .max_threads = 1LL << 24, .n_tiles = 2, .tiles = {{12, 8, 2}, {8, 8, 4}}};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    /* 10 defaults, 12x8x2 (8x8x4 is one), references 256x1x1, 512x1x1, 192x1x1 (32x1x1 is one) */
+    assert_int_equal(p.n, 3 * 14);
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    int refs = 0, custom = 0;
+    for (int i = 0; i < p.n; i++) {
+        const mb_config *c = &p.items[i].cfg;
+        assert_string_equal(p.items[i].sweep, "tile");
+        assert_true(mb_is_tile(&c->spec));
+        assert_int_equal(c->block_size, c->spec.tile[0] * c->spec.tile[1] * c->spec.tile[2]);
+        assert_int_equal(c->spec.word_bytes, 4);
+        assert_int_equal(c->spec.words, 19);
+        assert_int_equal(c->spec.misaligned_reads, lm[i % 3][0]);
+        assert_int_equal(c->spec.misaligned_writes, lm[i % 3][1]);
+        assert_int_equal(c->threads, 1LL << 24);
+        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+        assert_int_equal(p.items[i].stamps, 0);
+        for (int j = 0; j < i; j++) /* each shape and L, M once */
+            assert_false(!memcmp(p.items[j].cfg.spec.tile, c->spec.tile, sizeof c->spec.tile) &&
+                         p.items[j].cfg.spec.misaligned_reads == c->spec.misaligned_reads &&
+                         p.items[j].cfg.spec.misaligned_writes == c->spec.misaligned_writes);
+        refs += c->spec.tile[1] == 1 && c->spec.tile[2] == 1 && c->spec.tile[0] > 32;
+        custom += c->spec.tile[0] == 12;
+        char why[128];
+        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+    }
+    assert_int_equal(refs, 3 * 3);
+    assert_int_equal(custom, 3);
+    mb_plan_free(&p);
+    o.tile = 0; /* a CPU */
+    o.narrow = 1;
+    o.sweeps = SW_ALL;
+    o.n_words = 1;
+    o.words[0] = 19;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) {
+        assert_false(mb_is_tile(&p.items[i].cfg.spec));
+        assert_int_equal(mb_band(&p.items[i].cfg.spec), 32); /* narrow: by name only */
+    }
     mb_plan_free(&p);
 }
 
@@ -2128,8 +2295,8 @@ static void test_cli_threads_sweep(void **state)
         if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, ",256,32\n"));
-            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32\n") != NULL]++;
+            assert_non_null(strstr(line, ",256,32,0,0,0\n")); /* row R, band 32, no tile */
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -2474,7 +2641,7 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector,row,band\n");
+                              "vector,row,band,tile_x,tile_y,tile_z\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
@@ -2546,6 +2713,8 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
         cmocka_unit_test(test_row_probe_text),
         cmocka_unit_test(test_band_cells),
+        cmocka_unit_test(test_tile_cells),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_tile_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_narrow_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_row_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
@@ -2556,6 +2725,7 @@ int main(void)
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_vector),
         cmocka_unit_test(test_plan_narrow),
+        cmocka_unit_test(test_plan_tile),
         cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_thread_counts),
         cmocka_unit_test(test_plan_threads_top),
