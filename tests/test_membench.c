@@ -862,19 +862,17 @@ static void test_tile_cells(void **state)
     }
     char why[160], name[64];
     assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-t8x8x4");
-    mb_probe_spec bad = s;
-    bad.band = 8;
-    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
-    assert_non_null(strstr(why, "tile probe"));
-    bad = s;
-    bad.swapped = 1;
-    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
-    bad = s;
-    bad.tile[1] = 64; /* 2048 threads */
-    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
-    assert_non_null(strstr(why, "1024"));
-    bad.tile[1] = 0;
-    assert_int_equal(mb_spec_check(&bad, why, sizeof why), 1);
+    /* with a band, swapped, 8x64x4 (2048 threads), 8x0x4: each rejected, saying why */
+    static const struct {
+        int band, swapped, ty;
+        const char *says;
+    } bad[] = {{8, 0, 8, "tile probe"}, {0, 1, 8, "tile probe"}, {0, 0, 64, "1024"}, {0, 0, 0, "1024"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mb_probe_spec b = s;
+        b.band = bad[i].band, b.swapped = bad[i].swapped, b.tile[1] = bad[i].ty;
+        assert_int_equal(mb_spec_check(&b, why, sizeof why), 1);
+        assert_non_null(strstr(why, bad[i].says));
+    }
     int t[3];
     assert_int_equal(mb_tile_parse("12x8x2", t, why, sizeof why), 0);
     assert_int_equal(t[0] * 100 + t[1] * 10 + t[2], 1282);
@@ -883,27 +881,23 @@ static void test_tile_cells(void **state)
         assert_int_equal(mb_tile_parse(bad_text[i], t, why, sizeof why), 1);
 }
 
-/* The tile probe at 8x4x2 (M = 10) and 16x16x1 (L = 10) on two layers of
- * tiles and a few threads past them: what it writes is the linear probe's,
- * checked by the verify kernel and element by element on the host. */
-static void test_tile_probe(void **state)
+/* Each configuration of cfgs run on `threads` threads, timed (its record's
+ * band and tile the spec's), then once: what it writes is the linear
+ * probe's, checked by the verify kernel and element by element on the host. */
+static void check_permuted_probes(const mb_config *cfgs, int n, int64_t threads)
 {
-    (void)state;
-    if (!dev) skip();
-    enum { THREADS = 2 * 65536 + 500 };
     mb_bench b;
     char why[512];
-    int rc = mb_bench_open(&b, dev, THREADS, 19, 4, 0, 64, why, sizeof why);
+    int rc = mb_bench_open(&b, dev, threads, 19, 4, 0, 64, why, sizeof why);
     if (rc) fprintf(stderr, "%s\n", why);
     assert_int_equal(rc, 0);
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
-    static const int cases[2][5] = {{8, 4, 2, 0, 10}, {16, 16, 1, 10, 0}};
-    for (int c = 0; c < 2; c++) {
-        mb_config cfg = {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = cases[c][3],
-                                  .misaligned_writes = cases[c][4], .tile = {cases[c][0], cases[c][1], cases[c][2]}},
-                         .block_size = cases[c][0] * cases[c][1] * cases[c][2], .launches = 3};
+    for (int c = 0; c < n; c++) {
+        mb_config cfg = cfgs[c];
+        cfg.launches = 3;
         mb_result res = timed_run(&b, &cfg);
-        assert_int_equal(res.record.tile[1], cases[c][1]);
+        assert_int_equal(res.record.band, mb_band(&cfg.spec));
+        assert_memory_equal(res.record.tile, cfg.spec.tile, sizeof cfg.spec.tile);
         cfg.launches = 0;
         const uint32_t seed = launch_once(&b, &cfg);
         assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
@@ -911,49 +905,38 @@ static void test_tile_probe(void **state)
         for (int k = 0; k < 19; k += 9) {
             read_array(&b, k, got, 4);
             for (int64_t j = 0; j < b.stride; j++)
-                assert_true(got[j] == mb_expected(&cfg.spec, b.stride, THREADS, seed, 1, k, j));
+                assert_true(got[j] == mb_expected(&cfg.spec, b.stride, threads, seed, 1, k, j));
         }
     }
     free(got);
     mb_bench_close(&b);
 }
 
+/* The tile probe at 8x4x2 (M = 10) and 16x16x1 (L = 10) on two layers of
+ * tiles and a few threads past them (each kernel is a compile on the CPU
+ * backends, so two). */
+static void test_tile_probe(void **state)
+{
+    (void)state;
+    if (!dev) skip();
+    const mb_config cfgs[2] = {
+        {.spec = {.words = 19, .word_bytes = 4, .misaligned_writes = 10, .tile = {8, 4, 2}}, .block_size = 64},
+        {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = 10, .tile = {16, 16, 1}}, .block_size = 256}};
+    check_permuted_probes(cfgs, 2, 2 * 65536 + 500);
+}
+
 /* The narrow probe at BX = 8 (L = 10, then M = 10) and 32 (the linear one)
- * on a count of 3 whole bands of BX = 8 and a partial one: what it writes is
- * the linear probe's, checked by the verify kernel and element by element
- * on the host. */
+ * on a count of 3 whole bands of BX = 8 and a partial one (each kernel is a
+ * compile on the CPU backends, so three). */
 static void test_narrow_probe(void **state)
 {
     (void)state;
     if (!dev) skip();
-    enum { THREADS = 3 * 1024 + 500 };
-    mb_bench b;
-    char why[512];
-    int rc = mb_bench_open(&b, dev, THREADS, 19, 4, 0, 64, why, sizeof why);
-    if (rc) fprintf(stderr, "%s\n", why);
-    assert_int_equal(rc, 0);
-    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
-    /* BX, L, M: each kernel is a compile on the CPU backends, so three */
-    static const int cases[3][3] = {{8, 10, 0}, {8, 0, 10}, {32, 0, 10}};
-    for (int c = 0; c < 3; c++) {
-        const int bx = cases[c][0];
-        mb_config cfg = {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = cases[c][1],
-                                  .misaligned_writes = cases[c][2], .band = bx},
-                         .block_size = 256, .launches = 3};
-        mb_result res = timed_run(&b, &cfg);
-        assert_int_equal(res.record.band, bx);
-        cfg.launches = 0;
-        const uint32_t seed = launch_once(&b, &cfg);
-        assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
-        b.stride = mb_bench_stride(&b, b.threads, 4);
-        for (int k = 0; k < 19; k += 9) {
-            read_array(&b, k, got, 4);
-            for (int64_t j = 0; j < b.stride; j++)
-                assert_true(got[j] == mb_expected(&cfg.spec, b.stride, THREADS, seed, 1, k, j));
-        }
-    }
-    free(got);
-    mb_bench_close(&b);
+    const mb_config cfgs[3] = {
+        {.spec = {.words = 19, .word_bytes = 4, .misaligned_reads = 10, .band = 8}, .block_size = 256},
+        {.spec = {.words = 19, .word_bytes = 4, .misaligned_writes = 10, .band = 8}, .block_size = 256},
+        {.spec = {.words = 19, .word_bytes = 4, .misaligned_writes = 10, .band = 32}, .block_size = 256}};
+    check_permuted_probes(cfgs, 3, 3 * 1024 + 500);
 }
 
 static void test_verifier_catches_planted_errors(void **state)
@@ -1349,6 +1332,23 @@ static void test_plan_vector(void **state)
     mb_plan_free(&p);
 }
 
+/* A narrow or tile sweep's item: the N=19 probe of 4-byte words at L, M =
+ * lm, --threads 2^24, back to back, no stamps, a spec the generator makes. */
+static void assert_n19_back_to_back(const mb_plan_item *it, const char *sweep, const int lm[2])
+{
+    const mb_config *c = &it->cfg;
+    assert_string_equal(it->sweep, sweep);
+    assert_int_equal(c->spec.word_bytes, 4);
+    assert_int_equal(c->spec.words, 19);
+    assert_int_equal(c->spec.misaligned_reads, lm[0]);
+    assert_int_equal(c->spec.misaligned_writes, lm[1]);
+    assert_int_equal(c->threads, 1LL << 24);
+    assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
+    assert_int_equal(it->stamps, 0);
+    char why[128];
+    assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+}
+
 /* The narrow sweep: 4-byte words at BX = 4, 8, 16, 32 x L, M = 0/0, 10/0,
  * 0/10 at --threads, back to back, where asked (a GPU); nothing elsewhere. */
 static void test_plan_narrow(void **state)
@@ -1362,17 +1362,8 @@ static void test_plan_narrow(void **state)
     static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
-        assert_string_equal(p.items[i].sweep, "narrow");
+        assert_n19_back_to_back(&p.items[i], "narrow", lm[i % 3]);
         assert_int_equal(c->spec.band, 4 << (i / 3));
-        assert_int_equal(c->spec.word_bytes, 4);
-        assert_int_equal(c->spec.words, 19);
-        assert_int_equal(c->spec.misaligned_reads, lm[i % 3][0]);
-        assert_int_equal(c->spec.misaligned_writes, lm[i % 3][1]);
-        assert_int_equal(c->threads, 1LL << 24);
-        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
-        assert_int_equal(p.items[i].stamps, 0);
-        char why[128];
-        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
     }
     mb_plan_free(&p);
     o.narrow = 0; /* a CPU */
@@ -1401,24 +1392,15 @@ static void test_plan_tile(void **state)
     int refs = 0, custom = 0;
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
-        assert_string_equal(p.items[i].sweep, "tile");
+        assert_n19_back_to_back(&p.items[i], "tile", lm[i % 3]);
         assert_true(mb_is_tile(&c->spec));
         assert_int_equal(c->block_size, c->spec.tile[0] * c->spec.tile[1] * c->spec.tile[2]);
-        assert_int_equal(c->spec.word_bytes, 4);
-        assert_int_equal(c->spec.words, 19);
-        assert_int_equal(c->spec.misaligned_reads, lm[i % 3][0]);
-        assert_int_equal(c->spec.misaligned_writes, lm[i % 3][1]);
-        assert_int_equal(c->threads, 1LL << 24);
-        assert_int_equal(c->launches, MB_THREADS_LAUNCHES);
-        assert_int_equal(p.items[i].stamps, 0);
         for (int j = 0; j < i; j++) /* each shape and L, M once */
             assert_false(!memcmp(p.items[j].cfg.spec.tile, c->spec.tile, sizeof c->spec.tile) &&
                          p.items[j].cfg.spec.misaligned_reads == c->spec.misaligned_reads &&
                          p.items[j].cfg.spec.misaligned_writes == c->spec.misaligned_writes);
         refs += c->spec.tile[1] == 1 && c->spec.tile[2] == 1 && c->spec.tile[0] > 32;
         custom += c->spec.tile[0] == 12;
-        char why[128];
-        assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
     }
     assert_int_equal(refs, 3 * 3);
     assert_int_equal(custom, 3);
