@@ -430,6 +430,82 @@ typedef float2 vreal;
 #define STOREV(i, cx, cy, cz, o)                                                                 \
     if (WX(cx) == 0 && all_inside) { VST(DST, i, AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))) } \
     else { STORES(i, cx, cy, cz, o) }
+
+/* fp16s push and A-A's odd step: the shifted stores as aligned vectors too.
+ * A thread's v cells of population i go to x_a + c_ix .. x_a + v - 1 + c_ix,
+ * one half word off the vector's alignment: stored cell by cell, a warp
+ * writes a v-th of every sector with each of v instructions.  Instead each
+ * thread hands the cell that leaves its vector (the last for c_ix = +1, the
+ * first for -1) to its neighbour through local memory, and stores the
+ * aligned vector at x_a with the neighbour's cell in it: one 4- or 8-byte
+ * store per array, as the aligned side.  Where the neighbour is in another
+ * block, past the exchange's LBM_XCHG_BLOCK threads or in another row
+ * (x wraps), both sides store cell by cell; the rules below pair up so
+ * that every word is stored once:
+ *   x_prev  the thread before shares the block, the exchange and the row
+ *   x_next  so does the thread after, and its first cell is inside the row
+ *   take_prev / take_next  this thread stores its vector with that cell
+ *   next_takes / prev_takes  the neighbour does (so this one leaves it)
+ * A-A's odd step is in place: the word handed over is the neighbour's own
+ * (the one its cell read), and the barrier comes after every load of the
+ * block.  The openmp backend runs groups of one: no barrier, no exchange. */
+#if defined(LBM_HALF) && LBP_HAS_GROUP_BARRIER && (defined(LBM_PUSH) || (defined(LBM_AA) && defined(LBM_AA_ODD)))
+#define LBM_XCHG 1
+#define LBM_XCHG_BLOCK 512
+/* the slot of the 10 populations with c_ix != 0 (1, 2, 7 .. 14) */
+#define XSLOT(i) ((i) < 7 ? ((i) > 0 ? (i) - 1 : 0) : (i) - 5)
+#define XAT(i, k) xchg[XSLOT(i) * LBM_XCHG_BLOCK + x_lid + (k)]
+#define XGET(i, k) lbp_half_to_float(XAT(i, k))
+/* this thread's aligned vector of slot WSLOT(i) at the written row */
+#define XV_AT(i, cy, cz, o) AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))
+#if CELLS_PER_THREAD == 2
+#define XLAST(i) f##i##_b
+#define XST_UP(i, cx, cy, cz, o)                                                         \
+    if (take_prev) {                                                                     \
+        float2 v_; v_.x = XGET(i, -1); v_.y = f##i##_a;                                  \
+        lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
+    } else { STORE(_a, i, cx, cy, cz, o) }                                               \
+    if (inside_b && !next_takes) { STORE(_b, i, cx, cy, cz, o) }
+#define XST_DOWN(i, cx, cy, cz, o)                                                       \
+    if (take_next) {                                                                     \
+        float2 v_; v_.x = f##i##_b; v_.y = XGET(i, 1);                                   \
+        lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
+    } else if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                 \
+    if (!prev_takes) { STORE(_a, i, cx, cy, cz, o) }
+#else
+#define XLAST(i) f##i##_d
+#define XST_UP(i, cx, cy, cz, o)                                                         \
+    if (take_prev) {                                                                     \
+        float4 v_; v_.x = XGET(i, -1); v_.y = f##i##_a; v_.z = f##i##_b; v_.w = f##i##_c; \
+        lbp_store_half4(DST, XV_AT(i, cy, cz, o), v_);                                   \
+    } else {                                                                             \
+        STORE(_a, i, cx, cy, cz, o)                                                      \
+        if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                    \
+        if (inside_c) { STORE(_c, i, cx, cy, cz, o) }                                    \
+    }                                                                                    \
+    if (inside_d && !next_takes) { STORE(_d, i, cx, cy, cz, o) }
+#define XST_DOWN(i, cx, cy, cz, o)                                                       \
+    if (take_next) {                                                                     \
+        float4 v_; v_.x = f##i##_b; v_.y = f##i##_c; v_.z = f##i##_d; v_.w = XGET(i, 1); \
+        lbp_store_half4(DST, XV_AT(i, cy, cz, o), v_);                                   \
+    } else {                                                                             \
+        if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                    \
+        if (inside_c) { STORE(_c, i, cx, cy, cz, o) }                                    \
+        if (inside_d) { STORE(_d, i, cx, cy, cz, o) }                                    \
+    }                                                                                    \
+    if (!prev_takes) { STORE(_a, i, cx, cy, cz, o) }
+#endif
+/* the cell that leaves this thread's vector, as a half, for its neighbour */
+#define XPUT(i, cx, cy, cz, o) \
+    if (WX(cx) != 0 && x_lid < x_n) { XAT(i, 0) = lbp_float_to_half(WX(cx) > 0 ? XLAST(i) : f##i##_a); }
+#undef STOREV
+#define STOREV(i, cx, cy, cz, o)                                                                   \
+    if (WX(cx) == 0) {                                                                             \
+        if (all_inside) { VST(DST, i, AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))) }         \
+        else { STORES(i, cx, cy, cz, o) }                                                          \
+    } else if (WX(cx) > 0) { XST_UP(i, cx, cy, cz, o) }                                            \
+    else { XST_DOWN(i, cx, cy, cz, o) }
+#endif
 #endif
 
 /* CUDA: capped so that a 512-thread block fits (A-A keeps its load
@@ -568,13 +644,27 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
 {
     const i64 gid = global_id(0);
     const i32 tpr = nxp / CELLS_PER_THREAD; /* threads per row */
+#if defined(LBM_XCHG)
+    /* Every thread meets the exchange's barrier: one past the launch or in
+     * the padding columns works on the row's first cells and stores nothing. */
+    LOCAL u16 xchg[10 * LBM_XCHG_BLOCK];
+    const i32 in_launch = gid < (i64)tpr * ny * LAUNCH_PLANES;
+    const i32 t = in_launch ? (i32)gid : 0;
+#else
     if (gid >= (i64)tpr * ny * LAUNCH_PLANES) return;
     const i32 t = (i32)gid;
+#endif
     const i32 launch_row = (i32)((u32)t / (u32)tpr);
-    const i32 x_a = (t - launch_row * tpr) * CELLS_PER_THREAD;
+    const i32 x_t = (t - launch_row * tpr) * CELLS_PER_THREAD;
+#if defined(LBM_XCHG)
+    const i32 active = in_launch && x_t < nx;
+    const i32 x_a = x_t < nx ? x_t : 0;
+#else
+    const i32 x_a = x_t;
+    if (x_a >= nx) return; /* padding column */
+#endif
     const i32 row = SLAB_ROW(launch_row); /* y + ny*z */
     const i32 n_a = row * nxp + x_a;
-    if (x_a >= nx) return; /* padding column */
     (void)cp;
     const i32 z = (i32)((u32)row / (u32)ny);
     const i32 y = row - z * ny;
@@ -607,6 +697,17 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     COLLIDE(_d)
 #endif
 
+#if defined(LBM_XCHG)
+    const i32 x_lid = local_id(0);
+    const i32 x_n = local_size(0) < LBM_XCHG_BLOCK ? local_size(0) : LBM_XCHG_BLOCK;
+    LBM_D3Q19(XPUT)
+    LOCAL_BARRIER;
+    if (!active) return;
+    const i32 x_prev = x_lid > 0 && x_lid < x_n && x_a > 0;
+    const i32 x_next = x_lid + 1 < x_n && x_a + CELLS_PER_THREAD < nx;
+    const i32 take_prev = x_prev && all_inside, prev_takes = x_prev;
+    const i32 take_next = x_next, next_takes = x_next && x_a + 2 * CELLS_PER_THREAD <= nx;
+#endif
 #if defined(LBM_VECTOR)
     LBM_D3Q19(STOREV)
 #else
