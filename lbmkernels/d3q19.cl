@@ -364,7 +364,9 @@ typedef float acc_t;
  * x position (RX or WX 0) moves the thread's cells as one vector of 8 or 16
  * bytes (two 16-byte halves for four doubles): a warp then moves 256 or 512
  * contiguous bytes per instruction instead of 128.  The others stay one
- * word per cell.  Vector addresses are aligned: x_a, nxp and so cp are
+ * word per cell, but for fp16s push's and A-A odd's shifted stores, which
+ * go through an exchange between neighbouring threads (LBM_XCHG below).
+ * Vector addresses are aligned: x_a, nxp and so cp are
  * multiples of CELLS_PER_THREAD.  A vector store needs all cells inside the
  * row; the last, partial vector of a row stores word by word. */
 #if CELLS_PER_THREAD > 1 && !defined(LBM_CAVITY)

@@ -384,6 +384,18 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
         band_index(t, s);
     else if (mb_is_tile(s))
         tile_index(t, s);
+    else if (mb_vector(s) > 1 && s->misaligned_writes)
+        /* every thread meets the exchange's barrier (vector_writes): one
+         * past the launch reads thread 0's words and stores nothing */
+        text_printf(t, "#if LBP_HAS_GROUP_BARRIER\n"
+                       "    LOCAL %s xb_[%d * %d];\n"
+                       "    const i32 live_ = global_id(0) < threads;\n"
+                       "    const i64 i = live_ ? global_id(0) : 0;\n"
+                       "#else\n"
+                       "    const i64 i = global_id(0);\n"
+                       "    if (i >= threads) return;\n"
+                       "#endif\n",
+                    mb_word_type(s->word_bytes), s->misaligned_writes, MB_XCHG_BLOCK);
     else
         text_put(t, "    const i64 i = global_id(0);\n"
                     "    if (i >= threads) return;\n");
@@ -494,22 +506,72 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
                     s->word_bytes * mb_vector(s) == 8 ? "(u32)(all ^ (all >> 32))" : "(u32)all");
 }
 
+/* Misaligned array k's words 0 .. n - 1 of thread i stored one by one, one
+ * word further (indent: the text's). */
+static void single_words(text *t, const mb_probe_spec *s, int k, int n, const char *indent)
+{
+    const int v = mb_vector(s);
+    for (int e = 0; e < n; e++)
+        text_printf(t, "%sout[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n", indent, k, v, e + 1,
+                    mb_word_type(s->word_bytes), k, 8 * s->word_bytes * e);
+}
+
+/* The exchange (gen.h; the pairing rules are d3q19.cl's): each thread
+ * hands its misaligned arrays' last words to thread i + 1 through local
+ * memory, and after the barrier (every store after it, as in the kernel)
+ * stores the aligned vector at V i, its lowest word thread i - 1's, where
+ * both are among the group's first MB_XCHG_BLOCK threads; else its words
+ * but the last one by one; its last word itself where thread i + 1 does not
+ * take it. */
+static void exchange_put(text *t, const mb_probe_spec *s)
+{
+    const int v = mb_vector(s);
+    text_printf(t, "    const i32 xl_ = local_id(0);\n"
+                   "    const i32 xn_ = local_size(0) < %d ? local_size(0) : %d;\n",
+                MB_XCHG_BLOCK, MB_XCHG_BLOCK);
+    for (int k = 0; k < s->misaligned_writes; k++)
+        text_printf(t, "    if (xl_ < xn_) xb_[%d * %d + xl_] = (%s)((w%d ^ s) >> %d);\n", k, MB_XCHG_BLOCK,
+                    mb_word_type(s->word_bytes), k, 8 * s->word_bytes * (v - 1));
+    text_put(t, "    LOCAL_BARRIER;\n"
+                "    if (!live_) return;\n"
+                "    const i32 take_prev_ = xl_ > 0 && xl_ < xn_;\n"
+                "    const i32 next_takes_ = xl_ + 1 < xn_ && i + 1 < threads;\n");
+}
+
+static void exchange_store(text *t, const mb_probe_spec *s, int k)
+{
+    const int v = mb_vector(s), bits = 8 * s->word_bytes;
+    const char *vec = mb_word_type(s->word_bytes * v);
+    text_printf(t,
+                "    if (take_prev_) *(GLOBAL %s *)(out + %d * stride + %d * i) = ((w%d ^ s) << %d) | (%s)xb_[%d * %d + xl_ - 1];\n"
+                "    else {\n",
+                vec, k, v, k, bits, vec, k, MB_XCHG_BLOCK);
+    single_words(t, s, k, v - 1, "        ");
+    text_printf(t, "    }\n"
+                   "    if (!next_takes_) out[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n",
+                k, v, v, mb_word_type(s->word_bytes), k, bits * (v - 1));
+}
+
 /* A vector probe's stores: one aligned access of V words, or, misaligned,
- * the V words one further, each stored on its own. */
+ * the V words one further: through the exchange where the dialect's
+ * barrier holds a group, else each stored on its own. */
 static void vector_writes(text *t, const mb_probe_spec *s)
 {
     const int v = mb_vector(s);
-    const char *word = mb_word_type(s->word_bytes);
-    for (int k = 0; k < s->words; k++) {
-        if (k >= s->misaligned_writes) {
-            text_printf(t, "    *(GLOBAL %s *)(out + %d * stride + %d * i) = w%d ^ s;\n", mb_word_type(s->word_bytes * v),
-                        k, v, k);
-            continue;
-        }
-        for (int e = 0; e < v; e++)
-            text_printf(t, "    out[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n", k, v, e + 1, word, k,
-                        8 * s->word_bytes * e);
+    for (int xchg = 0; xchg < 2; xchg++) {
+        if (s->misaligned_writes) text_put(t, xchg ? "#else\n" : "#if LBP_HAS_GROUP_BARRIER\n");
+        if (s->misaligned_writes && !xchg) exchange_put(t, s);
+        for (int k = 0; k < s->words; k++)
+            if (k >= s->misaligned_writes)
+                text_printf(t, "    *(GLOBAL %s *)(out + %d * stride + %d * i) = w%d ^ s;\n",
+                            mb_word_type(s->word_bytes * v), k, v, k);
+            else if (!xchg)
+                exchange_store(t, s, k);
+            else
+                single_words(t, s, k, v, "    ");
+        if (!s->misaligned_writes) return;
     }
+    text_put(t, "#endif\n");
 }
 
 static void probe_writes(text *t, const mb_probe_spec *s)

@@ -108,13 +108,18 @@ int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len);
  * of each array per thread, as a kernel of V cells per thread does: thread
  * i's words are V i .. V i + V - 1, read and written as one aligned access
  * of V x word_bytes; a misaligned array's are at V i + 1 .. V i + V, one
- * word off, which no access of that width can reach, so they are read or
- * written as V single words (lbmkernels' shifted populations at several
- * cells per thread: 2-byte stores at an 8-byte access width for fp16s at
- * four cells).  The words are packed little-endian (word e of the vector
- * at bits 8 word_bytes e), as every GPU and x86 stores them.  Not with a
- * payload, in place, swapped or stamped. */
+ * word off, which no access of that width can reach.  They move as
+ * lbmkernels' shifted populations at several cells per thread do (d3q19.cl,
+ * fp16s): read as V single words; written, where the dialect's barrier
+ * holds a group (LBP_HAS_GROUP_BARRIER), as the aligned vector at V i with
+ * the word V i taken from thread i - 1 through local memory (its last word,
+ * which leaves its vector), one access, the first MB_XCHG_BLOCK threads of a
+ * group exchanging and the words at a group's edges single; elsewhere (the
+ * openmp backend) as V single words.  The words are packed little-endian
+ * (word e of the vector at bits 8 word_bytes e), as every GPU and x86
+ * stores them.  Not with a payload, in place, swapped or stamped. */
 #define MB_MAX_VECTOR 4
+#define MB_XCHG_BLOCK 512 /* d3q19.cl's LBM_XCHG_BLOCK */
 int mb_vector(const mb_probe_spec *s); /* V, 1 for a scalar probe */
 
 /* The payload stands in for a collision, and is shaped like one: every

@@ -2,11 +2,12 @@
  * moves its aligned words as one v-word vector but each misaligned word on
  * its own (misaligned_access = word: lbmkernels' d3q19.cl, whose shifted
  * populations cannot be one access, a vector one word off its alignment)
- * stores a warp's misaligned array as v instructions that each write a
- * v-th of every sector they touch.  A probe of the access width (v x the
- * word size) shifts whole vectors instead, still one access each, and
- * misses that cost; membench's vector sweep moves the words as the kernel
- * does.  Its probe with the kernel's L and M over its aligned one (same N,
+ * loads a warp's misaligned array as v instructions that each read a v-th
+ * of every sector they touch (its fp16s stores go through an exchange
+ * between neighbouring threads: the aligned vector, one word from shared
+ * memory).  A probe of the access width (v x the word size) shifts whole
+ * vectors instead, still one access each, and misses that cost; membench's
+ * vector sweep moves the words as the kernel does.  Its probe with the kernel's L and M over its aligned one (same N,
  * word size, V and launch) is the factor that level 2 and the geometry
  * path put on their aligned time. */
 #include "levels.h"

@@ -528,6 +528,42 @@ static void test_half_access_widths(void **state)
     }
 }
 
+/* How many times needle occurs in text, followed by a blank (so that
+ * "st.global.u32" does not count "st.global.u32x"). */
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        if (p[strlen(needle)] == ' ' || p[strlen(needle)] == '\t') n++;
+    return n;
+}
+
+/* fp16s push and A-A's odd step at 2 and 4 cells per thread store every
+ * array as one aligned vector, the shifted ones too (the neighbour's cell
+ * handed over through shared memory): 19 vector stores (the cell-by-cell
+ * ones left are the row ends' and block edges'), 10 halves exchanged. */
+static void test_half_shifted_stores_are_vectors(void **state)
+{
+    (void)state;
+    char why[256], opt[256];
+    if (lbp_nvrtc_check("KERNEL void k() {}\n", "", "sm_90", why, sizeof why) < 0) skip();
+    static const struct {
+        int cpt;
+        const char *store;
+    } cases[] = {{2, "st.global.u32"}, {4, "st.global.v2.u32"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int s = 0; s < 2; s++) {
+            lbm_build_options(opt, sizeof opt, s ? LBM_SCHEME_AA : LBM_SCHEME_PUSH, LBM_FP16S, LBM_PERIODIC, s,
+                              cases[i].cpt);
+            char *ptx = lbp_nvrtc_ptx(lbm_kernel_source, opt, "compute_90", why, sizeof why);
+            assert_non_null(ptx);
+            assert_int_equal(occurrences(ptx, cases[i].store), 19);
+            assert_int_equal(occurrences(ptx, "st.shared.u16"), 10);
+            assert_int_equal(occurrences(ptx, "ld.shared.u16"), 10);
+            free(ptx);
+        }
+}
+
 /* Run the tool; returns its exit status, stderr's line count in *lines. */
 static int run_tool(const char *args, int *lines, char *err, size_t err_len)
 {
@@ -710,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_compiles_every_variant),
         cmocka_unit_test(test_register_caps),
         cmocka_unit_test(test_half_access_widths),
+        cmocka_unit_test(test_half_shifted_stores_are_vectors),
         cmocka_unit_test(test_collision_ops_match_the_model),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_passes_keep_the_faster),

@@ -530,10 +530,13 @@ static void plant(mb_bench *b, int k, int64_t j, int wb, uint64_t value)
 }
 
 /* Vector probes (gen.h): the aligned accesses as one access of V words,
- * the misaligned ones as V single words, in the PTX that NVRTC makes for
- * sm_90 as in lbmkernels' fp16s kernels at 2 and 4 cells per thread
- * (tests/test_lbmkernels: ld.global.nc.v2.u32 and st.global.u16 there);
- * every L, M pattern compiles; specs the vector form has not are refused. */
+ * the misaligned reads as V single words, the misaligned writes as one
+ * aligned access with a word exchanged through shared memory (and single
+ * words at a group's edges), in the PTX that NVRTC makes for sm_90 as in
+ * lbmkernels' fp16s kernels at 2 and 4 cells per thread
+ * (tests/test_lbmkernels: ld.global.nc.v2.u32, ld.global.nc.u16, one
+ * vector store per array and st.shared.u16 there); every L, M pattern
+ * compiles; specs the vector form has not are refused. */
 static int count_in(const char *text, const char *what)
 {
     int n = 0;
@@ -567,16 +570,18 @@ static void test_vector_probe_ptx(void **state)
     assert_non_null(strstr(src, "*(GLOBAL u64 *)(out + 10 * stride + 4 * i) ="));
     free(src);
     if (!nvrtc_available()) skip();
-    /* V = 2 and 4: 4- and 8-byte accesses; the 10 misaligned arrays V single words each */
+    /* V = 2 and 4: 4- and 8-byte accesses; the 10 misaligned arrays read as
+     * V single words each, written as one vector each (the V single words
+     * of a group's edges beside them) with one word through shared memory */
     static const struct {
         int v, l, m;
         const char *vec_load, *vec_store;
         int vec_loads, scalar_loads, vec_stores, scalar_stores;
-    } cases[] = {{4, 0, 10, "ld.global.nc.u64", "st.global.u64", 19, 0, 9, 40},
-                 {4, 10, 10, "ld.global.nc.u64", "st.global.u64", 9, 40, 9, 40},
+    } cases[] = {{4, 0, 10, "ld.global.nc.u64", "st.global.u64", 19, 0, 19, 40},
+                 {4, 10, 10, "ld.global.nc.u64", "st.global.u64", 9, 40, 19, 40},
                  {4, 10, 0, "ld.global.nc.u64", "st.global.u64", 9, 40, 19, 0},
-                 {2, 0, 10, "ld.global.nc.u32", "st.global.u32", 19, 0, 9, 20},
-                 {2, 10, 10, "ld.global.nc.u32", "st.global.u32", 9, 20, 9, 20}};
+                 {2, 0, 10, "ld.global.nc.u32", "st.global.u32", 19, 0, 19, 20},
+                 {2, 10, 10, "ld.global.nc.u32", "st.global.u32", 9, 20, 19, 20}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_reads = cases[i].l,
                             .misaligned_writes = cases[i].m, .vector = cases[i].v};
@@ -587,6 +592,8 @@ static void test_vector_probe_ptx(void **state)
         assert_int_equal(count_in(ptx, "ld.global.nc.u16"), cases[i].scalar_loads);
         assert_int_equal(count_in(ptx, cases[i].vec_store), cases[i].vec_stores);
         assert_int_equal(count_in(ptx, "st.global.u16"), cases[i].scalar_stores);
+        assert_int_equal(count_in(ptx, "st.shared.u16"), cases[i].m);
+        assert_int_equal(count_in(ptx, "ld.shared.u16"), cases[i].m);
         assert_int_equal(lbp_nvrtc_check(src, "", "sm_90", why, sizeof why), 0);
         free(ptx);
         free(src);
