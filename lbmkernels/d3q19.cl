@@ -644,12 +644,14 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
 KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
                                      const i32 nxp, const i64 cp, const real omega, const real lid_u SLAB_PARAMS)
 {
+#if defined(LBM_XCHG)
+    LOCAL u16 xchg[10 * LBM_XCHG_BLOCK]; /* first: OpenCL's local variables at kernel scope */
+#endif
     const i64 gid = global_id(0);
     const i32 tpr = nxp / CELLS_PER_THREAD; /* threads per row */
 #if defined(LBM_XCHG)
     /* Every thread meets the exchange's barrier: one past the launch or in
      * the padding columns works on the row's first cells and stores nothing. */
-    LOCAL u16 xchg[10 * LBM_XCHG_BLOCK];
     const i32 in_launch = gid < (i64)tpr * ny * LAUNCH_PLANES;
     const i32 t = in_launch ? (i32)gid : 0;
 #else
