@@ -125,6 +125,10 @@ typedef struct __attribute__((aligned(16))) { double x, y; } double2;
 static inline void lbp_stream_f32(float *restrict d, const float *restrict s, i64 n) { LBP_STREAM_BODY(float, LBP_STREAM_PS) }
 static inline void lbp_stream_f64(double *restrict d, const double *restrict s, i64 n) { LBP_STREAM_BODY(double, LBP_STREAM_PD) }
 static inline void lbp_stream_fence(void) { _mm_sfence(); }
+/* Cells a row kernel buffers per array in L1 before streaming them out
+ * (lbmkernels' LBM_NT rows and membench's non-temporal row probe: one
+ * constant, so that the probe's stores are the kernel's). */
+#define LBP_STREAM_CHUNK 128
 #else
 #define LBP_HAS_NT_STORE 0
 #endif

@@ -559,7 +559,7 @@ typedef float2 vreal;
 #if defined(LBM_CAVITY) || defined(LBM_FP16S) || !(defined(LBM_PULL) || defined(LBM_SPLIT))
 #error "LBM_NT: pull or split in the periodic box (stores that keep x), words of fp32 or fp64"
 #endif
-#define LBM_NT_CHUNK 128
+#define LBM_NT_CHUNK LBP_STREAM_CHUNK
 #if defined(LBM_DOUBLE)
 #define NT_STREAM lbp_stream_f64
 #else

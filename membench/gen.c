@@ -258,6 +258,10 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "a narrow probe (BX=%d) has no vector, row, swapped or stamped form", s->band);
     else if (s->tile[0] < 0)
         snprintf(why, why_len, "tile BX=%d is negative", s->tile[0]);
+    else if (s->nontemporal && (mb_row(s) < 2 || s->in_place || s->misaligned_writes || s->word_bytes == 2))
+        snprintf(why, why_len, "non-temporal stores: a row probe of 4- or 8-byte words storing aligned into out "
+                               "(R=%d, %d-byte words, M=%d%s)",
+                 mb_row(s), s->word_bytes, s->misaligned_writes, s->in_place ? ", in place" : "");
     else
         return tile_check(s, why, why_len);
     return 1;
@@ -274,6 +278,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (mb_band(s) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", s->band);
     if (mb_is_tile(s))
         snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", s->tile[0], s->tile[1], s->tile[2]);
+    if (s->nontemporal) snprintf(buf + strlen(buf), len - strlen(buf), "-nt");
     return buf;
 }
 
@@ -342,6 +347,40 @@ static void tile_index(text *t, const mb_probe_spec *s)
                 by, (long long)d[1], (long long)(d[0] / bx * (d[1] / by)), bz, bx * by);
 }
 
+/* A non-temporal row probe (gen.h): the row in chunks of LBP_STREAM_CHUNK
+ * cells, as lbmkernels' LBM_NT rows run, each chunk's words first into
+ * mb_nt (in L1), as the kernel's nt_row. */
+static void nontemporal_row_header(text *t, const mb_probe_spec *s)
+{
+    text_printf(t,
+                "#if !defined(LBP_HAS_NT_STORE) || !LBP_HAS_NT_STORE\n"
+                "#error \"non-temporal stores: this backend's prelude offers none\"\n"
+                "#endif\n"
+                "    const i64 i_first = (i64)global_id(0) * %d;\n"
+                "    const i64 i_end = i_first + %d < threads ? i_first + %d : threads;\n"
+                "    %s mb_nt[%d][LBP_STREAM_CHUNK];\n"
+                "    for (i64 i0 = i_first; i0 < i_end; i0 += LBP_STREAM_CHUNK) {\n"
+                "    const i64 i_stop = i_end - i0 < LBP_STREAM_CHUNK ? i_end : i0 + LBP_STREAM_CHUNK;\n"
+                "#pragma omp simd\n"
+                "    for (i64 i = i0; i < i_stop; i++) {\n",
+                s->row, s->row, s->row, s->word_bytes == 8 ? "double" : "float", s->words);
+}
+
+/* The chunk's words from mb_nt to out with the prelude's non-temporal
+ * stores (the kernel's NT_FLUSH), and after the row the fence (its
+ * lbp_stream_fence). */
+static void nontemporal_flush(text *t, const mb_probe_spec *s)
+{
+    const char *stream = s->word_bytes == 8 ? "lbp_stream_f64" : "lbp_stream_f32";
+    const char *real = s->word_bytes == 8 ? "double" : "float";
+    text_put(t, "    }\n");
+    for (int k = 0; k < s->words; k++)
+        text_printf(t, "    %s((%s *)(out + %d * stride + i0), mb_nt[%d], i_stop - i0);\n", stream, real, k, k);
+    text_put(t, "    }\n"
+                "    lbp_stream_fence();\n"
+                "}\n");
+}
+
 static void probe_header(text *t, const mb_probe_spec *s, const char *word)
 {
     char name[64];
@@ -370,7 +409,9 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 "    i64 stride, i64 threads, u32 seed, u32 mask, GLOBAL u64 *RESTRICT stamps DYN_SHARED_PARAM)\n"
                 "{\n",
                 s->in_place ? "" : "const ", word, word);
-    if (mb_row(s) > 1)
+    if (s->nontemporal)
+        nontemporal_row_header(t, s);
+    else if (mb_row(s) > 1)
         text_printf(t, "    const i64 i_first = (i64)global_id(0) * %d;\n"
                        "    const i64 i_end = i_first + %d < threads ? i_first + %d : threads;\n"
                        "#if defined(__clang__)\n"
@@ -581,9 +622,12 @@ static void probe_writes(text *t, const mb_probe_spec *s)
         char extra[64] = "";
         if (s->payload && s->word_bytes == 2) snprintf(extra, sizeof extra, " ^ (lbp_float_to_half(x%d) & mask)", k);
         else if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
-        text_printf(t, "    %s[%d * stride + %s] = %sw%d ^ s%s%s;\n", s->in_place ? "in" : "out", k,
-                    misaligned_index(s, k < s->misaligned_writes), s->word_bytes == 2 ? "(u16)(" : "", k, extra,
-                    s->word_bytes == 2 ? ")" : "");
+        if (s->nontemporal)
+            text_printf(t, "    mb_nt[%d][i - i0] = lbp_as_f%d(w%d ^ s%s);\n", k, 8 * s->word_bytes, k, extra);
+        else
+            text_printf(t, "    %s[%d * stride + %s] = %sw%d ^ s%s%s;\n", s->in_place ? "in" : "out", k,
+                        misaligned_index(s, k < s->misaligned_writes), s->word_bytes == 2 ? "(u16)(" : "", k, extra,
+                        s->word_bytes == 2 ? ")" : "");
     }
     if (s->stamps)
         text_printf(t, "#if LBP_HAS_CLOCK\n"
@@ -600,7 +644,8 @@ static void probe_writes(text *t, const mb_probe_spec *s)
                        "    }\n"
                        "#endif\n",
                     MB_STAMPS_PER_WARP);
-    text_put(t, mb_row(s) > 1 ? "    }\n}\n" : "}\n");
+    if (s->nontemporal) nontemporal_flush(t, s);
+    else text_put(t, mb_row(s) > 1 ? "    }\n}\n" : "}\n");
 }
 
 char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
@@ -625,6 +670,7 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .row = mb_row(s),
             .band = mb_band(s),
             .tile = {s->tile[0], s->tile[1], s->tile[2]},
+            .nontemporal = s->nontemporal,
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };

@@ -35,6 +35,7 @@ typedef struct {
     int row;               /* R: cells per thread, in a loop (0 or 1: one cell) */
     int band;              /* BX: cells of a row each warp takes (0 or 32: linear) */
     int tile[3];           /* BX, BY, BZ of a tile probe's blocks (tile[0] = 0: none) */
+    int nontemporal;       /* 1: a row probe's stores are non-temporal (below) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -52,6 +53,15 @@ typedef struct {
  * on a CPU (256^3). */
 #define MB_ROW_CELLS 256
 int mb_row(const mb_probe_spec *s); /* R, 1 for one cell per thread */
+/* A non-temporal row probe stores as lbmkernels' LBM_NT row kernels do:
+ * each cell's words go to a buffer of LBP_STREAM_CHUNK cells per array
+ * (in L1), which the prelude's lbp_stream_f32 / lbp_stream_f64 then write
+ * to the arrays with stores that skip the write-allocate, and
+ * lbp_stream_fence ends the work-item's row: the same prelude code, so
+ * its cost over the aligned row probe is the kernel's.  4- and 8-byte
+ * words, stores into out aligned (M = 0), not in place; only where the
+ * backend's prelude has such stores (LBP_HAS_NT_STORE; elsewhere the text
+ * does not compile). */
 /* Work-items of a launch over `cells` cells. */
 int64_t mb_row_items(const mb_probe_spec *s, int64_t cells);
 /* The work-group size of a launch over `cells` cells at block size `bs` on
@@ -153,6 +163,7 @@ typedef struct {
     int row;                          /* R (1: one cell per thread); bytes below are per cell */
     int band;                         /* BX (32: linear) */
     int tile[3];                      /* BX, BY, BZ of a tile probe (0 0 0: none) */
+    int nontemporal;                  /* 1: non-temporal stores (a row probe) */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;
@@ -220,7 +231,7 @@ int64_t mb_stride(int64_t threads);
 
 /* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,
  * "N19-L10-M10-w4-ip" in place, "N19-L10-M0-w4-sw" swapped, "N19-L0-M10-w2-v4"
- * a vector probe). */
+ * a vector probe, "N19-L0-M0-w4-r256-nt" non-temporal stores). */
 const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len);
 
 #endif

@@ -94,8 +94,11 @@ static const char USAGE[] =
     "threads), each work-item moving R = 256 adjacent cells in a loop the\n"
     "compiler vectorizes (the shape of lbmkernels' row kernels on a CPU):\n"
     "stores into the other arrays aligned, with the collision payload, L = 10\n"
-    "and M = 10; in place aligned, with the payload and L = M = 10 (--quick:\n"
-    "the aligned ones).  A CPU's arrays are skewed as lbmkernels' are.\n"
+    "and M = 10; in place aligned, with the payload and L = M = 10; where the\n"
+    "backend has non-temporal stores, aligned with them (4- and 8-byte words,\n"
+    "stored as lbmkernels' --stores nontemporal kernels store; column stores)\n"
+    "(--quick: the aligned ones and the 4-byte non-temporal one).  A CPU's\n"
+    "arrays are skewed as lbmkernels' are.\n"
     "\n"
     "The payload sweep (sweep 'payload') runs the aligned N=19 probe with P = 1,\n"
     "2, 4, 7, 10, 14 dependent multiply-adds per word in float (4-byte words) or\n"
@@ -363,6 +366,7 @@ static void apply_defaults(options *o, const lbp_device *d)
                             p->tiles[i][2], d->info.name, d->info.max_block_size);
     /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
     p->row = lbp_is_cpu(&d->info) && !o->no_rows ? MB_ROW_CELLS : 0;
+    p->nontemporal = d->info.caps.nontemporal_stores;
     if (!p->fp64) lbp_warn("%s has no FP64: no 8-byte payload probes", d->info.name);
     if (o->blocks_per_sm_given && p->blocks_per_cu > 0 && !d->info.caps.force_blocks_per_cu)
         lbp_warn("--blocks-per-sm %d: %s cannot tell the occupancy; running unconstrained", p->blocks_per_cu,
@@ -495,14 +499,15 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
                 res->ms.median, res->ms.max, res->gbs_max, res->gbs_median, res->ns_per_thread,
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
                 res->record.in_place, res->record.swapped, res->record.vector, res->record.row,
-                res->record.band, res->record.tile[0], res->record.tile[1], res->record.tile[2]);
+                res->record.band, res->record.tile[0], res->record.tile[1], res->record.tile[2],
+                res->record.nontemporal ? "nontemporal" : "normal");
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -1030,7 +1035,7 @@ static void measure_probes(run *r)
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                           "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,"
-                          "band,tile_x,tile_y,tile_z",
+                          "band,tile_x,tile_y,tile_z,stores",
                           info, force);
     if (r->o->plan.stamps && !strcmp(r->stem, "membench"))
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

@@ -35,6 +35,7 @@ const char *mb_config_name(const mb_config *c, char *buf, size_t len)
     if (mb_is_tile(&c->spec))
         snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", c->spec.tile[0], c->spec.tile[1],
                  c->spec.tile[2]);
+    if (c->spec.nontemporal) snprintf(buf + strlen(buf), len - strlen(buf), "-nt");
     return buf;
 }
 
@@ -46,6 +47,7 @@ static int same_config(const mb_config *a, const mb_config *b)
            a->spec.in_place == b->spec.in_place && a->spec.swapped == b->spec.swapped &&
            mb_vector(&a->spec) == mb_vector(&b->spec) && mb_row(&a->spec) == mb_row(&b->spec) &&
            mb_band(&a->spec) == mb_band(&b->spec) && !memcmp(a->spec.tile, b->spec.tile, sizeof a->spec.tile) &&
+           !a->spec.nontemporal == !b->spec.nontemporal &&
            a->block_size == b->block_size &&
            a->blocks_per_cu_requested == b->blocks_per_cu_requested;
 }
@@ -234,7 +236,21 @@ static void plan_threads(mb_plan *p, const mb_plan_options *o)
  * its odd step).  The variants are what the model's kernel factor reads
  * for a row kernel: the one-cell probes' ratios, timed one launch at a
  * time, do not carry over to a loop the compiler vectorizes (a payload
- * hidden behind the memory there, for one).  Quick: the aligned curves. */
+ * hidden behind the memory there, for one).  Where the backend has
+ * non-temporal stores, the aligned probe again with them (4- and 8-byte
+ * words, gen.h): what the kernels' LBM_NT stores save over the aligned
+ * rows.  Quick: the aligned curves, and the 4-byte non-temporal one. */
+/* Items first.. of a threads curve made row probes of R cells. */
+static void rows_curve(mb_plan *p, int first, int row, int in_place, int nontemporal)
+{
+    for (int j = first; j < p->n; j++) {
+        p->items[j].sweep = "rows";
+        p->items[j].cfg.spec.row = row;
+        p->items[j].cfg.spec.in_place = in_place;
+        p->items[j].cfg.spec.nontemporal = nontemporal;
+    }
+}
+
 static void plan_rows(mb_plan *p, const mb_plan_options *o)
 {
     static const int variants[2][4][3] = {
@@ -251,12 +267,16 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
                                    &(mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w, .misaligned_reads = v[0],
                                                     .misaligned_writes = v[1], .payload = v[2]},
                                    0);
-                for (int j = first; j < p->n; j++) {
-                    p->items[j].sweep = "rows";
-                    p->items[j].cfg.spec.row = o->row;
-                    p->items[j].cfg.spec.in_place = in_place;
-                }
+                rows_curve(p, first, o->row, in_place, 0);
             }
+    /* stores without the write-allocate, as lbmkernels' LBM_NT rows store
+     * (gen.h): the words of its kernels (fp32, fp64); quick: fp32's */
+    for (int wi = 0; wi < 2 && o->nontemporal && !o->aligned_only; wi++) {
+        const int first = p->n, w = all_word_bytes[wi];
+        if (o->quick && w != 4) continue;
+        plan_threads_curve(p, o, &(mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w}, 0);
+        rows_curve(p, first, o->row, 0, 1);
+    }
 }
 
 /* The narrow sweep: the threads sweep's N=19 probe of 4-byte words at its

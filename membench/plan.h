@@ -54,6 +54,9 @@ typedef struct {
                                * kernels run a row per work-item); 0 none */
     int aligned_only;         /* --aligned-only: the threads and rows sweeps'
                                * aligned probe alone, no variants */
+    int nontemporal;          /* the backend stores without a write-allocate
+                               * (caps.nontemporal_stores): the rows sweep's
+                               * non-temporal variant */
     int cpu;                  /* the device is a CPU: the threads sweep at the
                                * cells of lbmkernels' CPU lattices, coarser
                                * misaligned curves (plan.c says why) */

@@ -94,7 +94,7 @@ static int same_spec(const mb_probe_spec *a, const mb_probe_spec *b)
            a->misaligned_writes == b->misaligned_writes && a->payload == b->payload && !a->in_place == !b->in_place &&
            !a->swapped == !b->swapped && !a->stamps == !b->stamps && mb_vector(a) == mb_vector(b) &&
            mb_row(a) == mb_row(b) && mb_band(a) == mb_band(b) &&
-           !memcmp(a->tile, b->tile, sizeof a->tile);
+           !memcmp(a->tile, b->tile, sizeof a->tile) && !a->nontemporal == !b->nontemporal;
 }
 
 static lbp_kernel *compile_or_die(lbp_device *d, const char *source, const char *entry, const char *options)
