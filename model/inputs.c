@@ -363,6 +363,11 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (lbp_table_column(t, "band") >= 0) NUM(t, r, "band", BAND, p->band);
     if (read_tile(t, r, p, err, err_len)) return -1;
     NUM(t, r, "ms_median", POSITIVE_MS, *ms);
+    const int stores = lbp_table_column(t, "stores");
+    const char *how = stores >= 0 ? lbp_table_text(t, r, stores) : "normal";
+    if (strcmp(how, "normal") && strcmp(how, "nontemporal"))
+        return lbp_error(err, err_len, "%s:%d: expected stores normal|nontemporal, got '%s'", t->path, t->line[r], how);
+    p->nontemporal = !strcmp(how, "nontemporal");
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
                          t->line[r]);
@@ -389,6 +394,9 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
     if (geometry != (p->sweep == PROBE_GEOMETRY) || (tile_file && p->sweep != PROBE_TILE))
         return lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t->path, t->line[r],
                          text(t, r, "sweep"));
+    if (p->nontemporal && (p->sweep != PROBE_ROWS || p->in_place || p->misaligned_writes))
+        return lbp_error(err, err_len, "%s:%d: non-temporal stores outside the rows sweep's stores into the other "
+                         "arrays (M = 0)", t->path, t->line[r]);
     if (p->band != 32 && p->sweep != PROBE_NARROW)
         return lbp_error(err, err_len, "%s:%d: band %d outside the narrow sweep (every other row's is 32)", t->path,
                          t->line[r], p->band);

@@ -58,6 +58,25 @@ int model_misaligned_by_word(const model_kernel *k);
 double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, int block_size,
                           model_provenance *prov);
 
+/* A variant's time over its aligned twin's (l: with_aligned, its curves
+ * back to back over log(threads)), as measured: at `threads` (clamped to
+ * the counts both measured) into *here, at the largest both measured into
+ * *top; *probe_ops (may be NULL) the variant's operations per thread.
+ * Fallbacks taken are recorded in prov (may be NULL).  0 where either
+ * curve is missing (path_threads.c). */
+int model_variant_over_aligned(const model_inputs *in, const model_probe_lookup *l, double threads, double *here,
+                               double *top, int *probe_ops, model_provenance *prov);
+
+/* A kernel with non-temporal stores on a CPU: the rows sweep's
+ * non-temporal probe over its aligned row probe (word_bytes, or the other
+ * word size measured; block_size or the sweep's most common), at `cells`
+ * (clamped to the counts both measured; <= 0: the largest), as measured:
+ * below 1 the write-allocate saved, above 1 a cost (such stores bypass the
+ * caches a small lattice would stay in).  0 where that probe was not
+ * measured (data from before it).  probe.c. */
+double model_nontemporal_ratio(const model_inputs *in, int word_bytes, int block_size, double cells,
+                               model_provenance *prov);
+
 /* Level 2 for a kernel (probe.c).  Returns 0, or -1 with err. */
 int model_probe_level_of(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                          model_probe_level *out, model_provenance *prov, char *err, size_t err_len);

@@ -45,6 +45,7 @@ typedef struct {
     int vector;              /* V of a vector probe; 0 or 1: none (the rows of every other sweep) */
     int band;                /* BX of a narrow probe; 0 or 32: linear (the rows of every other sweep) */
     int tile[3];             /* BX, BY, BZ of a tile probe; 0 0 0: none (the rows of every other sweep) */
+    int nontemporal;         /* 1: the rows sweep's non-temporal probe; 0: every other row */
 } model_probe_query;
 
 /* The aligned probe without payload, every other field PROBE_ANY. */

@@ -83,26 +83,34 @@ static double block_factor(const model_inputs *in, int w, const model_lattice *l
     return f;
 }
 
-/* A variant's time over its aligned twin's (l: with_aligned), at `threads`
- * (clamped to the counts both measured) into *here and at the largest both
- * measured into *top, each at least 1 (below is noise), a payload's excess
- * scaled by ops over the probe's.  0 where either curve is missing. */
+int model_variant_over_aligned(const model_inputs *in, const model_probe_lookup *l, double threads, double *here,
+                               double *top, int *probe_ops, model_provenance *prov)
+{
+    model_probe_curve c;
+    if (!model_probe_find(in, l, &c, prov)) return 0;
+    const model_curve *v = &c.curve, *a = &c.aligned;
+    const double lo = fmax(v->p[0].x, a->p[0].x), hi = fmin(v->p[v->n - 1].x, a->p[a->n - 1].x);
+    const double x = fmin(fmax(log(threads), lo), hi);
+    int ignore = 0;
+    *here = exp(model_interp(v->p, v->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
+    *top = exp(model_interp(v->p, v->n, hi, &ignore) - model_interp(a->p, a->n, hi, &ignore));
+    if (probe_ops) *probe_ops = c.rows[c.n_rows - 1]->ops;
+    model_probe_curve_free(&c);
+    return 1;
+}
+
+/* model_variant_over_aligned, each ratio at least 1 (below is noise), a
+ * payload's excess scaled by ops over the probe's.  0 where either curve
+ * is missing. */
 static int variant_over_aligned(const model_inputs *in, const model_probe_lookup *l, double threads, double ops,
                                 double *here, double *top)
 {
-    model_probe_curve c;
-    if (!model_probe_find(in, l, &c, NULL)) return 0;
-    const model_curve *v = &c.curve, *a = &c.aligned;
-    const int probe_ops = c.rows[c.n_rows - 1]->ops;
-    const double lo = fmax(v->p[0].x, a->p[0].x), hi = fmin(v->p[v->n - 1].x, a->p[a->n - 1].x);
+    int probe_ops = 0;
+    double h, t;
+    if (!model_variant_over_aligned(in, l, threads, &h, &t, &probe_ops, NULL)) return 0;
     const double scale = l->q.payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
-    const double x = fmin(fmax(log(threads), lo), hi);
-    int ignore = 0;
-    const double h = exp(model_interp(v->p, v->n, x, &ignore) - model_interp(a->p, a->n, x, &ignore));
-    const double t = exp(model_interp(v->p, v->n, hi, &ignore) - model_interp(a->p, a->n, hi, &ignore));
     *here = 1 + (fmax(h, 1) - 1) * scale;
     *top = 1 + (fmax(t, 1) - 1) * scale;
-    model_probe_curve_free(&c);
     return 1;
 }
 
@@ -161,8 +169,10 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
  * compiler vectorizes pays it: the phase's misalignment and the payload,
  * each its variant over the aligned probe (the one-cell probes' ratios,
  * timed a launch at a time, do not carry over: arithmetic hides behind
- * the memory in the loop); the write-allocate a kernel skips (non-temporal
- * stores) saved as level 2 saves it, the in-place probe's already.  0 where
+ * the memory in the loop); non-temporal stores as the rows sweep's
+ * non-temporal probe over the aligned one at the kernel's cells (where
+ * measured; else the write-allocate they skip saved as level 2 saves it),
+ * the in-place probe's saving in its time already.  0 where
  * the kernel is not a D3Q19 kernel of the probe's words, or a variant it
  * needs was not measured (data from before them). */
 static double rows_kernel_factor(const model_path_query *q, const model_b2b_set *set, int p, int in_place,
@@ -174,7 +184,11 @@ static double rows_kernel_factor(const model_path_query *q, const model_b2b_set 
     const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, threads) : 1;
     const double pay = k->ops_per_cell > 0 ? rows_variant(q, set, in_place, 0, 0, 1, threads) : 1;
     if (!(mis > 0) || !(pay > 0)) return 0;
-    const double wa = in_place || !(q->probe->in_place_factor > 0) ? 1 : 1 / q->probe->in_place_factor;
+    double wa = in_place || !(q->probe->in_place_factor > 0) ? 1 : 1 / q->probe->in_place_factor;
+    if (!in_place && k->nontemporal) {
+        const double nt = model_nontemporal_ratio(q->in, set->word_bytes, set->block_size, threads, NULL);
+        if (nt > 0) wa = nt;
+    }
     return mis * pay * wa;
 }
 

@@ -87,18 +87,48 @@ int model_probe_time(const model_inputs *in, const model_probe_shape *shape, con
     return 0;
 }
 
+double model_nontemporal_ratio(const model_inputs *in, int word_bytes, int block_size, double cells,
+                               model_provenance *prov)
+{
+    model_probe_query v = model_probe_aligned(PROBE_ROWS, word_bytes, block_size);
+    v.words = D3Q19_Q;
+    v.nontemporal = 1;
+    const model_probe_lookup l = {.q = v, .x = PROBE_X_LAUNCH, .with_aligned = 1, .word_use = PROBE_WORD_RATIO,
+                                  .fallbacks = PROBE_OR_COMMON_BLOCK | PROBE_OR_OTHER_WORD};
+    double here, top;
+    if (!model_variant_over_aligned(in, &l, cells > 0 ? cells : HUGE_VAL, &here, &top, NULL, prov)) return 0;
+    return cells > 0 ? here : top;
+}
+
 /* On a CPU with write-allocate, the probe (which stores into other arrays
  * than it reads) paid the line read every store makes; a kernel keeping one
  * lattice (A-A) stores into lines it has just read, one that stores
- * non-temporally reads none: each saves it, by the share likwid measured
- * for a copy (copy_mem's stores are non-temporal).  Without likwid, by the
- * bytes the roofline counts (read + 2 x written over read + written: the
- * bus as bound, as the roofline assumes it), noted. */
-static double in_place_factor(const model_inputs *in, const model_kernel *k, model_provenance *prov)
+ * non-temporally reads none: each saves it.  Non-temporal stores by the
+ * rows sweep's non-temporal probe over the aligned one where the working
+ * set is largest (the same stores as the kernel's, 19 streams of them);
+ * without it, and in place, by the share likwid measured for a copy
+ * (copy_mem's stores are non-temporal, one stream), noted for
+ * non-temporal stores; without likwid, by the bytes the roofline counts
+ * (read + 2 x written over read + written: the bus as bound, as the
+ * roofline assumes it), noted. */
+static double in_place_factor(const model_inputs *in, const model_kernel *k, int block_size, model_provenance *prov)
 {
     if (!in->is_cpu || in->write_allocate == 0 || !model_skips_write_allocate(k)) return 1;
-    if (in->likwid_copy_gbs > 0 && in->likwid_copy_mem_gbs > in->likwid_copy_gbs)
-        return in->likwid_copy_mem_gbs / in->likwid_copy_gbs;
+    const double nt = k->nontemporal && k->lattices > 1
+                          ? model_nontemporal_ratio(in, k->word_bytes * model_cells_per_thread(k), block_size, 0, prov)
+                          : 0;
+    if (nt > 0) {
+        model_note(prov, "non-temporal stores: the rows sweep's non-temporal probe over the aligned one, x %.3f",
+                   nt);
+        return 1 / nt;
+    }
+    if (in->likwid_copy_gbs > 0 && in->likwid_copy_mem_gbs > in->likwid_copy_gbs) {
+        const double f = in->likwid_copy_mem_gbs / in->likwid_copy_gbs;
+        if (k->nontemporal && k->lattices > 1)
+            model_note(prov, "non-temporal stores: no non-temporal row probe (data from before it): likwid's "
+                             "copy_mem over copy, / %.3f (one stream; a kernel's 19 gain less)", f);
+        return f;
+    }
     const double moved = k->words_read + k->words_written;
     const double f = moved > 0 ? (k->words_read + 2 * k->words_written) / moved : 1;
     model_note(prov, "%s on a CPU with write-allocate, but no likwid copy and copy_mem to size the saving: "
@@ -131,7 +161,7 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
         out->occupancy_factor = t.occupancy_factor;
     }
     out->compute_factor = model_compute_factor(in, k->ops_per_cell * v, k->word_bytes * v, lat, prov);
-    out->in_place_factor = in_place_factor(in, k, prov);
+    out->in_place_factor = in_place_factor(in, k, lat->block_size, prov);
     double mean_ns = 0;
     for (int p = 0; p < k->phases; p++) {
         out->ns_per_cell[p] *= out->compute_factor / out->in_place_factor;

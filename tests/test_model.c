@@ -420,6 +420,89 @@ static void test_roofline_cpu_write_allocate(void **state)
  * 152 B per FP32 update and the probe's saved line read; the roofline at a
  * lattice's working set follows the size sweep's copy there (never below
  * the DRAM roofline); a point above it, predicted or measured, is flagged. */
+/* The test CPU's folder with its membench.csv replaced: its two words-sweep
+ * rows, then 4-byte rows-sweep rows (R = 256, block 256) aligned and with
+ * non-temporal stores at 2^12, 2^20 and 2^24 cells, the latter at nt[i]
+ * times the aligned ms (1 ms a 2^20 cells), then `extra` (a row or ""). */
+static void nontemporal_folder(char *dir, const double nt[3], const char *extra)
+{
+    char cmd[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp " DATA "cpu/*.csv %s/", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
+    FILE *f = fopen(cmd, "w");
+    assert_non_null(f);
+    fprintf(f, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
+               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,ms_median,ms_max,"
+               "gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,band,stores\n");
+    for (int n = 10; n <= 20; n += 10)
+        fprintf(f, "test-cpu,opencl,words,%d,4,0,0,256,0,-1,-1,1000000,%d,10,%d,%d,%d,16,16,%d,events,0,1,0,0,1,1,32,"
+                   "normal\n", n, 8000000 * n, n / 2, n / 2, n / 2, n / 2);
+    const double cells[3] = {1 << 12, 1 << 20, 1 << 24};
+    for (int stores = 0; stores < 2; stores++)
+        for (int i = 0; i < 3; i++) {
+            const double ms = cells[i] / (1 << 20) * (stores ? nt[i] : 1);
+            fprintf(f, "test-cpu,opencl,rows,19,4,0,0,256,0,-1,-1,%.0f,%.0f,3,%.9g,%.9g,%.9g,1,1,%.9g,back_to_back,0,"
+                       "20,0,0,1,256,32,%s\n", cells[i], 152 * cells[i], ms, ms, ms, ms * 1e6 / cells[i],
+                    stores ? "nontemporal" : "normal");
+        }
+    fputs(extra, f);
+    fclose(f);
+}
+
+/* A kernel with non-temporal stores saves what the rows sweep's
+ * non-temporal probe saves over the aligned row probe (the kernels' own
+ * stores, 19 streams), not likwid's one-stream copy_mem / copy (1.5 here):
+ * level 2 at the largest count measured, the ratio as measured at each
+ * count (below 1 a saving, above a cost: in the cache, such stores go to
+ * memory), another word size's ratio where the kernel's was not measured;
+ * a stores value the model does not know, or non-temporal stores outside
+ * the rows sweep, are refused. */
+static void test_nontemporal_rows_probe(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_nt_XXXXXX", cmd[600];
+    const double nt[3] = {1.25, 0.9, 0.8};
+    nontemporal_folder(dir, nt, "");
+    model_inputs in;
+    load(&in, dir, NULL);
+    NEAR(model_nontemporal_ratio(&in, 4, 256, 0, NULL), 0.8);
+    NEAR(model_nontemporal_ratio(&in, 4, 256, 1 << 20, NULL), 0.9);
+    NEAR(model_nontemporal_ratio(&in, 4, 256, 1 << 12, NULL), 1.25);
+    NEAR(model_nontemporal_ratio(&in, 4, 256, 1 << 30, NULL), 0.8); /* clamped to the counts measured */
+    model_provenance prov;
+    model_provenance_init(&prov);
+    NEAR(model_nontemporal_ratio(&in, 8, 64, 0, &prov), 0.8); /* the 4-byte one, at block 256 */
+    assert_true(model_provenance_says(&prov, "the 4-byte one as a ratio"));
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
+    k.nontemporal = 1;
+    model_lattice lat = cube(256);
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.in_place_factor, 1 / 0.8);
+    assert_true(says(&p, "the rows sweep's non-temporal probe over the aligned one, x 0.800"));
+    assert_false(says(&p, "likwid's copy_mem over copy"));
+    NEAR(p.probe.mlups, predict(&in, "pull", "fp32", cube(256)).probe.mlups / 0.8);
+    /* A-A's in-place stores keep likwid's share: the probe measures none */
+    NEAR(predict(&in, "aa", "fp32", cube(256)).probe.in_place_factor, 1.5);
+    model_inputs_free(&in);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    static const char *const bad[] = {
+        "test-cpu,opencl,rows,19,4,0,0,256,0,-1,-1,4096,1,3,1,1,1,1,1,1,back_to_back,0,20,0,0,1,256,32,streaming\n",
+        "test-cpu,opencl,threads,19,4,0,0,256,0,-1,-1,4096,1,3,1,1,1,1,1,1,back_to_back,0,20,0,0,1,1,32,nontemporal\n"};
+    for (int i = 0; i < 2; i++) {
+        char bad_dir[] = "/tmp/test_model_nt_XXXXXX";
+        nontemporal_folder(bad_dir, nt, bad[i]);
+        assert_int_not_equal(model_inputs_load(&in, bad_dir, NULL, err, sizeof err), 0);
+        assert_non_null(strstr(err, i ? "non-temporal stores outside the rows sweep" : "expected stores normal|nontemporal"));
+        snprintf(cmd, sizeof cmd, "rm -rf %s", bad_dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
 static void test_nontemporal_and_flags(void **state)
 {
     (void)state;
@@ -443,6 +526,7 @@ static void test_nontemporal_and_flags(void **state)
     NEAR(p.roofline.bytes_per_update, 152);
     NEAR(p.roofline.mlups, 36e3 / 152);
     NEAR(p.probe.in_place_factor, 1.5);
+    assert_true(says(&p, "no non-temporal row probe (data from before it): likwid's copy_mem over copy"));
     NEAR(p.roofline.working_set_mlups, p.roofline.mlups); /* 2.5 GB: from DRAM */
     model_prediction normal = predict(&in, "pull", "fp32", cube(256));
     NEAR(normal.roofline.bytes_per_update, 228);
@@ -2189,6 +2273,7 @@ int main(void)
         cmocka_unit_test(test_roofline_gpu),
         cmocka_unit_test(test_roofline_cpu_write_allocate),
         cmocka_unit_test(test_nontemporal_and_flags),
+        cmocka_unit_test(test_nontemporal_rows_probe),
         cmocka_unit_test(test_cpu_row_imbalance),
         cmocka_unit_test(test_probe_schemes),
         cmocka_unit_test(test_probe_interpolation_edges),
