@@ -727,6 +727,97 @@ static void test_row_probe_text(void **state)
     assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 1}, 4096, 256, 16), 256);
 }
 
+/* The non-temporal row probe (gen.h): its stores are lbmkernels' LBM_NT
+ * rows' stores (the row in chunks of the prelude's LBP_STREAM_CHUNK, the
+ * words into an L1 buffer, then lbp_stream_f32 / f64 for each array, the
+ * fence after the row; d3q19.cl's chunk is the same constant), no store
+ * to out in the loop; specs the form has not are refused. */
+static void test_nontemporal_probe_text(void **state)
+{
+    (void)state;
+    const mb_probe_spec bad[] = {{.words = 4, .word_bytes = 4, .nontemporal = 1},          /* one cell */
+                                 {.words = 4, .word_bytes = 2, .row = 8, .nontemporal = 1}, /* no half stream */
+                                 {.words = 4, .word_bytes = 4, .row = 8, .misaligned_writes = 1, .nontemporal = 1},
+                                 {.words = 4, .word_bytes = 4, .row = 8, .in_place = 1, .nontemporal = 1}};
+    char why[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
+        assert_non_null(strstr(why, "non-temporal"));
+        assert_null(mb_generate_probe(&bad[i], NULL));
+    }
+    for (int w = 4; w <= 8; w += 4) {
+        mb_probe_spec s = {.words = 19, .word_bytes = w, .row = 256, .misaligned_reads = 10, .nontemporal = 1};
+        mb_probe_record rec;
+        char *src = mb_generate_probe(&s, &rec);
+        assert_non_null(src);
+        assert_int_equal(rec.nontemporal, 1);
+        assert_int_equal(rec.bytes_written_per_thread, 19 * w);
+        assert_non_null(strstr(src, w == 4 ? "float mb_nt[19][LBP_STREAM_CHUNK];" : "double mb_nt[19][LBP_STREAM_CHUNK];"));
+        assert_non_null(strstr(src, "i0 += LBP_STREAM_CHUNK"));
+        assert_non_null(strstr(src, w == 4 ? "mb_nt[18][i - i0] = lbp_as_f32(w18 ^ s);"
+                                           : "mb_nt[18][i - i0] = lbp_as_f64(w18 ^ s);"));
+        char flush[128];
+        snprintf(flush, sizeof flush, "%s((%s *)(out + 18 * stride + i0), mb_nt[18], i_stop - i0);",
+                 w == 4 ? "lbp_stream_f32" : "lbp_stream_f64", w == 4 ? "float" : "double");
+        assert_non_null(strstr(src, flush));
+        assert_non_null(strstr(src, "lbp_stream_fence();\n}"));
+        assert_null(strstr(src, "out[")); /* every store through the stream */
+        assert_non_null(strstr(src, "LBP_HAS_NT_STORE")); /* a backend without: a compile error, not normal stores */
+        char name[64];
+        assert_string_equal(mb_spec_name(&s, name, sizeof name), w == 4 ? "N19-L10-M0-w4-r256-nt" : "N19-L10-M0-w8-r256-nt");
+        free(src);
+    }
+    /* the kernel's chunk is the prelude's constant */
+    FILE *f = fopen("lbmkernels/d3q19.cl", "r");
+    assert_non_null(f);
+    char line[256];
+    int same = 0;
+    while (fgets(line, sizeof line, f)) same += !strcmp(line, "#define LBM_NT_CHUNK LBP_STREAM_CHUNK\n");
+    fclose(f);
+    assert_int_equal(same, 1);
+}
+
+/* The non-temporal row probe on a backend that has such stores (OpenMP;
+ * PoCL has none: skipped), R = 7 and 256, 4- and 8-byte words, with L = 3:
+ * every word of every array against the host mirror (the same words as the
+ * normal probe), timed runs verify themselves, a wrong word is caught. */
+static void test_nontemporal_probe(void **state)
+{
+    (void)state;
+    if (!dev || !dev->info.caps.nontemporal_stores) skip();
+    mb_bench b;
+    char why[512];
+    open_bench(&b, 6, 8);
+    uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
+    for (int w = 4; w <= 8; w += 4)
+        for (int r = 0; r < 2; r++) {
+            mb_config cfg = {.spec = {.words = 6, .word_bytes = w, .misaligned_reads = r ? 3 : 0,
+                                      .row = r ? 7 : 256, .nontemporal = 1},
+                             .block_size = r ? 64 : 4};
+            mb_result res = timed_run(&b, &cfg);
+            assert_int_equal(res.bytes_moved, 2LL * 6 * w * TEST_THREADS);
+            assert_int_equal(res.record.nontemporal, 1);
+            cfg.launches = 3;
+            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
+            if (rc) fprintf(stderr, "%s\n", why);
+            assert_int_equal(rc, 0);
+            cfg.launches = 0;
+            const uint32_t seed = launch_once(&b, &cfg);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
+            for (int k = 0; k < 6; k++) {
+                read_buffer_array(&b, b.out, k, got, w);
+                for (int64_t j = 0; j < b.stride; j++)
+                    assert_true(got[j] == mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, k, j));
+            }
+            const int64_t last = TEST_THREADS - 1;
+            plant_in_buffer(&b, b.out, 5, last, w, mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, 5, last) ^ 2);
+            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
+            assert_non_null(strstr(why, "array 5 element"));
+        }
+    free(got);
+    mb_bench_close(&b);
+}
+
 /* A row probe on PoCL and OpenMP, R = 7 (the last work-item's row partial:
  * 1000 cells) and 256 (four work-items), with misaligned words and in
  * place: every word of every array against the host mirror of the
@@ -1354,6 +1445,44 @@ static void assert_n19_back_to_back(const mb_plan_item *it, const char *sweep, c
     assert_int_equal(it->stamps, 0);
     char why[128];
     assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
+}
+
+/* The rows sweep's non-temporal curves: aligned, stores into out, 4- and
+ * 8-byte words (quick: 4-byte only), the row of the others, named -nt;
+ * none where the backend has no such stores; the other curves as before. */
+static void test_plan_rows_nontemporal(void **state)
+{
+    (void)state;
+    for (int quick = 0; quick < 2; quick++) {
+        int plain = 0;
+        for (int nt = 0; nt < 2; nt++) {
+            mb_plan_options o = {.sweeps = SW_THREADS, .quick = quick, .word_bytes = 4, .block_size = 256,
+                                 .thread_counts = {4096, 1 << 20}, .n_thread_counts = 2, .fp64 = 1, .row = 256,
+                                 .nontemporal = nt, .cpu = 1};
+            mb_plan p;
+            mb_plan_build(&p, &o);
+            int rows = 0, seen[2] = {0, 0};
+            for (int i = 0; i < p.n; i++) {
+                const mb_probe_spec *sp = &p.items[i].cfg.spec;
+                if (strcmp(p.items[i].sweep, "rows")) continue;
+                assert_int_equal(sp->row, 256);
+                if (!sp->nontemporal) {
+                    rows++;
+                    continue;
+                }
+                assert_int_equal(sp->misaligned_reads + sp->misaligned_writes + sp->payload + sp->in_place, 0);
+                assert_true(sp->word_bytes == 4 || sp->word_bytes == 8);
+                seen[sp->word_bytes == 8]++;
+                char name[96];
+                assert_non_null(strstr(mb_config_name(&p.items[i].cfg, name, sizeof name), "-r256-nt"));
+            }
+            if (!nt) plain = rows;
+            assert_int_equal(rows, plain);
+            assert_int_equal(seen[0], nt ? 2 : 0);
+            assert_int_equal(seen[1], nt && !quick ? 2 : 0);
+            mb_plan_free(&p);
+        }
+    }
 }
 
 /* The narrow sweep: 4-byte words at BX = 4, 8, 16, 32 x L, M = 0/0, 10/0,
@@ -2284,8 +2413,8 @@ static void test_cli_threads_sweep(void **state)
         if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, ",256,32,0,0,0\n")); /* row R, band 32, no tile */
-            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0\n") != NULL]++;
+            assert_non_null(strstr(line, ",256,32,0,0,0,normal\n")); /* row R, band 32, no tile; PoCL: no non-temporal stores */
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0,normal\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -2701,11 +2830,14 @@ int main(void)
         cmocka_unit_test(test_vector_probe_ptx),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
         cmocka_unit_test(test_row_probe_text),
+        cmocka_unit_test(test_nontemporal_probe_text),
+        cmocka_unit_test(test_plan_rows_nontemporal),
         cmocka_unit_test(test_band_cells),
         cmocka_unit_test(test_tile_cells),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_tile_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_narrow_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_row_probe, probe_setup, NULL),
+        LBP_TEST_ON_CPU_BACKENDS_SETUP(test_nontemporal_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_in_place_probe, probe_setup, NULL),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_swapped_probe, probe_setup, NULL),
         cmocka_unit_test(test_occupancy_search_reaches_k_exactly),
