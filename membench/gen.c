@@ -473,6 +473,46 @@ static void probe_half_payload(text *t, const mb_probe_spec *s)
     }
 }
 
+/* The sum of x_first .. x_{first + n - 1} in pairs, as lbmkernels'
+ * collision sums its moments. */
+static void pairwise_sum(text *t, int first, int n)
+{
+    if (n == 1) {
+        text_printf(t, "x%d", first);
+        return;
+    }
+    text_put(t, "(");
+    pairwise_sum(t, first, n / 2);
+    text_put(t, " + ");
+    pairwise_sum(t, first + n / 2, n - n / 2);
+    text_put(t, ")");
+}
+
+/* The 2-byte payload of a row probe, shaped as lbmkernels' fp16s row
+ * kernels compute: each word's half converted to float as loaded
+ * (lbp_half_to_float, every case of it: the compiler knows nothing of the
+ * value), the N floats summed in pairs as the collision sums its moments,
+ * each float's chain on the sum, its result converted back into its store.
+ * Where the compiler leaves the half conversions scalar (a row of one cell
+ * an iteration), a cell's arithmetic shows by its dependency chains and
+ * its instructions: a sum of N - 1 adds in a row, and integer masking with
+ * moves between integer and float registers around each conversion, which
+ * the kernel does not do, made the probe's payload cost far more than the
+ * kernel's collision.  The floats may be infinite or NaN, which slows no
+ * arithmetic; never subnormal (a half's float is normal, and a chain's
+ * values are multiples of 2^-31 or 0).  The one-cell probes keep the form
+ * above (the curves a GPU's model reads). */
+static void row_half_payload(text *t, const mb_probe_spec *s)
+{
+    text_put(t, "    const float a_ = 0.5f + (float)mask;\n");
+    for (int k = 0; k < s->words; k++) text_printf(t, "    float x%d = lbp_half_to_float(w%d);\n", k, k);
+    text_put(t, "    const float sum_ = ");
+    pairwise_sum(t, 0, s->words);
+    text_put(t, ";\n");
+    for (int k = 0; k < s->words; k++)
+        for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
+}
+
 /* A vector probe's word k: one aligned access of V words, or, misaligned,
  * the V words one further, each loaded on its own and packed. */
 static void vector_read(text *t, const mb_probe_spec *s, const char *vec, int k)
@@ -502,7 +542,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t, "    const %s all = w0", word);
     for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
     text_put(t, ";\n");
-    if (s->payload && s->word_bytes == 2) {
+    if (s->payload && s->word_bytes == 2 && mb_row(s) > 1) {
+        row_half_payload(t, s);
+    } else if (s->payload && s->word_bytes == 2) {
         probe_half_payload(t, s);
     } else if (s->payload) {
         /* see gen.h: the sum of the words (a collision's moments), then P

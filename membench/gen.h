@@ -149,7 +149,12 @@ int mb_vector(const mb_probe_spec *s); /* V, 1 for a scalar probe */
  * (MB_PAYLOAD_FP64_OPTIONS).  2-byte words stand for half storage with
  * float arithmetic: their sum reads the low 10 bits as a float in [1, 2),
  * their chains are floats converted from and back to half (lbp_half_to_float,
- * lbp_float_to_half), one conversion each way per word. */
+ * lbp_float_to_half), one conversion each way per word.  A row probe's
+ * 2-byte payload is the fp16s row kernels' shape instead: each half
+ * converted as loaded, the N floats summed in pairs (as the collision sums
+ * its moments), the chains on that sum; where the compiler leaves half
+ * conversions scalar, a cell's dependency chains and instructions show,
+ * and the one-cell form costs far more than the kernel's collision. */
 #define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
 int mb_payload_ops(int words, int payload);
 

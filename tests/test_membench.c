@@ -727,6 +727,31 @@ static void test_row_probe_text(void **state)
     assert_int_equal(mb_row_block(&(mb_probe_spec){.row = 1}, 4096, 256, 16), 256);
 }
 
+/* A row probe's 2-byte payload is shaped as the fp16s row kernels compute:
+ * each loaded half converted as it is (no masking into a known range), the
+ * floats summed in pairs as the collision sums its moments; a one-cell
+ * probe keeps its form. */
+static void test_row_half_payload_text(void **state)
+{
+    (void)state;
+    mb_probe_spec s = {.words = 19, .word_bytes = 2, .row = 256, .payload = 7};
+    mb_probe_record rec;
+    char *src = mb_generate_probe(&s, &rec);
+    assert_non_null(src);
+    assert_int_equal(rec.ops_per_thread, 19 * 7 + 18);
+    assert_non_null(strstr(src, "    float x0 = lbp_half_to_float(w0);\n"));
+    assert_non_null(strstr(src, "    float x18 = lbp_half_to_float(w18);\n"));
+    assert_non_null(strstr(src, "const float sum_ = ((((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + (x7 + x8)))) + "
+                                "(((x9 + x10) + (x11 + (x12 + x13))) + ((x14 + x15) + (x16 + (x17 + x18)))));"));
+    assert_null(strstr(src, "0x3ffu"));
+    assert_non_null(strstr(src, "lbp_float_to_half(x18) & mask"));
+    free(src);
+    s.row = 1;
+    src = mb_generate_probe(&s, &rec);
+    assert_non_null(strstr(src, "lbp_half_to_float((u16)((w0 & 0x3ffu) | 0x3800u))"));
+    free(src);
+}
+
 /* The non-temporal row probe (gen.h): its stores are lbmkernels' LBM_NT
  * rows' stores (the row in chunks of the prelude's LBP_STREAM_CHUNK, the
  * words into an L1 buffer, then lbp_stream_f32 / f64 for each array, the
@@ -761,7 +786,7 @@ static void test_nontemporal_probe_text(void **state)
                  w == 4 ? "lbp_stream_f32" : "lbp_stream_f64", w == 4 ? "float" : "double");
         assert_non_null(strstr(src, flush));
         assert_non_null(strstr(src, "lbp_stream_fence();\n}"));
-        assert_null(strstr(src, "out[")); /* every store through the stream */
+        assert_null(strstr(src, "    out[")); /* every store through the stream */
         assert_non_null(strstr(src, "LBP_HAS_NT_STORE")); /* a backend without: a compile error, not normal stores */
         char name[64];
         assert_string_equal(mb_spec_name(&s, name, sizeof name), w == 4 ? "N19-L10-M0-w4-r256-nt" : "N19-L10-M0-w8-r256-nt");
@@ -840,6 +865,7 @@ static void test_row_probe(void **state)
                                       .row = e % 2 ? 7 : 256},
                              .block_size = e % 2 ? 64 : 4};
             if (in_place) cfg.spec.misaligned_reads = 3;
+            if (e == 0 && wb == 2) cfg.spec.payload = 7; /* the row form of the half payload (gen.c) */
             mb_result res = timed_run(&b, &cfg);
             assert_int_equal(res.bytes_moved, 2LL * 6 * wb * TEST_THREADS);
             assert_int_equal(res.record.row, cfg.spec.row);
@@ -2759,7 +2785,8 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector,row,band,tile_x,tile_y,tile_z\n");
+                              "vector,row,band,tile_x,tile_y,tile_z,stores
+");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {
@@ -2831,6 +2858,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_vector_probe, probe_setup, NULL),
         cmocka_unit_test(test_row_probe_text),
         cmocka_unit_test(test_nontemporal_probe_text),
+        cmocka_unit_test(test_row_half_payload_text),
         cmocka_unit_test(test_plan_rows_nontemporal),
         cmocka_unit_test(test_band_cells),
         cmocka_unit_test(test_tile_cells),
