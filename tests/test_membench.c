@@ -802,59 +802,66 @@ static void test_nontemporal_probe_text(void **state)
     assert_int_equal(same, 1);
 }
 
+/* One row probe of 6 words on b (TEST_THREADS cells): what it moves, a
+ * back-to-back run, then every word of every array against the host
+ * mirror of the one-cell probe (a row moves what its R one-cell threads
+ * move), and a wrong word in the last cell caught. */
+static void check_row_probe(mb_bench *b, mb_config cfg, uint64_t *got)
+{
+    char why[512];
+    const int wb = cfg.spec.word_bytes;
+    lbp_buf *written = cfg.spec.in_place ? b->in : b->out;
+    mb_result res = timed_run(b, &cfg);
+    assert_int_equal(res.bytes_moved, 2LL * 6 * wb * TEST_THREADS);
+    assert_int_equal(res.record.row, cfg.spec.row);
+    assert_int_equal(res.record.nontemporal, cfg.spec.nontemporal);
+    cfg.launches = 3;
+    int rc = mb_run_probe(b, &cfg, 1, 2, &res, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+    cfg.launches = 0;
+    const uint32_t seed = launch_once(b, &cfg);
+    assert_int_equal(mb_verify(b, &cfg.spec, seed, 1, why, sizeof why), 0);
+    for (int k = 0; k < 6; k++) {
+        read_buffer_array(b, written, k, got, wb);
+        for (int64_t j = 0; j < b->stride; j++)
+            assert_true(got[j] == mb_expected(&cfg.spec, b->stride, TEST_THREADS, seed, 1, k, j));
+    }
+    const int64_t last = TEST_THREADS - 1 /* array 5 is aligned: its last cell's word */;
+    plant_in_buffer(b, written, 5, last, wb, mb_expected(&cfg.spec, b->stride, TEST_THREADS, seed, 1, 5, last) ^ 2);
+    assert_int_equal(mb_verify(b, &cfg.spec, seed, 1, why, sizeof why), 1);
+    assert_non_null(strstr(why, "array 5 element"));
+}
+
 /* The non-temporal row probe on a backend that has such stores (OpenMP;
  * PoCL has none: skipped), R = 7 and 256, 4- and 8-byte words, with L = 3:
- * every word of every array against the host mirror (the same words as the
- * normal probe), timed runs verify themselves, a wrong word is caught. */
+ * the same words as the normal probe (check_row_probe). */
 static void test_nontemporal_probe(void **state)
 {
     (void)state;
     if (!dev || !dev->info.caps.nontemporal_stores) skip();
     mb_bench b;
-    char why[512];
     open_bench(&b, 6, 8);
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
     for (int w = 4; w <= 8; w += 4)
-        for (int r = 0; r < 2; r++) {
-            mb_config cfg = {.spec = {.words = 6, .word_bytes = w, .misaligned_reads = r ? 3 : 0,
-                                      .row = r ? 7 : 256, .nontemporal = 1},
-                             .block_size = r ? 64 : 4};
-            mb_result res = timed_run(&b, &cfg);
-            assert_int_equal(res.bytes_moved, 2LL * 6 * w * TEST_THREADS);
-            assert_int_equal(res.record.nontemporal, 1);
-            cfg.launches = 3;
-            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
-            if (rc) fprintf(stderr, "%s\n", why);
-            assert_int_equal(rc, 0);
-            cfg.launches = 0;
-            const uint32_t seed = launch_once(&b, &cfg);
-            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
-            for (int k = 0; k < 6; k++) {
-                read_buffer_array(&b, b.out, k, got, w);
-                for (int64_t j = 0; j < b.stride; j++)
-                    assert_true(got[j] == mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, k, j));
-            }
-            const int64_t last = TEST_THREADS - 1;
-            plant_in_buffer(&b, b.out, 5, last, w, mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, 5, last) ^ 2);
-            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
-            assert_non_null(strstr(why, "array 5 element"));
-        }
+        for (int r = 0; r < 2; r++)
+            check_row_probe(&b,
+                            (mb_config){.spec = {.words = 6, .word_bytes = w, .misaligned_reads = r ? 3 : 0,
+                                                 .row = r ? 7 : 256, .nontemporal = 1},
+                                        .block_size = r ? 64 : 4},
+                            got);
     free(got);
     mb_bench_close(&b);
 }
 
 /* A row probe on PoCL and OpenMP, R = 7 (the last work-item's row partial:
- * 1000 cells) and 256 (four work-items), with misaligned words and in
- * place: every word of every array against the host mirror of the
- * one-cell probe (a row moves what its R one-cell threads move), timed
- * runs (back to back too) verify themselves, and a wrong word in the last
- * cell is caught. */
+ * 1000 cells) and 256 (four work-items), with misaligned words, in place,
+ * and (2-byte words) the payload: check_row_probe. */
 static void test_row_probe(void **state)
 {
     (void)state;
     if (!dev) skip();
     mb_bench b;
-    char why[512];
     open_bench(&b, 6, 8);
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
     for (int wi = 0; wi < N_WORD_SIZES; wi++)
@@ -866,26 +873,7 @@ static void test_row_probe(void **state)
                              .block_size = e % 2 ? 64 : 4};
             if (in_place) cfg.spec.misaligned_reads = 3;
             if (e == 0 && wb == 2) cfg.spec.payload = 7; /* the row form of the half payload (gen.c) */
-            mb_result res = timed_run(&b, &cfg);
-            assert_int_equal(res.bytes_moved, 2LL * 6 * wb * TEST_THREADS);
-            assert_int_equal(res.record.row, cfg.spec.row);
-            cfg.launches = 3;
-            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
-            if (rc) fprintf(stderr, "%s\n", why);
-            assert_int_equal(rc, 0);
-            cfg.launches = 0;
-            const uint32_t seed = launch_once(&b, &cfg);
-            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
-            for (int k = 0; k < 6; k++) {
-                read_buffer_array(&b, in_place ? b.in : b.out, k, got, wb);
-                for (int64_t j = 0; j < b.stride; j++)
-                    assert_true(got[j] == mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, k, j));
-            }
-            const int64_t last = TEST_THREADS - 1 /* array 5 is aligned: its last cell's word */;
-            plant_in_buffer(&b, in_place ? b.in : b.out, 5, last, wb,
-                            mb_expected(&cfg.spec, b.stride, TEST_THREADS, seed, 1, 5, last) ^ 2);
-            assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 1);
-            assert_non_null(strstr(why, "array 5 element"));
+            check_row_probe(&b, cfg, got);
         }
     free(got);
     mb_bench_close(&b);

@@ -54,6 +54,18 @@ static model_prediction predict(const model_inputs *in, const char *scheme, cons
     return p;
 }
 
+/* predict() of the scheme with non-temporal stores. */
+static model_prediction predict_nontemporal(const model_inputs *in, const char *scheme, const char *precision,
+                                            model_lattice lat)
+{
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, scheme, precision), 0);
+    k.nontemporal = 1;
+    model_prediction p;
+    assert_int_equal(model_predict(in, &k, &lat, &p, err, sizeof err), 0);
+    return p;
+}
+
 /* The prediction's notes or fallbacks mention text. */
 static int says(const model_prediction *p, const char *text)
 {
@@ -475,12 +487,7 @@ static void test_nontemporal_rows_probe(void **state)
     model_provenance_init(&prov);
     NEAR(model_nontemporal_ratio(&in, 8, 64, 0, &prov), 0.8); /* the 4-byte one, at block 256 */
     assert_true(model_provenance_says(&prov, "the 4-byte one as a ratio"));
-    model_kernel k;
-    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
-    k.nontemporal = 1;
-    model_lattice lat = cube(256);
-    model_prediction p;
-    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    model_prediction p = predict_nontemporal(&in, "pull", "fp32", cube(256));
     NEAR(p.probe.in_place_factor, 1 / 0.8);
     assert_true(says(&p, "the rows sweep's non-temporal probe over the aligned one, x 0.800"));
     assert_false(says(&p, "likwid's copy_mem over copy"));
@@ -517,12 +524,7 @@ static void test_nontemporal_and_flags(void **state)
     assert_int_equal(system(cmd), 0);
     model_inputs in;
     load(&in, dir, NULL);
-    model_kernel k;
-    assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
-    k.nontemporal = 1;
-    model_lattice lat = cube(256);
-    model_prediction p;
-    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    model_prediction p = predict_nontemporal(&in, "pull", "fp32", cube(256));
     NEAR(p.roofline.bytes_per_update, 152);
     NEAR(p.roofline.mlups, 36e3 / 152);
     NEAR(p.probe.in_place_factor, 1.5);
