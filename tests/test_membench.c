@@ -1495,6 +1495,10 @@ static void test_plan_rows_nontemporal(void **state)
             assert_int_equal(seen[0], nt ? 2 : 0);
             assert_int_equal(seen[1], nt && !quick ? 2 : 0);
             mb_plan_free(&p);
+            o.aligned_only = 1; /* the recheck: no variant, this one neither */
+            mb_plan_build(&p, &o);
+            for (int i = 0; i < p.n; i++) assert_int_equal(p.items[i].cfg.spec.nontemporal, 0);
+            mb_plan_free(&p);
         }
     }
 }
