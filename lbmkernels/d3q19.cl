@@ -433,7 +433,7 @@ typedef float2 vreal;
     if (WX(cx) == 0 && all_inside) { VST(DST, i, AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))) } \
     else { STORES(i, cx, cy, cz, o) }
 
-/* fp16s push and A-A's odd step: the shifted stores as aligned vectors too.
+/* fp16s push: the shifted stores as aligned vectors too.
  * A thread's v cells of population i go to x_a + c_ix .. x_a + v - 1 + c_ix,
  * one half word off the vector's alignment: stored cell by cell, a warp
  * writes a v-th of every sector with each of v instructions.  Instead each
@@ -448,10 +448,11 @@ typedef float2 vreal;
  *   x_next  so does the thread after, and its first cell is inside the row
  *   take_prev / take_next  this thread stores its vector with that cell
  *   next_takes / prev_takes  the neighbour does (so this one leaves it)
- * A-A's odd step is in place: the word handed over is the neighbour's own
- * (the one its cell read), and the barrier comes after every load of the
- * block.  The openmp backend runs groups of one: no barrier, no exchange. */
-#if defined(LBM_HALF) && LBP_HAS_GROUP_BARRIER && (defined(LBM_PUSH) || (defined(LBM_AA) && defined(LBM_AA_ODD)))
+ * Not A-A's odd step: its 19 shifted loads and the exchange's indices
+ * together spill registers to local memory at 2 and 4 cells per thread,
+ * which costs it more than the cell-by-cell stores (doc/findings/fp16.md).
+ * The openmp backend runs groups of one: no barrier, no exchange. */
+#if defined(LBM_HALF) && LBP_HAS_GROUP_BARRIER && defined(LBM_PUSH)
 #define LBM_XCHG 1
 #define LBM_XCHG_BLOCK 512
 /* the slot of the 10 populations with c_ix != 0 (1, 2, 7 .. 14) */

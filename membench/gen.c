@@ -326,6 +326,16 @@ static void band_index(text *t, const mb_probe_spec *s)
                 warps, bx, bx);
 }
 
+/* A vector probe whose misaligned words go through the neighbour exchange:
+ * misaligned stores without misaligned loads, the shape of the fp16s push
+ * kernels that exchange (d3q19.cl, LBM_XCHG); A-A's odd step, misaligned
+ * both ways, stores its shifted words one a cell, and so does the probe of
+ * that shape. */
+static int vector_exchanges(const mb_probe_spec *s)
+{
+    return mb_vector(s) > 1 && s->misaligned_writes && !s->misaligned_reads;
+}
+
 /* mb_tile_cell in the dialect: i, the cell of thread t_ (X, Y constants,
  * Z from the launch's threads). */
 static void tile_index(text *t, const mb_probe_spec *s)
@@ -425,7 +435,7 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
         band_index(t, s);
     else if (mb_is_tile(s))
         tile_index(t, s);
-    else if (mb_vector(s) > 1 && s->misaligned_writes)
+    else if (vector_exchanges(s))
         /* every thread meets the exchange's barrier (vector_writes): one
          * past the launch reads thread 0's words and stores nothing */
         text_printf(t, "#if LBP_HAS_GROUP_BARRIER\n"
@@ -637,13 +647,14 @@ static void exchange_store(text *t, const mb_probe_spec *s, int k)
 
 /* A vector probe's stores: one aligned access of V words, or, misaligned,
  * the V words one further: through the exchange where the dialect's
- * barrier holds a group, else each stored on its own. */
+ * barrier holds a group and the probe has push's shape (vector_exchanges),
+ * else each stored on its own. */
 static void vector_writes(text *t, const mb_probe_spec *s)
 {
-    const int v = mb_vector(s);
-    for (int xchg = 0; xchg < 2; xchg++) {
-        if (s->misaligned_writes) text_put(t, xchg ? "#else\n" : "#if LBP_HAS_GROUP_BARRIER\n");
-        if (s->misaligned_writes && !xchg) exchange_put(t, s);
+    const int v = mb_vector(s), ex = vector_exchanges(s);
+    for (int xchg = ex ? 0 : 1; xchg < 2; xchg++) {
+        if (ex) text_put(t, xchg ? "#else\n" : "#if LBP_HAS_GROUP_BARRIER\n");
+        if (ex && !xchg) exchange_put(t, s);
         for (int k = 0; k < s->words; k++)
             if (k >= s->misaligned_writes)
                 text_printf(t, "    *(GLOBAL %s *)(out + %d * stride + %d * i) = w%d ^ s;\n",
@@ -652,7 +663,7 @@ static void vector_writes(text *t, const mb_probe_spec *s)
                 exchange_store(t, s, k);
             else
                 single_words(t, s, k, v, "    ");
-        if (!s->misaligned_writes) return;
+        if (!ex) return;
     }
     text_put(t, "#endif\n");
 }
