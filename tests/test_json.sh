@@ -43,7 +43,7 @@ for d in data/*/; do
     check "$tmp/s.json" '(.rows | length) > 0 and (.rows | all((.nx | type) == "number" and (.measured_mlups | type) == "number"))' \
         "summary $d: rows with numbers"
     check "$tmp/s.json" '(.quick | type) == "boolean"' "summary $d: quick said"
-    n=$(model/model summary --data "$d" | awk '$2 ~ /^(push|pull|split|aa)$/' | wc -l)
+    n=$(model/model summary --data "$d" | awk '$2 ~ /^(push|pull|split|aa)(-nt)?$/' | wc -l)
     check "$tmp/s.json" "(.rows | length) == $n" "summary $d: the text's $n rows"
     # the multi-rank block: its group lines (between the block's header and
     # its first target line) as "several_devices", absent without them

@@ -10,10 +10,12 @@ cd "$(dirname "$0")/.." || exit 1
 
 # fresh [DIR]: a copy of the synthetic GPU folder (or of DIR) without model.csv
 fresh() { rm -rf "$tmp/d"; mkdir "$tmp/d"; cp "${1:-tests/model-data/gpu}"/*.csv "$tmp/d/"; rm -f "$tmp/d"/model*.csv; }
-# add_launch VALUE [ROW]: a launch column, linear but VALUE on data row ROW (default 4)
+# add_launch VALUE [ROW]: the launch column (added where lbm.csv has none),
+# linear but VALUE on data row ROW (default 4)
 add_launch() {
-    awk -F, -v OFS=, -v v="$1" -v r="${2:-4}" 'NR == 1 { print $0, "launch"; next }
-        { print $0, (NR == r + 1 ? v : "linear") }' \
+    awk -F, -v OFS=, -v v="$1" -v r="${2:-4}" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == "launch") c = i; if (!c) { c = NF + 1; $c = "launch" } print; next }
+        { $c = NR == r + 1 ? v : "linear"; print }' \
         "$tmp/d/lbm.csv" >"$tmp/x" && mv "$tmp/x" "$tmp/d/lbm.csv"
 }
 validate() { model/model validate --data "$tmp/d" --backend cuda >"$tmp/out" 2>"$tmp/err"; }
