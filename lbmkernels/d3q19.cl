@@ -512,12 +512,18 @@ typedef float2 vreal;
 #endif
 
 /* CUDA: capped so that a 512-thread block fits (A-A keeps its load
- * addresses live for the stores to the same slots).  Split, two float
+ * addresses live for the stores to the same slots).  A-A with four half
+ * cells a thread needs more than the 128 registers a 512-thread block
+ * leaves (its odd step spills a few hundred bytes a thread to local memory,
+ * which costs more than the occupancy the cap keeps): it launches at most
+ * 256 threads a block instead.  Split, two float
  * cells per thread: held to pull's 80 registers (no spills; NVRTC 12.4
  * on), so that two blocks of 384 threads fit on an SM: with one block of
  * 384 per SM, as its own register count leaves it, that launch runs well
  * below the other block sizes. */
-#if defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
+#if defined(LBP_CUDA) && defined(LBM_AA) && defined(LBM_HALF) && CELLS_PER_THREAD == 4
+#define LBM_STEP_BOUNDS __launch_bounds__(256, 1)
+#elif defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
 #define LBM_STEP_BOUNDS __launch_bounds__(512, 1)
 #elif defined(LBP_CUDA) && defined(LBM_SPLIT) && CELLS_PER_THREAD == 2 && !defined(LBM_DOUBLE) && \
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))

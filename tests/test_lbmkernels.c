@@ -468,8 +468,9 @@ static void test_collision_ops_match_the_model(void **state)
 }
 
 /* CUDA's register caps are in the PTX: split at two float cells per thread
- * held to 80 (two blocks of 384 per SM), A-A there to 512 threads; split
- * at one or four cells, in FP64, and pull at two, not. */
+ * held to 80 (two blocks of 384 per SM), A-A there to 512 threads, A-A
+ * at four half cells to 256 (its registers then fit without spilling);
+ * split at one or four cells, in FP64, and pull at two, not. */
 static void test_register_caps(void **state)
 {
     (void)state;
@@ -482,6 +483,7 @@ static void test_register_caps(void **state)
         const char *directive; /* NULL: none of the two */
     } cases[] = {
         {LBM_SCHEME_SPLIT, 0, 2, ".maxnreg 80"}, {LBM_SCHEME_AA, 0, 2, ".maxntid 512"},
+        {LBM_SCHEME_AA, LBM_FP16S, 4, ".maxntid 256"}, {LBM_SCHEME_AA, LBM_FP16S, 2, ".maxntid 512"},
         {LBM_SCHEME_SPLIT, 0, 1, NULL},          {LBM_SCHEME_SPLIT, 0, 4, NULL},
         {LBM_SCHEME_SPLIT, 1, 2, NULL},          {LBM_SCHEME_PULL, 0, 2, NULL},
     };
