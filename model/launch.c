@@ -86,6 +86,13 @@ int model_warps_span_rows(const model_inputs *in, const model_kernel *k)
     return !in->is_cpu && k->launch == MODEL_LAUNCH_GRID && k->block[0] % warp_size(in) != 0;
 }
 
+int model_block_rows_start_rows(const model_inputs *in, const model_kernel *k)
+{
+    if (!model_warps_span_rows(in, k)) return 1;
+    const long long segment = (long long)k->block[0] * model_cells_per_thread(k) * k->word_bytes;
+    return segment % MODEL_SECTOR_BYTES == 0;
+}
+
 /* Words of `all` at this offset that start inside a sector: the `shifted`
  * ones (x + 1) at o + s, the others at o. */
 static int misaligned_at(long long o, int s, int all, int shifted)
@@ -113,7 +120,8 @@ int model_row_classes(const model_inputs *in, const model_kernel *k, const model
     const double rows = (double)lat->ny * (double)lat->nz;
     const long long stride = lat->stored_cells > lat->cells && rows > 0 ? llround(lat->stored_cells / rows) : lat->nx;
     const long long step = gcd(stride * k->word_bytes % MODEL_SECTOR_BYTES, MODEL_SECTOR_BYTES);
-    if (in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || model_warps_span_rows(in, k) || step == MODEL_SECTOR_BYTES)
+    if (in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || !model_block_rows_start_rows(in, k) ||
+        step == MODEL_SECTOR_BYTES)
         return 1;
     int n = 0;
     const double share = (double)step / MODEL_SECTOR_BYTES; /* row offsets are the multiples of step, evenly */

@@ -50,8 +50,11 @@ double model_working_share(const model_kernel *k, const model_lattice *lat);
  * unless o is a whole sector, and the x + 1 ones unless o + s is.  Each
  * class: its share and its L and M per phase.  One class of weight 1 and
  * the kernel's own L and M for a linear launch, rows of whole sectors, a CPU
- * (no warps) or a grid whose blocks are not whole warps wide in x (its
- * warps span several rows: no probe measures that).  Returns the count. */
+ * (no warps) or a grid whose blocks' rows are neither whole warps nor whole
+ * sectors (a piece of 4 cells of 4-byte words straddles by where its block
+ * sits, not by the row's offset alone).  A grid of 8-cell blocks of 4-byte
+ * words takes the classes: each block's 32-byte piece of a row starts at
+ * the row's offset.  Returns the count. */
 #define MODEL_SECTOR_BYTES 32
 #define MODEL_MAX_ROW_CLASSES 3
 typedef struct {
@@ -64,6 +67,14 @@ int model_row_classes(const model_inputs *in, const model_kernel *k, const model
 /* A grid launch whose blocks are narrower in x than a warp (or not whole
  * warps wide): each warp's access covers pieces of several rows. */
 int model_warps_span_rows(const model_inputs *in, const model_kernel *k);
+
+/* Whether each piece of a row a warp takes starts where the row does or a
+ * whole number of sectors past it: a rows launch, a grid whose blocks are
+ * whole warps wide, or one narrower whose blocks' rows (BX cells of v
+ * words) are whole sectors (8 x 8 x 4 blocks of 4-byte words: 32 bytes).
+ * Then a row's offset in its sector decides, as for whole rows, which of
+ * its pieces straddle sectors (model_row_classes). */
+int model_block_rows_start_rows(const model_inputs *in, const model_kernel *k);
 
 /* The launch's blocks, resident blocks per wave and waves (blocks over SMs
  * x blocks per SM, those from the occupancy where only it is known); 0 for

@@ -53,28 +53,45 @@ static double shape_ns(const model_inputs *in, int w, const probe_shape *s, int 
     return us * 1e3 / threads;
 }
 
-/* The probe of shape over that of ref, both at (L, M); -1 where either is
- * missing. */
-static double shape_ratio(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int l,
-                          int m, double threads, int *clamped)
+/* ns per thread of the probe of this shape at `count` misaligned words on
+ * one side (reads: writes = 0, else writes), read on the line through its
+ * aligned and its 10-word probes: Obrecht's time linear in the misaligned
+ * count (membench's misaligned sweeps show it to 27), so 19 straddling
+ * words cost 1.9 times 10 (*past = 1 past the 10 measured); -1 where not
+ * measured. */
+static double shape_ns_at(const model_inputs *in, int w, const probe_shape *s, int count, int writes,
+                          double threads, int *clamped, int *past)
 {
-    const double x = shape_ns(in, w, shape, l, m, threads, clamped), base = shape_ns(in, w, ref, l, m, threads, clamped);
+    const int l = writes ? 0 : NARROW_MISALIGNED, m = writes ? NARROW_MISALIGNED : 0;
+    const double aligned = shape_ns(in, w, s, 0, 0, threads, clamped);
+    if (!count || aligned <= 0) return aligned;
+    const double ten = shape_ns(in, w, s, l, m, threads, clamped);
+    if (ten <= 0) return -1;
+    if (count > NARROW_MISALIGNED) *past = 1;
+    return aligned + (ten - aligned) * count / NARROW_MISALIGNED;
+}
+
+/* The probe of shape over that of ref at `count` misaligned words on one
+ * side; -1 where either is missing. */
+static double side_ratio(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int count,
+                         int writes, double threads, int *clamped, int *past)
+{
+    const double x = shape_ns_at(in, w, shape, count, writes, threads, clamped, past),
+                 base = shape_ns_at(in, w, ref, count, writes, threads, clamped, past);
     return x > 0 && base > 0 ? x / base : -1;
 }
 
-/* The phase's factor: L and M each read at the nearer of 0 and 10; both
- * misaligned, the two one-sided ratios' excess over the aligned one
- * compounded (no probe has both). */
+/* The phase's factor: L and M each read on the line of the misaligned
+ * count (shape_ns_at); both misaligned, the two one-sided ratios' excess
+ * over the aligned one compounded (no probe has both). */
 static double phase_factor(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int l,
-                           int m, double threads, int *clamped, int *both)
+                           int m, double threads, int *clamped, int *both, int *past)
 {
-    const int lr = l >= NARROW_MISALIGNED / 2 ? NARROW_MISALIGNED : 0,
-              mr = m >= NARROW_MISALIGNED / 2 ? NARROW_MISALIGNED : 0;
-    if (!lr || !mr) return shape_ratio(in, w, shape, ref, lr, mr, threads, clamped);
+    if (!l || !m) return side_ratio(in, w, shape, ref, m ? m : l, m > 0, threads, clamped, past);
     *both = 1;
-    const double reads = shape_ratio(in, w, shape, ref, lr, 0, threads, clamped),
-                 writes = shape_ratio(in, w, shape, ref, 0, mr, threads, clamped),
-                 aligned = shape_ratio(in, w, shape, ref, 0, 0, threads, clamped);
+    const double reads = side_ratio(in, w, shape, ref, l, 0, threads, clamped, past),
+                 writes = side_ratio(in, w, shape, ref, m, 1, threads, clamped, past),
+                 aligned = side_ratio(in, w, shape, ref, 0, 0, threads, clamped, past);
     return reads > 0 && writes > 0 && aligned > 0 ? reads * writes / aligned : -1;
 }
 
@@ -83,14 +100,14 @@ static double phase_factor(const model_inputs *in, int w, const probe_shape *sha
  * warp, band x 32/band x 1 over 32 x 1 x 1: the same warps over the same
  * rows.  *tiles = 1 where those answered. */
 static double band_factor(const model_inputs *in, int w, int band, int l, int m, double threads, int *clamped,
-                          int *both, int *tiles)
+                          int *both, int *past, int *tiles)
 {
     const probe_shape narrow = narrow_shape(band), linear = narrow_shape(32);
-    const double f = phase_factor(in, w, &narrow, &linear, l, m, threads, clamped, both);
+    const double f = phase_factor(in, w, &narrow, &linear, l, m, threads, clamped, both, past);
     if (f > 0) return f;
     const probe_shape warp = tile_shape(band, 32 / band, 1), warp_linear = tile_shape(32, 1, 1);
     *tiles = 1;
-    return phase_factor(in, w, &warp, &warp_linear, l, m, threads, clamped, both);
+    return phase_factor(in, w, &warp, &warp_linear, l, m, threads, clamped, both, past);
 }
 
 /* The word size of the sweep to read: the kernel's access width where its
@@ -102,6 +119,15 @@ static int sweep_word(const model_inputs *in, const model_kernel *k, const probe
     return shape_ns(in, w, linear, 0, 0, 1, &clamped) > 0 ? w : 4;
 }
 
+/* A count past the sweep's 10 misaligned words: read on the line, not
+ * measured (within_measured no). */
+static void misaligned_past(model_provenance *prov, const char *sweep, int past)
+{
+    if (past)
+        model_clamped(prov, "%s sweep's misaligned probes (10 words) extended along the line of the misaligned count",
+                      sweep);
+}
+
 int model_tile_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
                        model_provenance *prov)
 {
@@ -110,10 +136,10 @@ int model_tile_factors(const model_inputs *in, const model_kernel *k, const mode
     const probe_shape shape = tile_shape(b[0], b[1], b[2]), ref = tile_shape(b[0] * b[1] * b[2], 1, 1);
     const int w = sweep_word(in, k, &ref);
     const double threads = model_launched_threads(k, lat);
-    int clamped = 0, both = 0;
+    int clamped = 0, both = 0, past = 0;
     for (int p = 0; p < k->phases; p++) {
         factor[p] = phase_factor(in, w, &shape, &ref, k->misaligned_reads[p], k->misaligned_writes[p], threads,
-                                 &clamped, &both);
+                                 &clamped, &both, &past);
         if (factor[p] <= 0) {
             model_note(prov, "membench.csv has no tile sweep at %dx%dx%d blocks and %dx1x1 at L=%d M=%d: the grid "
                              "read without it", b[0], b[1], b[2], b[0] * b[1] * b[2], k->misaligned_reads[p],
@@ -124,11 +150,13 @@ int model_tile_factors(const model_inputs *in, const model_kernel *k, const mode
     if (w != k->word_bytes * model_cells_per_thread(k))
         model_note(prov, "tile sweep read at %d-byte words for the kernel's %d-byte accesses", w,
                    k->word_bytes * model_cells_per_thread(k));
-    if (both) model_note(prov, "tile sweep: L and M both misaligned read as L=10 times M=10 over aligned");
+    if (both) model_note(prov, "tile sweep: L and M both misaligned read as L times M over aligned");
+    misaligned_past(prov, "tile", past);
     if (clamped)
         model_clamped(prov, "tile sweep read at the edge of its thread counts for the launch's %.0f threads", threads);
-    model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1, first phase)", b[0],
-               b[1], b[2], factor[0], b[0], b[1], b[2], b[0] * b[1] * b[2]);
+    model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1, first phase, "
+                     "L=%d M=%d)", b[0], b[1], b[2], factor[0], b[0], b[1], b[2], b[0] * b[1] * b[2],
+               k->misaligned_reads[0], k->misaligned_writes[0]);
     return 1;
 }
 
@@ -140,12 +168,12 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
     const probe_shape linear = narrow_shape(32);
     const int band = band_read(bx), w = sweep_word(in, k, &linear);
     const double threads = model_launched_threads(k, lat);
-    int clamped = 0, both = 0, tiles = 0;
+    int clamped = 0, both = 0, past = 0, tiles = 0;
     char asked[96];
     snprintf(asked, sizeof asked, "narrow sweep at BX=%d (blocks %d threads wide in x)", band, bx);
     for (int p = 0; p < k->phases; p++) {
         factor[p] = band_factor(in, w, band, k->misaligned_reads[p], k->misaligned_writes[p], threads, &clamped,
-                                &both, &tiles);
+                                &both, &past, &tiles);
         if (factor[p] <= 0) {
             model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked, "whole-row probes",
                             "membench.csv has no narrow sweep (nor tile sweep of one-warp blocks) at L=%d M=%d: "
@@ -158,7 +186,8 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
     if (w != k->word_bytes * model_cells_per_thread(k))
         model_note(prov, "narrow sweep read at %d-byte words for the kernel's %d-byte accesses", w,
                    k->word_bytes * model_cells_per_thread(k));
-    if (both) model_note(prov, "narrow sweep: L and M both misaligned read as L=10 times M=10 over aligned");
+    if (both) model_note(prov, "narrow sweep: L and M both misaligned read as L times M over aligned");
+    misaligned_past(prov, "narrow", past);
     if (clamped)
         model_clamped(prov, "narrow sweep read at the edge of its thread counts for the launch's %.0f threads",
                       threads);

@@ -21,13 +21,18 @@ static const struct {
     {MODEL_FULL_SIZE_SWEEP, model_size_sweep_path},
 };
 
-/* compute = 0: the paths' answers are in out already (the row classes'). */
-static void full_level(const model_path_query *q, model_prediction *out, int compute)
+/* Every path's answer for the query, in out. */
+static void run_paths(const model_path_query *q, model_prediction *out)
 {
-    for (int i = 0; compute && i < MODEL_FULL_PATHS; i++) {
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
         model_provenance_init(&out->full.answer[full_paths[i].id].prov);
         full_paths[i].run(q, out);
     }
+}
+
+/* The first path that applies answers (out holds every path's answer). */
+static void full_level(model_prediction *out)
+{
     for (int i = 0; i < MODEL_FULL_PATHS; i++)
         if (out->full.answer[full_paths[i].id].applies) {
             out->full.path = full_paths[i].id;
@@ -68,6 +73,32 @@ static void add_class(model_full_level *into, const model_full_level *c, double 
     }
 }
 
+/* Level 3 of a grid launch: each path's memory time times the tile sweep's
+ * factor of its phase at the launch's block shape, where it lacks that,
+ * for blocks narrower than a warp, the narrow sweep's (levels.h); its
+ * MLUPS by the step's change.  k is a row class's kernel where the rows
+ * fall into classes: a class's straddling words cost what the shape's
+ * misaligned probes do at its L and M, not at the kernel's. */
+static void grid_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                       model_prediction *out)
+{
+    double factor[MODEL_MAX_PHASES];
+    if (model_tile_factors(in, k, lat, factor, &out->prov) != 1 &&
+        model_narrow_factors(in, k, lat, factor, &out->prov) != 1)
+        return;
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        model_path_answer *a = &out->full.answer[i];
+        double before = 0, after = 0;
+        for (int p = 0; p < k->phases; p++) {
+            before += a->memory_us[p];
+            a->memory_us[p] *= factor[p];
+            after += a->memory_us[p];
+        }
+        if (a->applies && after > 0) a->mlups *= before / after;
+    }
+    out->full.mlups = model_full_answer(out)->mlups;
+}
+
 /* Level 3 over the launch's row classes (launch.h): each class's kernel (its
  * L and M) predicted on the whole lattice, the step the classes' times
  * weighted by their shares of the rows. */
@@ -93,10 +124,8 @@ static int full_level_by_rows(const model_path_query *q, const model_row_class *
             return -1;
         }
         const model_path_query qc = {q->in, &k, q->lat, &c->probe};
-        for (int i = 0; i < MODEL_FULL_PATHS; i++) {
-            model_provenance_init(&c->full.answer[full_paths[i].id].prov);
-            full_paths[i].run(&qc, c);
-        }
+        run_paths(&qc, c);
+        grid_level(q->in, &k, q->lat, c);
         add_class(&out->full, &c->full, rows[r].weight, q->k->phases, r == 0, r == largest);
         model_provenance_merge(&out->prov, &c->prov); /* the class's clamps: its L and M may pass the sweeps' */
     }
@@ -127,30 +156,6 @@ static void note_rows(const model_inputs *in, const model_kernel *k, const model
                (long long)(lat->nx * k->word_bytes), MODEL_SECTOR_BYTES, classes);
 }
 
-/* Level 3 of a grid launch: each path's memory time times the tile sweep's
- * factor of its phase at the launch's block shape, where it lacks that,
- * for blocks narrower than a warp, the narrow sweep's (levels.h); its
- * MLUPS by the step's change. */
-static void grid_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
-                       model_prediction *out)
-{
-    double factor[MODEL_MAX_PHASES];
-    if (model_tile_factors(in, k, lat, factor, &out->prov) != 1 &&
-        model_narrow_factors(in, k, lat, factor, &out->prov) != 1)
-        return;
-    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
-        model_path_answer *a = &out->full.answer[i];
-        double before = 0, after = 0;
-        for (int p = 0; p < k->phases; p++) {
-            before += a->memory_us[p];
-            a->memory_us[p] *= factor[p];
-            after += a->memory_us[p];
-        }
-        if (a->applies && after > 0) a->mlups *= before / after;
-    }
-    out->full.mlups = model_full_answer(out)->mlups;
-}
-
 int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
                   char *err, size_t err_len)
 {
@@ -166,8 +171,11 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     const int n = model_row_classes(in, k, lat, rows);
     note_rows(in, k, lat, rows, n, &out->prov);
     if (n > 1 && full_level_by_rows(&q, rows, n, out, err, err_len)) return -1;
-    full_level(&q, out, n == 1);
-    grid_level(in, k, lat, out);
+    if (n == 1) {
+        run_paths(&q, out);
+        grid_level(in, k, lat, out);
+    }
+    full_level(out);
     return 0;
 }
 

@@ -366,7 +366,14 @@ static void test_row_classes(void **state)
     k.block[0] = 32, k.block[1] = 4, k.block[2] = 2;
     row_classes_of(&k, 100, 0, c, &n);
     assert_int_equal(n, 2);
-    k.block[0] = 8, k.block[1] = 8, k.block[2] = 4; /* warps over 4 rows: not priced */
+    /* warps over 4 rows, each piece of 8 cells a whole sector from the
+     * row's start: the row's offset decides, as for whole rows */
+    k.block[0] = 8, k.block[1] = 8, k.block[2] = 4;
+    row_classes_of(&k, 100, 0, c, &n);
+    assert_int_equal(n, 2);
+    assert_class(&c[0], 0.5, 10, 0);
+    assert_class(&c[1], 0.5, 19, 19);
+    k.block[0] = 4, k.block[1] = 8, k.block[2] = 8; /* pieces of 16 bytes: by the block's place, not priced */
     row_classes_of(&k, 100, 0, c, &n);
     assert_int_equal(n, 1);
     assert_class(&c[0], 1, 10, 0);
@@ -547,7 +554,7 @@ static void test_narrow_blocks(void **state)
     model_kernel_file f;
     assert_int_equal(model_kernel_file_read("tests/kernels/d3q19-push-grid3d.kernel", &f, err, sizeof err), 0);
     assert_int_equal(f.k.block[0], 8);
-    model_lattice lat = box(127, 127, 127, 0);
+    model_lattice lat = box(128, 127, 127, 0); /* rows of whole sectors: one row class */
     assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
     model_prediction a = predict(&in, &f.k, lat), b = predict(&plain, &f.k, lat);
     assert_true(b.full.mlups > 0);
@@ -674,6 +681,76 @@ static void test_tile_blocks(void **state)
     remove_folder(with);
 }
 
+/* The tile sweep's misaligned probes move 10 words at x + 1; a phase of
+ * another count reads the line through the aligned and the 10-word probe
+ * (time linear in the misaligned count): 8x8x4 at M = 5 at 1.5 + 1.5 / 2,
+ * at M = 19 at 1.5 + 1.5 x 1.9 (past the sweep: within_measured no), L = M
+ * = 19 at (1.5 + 1.9) (1.5 + 1.5 x 1.9) / 1.5. */
+static void test_tile_counts(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-tile-XXXXXX";
+    tile_folder(with, NULL);
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
+    model_lattice lat = box(256, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    model_kernel k = f.k;
+    k.misaligned_writes[0] = 5;
+    model_prediction a = predict(&in, &k, lat);
+    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 2.25);
+    assert_false(model_provenance_says(&a.prov, "extended along the line"));
+    k.misaligned_writes[0] = 19;
+    a = predict(&in, &k, lat);
+    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 4.35);
+    assert_true(model_provenance_says(&a.prov, "extended along the line of the misaligned count"));
+    assert_int_equal(a.prov.within_measured, 0);
+    k.misaligned_reads[0] = 19;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / (3.4 * 4.35 / 1.5));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(with);
+}
+
+/* A grid of 8x8x4 blocks on rows of 1000 bytes (offsets 0, 8, 16, 24 in a
+ * sector): each block's 32-byte piece of a row straddles where the row
+ * does, so a quarter of the rows take push's own 0/10 and its tile factor
+ * (3), three quarters 19/19 and theirs ((1.5 + 1.9) (1.5 + 1.5 x 1.9) /
+ * 1.5): the step is the classes' times at their factors, weighted. */
+static void test_tile_row_classes(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-tile-XXXXXX";
+    tile_folder(with, NULL);
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
+    model_lattice lat = box(250, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    const model_prediction a = predict(&in, &f.k, lat), b = predict(&plain, &f.k, lat);
+    assert_true(model_provenance_says(&a.prov, "rows 25.0 % L=0 M=10, 75.0 % L=19 M=19"));
+    model_prediction cls[2];
+    model_kernel k = f.k;
+    model_lattice whole = lat; /* the classes' kernels on rows of whole sectors: one class each */
+    whole.stored_cells = 256.0 * 256 * 256;
+    cls[0] = predict(&plain, &k, whole);
+    k.misaligned_reads[0] = k.misaligned_writes[0] = 19;
+    cls[1] = predict(&plain, &k, whole);
+    const model_full_path t = MODEL_FULL_THREADS_SWEEP;
+    assert_true(a.full.answer[t].applies);
+    NEAR(b.full.answer[t].mlups, 1 / (0.25 / cls[0].full.answer[t].mlups + 0.75 / cls[1].full.answer[t].mlups));
+    NEAR(a.full.answer[t].mlups,
+         1 / (0.25 * 3 / cls[0].full.answer[t].mlups + 0.75 * (3.4 * 4.35 / 1.5) / cls[1].full.answer[t].mlups));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(with);
+}
+
 /* membench-tile.csv's rows: tile rows only, each with a block shape of
  * whole sizes and at most 1024 threads; the three columns together. */
 static void test_tile_rows_rejected(void **state)
@@ -728,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_row_classes_predicted),
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
         cmocka_unit_test(test_narrow_blocks),    cmocka_unit_test(test_tile_blocks),
+        cmocka_unit_test(test_tile_counts),      cmocka_unit_test(test_tile_row_classes),
         cmocka_unit_test(test_tile_rows_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
