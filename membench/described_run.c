@@ -19,9 +19,7 @@
     "misaligned_writes,word_bytes,lattices,bytes_per_update,reps,launches,ms_min,ms_median,ms_max,mlups_median," \
     "gbs_median"
 
-/* The blocks per SM the file asks for (blocks_per_sm; occupancy or
- * registers turned into blocks on this device), 0: as many as fit. */
-static int wanted_blocks(const model_kernel_file *f, const lbp_device_info *i, int block_size)
+int mb_file_blocks_per_sm(const model_kernel_file *f, const lbp_device_info *i, int block_size)
 {
     if (f->blocks_per_sm > 0) return (int)f->blocks_per_sm;
     if (f->occupancy > 0 && i->max_threads_per_cu > 0)
@@ -109,7 +107,7 @@ int mb_described_run(mb_bench *b, const mb_described *d, int reps, mb_described_
     const int block_size = d->block[0] * d->block[1] * d->block[2];
     mb_compiled c = {.kernel = compile_described(dev, d)};
     mb_config cfg = {.block_size = block_size,
-                     .blocks_per_cu_requested = wanted_blocks(d->file, &dev->info, block_size)};
+                     .blocks_per_cu_requested = mb_file_blocks_per_sm(d->file, &dev->info, block_size)};
     int status = 2;
     if (mb_resolve_shape(b, &c, &cfg, &out->shape, why, why_len)) goto done;
     const int64_t cells = d->nx * d->ny * d->nz, bench_threads = b->threads, bench_stride = b->stride;
@@ -253,7 +251,7 @@ static int add_lattice(const mb_described_options *o, const model_kernel_file *f
         return -1;
     }
     const int block_size = d.block[0] * d.block[1] * d.block[2], width = d.word_bytes * d.cells_per_thread;
-    const int blocks = wanted_blocks(f, info, block_size);
+    const int blocks = mb_file_blocks_per_sm(f, info, block_size);
     if (blocks < 1) {
         snprintf(why, why_len, "%s: no blocks_per_sm, occupancy or registers this device turns into blocks per SM: "
                  "the geometry probe forces the kernel's", o->file);

@@ -22,6 +22,10 @@ typedef struct {
     int reps;
 } mb_described_options;
 
+/* The blocks per SM a kernel file asks for (blocks_per_sm; occupancy or
+ * registers turned into blocks on this device), 0: as many as fit. */
+int mb_file_blocks_per_sm(const model_kernel_file *f, const lbp_device_info *i, int block_size);
+
 /* "256x256x256,100x100x100" into sizes; returns the count, -1 when list is
  * not such a list (each 1..1000000, at most max). */
 int mb_parse_sizes(const char *list, long long (*sizes)[3], int max);

@@ -34,7 +34,8 @@ static const char USAGE[] =
     "  --tile LIST         block shapes BXxBYxBZ the tile sweep adds to its defaults\n"
     "                      (e.g. 32x4x2,12x8x2)\n"
     "  --tile-from FILES   the same: the blocks of these kernel description files'\n"
-    "                      grid launches (comma list; doc/kernels.md)\n"
+    "                      grid launches (comma list; doc/kernels.md), each shape and\n"
+    "                      its BSx1x1 also at the file's blocks per SM, forced\n"
     "  --words LIST        N of the words sweep (default 1..40, a CPU 1,2,4,8,12,16,19,\n"
     "                      24,27,32,40; e.g. 1,19,27 or 1..64:4)\n"
     "  --misaligned LIST   N of the misaligned sweeps (default 19,27)\n"
@@ -132,7 +133,8 @@ static const char USAGE[] =
     "32x8x1, 32x4x2, 16x16x1, 16x4x4, 8x8x4, 8x8x8, 4x8x1, 8x4x1, 16x2x1, 32x1x1,\n"
     "--tile's and --tile-from's shapes, and each one's linear reference BSx1x1\n"
     "(BS = BX BY BZ: the linear probe at that block), with L, M = 0/0, 10/0,\n"
-    "0/10: the model reads a grid launch's shape over its reference.  Threads\n"
+    "0/10: the model reads a grid launch's shape over its reference, at the\n"
+    "kernel's blocks per SM where --tile-from ran it there.  Threads\n"
     "past the last whole layer of tiles move their own cells.  Every other\n"
     "row's tile is 0x0x0.\n" LBP_COMMON_HELP;
 
@@ -149,6 +151,7 @@ typedef struct {
     int sweeps_given;
     int no_rows;       /* --no-rows */
     const char *geometry_from; /* lbm.csv: the geometry sweep alone */
+    const char *tile_from;     /* --tile-from: kernel files, their blocks per SM resolved on the device */
     mb_described_options described; /* --kernel FILE --size LIST */
     const char *size_list;
 } options;
@@ -191,14 +194,25 @@ static void parse_tiles(mb_plan_options *p, const char *arg)
 }
 
 /* --tile-from FILES: the blocks of the files' grid launches (a file of
- * another launch adds nothing). */
-static void parse_tile_files(mb_plan_options *p, const char *arg)
+ * another launch adds nothing); d given (the device open), the blocks per
+ * SM each file's grid asks for there (blocks_per_sm; occupancy or
+ * registers turned into blocks), at which its shape runs too.  A shape two
+ * files give at different counts keeps the first's. */
+static void tile_files(mb_plan_options *p, const char *arg, const lbp_device *d)
 {
+    if (!arg || (d && !d->info.caps.force_blocks_per_cu)) return;
     char *copy = strdup(arg), *save = NULL, err[512];
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         model_kernel_file f;
         if (model_kernel_file_read(tok, &f, err, sizeof err)) lbp_usage_error("--tile-from: %s", err);
-        if (f.k.launch == MODEL_LAUNCH_GRID) add_tile(p, f.k.block, "--tile-from", arg);
+        if (f.k.launch != MODEL_LAUNCH_GRID) continue;
+        if (!d) {
+            add_tile(p, f.k.block, "--tile-from", arg);
+            continue;
+        }
+        for (int i = 0; i < p->n_tiles; i++)
+            if (!memcmp(p->tiles[i], f.k.block, sizeof p->tiles[i]) && !p->tile_blocks[i])
+                p->tile_blocks[i] = mb_file_blocks_per_sm(&f, &d->info, f.k.block[0] * f.k.block[1] * f.k.block[2]);
     }
     free(copy);
 }
@@ -214,7 +228,10 @@ static void parse_option(int opt, const char *arg, options *o)
     case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
     case OPT_KERNEL: o->described.file = arg; break;
     case OPT_TILE: parse_tiles(p, arg); break;
-    case OPT_TILE_FROM: parse_tile_files(p, arg); break;
+    case OPT_TILE_FROM:
+        tile_files(p, arg, NULL);
+        o->tile_from = arg;
+        break;
     case OPT_SIZE:
         o->size_list = arg;
         if ((o->described.n_sizes = mb_parse_sizes(arg, o->described.sizes, MB_MAX_SIZES)) < 0)
@@ -364,6 +381,7 @@ static void apply_defaults(options *o, const lbp_device *d)
         if (p->tiles[i][0] * p->tiles[i][1] * p->tiles[i][2] > d->info.max_block_size)
             lbp_usage_error("--tile: %dx%dx%d is over %s's %d threads per block", p->tiles[i][0], p->tiles[i][1],
                             p->tiles[i][2], d->info.name, d->info.max_block_size);
+    tile_files(p, o->tile_from, d);
     /* lbmkernels runs a row per work-item on CPUs: the rows sweep there */
     p->row = lbp_is_cpu(&d->info) && !o->no_rows ? MB_ROW_CELLS : 0;
     p->nontemporal = d->info.caps.nontemporal_stores;
@@ -810,42 +828,59 @@ static const mb_result *narrow_row(const run *r, int band, int l, int m)
     return NULL;
 }
 
-/* The tile sweep's row at shape tile, L = l, M = m (NULL: none). */
-static const mb_result *tile_row(const run *r, const int tile[3], int l, int m)
+/* The tile sweep's row at shape tile, L = l, M = m, blocks per SM forced
+ * to k (NULL: none). */
+static const mb_result *tile_row(const run *r, const int tile[3], int l, int m, int k)
 {
     for (int j = 0; j < r->plan.n; j++) {
         const mb_probe_spec *s = &r->plan.items[j].cfg.spec;
         if (!strcmp(r->plan.items[j].sweep, "tile") && !memcmp(s->tile, tile, sizeof s->tile) &&
-            s->misaligned_reads == l && s->misaligned_writes == m)
+            s->misaligned_reads == l && s->misaligned_writes == m &&
+            r->plan.items[j].cfg.blocks_per_cu_requested == k)
             return &r->results[j];
     }
     return NULL;
 }
 
-/* The tile sweep as a table: per shape, us per launch at L/M = 0/0 and each
- * L/M's time over the linear reference BS x 1 x 1 (what the model reads). */
-static void print_tile_sweep(const run *r)
+/* One line of the tile table: us per launch at 0/0, each L/M over BSx1x1. */
+static void print_tile_line(const run *r, const int shape[3], int k)
 {
     static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    const int ref[3] = {shape[0] * shape[1] * shape[2], 1, 1};
+    char name[48], label[64];
+    const mb_result *aligned = tile_row(r, shape, 0, 0, k);
+    if (!aligned) return;
+    mb_tile_name(shape, name, sizeof name);
+    if (k != r->o->plan.blocks_per_cu) snprintf(label, sizeof label, "%s @%d/SM", name, k);
+    else snprintf(label, sizeof label, "%s", name);
+    printf("  %-14s %9.2f", label, aligned->ms.median * 1e3);
+    for (int v = 0; v < 3; v++) {
+        const mb_result *x = tile_row(r, shape, lm[v][0], lm[v][1], k), *lin = tile_row(r, ref, lm[v][0], lm[v][1], k);
+        if (x && lin && lin->ms.median > 0) printf(" %7.3f", x->ms.median / lin->ms.median);
+        else printf(" %7s", "-");
+    }
+    printf("\n");
+}
+
+/* The tile sweep as a table: per shape, us per launch at L/M = 0/0 and each
+ * L/M's time over the linear reference BS x 1 x 1 (what the model reads);
+ * then the --tile-from shapes at their kernels' blocks per SM. */
+static void print_tile_sweep(const run *r)
+{
+    const mb_plan_options *o = &r->o->plan;
     int shapes[2 * (MB_MAX_TILES + 16)][3];
-    const int n = mb_plan_tile_shapes(&r->o->plan, shapes, (int)(sizeof shapes / sizeof *shapes));
+    const int n = mb_plan_tile_shapes(o, shapes, (int)(sizeof shapes / sizeof *shapes));
     for (int s = 0, header = 0; s < n; s++) {
-        const int ref[3] = {shapes[s][0] * shapes[s][1] * shapes[s][2], 1, 1};
-        char name[48];
-        if (!tile_row(r, shapes[s], 0, 0)) continue;
+        if (!tile_row(r, shapes[s], 0, 0, o->blocks_per_cu)) continue;
         if (!header++)
             printf("  tile sweep (N=19, 4 B, back to back; threads as a 3D grid of BXxBYxBZ blocks; us per\n"
-                   "  launch at 0/0, and each L/M over the linear BSx1x1 at the same L/M):\n"
-                   "  %-10s %9s %7s %7s %7s\n", "block", "0/0 us", "0/0", "10/0", "0/10");
-        printf("  %-10s %9.2f", mb_tile_name(shapes[s], name, sizeof name),
-               tile_row(r, shapes[s], 0, 0)->ms.median * 1e3);
-        for (int v = 0; v < 3; v++) {
-            const mb_result *x = tile_row(r, shapes[s], lm[v][0], lm[v][1]), *lin = tile_row(r, ref, lm[v][0], lm[v][1]);
-            if (x && lin && lin->ms.median > 0) printf(" %7.3f", x->ms.median / lin->ms.median);
-            else printf(" %7s", "-");
-        }
-        printf("\n");
+                   "  launch at 0/0, and each L/M over the linear BSx1x1 at the same L/M and blocks per SM):\n"
+                   "  %-14s %9s %7s %7s %7s\n", "block", "0/0 us", "0/0", "10/0", "0/10");
+        print_tile_line(r, shapes[s], o->blocks_per_cu);
     }
+    for (int t = 0; t < o->n_tiles; t++)
+        if (o->tile_blocks[t] > 0 && o->tile_blocks[t] != o->blocks_per_cu)
+            print_tile_line(r, o->tiles[t], o->tile_blocks[t]);
 }
 
 /* The narrow sweep as a table: per launch at BX = 32 (linear), and BX = 16,

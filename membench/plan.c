@@ -335,21 +335,51 @@ int mb_plan_tile_shapes(const mb_plan_options *o, int (*out)[3], int cap)
  * a block of BX BY BZ threads: what a grid launch's block shape costs over
  * the linear probe at the same block size (BS x 1 x 1), the ratio the
  * model reads for a grid launch of that shape. */
-static void plan_tile(mb_plan *p, const mb_plan_options *o)
+static void plan_tile_shape(mb_plan *p, const mb_plan_options *o, const int shape[3], int blocks_per_cu)
 {
     static const int lm[3][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED}};
+    for (int i = 0; i < 3; i++) {
+        add(p, o, "tile", D3Q19_WORDS, 4, lm[i][0], lm[i][1], shape[0] * shape[1] * shape[2], blocks_per_cu, 0);
+        mb_config *c = &p->items[p->n - 1].cfg;
+        memcpy(c->spec.tile, shape, sizeof c->spec.tile);
+        c->threads = o->max_threads;
+        c->launches = MB_THREADS_LAUNCHES;
+    }
+}
+
+/* Whether the plan has the tile probe of this shape at these forced
+ * blocks per SM already. */
+static int tile_forced_planned(const mb_plan *p, const int shape[3], int blocks_per_cu)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].sweep, "tile") && p->items[i].cfg.blocks_per_cu_requested == blocks_per_cu &&
+            !memcmp(p->items[i].cfg.spec.tile, shape, sizeof p->items[i].cfg.spec.tile))
+            return 1;
+    return 0;
+}
+
+/* A block shape's cost depends on how many blocks share an SM (the rows
+ * and planes in flight, the L1 that the shared memory forcing them leaves),
+ * so a kernel file's shape runs again at its own blocks per SM, with its
+ * reference at the same: the model reads the pair at the kernel's. */
+static void plan_tile_forced(mb_plan *p, const mb_plan_options *o)
+{
+    for (int t = 0; t < o->n_tiles; t++) {
+        const int k = o->tile_blocks[t];
+        if (k <= 0) continue;
+        const int *shape = o->tiles[t], ref[3] = {shape[0] * shape[1] * shape[2], 1, 1};
+        if (!tile_forced_planned(p, shape, k)) plan_tile_shape(p, o, shape, k);
+        if (!tile_forced_planned(p, ref, k)) plan_tile_shape(p, o, ref, k);
+    }
+}
+
+static void plan_tile(mb_plan *p, const mb_plan_options *o)
+{
     int shapes[2 * (MB_MAX_TILES + 16)][3];
     if (!o->tile || o->max_threads <= 0) return;
     const int n = mb_plan_tile_shapes(o, shapes, (int)(sizeof shapes / sizeof *shapes));
-    for (int s = 0; s < n; s++)
-        for (int i = 0; i < 3; i++) {
-            add(p, o, "tile", D3Q19_WORDS, 4, lm[i][0], lm[i][1], shapes[s][0] * shapes[s][1] * shapes[s][2],
-                o->blocks_per_cu, 0);
-            mb_config *c = &p->items[p->n - 1].cfg;
-            memcpy(c->spec.tile, shapes[s], sizeof c->spec.tile);
-            c->threads = o->max_threads;
-            c->launches = MB_THREADS_LAUNCHES;
-        }
+    for (int s = 0; s < n; s++) plan_tile_shape(p, o, shapes[s], o->blocks_per_cu);
+    plan_tile_forced(p, o);
 }
 
 static void plan_payload(mb_plan *p, const mb_plan_options *o)

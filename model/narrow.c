@@ -23,16 +23,17 @@ typedef struct {
     model_probe_sweep sweep;
     int band;
     int tile[3];
+    int blocks; /* blocks per SM forced (0: as many as fit), PROBE_ANY: any */
 } probe_shape;
 
 static probe_shape narrow_shape(int band)
 {
-    return (probe_shape){.sweep = PROBE_NARROW, .band = band};
+    return (probe_shape){.sweep = PROBE_NARROW, .band = band, .blocks = PROBE_ANY};
 }
 
-static probe_shape tile_shape(int bx, int by, int bz)
+static probe_shape tile_shape(int bx, int by, int bz, int blocks)
 {
-    return (probe_shape){.sweep = PROBE_TILE, .band = 32, .tile = {bx, by, bz}};
+    return (probe_shape){.sweep = PROBE_TILE, .band = 32, .tile = {bx, by, bz}, .blocks = blocks};
 }
 
 /* ns per thread of the probe of this shape at (L, M) and word size w over
@@ -43,6 +44,7 @@ static double shape_ns(const model_inputs *in, int w, const probe_shape *s, int 
 {
     model_probe_lookup lk = {.q = model_probe_aligned(s->sweep, w, PROBE_ANY), .x = PROBE_X_LAUNCH};
     lk.q.band = s->band;
+    lk.q.blocks_requested = s->blocks;
     memcpy(lk.q.tile, s->tile, sizeof lk.q.tile);
     lk.q.misaligned_reads = l;
     lk.q.misaligned_writes = m;
@@ -105,7 +107,7 @@ static double band_factor(const model_inputs *in, int w, int band, int l, int m,
     const probe_shape narrow = narrow_shape(band), linear = narrow_shape(32);
     const double f = phase_factor(in, w, &narrow, &linear, l, m, threads, clamped, both, past);
     if (f > 0) return f;
-    const probe_shape warp = tile_shape(band, 32 / band, 1), warp_linear = tile_shape(32, 1, 1);
+    const probe_shape warp = tile_shape(band, 32 / band, 1, 0), warp_linear = tile_shape(32, 1, 1, 0);
     *tiles = 1;
     return phase_factor(in, w, &warp, &warp_linear, l, m, threads, clamped, both, past);
 }
@@ -128,24 +130,57 @@ static void misaligned_past(model_provenance *prov, const char *sweep, int past)
                       sweep);
 }
 
+/* The kernel's blocks per SM where the launch tells them (0: unknown). */
+static int kernel_blocks_per_sm(const model_inputs *in, const model_kernel *k, const model_lattice *lat)
+{
+    const model_launch_shape s = model_launch_shape_of(in, k, lat);
+    return s.per_wave > 0 && in->compute_units > 0 ? (int)lround(s.per_wave / in->compute_units) : 0;
+}
+
+/* Every phase's factor with the shape and its reference at blocks per SM
+ * forced to `blocks` (0: as many as fit); 0, or -1 with the phase that
+ * was not measured in *missing. */
+static int tile_phases(const model_inputs *in, const model_kernel *k, int w, int blocks, double threads,
+                       double *factor, int *clamped, int *both, int *past, int *missing)
+{
+    const int *b = k->block;
+    const probe_shape shape = tile_shape(b[0], b[1], b[2], blocks), ref = tile_shape(b[0] * b[1] * b[2], 1, 1, blocks);
+    for (int p = 0; p < k->phases; p++) {
+        factor[p] = phase_factor(in, w, &shape, &ref, k->misaligned_reads[p], k->misaligned_writes[p], threads,
+                                 clamped, both, past);
+        if (factor[p] <= 0) {
+            *missing = p;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int model_tile_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
                        model_provenance *prov)
 {
     if (in->is_cpu || k->launch != MODEL_LAUNCH_GRID) return 0;
     const int *b = k->block;
-    const probe_shape shape = tile_shape(b[0], b[1], b[2]), ref = tile_shape(b[0] * b[1] * b[2], 1, 1);
-    const int w = sweep_word(in, k, &ref);
+    const probe_shape linear = tile_shape(b[0] * b[1] * b[2], 1, 1, 0);
+    const int w = sweep_word(in, k, &linear);
     const double threads = model_launched_threads(k, lat);
-    int clamped = 0, both = 0, past = 0;
-    for (int p = 0; p < k->phases; p++) {
-        factor[p] = phase_factor(in, w, &shape, &ref, k->misaligned_reads[p], k->misaligned_writes[p], threads,
-                                 &clamped, &both, &past);
-        if (factor[p] <= 0) {
+    const int own = kernel_blocks_per_sm(in, k, lat);
+    int clamped = 0, both = 0, past = 0, missing = 0;
+    /* the shape at the kernel's own blocks per SM (membench --tile-from its
+     * file) first: what a shape costs depends on how many blocks share an SM */
+    int blocks = own;
+    if (own <= 0 || tile_phases(in, k, w, own, threads, factor, &clamped, &both, &past, &missing)) {
+        blocks = 0;
+        clamped = both = past = 0;
+        if (tile_phases(in, k, w, 0, threads, factor, &clamped, &both, &past, &missing)) {
             model_note(prov, "membench.csv has no tile sweep at %dx%dx%d blocks and %dx1x1 at L=%d M=%d: the grid "
-                             "read without it", b[0], b[1], b[2], b[0] * b[1] * b[2], k->misaligned_reads[p],
-                       k->misaligned_writes[p]);
+                             "read without it", b[0], b[1], b[2], b[0] * b[1] * b[2], k->misaligned_reads[missing],
+                       k->misaligned_writes[missing]);
             return 0;
         }
+        if (own > 0)
+            model_note(prov, "tile sweep at %dx%dx%d read at as many blocks per SM as fit, not the kernel's %d "
+                             "(membench --tile-from its file measures it there)", b[0], b[1], b[2], own);
     }
     if (w != k->word_bytes * model_cells_per_thread(k))
         model_note(prov, "tile sweep read at %d-byte words for the kernel's %d-byte accesses", w,
@@ -154,8 +189,10 @@ int model_tile_factors(const model_inputs *in, const model_kernel *k, const mode
     misaligned_past(prov, "tile", past);
     if (clamped)
         model_clamped(prov, "tile sweep read at the edge of its thread counts for the launch's %.0f threads", threads);
-    model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1, first phase, "
-                     "L=%d M=%d)", b[0], b[1], b[2], factor[0], b[0], b[1], b[2], b[0] * b[1] * b[2],
+    char at[48] = "";
+    if (blocks > 0) snprintf(at, sizeof at, " at %d blocks per SM", blocks);
+    model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1%s, first phase, "
+                     "L=%d M=%d)", b[0], b[1], b[2], factor[0], b[0], b[1], b[2], b[0] * b[1] * b[2], at,
                k->misaligned_reads[0], k->misaligned_writes[0]);
     return 1;
 }

@@ -681,6 +681,59 @@ static void test_tile_blocks(void **state)
     remove_folder(with);
 }
 
+/* Appends the tile probe of shape at L, M, blocks per SM forced to k,
+ * taking ms per launch at 2^24 threads, to dir's membench-tile.csv. */
+static void add_tile_row(const char *dir, const int shape[3], int l, int m, int k, double ms)
+{
+    char cmd[1024];
+    const double threads = 16777216;
+    snprintf(cmd, sizeof cmd,
+             "echo test-gpu,cuda,tile,19,4,%d,%d,%d,%d,%d,0.5,%.0f,%.0f,10,%g,%g,%g,1,1,%g,back_to_back,0,20,0,0,1,1,32,"
+             "%d,%d,%d >> %s/membench-tile.csv",
+             l, m, shape[0] * shape[1] * shape[2], k, k, threads, 152 * threads, ms, ms, ms, ms * 1e6 / threads,
+             shape[0], shape[1], shape[2], dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A shape's cost depends on the blocks sharing an SM: where the tile sweep
+ * ran the kernel's shape and its reference at the kernel's own blocks per
+ * SM (membench --tile-from its file: 8x8x4 at 1.2x 256x1x1 at 0/0, 2x at
+ * 0/10, both forced to 4), a kernel of 4 blocks per SM reads those; one of
+ * 6 the unforced rows, as before (3x), noted. */
+static void test_tile_own_blocks(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-tile-XXXXXX";
+    tile_folder(with, NULL);
+    static const int shape[3] = {8, 8, 4}, ref[3] = {256, 1, 1};
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    static const double x[3] = {1.2, 1.2, 2};
+    for (int v = 0; v < 3; v++) {
+        add_tile_row(with, shape, lm[v][0], lm[v][1], 4, 0.9 * x[v]);
+        add_tile_row(with, ref, lm[v][0], lm[v][1], 4, 0.9);
+    }
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
+    assert_int_equal((int)f.blocks_per_sm, 4);
+    model_lattice lat = box(256, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    model_prediction a = predict(&in, &f.k, lat);
+    NEAR(a.full.mlups, predict(&plain, &f.k, lat).full.mlups / 2);
+    assert_true(model_provenance_says(&a.prov, "over 256x1x1 at 4 blocks per SM"));
+    lat = box(256, 256, 256, 0);
+    lat.blocks_per_cu = 6;
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    a = predict(&in, &f.k, lat);
+    NEAR(a.full.mlups, predict(&plain, &f.k, lat).full.mlups / 3);
+    assert_true(model_provenance_says(&a.prov, "not the kernel's 6 (membench --tile-from"));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(with);
+}
+
 /* The tile sweep's misaligned probes move 10 words at x + 1; a phase of
  * another count reads the line through the aligned and the 10-word probe
  * (time linear in the misaligned count): 8x8x4 at M = 5 at 1.5 + 1.5 / 2,
@@ -806,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
         cmocka_unit_test(test_narrow_blocks),    cmocka_unit_test(test_tile_blocks),
         cmocka_unit_test(test_tile_counts),      cmocka_unit_test(test_tile_row_classes),
+        cmocka_unit_test(test_tile_own_blocks),
         cmocka_unit_test(test_tile_rows_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
