@@ -27,6 +27,14 @@ int model_base_probe_find(const model_inputs *in, int word_bytes, int block_size
 double model_misalignment_extra(const model_inputs *in, const model_base_probe *base, const model_lattice *lat,
                                 const model_probe_shape *shape, model_provenance *prov);
 
+/* How the linear probe's misaligned extra grows with the count: the
+ * one-sided misaligned sweep (reads: writes = 0, else writes) of N=19 (the
+ * nearest measured) at this word and block size, its extra at `count` over
+ * its extra at `at`; -1 where not measured or the extra at `at` is not
+ * above 0. */
+double model_misaligned_count_ratio(const model_inputs *in, int word_bytes, int block_size, int writes, int count,
+                                    int at);
+
 /* Probe time at the kernel's occupancy over at the base probe's own. */
 double model_occupancy_factor(const model_inputs *in, const model_base_probe *base, const model_lattice *lat,
                               model_provenance *prov);

@@ -22,11 +22,29 @@ typedef struct {
 typedef struct {
     double ns;   /* extra ns per thread */
     int clamped; /* a count past what was measured */
+    int past;    /* ... read on past the sweep along its fitted line */
 } extra_t;
 
 static const char *sweep_label(model_probe_sweep s)
 {
     return model_probe_sweep_name(s);
+}
+
+static int fit_slope(const reading *r, int kind, double *slope);
+
+/* Past the sweep's largest count (a 39-word kernel whose words all
+ * straddle, on sweeps to 27): the extra at that count plus the sweep's
+ * fitted slope (membench-fit.csv, the N nearest the kernel's) per word
+ * beyond it, as Obrecht's time is linear in the misaligned count; without
+ * a fit, the extra stays at the largest count. */
+static void extend_past_sweep(const reading *r, model_probe_sweep s, const model_curve *m, int count, extra_t *out)
+{
+    const double top = m->p[m->n - 1].x;
+    double slope;
+    const int kind = s == PROBE_MISALIGNED_READS ? 0 : s == PROBE_MISALIGNED_WRITES ? 1 : 2;
+    if (count <= top || fit_slope(r, kind, &slope) || slope <= 0) return;
+    out->ns += slope * (count - top);
+    out->past = 1;
 }
 
 /* Extra ns per thread of `count` misaligned words on the curve of sweep s
@@ -48,6 +66,7 @@ static int curve_extra(const reading *r, model_probe_sweep s, int count, extra_t
     int ignore = 0;
     double aligned = m->p[0].x == 0 ? m->p[0].y : model_interp(r->base->p, r->base->n, c.read.words, &ignore);
     out->ns = model_interp(m->p, m->n, count, &out->clamped) - aligned;
+    extend_past_sweep(r, s, m, count, out);
     model_probe_curve_free(&c);
     return 0;
 }
@@ -123,6 +142,7 @@ static int two_sided_extra(const reading *r, int L, int M, extra_t *out)
         return -1;
     out->ns = er.ns + ew.ns;
     out->clamped |= er.clamped | ew.clamped;
+    out->past |= er.past | ew.past;
     model_fell_back(r->prov, MODEL_FALLBACK_SWEEP, asked, "one-sided extras added", "not measured together");
     return 0;
 }
@@ -223,7 +243,11 @@ double model_misalignment_extra(const model_inputs *in, const model_base_probe *
         model_note(prov, "%s/membench.csv has no %s probes (nor fit): misalignment cost taken as 0", in->dir,
                    missing_sweep(L, M));
     }
-    if (e.clamped) model_clamped(prov, "misalignment L=%d M=%d outside the measured sweep: clamped", L, M);
+    if (e.past)
+        model_clamped(prov, "misalignment L=%d M=%d past the measured sweep: read on along its membench-fit.csv "
+                            "slope", L, M);
+    else if (e.clamped)
+        model_clamped(prov, "misalignment L=%d M=%d outside the measured sweep: clamped", L, M);
     if (e.ns < 0) {
         /* an access at index+1 moves the same bytes plus partial lines: a
          * cheaper misaligned probe is timing noise */
@@ -232,4 +256,17 @@ double model_misalignment_extra(const model_inputs *in, const model_base_probe *
         e.ns = 0;
     }
     return e.ns;
+}
+
+double model_misaligned_count_ratio(const model_inputs *in, int word_bytes, int block_size, int writes, int count,
+                                    int at)
+{
+    model_base_probe b;
+    if (!model_base_probe_find(in, word_bytes, block_size, 0, &b, NULL)) return -1;
+    const reading r = {in, block_size, D3Q19_Q, word_bytes, &b.found.curve, NULL};
+    const model_probe_sweep s = writes ? PROBE_MISALIGNED_WRITES : PROBE_MISALIGNED_READS;
+    extra_t here = {0}, there = {0};
+    const int ok = !curve_extra(&r, s, count, &here) && !curve_extra(&r, s, at, &there);
+    model_probe_curve_free(&b.found);
+    return ok && there.ns > 0 ? fmax(here.ns, 0) / there.ns : -1;
 }

@@ -55,36 +55,43 @@ static double shape_ns(const model_inputs *in, int w, const probe_shape *s, int 
     return us * 1e3 / threads;
 }
 
-/* ns per thread of the probe of this shape at `count` misaligned words on
- * one side (reads: writes = 0, else writes), read on the line through its
- * aligned and its 10-word probes: Obrecht's time linear in the misaligned
- * count (membench's misaligned sweeps show it to 27), so 19 straddling
- * words cost 1.9 times 10 (*past = 1 past the 10 measured); -1 where not
- * measured. */
-static double shape_ns_at(const model_inputs *in, int w, const probe_shape *s, int count, int writes,
-                          double threads, int *clamped, int *past)
+/* The block size of a probe shape's misaligned sweeps: a tile's threads,
+ * any for the narrow sweep's. */
+static int shape_block(const probe_shape *s)
 {
-    const int l = writes ? 0 : NARROW_MISALIGNED, m = writes ? NARROW_MISALIGNED : 0;
-    const double aligned = shape_ns(in, w, s, 0, 0, threads, clamped);
-    if (!count || aligned <= 0) return aligned;
-    const double ten = shape_ns(in, w, s, l, m, threads, clamped);
-    if (ten <= 0) return -1;
-    if (count > NARROW_MISALIGNED) *past = 1;
-    return aligned + (ten - aligned) * count / NARROW_MISALIGNED;
+    return s->sweep == PROBE_TILE ? s->tile[0] * s->tile[1] * s->tile[2] : PROBE_ANY;
 }
 
 /* The probe of shape over that of ref at `count` misaligned words on one
- * side; -1 where either is missing. */
+ * side (reads: writes = 0, else writes); -1 where either is missing.  The
+ * sweeps measure 0 and 10 words at x + 1; at another count the shape's
+ * time is the reference's plus what the shape adds.  The reference is the
+ * linear probe at the same block, whose extra grows with the count as its
+ * misaligned sweep measured (a store's rises faster than the count once
+ * the stores' queues fill); what the shape adds (the partial sectors at a
+ * block's edges in x, the rows a block spans) is its straddling words'
+ * own, linear in their count (*past = 1 past the 10 measured). */
 static double side_ratio(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int count,
                          int writes, double threads, int *clamped, int *past)
 {
-    const double x = shape_ns_at(in, w, shape, count, writes, threads, clamped, past),
-                 base = shape_ns_at(in, w, ref, count, writes, threads, clamped, past);
-    return x > 0 && base > 0 ? x / base : -1;
+    const int l = writes ? 0 : NARROW_MISALIGNED, m = writes ? NARROW_MISALIGNED : 0;
+    const double s0 = shape_ns(in, w, shape, 0, 0, threads, clamped), r0 = shape_ns(in, w, ref, 0, 0, threads, clamped);
+    if (s0 <= 0 || r0 <= 0) return -1;
+    if (!count) return s0 / r0;
+    const double s10 = shape_ns(in, w, shape, l, m, threads, clamped),
+                 r10 = shape_ns(in, w, ref, l, m, threads, clamped);
+    if (s10 <= 0 || r10 <= 0) return -1;
+    if (count == NARROW_MISALIGNED) return s10 / r10;
+    if (count > NARROW_MISALIGNED) *past = 1;
+    double grows = model_misaligned_count_ratio(in, w, shape_block(ref), writes, count, NARROW_MISALIGNED);
+    if (grows < 0) grows = (double)count / NARROW_MISALIGNED; /* no misaligned sweep: the line */
+    const double linear = r0 + (r10 - r0) * grows,
+                 added = (s0 - r0) + ((s10 - r10) - (s0 - r0)) * count / NARROW_MISALIGNED;
+    return linear > 0 ? (linear + added) / linear : -1;
 }
 
-/* The phase's factor: L and M each read on the line of the misaligned
- * count (shape_ns_at); both misaligned, the two one-sided ratios' excess
+/* The phase's factor: L and M each at their count (side_ratio); both
+ * misaligned, the two one-sided ratios' excess
  * over the aligned one compounded (no probe has both). */
 static double phase_factor(const model_inputs *in, int w, const probe_shape *shape, const probe_shape *ref, int l,
                            int m, double threads, int *clamped, int *both, int *past)
@@ -121,12 +128,12 @@ static int sweep_word(const model_inputs *in, const model_kernel *k, const probe
     return shape_ns(in, w, linear, 0, 0, 1, &clamped) > 0 ? w : 4;
 }
 
-/* A count past the sweep's 10 misaligned words: read on the line, not
- * measured (within_measured no). */
+/* A count past the sweep's 10 misaligned words: what the shape adds read
+ * on along its line, not measured (within_measured no). */
 static void misaligned_past(model_provenance *prov, const char *sweep, int past)
 {
     if (past)
-        model_clamped(prov, "%s sweep's misaligned probes (10 words) extended along the line of the misaligned count",
+        model_clamped(prov, "%s sweep's misaligned probes (10 words) extended along the misaligned count",
                       sweep);
 }
 

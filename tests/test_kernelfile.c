@@ -22,6 +22,7 @@
 #include "../model/kernel.h"
 #include "../model/kernelfile.h"
 #include "../model/launch.h"
+#include "../model/levels.h"
 #include "../model/predict.h"
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1e-3, fabs((double)(b))))
@@ -755,14 +756,52 @@ static void test_tile_counts(void **state)
     k.misaligned_writes[0] = 5;
     model_prediction a = predict(&in, &k, lat);
     NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 2.25);
-    assert_false(model_provenance_says(&a.prov, "extended along the line"));
+    assert_false(model_provenance_says(&a.prov, "extended along the misaligned count"));
     k.misaligned_writes[0] = 19;
     a = predict(&in, &k, lat);
     NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 4.35);
-    assert_true(model_provenance_says(&a.prov, "extended along the line of the misaligned count"));
+    assert_true(model_provenance_says(&a.prov, "extended along the misaligned count"));
     assert_int_equal(a.prov.within_measured, 0);
     k.misaligned_reads[0] = 19;
     NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / (3.4 * 4.35 / 1.5));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(with);
+}
+
+/* Past the 10 words the tile sweep measured at x + 1, the reference (the
+ * linear probe at the shape's block) grows as the misaligned sweep says
+ * (the launch folder's writes: 0.06 ns more at 10, 0.08 at 19), what the
+ * shape adds on its line: 512x1x1 at 1 (0/0) and 1.2 (0/10), 8x8x8 at
+ * 1.5 and 3: at M = 19 the reference is 1 + 0.2 x 4/3, the shape adds
+ * 0.5 + (1.8 - 0.5) x 1.9. */
+static void test_tile_reference_grows(void **state)
+{
+    (void)state;
+    char with[] = "/tmp/lbp-tile-XXXXXX";
+    tile_folder(with, NULL);
+    static const int shape[3] = {8, 8, 8}, ref[3] = {512, 1, 1};
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    static const double xs[3] = {1.5, 1.5, 3}, xr[3] = {1, 1, 1.2};
+    for (int v = 0; v < 3; v++) {
+        add_tile_row(with, shape, lm[v][0], lm[v][1], 0, 0.9 * xs[v]);
+        add_tile_row(with, ref, lm[v][0], lm[v][1], 0, 0.9 * xr[v]);
+    }
+    model_inputs in, plain;
+    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    NEAR(model_misaligned_count_ratio(&in, 4, 512, 1, 19, 10), 0.08 / 0.06);
+    NEAR(model_misaligned_count_ratio(&in, 4, 512, 0, 19, 10), 0.03 / 0.02);
+    model_kernel_file f;
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
+    model_lattice lat = box(256, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
+    model_kernel k = f.k;
+    k.block[2] = 8;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 2.5); /* M = 10: as measured, 3 / 1.2 */
+    k.misaligned_writes[0] = 19;
+    const double linear = 1 + 0.2 * 0.08 / 0.06, added = 0.5 + 1.3 * 1.9;
+    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / ((linear + added) / linear));
     model_inputs_free(&in);
     model_inputs_free(&plain);
     remove_folder(with);
@@ -859,7 +898,7 @@ int main(void)
         cmocka_unit_test(test_file_launch),      cmocka_unit_test(test_cli),
         cmocka_unit_test(test_narrow_blocks),    cmocka_unit_test(test_tile_blocks),
         cmocka_unit_test(test_tile_counts),      cmocka_unit_test(test_tile_row_classes),
-        cmocka_unit_test(test_tile_own_blocks),
+        cmocka_unit_test(test_tile_own_blocks),  cmocka_unit_test(test_tile_reference_grows),
         cmocka_unit_test(test_tile_rows_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
