@@ -807,6 +807,31 @@ static void test_tile_reference_grows(void **state)
     remove_folder(with);
 }
 
+/* A count past the misaligned sweep (the launch folder's reads to 19: 0.03
+ * ns more than aligned) reads on along membench-fit.csv's slope (0.002 ns
+ * a word), no longer clamped at 19, and is not within what was measured;
+ * inside the sweep, as measured. */
+static void test_misaligned_past_sweep(void **state)
+{
+    (void)state;
+    model_inputs in;
+    assert_int_equal(model_inputs_load(&in, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    model_base_probe base;
+    assert_int_equal(model_base_probe_find(&in, 4, 256, 0, &base, NULL), 1);
+    const model_lattice lat = box(256, 256, 256, 256);
+    model_probe_shape shape = {.words = 19, .misaligned_reads = 19, .word_bytes = 4};
+    model_provenance prov;
+    model_provenance_init(&prov);
+    NEAR(model_misalignment_extra(&in, &base, &lat, &shape, &prov), 0.03);
+    assert_int_equal(prov.within_measured, 1);
+    shape.misaligned_reads = 29;
+    NEAR(model_misalignment_extra(&in, &base, &lat, &shape, &prov), 0.03 + 10 * 0.002);
+    assert_int_equal(prov.within_measured, 0);
+    assert_true(model_provenance_says(&prov, "L=29 M=0 past the measured sweep: read on along its membench-fit.csv"));
+    model_probe_curve_free(&base.found);
+    model_inputs_free(&in);
+}
+
 /* A grid of 8x8x4 blocks on rows of 1000 bytes (offsets 0, 8, 16, 24 in a
  * sector): each block's 32-byte piece of a row straddles where the row
  * does, so a quarter of the rows take push's own 0/10 and its tile factor
@@ -899,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_narrow_blocks),    cmocka_unit_test(test_tile_blocks),
         cmocka_unit_test(test_tile_counts),      cmocka_unit_test(test_tile_row_classes),
         cmocka_unit_test(test_tile_own_blocks),  cmocka_unit_test(test_tile_reference_grows),
+        cmocka_unit_test(test_misaligned_past_sweep),
         cmocka_unit_test(test_tile_rows_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
