@@ -193,11 +193,21 @@ static void parse_tiles(mb_plan_options *p, const char *arg)
     free(copy);
 }
 
+/* A shape at forced blocks per SM, once. */
+static void add_forced_tile(mb_plan_options *p, const int tile[3], int blocks, const char *arg)
+{
+    const int t[4] = {tile[0], tile[1], tile[2], blocks};
+    for (int i = 0; i < p->n_forced_tiles; i++)
+        if (!memcmp(p->forced_tiles[i], t, sizeof t)) return;
+    if (p->n_forced_tiles == MB_MAX_TILES) lbp_usage_error("--tile-from: '%s' gives more than %d launches", arg,
+                                                           MB_MAX_TILES);
+    memcpy(p->forced_tiles[p->n_forced_tiles++], t, sizeof t);
+}
+
 /* --tile-from FILES: the blocks of the files' grid launches (a file of
  * another launch adds nothing); d given (the device open), the blocks per
  * SM each file's grid asks for there (blocks_per_sm; occupancy or
- * registers turned into blocks), at which its shape runs too.  A shape two
- * files give at different counts keeps the first's. */
+ * registers turned into blocks), at which its shape runs too. */
 static void tile_files(mb_plan_options *p, const char *arg, const lbp_device *d)
 {
     if (!arg || (d && !d->info.caps.force_blocks_per_cu)) return;
@@ -210,9 +220,8 @@ static void tile_files(mb_plan_options *p, const char *arg, const lbp_device *d)
             add_tile(p, f.k.block, "--tile-from", arg);
             continue;
         }
-        for (int i = 0; i < p->n_tiles; i++)
-            if (!memcmp(p->tiles[i], f.k.block, sizeof p->tiles[i]) && !p->tile_blocks[i])
-                p->tile_blocks[i] = mb_file_blocks_per_sm(&f, &d->info, f.k.block[0] * f.k.block[1] * f.k.block[2]);
+        const int blocks = mb_file_blocks_per_sm(&f, &d->info, f.k.block[0] * f.k.block[1] * f.k.block[2]);
+        if (blocks > 0) add_forced_tile(p, f.k.block, blocks, arg);
     }
     free(copy);
 }
@@ -878,9 +887,8 @@ static void print_tile_sweep(const run *r)
                    "  %-14s %9s %7s %7s %7s\n", "block", "0/0 us", "0/0", "10/0", "0/10");
         print_tile_line(r, shapes[s], o->blocks_per_cu);
     }
-    for (int t = 0; t < o->n_tiles; t++)
-        if (o->tile_blocks[t] > 0 && o->tile_blocks[t] != o->blocks_per_cu)
-            print_tile_line(r, o->tiles[t], o->tile_blocks[t]);
+    for (int t = 0; t < o->n_forced_tiles; t++)
+        if (o->forced_tiles[t][3] != o->blocks_per_cu) print_tile_line(r, o->forced_tiles[t], o->forced_tiles[t][3]);
 }
 
 /* The narrow sweep as a table: per launch at BX = 32 (linear), and BX = 16,

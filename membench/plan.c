@@ -364,10 +364,9 @@ static int tile_forced_planned(const mb_plan *p, const int shape[3], int blocks_
  * reference at the same: the model reads the pair at the kernel's. */
 static void plan_tile_forced(mb_plan *p, const mb_plan_options *o)
 {
-    for (int t = 0; t < o->n_tiles; t++) {
-        const int k = o->tile_blocks[t];
-        if (k <= 0) continue;
-        const int *shape = o->tiles[t], ref[3] = {shape[0] * shape[1] * shape[2], 1, 1};
+    for (int t = 0; t < o->n_forced_tiles; t++) {
+        const int *shape = o->forced_tiles[t], k = o->forced_tiles[t][3];
+        const int ref[3] = {shape[0] * shape[1] * shape[2], 1, 1};
         if (!tile_forced_planned(p, shape, k)) plan_tile_shape(p, o, shape, k);
         if (!tile_forced_planned(p, ref, k)) plan_tile_shape(p, o, ref, k);
     }

@@ -50,8 +50,10 @@ typedef struct {
                                * span rows and planes; elsewhere where asked by name) */
     int tiles[MB_MAX_TILES][3]; /* --tile: shapes the tile sweep adds to its defaults */
     int n_tiles;
-    int tile_blocks[MB_MAX_TILES]; /* blocks per SM tiles[i] and its reference run at again,
-                                    * forced (--tile-from: the kernel file's); 0 none */
+    int forced_tiles[MB_MAX_TILES][4]; /* BX, BY, BZ and blocks per SM: shapes run again with
+                                        * their references at those blocks, forced
+                                        * (--tile-from: each kernel file's) */
+    int n_forced_tiles;
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
     int aligned_only;         /* --aligned-only: the threads and rows sweeps'

@@ -1560,25 +1560,29 @@ static void test_plan_tile(void **state)
     assert_int_equal(refs, 3 * 3);
     assert_int_equal(custom, 3);
     mb_plan_free(&p);
-    /* --tile-from a file of 8x8x4 blocks at 4 per SM: that shape and
-     * 256x1x1 again at 4, forced, each L, M once; 12x8x2 without a count
-     * adds nothing */
-    o.tile_blocks[1] = 4;
+    /* --tile-from files of 8x8x4 blocks at 4 per SM and of 32x8x1 at 4
+     * and at 6: each shape and its reference again at those, forced, each
+     * L, M once (256x1x1 at 4 once for both shapes) */
+    o.n_forced_tiles = 3;
+    memcpy(o.forced_tiles, (int[3][4]){{8, 8, 4, 4}, {32, 8, 1, 4}, {32, 8, 1, 6}}, sizeof(int[3][4]));
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 3 * 14 + 2 * 3);
+    assert_int_equal(p.n, 3 * 14 + 5 * 3);
     int forced = 0;
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
         assert_n19_back_to_back(&p.items[i], "tile", lm[i % 3]);
-        if (c->blocks_per_cu_requested != 4) continue;
+        if (!c->blocks_per_cu_requested) continue;
         forced++;
         assert_true(!memcmp(c->spec.tile, (int[3]){8, 8, 4}, sizeof c->spec.tile) ||
+                    !memcmp(c->spec.tile, (int[3]){32, 8, 1}, sizeof c->spec.tile) ||
                     !memcmp(c->spec.tile, (int[3]){256, 1, 1}, sizeof c->spec.tile));
+        assert_true(c->blocks_per_cu_requested == 4 ||
+                    (c->blocks_per_cu_requested == 6 && c->spec.tile[0] != 8));
         assert_int_equal(c->block_size, 256);
     }
-    assert_int_equal(forced, 2 * 3);
+    assert_int_equal(forced, 5 * 3);
     mb_plan_free(&p);
-    o.tile_blocks[1] = 0;
+    o.n_forced_tiles = 0;
     o.tile = 0; /* a CPU */
     o.narrow = 1;
     o.sweeps = SW_ALL;
