@@ -696,6 +696,42 @@ static void add_tile_row(const char *dir, const int shape[3], int l, int m, int 
     assert_int_equal(system(cmd), 0);
 }
 
+/* A tile folder (tile_folder), with the rows of shape and ref at L, M =
+ * 0/0, 10/0, 0/10 taking 0.9 ms times xs and xr at k forced blocks per SM
+ * where shape is given; the launch folder without them; the 8x8x4 push
+ * grid's file launched on nx x 256 x 256. */
+typedef struct {
+    char dir[32];
+    model_inputs in, plain;
+    model_kernel_file f;
+    model_lattice lat;
+} tile_case;
+
+static void tile_case_open(tile_case *c, long long nx, const int *shape, const int *ref, const double *xs,
+                           const double *xr, int k)
+{
+    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    snprintf(c->dir, sizeof c->dir, "/tmp/lbp-tile-XXXXXX");
+    tile_folder(c->dir, NULL);
+    for (int v = 0; shape && v < 3; v++) {
+        add_tile_row(c->dir, shape, lm[v][0], lm[v][1], k, 0.9 * xs[v]);
+        add_tile_row(c->dir, ref, lm[v][0], lm[v][1], k, 0.9 * xr[v]);
+    }
+    assert_int_equal(model_inputs_load(&c->in, c->dir, "cuda", err, sizeof err), 0);
+    assert_int_equal(model_inputs_load(&c->plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
+    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &c->f, err, sizeof err),
+                     0);
+    c->lat = box(nx, 256, 256, 0);
+    assert_int_equal(model_kernel_file_launch(&c->f, &c->in, &c->lat, err, sizeof err), 0);
+}
+
+static void tile_case_close(tile_case *c)
+{
+    model_inputs_free(&c->in);
+    model_inputs_free(&c->plain);
+    remove_folder(c->dir);
+}
+
 /* A shape's cost depends on the blocks sharing an SM: where the tile sweep
  * ran the kernel's shape and its reference at the kernel's own blocks per
  * SM (membench --tile-from its file: 8x8x4 at 1.2x 256x1x1 at 0/0, 2x at
@@ -704,35 +740,21 @@ static void add_tile_row(const char *dir, const int shape[3], int l, int m, int 
 static void test_tile_own_blocks(void **state)
 {
     (void)state;
-    char with[] = "/tmp/lbp-tile-XXXXXX";
-    tile_folder(with, NULL);
     static const int shape[3] = {8, 8, 4}, ref[3] = {256, 1, 1};
-    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
-    static const double x[3] = {1.2, 1.2, 2};
-    for (int v = 0; v < 3; v++) {
-        add_tile_row(with, shape, lm[v][0], lm[v][1], 4, 0.9 * x[v]);
-        add_tile_row(with, ref, lm[v][0], lm[v][1], 4, 0.9);
-    }
-    model_inputs in, plain;
-    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
-    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
-    model_kernel_file f;
-    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
-    assert_int_equal((int)f.blocks_per_sm, 4);
-    model_lattice lat = box(256, 256, 256, 0);
-    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
-    model_prediction a = predict(&in, &f.k, lat);
-    NEAR(a.full.mlups, predict(&plain, &f.k, lat).full.mlups / 2);
+    static const double xs[3] = {1.2, 1.2, 2}, xr[3] = {1, 1, 1};
+    tile_case c;
+    tile_case_open(&c, 256, shape, ref, xs, xr, 4);
+    assert_int_equal((int)c.f.blocks_per_sm, 4);
+    model_prediction a = predict(&c.in, &c.f.k, c.lat);
+    NEAR(a.full.mlups, predict(&c.plain, &c.f.k, c.lat).full.mlups / 2);
     assert_true(model_provenance_says(&a.prov, "over 256x1x1 at 4 blocks per SM"));
-    lat = box(256, 256, 256, 0);
+    model_lattice lat = box(256, 256, 256, 0);
     lat.blocks_per_cu = 6;
-    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
-    a = predict(&in, &f.k, lat);
-    NEAR(a.full.mlups, predict(&plain, &f.k, lat).full.mlups / 3);
+    assert_int_equal(model_kernel_file_launch(&c.f, &c.in, &lat, err, sizeof err), 0);
+    a = predict(&c.in, &c.f.k, lat);
+    NEAR(a.full.mlups, predict(&c.plain, &c.f.k, lat).full.mlups / 3);
     assert_true(model_provenance_says(&a.prov, "not the kernel's 6 (membench --tile-from"));
-    model_inputs_free(&in);
-    model_inputs_free(&plain);
-    remove_folder(with);
+    tile_case_close(&c);
 }
 
 /* The tile sweep's misaligned probes move 10 words at x + 1; a phase of
@@ -743,30 +765,21 @@ static void test_tile_own_blocks(void **state)
 static void test_tile_counts(void **state)
 {
     (void)state;
-    char with[] = "/tmp/lbp-tile-XXXXXX";
-    tile_folder(with, NULL);
-    model_inputs in, plain;
-    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
-    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
-    model_kernel_file f;
-    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
-    model_lattice lat = box(256, 256, 256, 0);
-    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
-    model_kernel k = f.k;
+    tile_case c;
+    tile_case_open(&c, 256, NULL, NULL, NULL, NULL, 0);
+    model_kernel k = c.f.k;
     k.misaligned_writes[0] = 5;
-    model_prediction a = predict(&in, &k, lat);
-    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 2.25);
+    model_prediction a = predict(&c.in, &k, c.lat);
+    NEAR(a.full.mlups, predict(&c.plain, &k, c.lat).full.mlups / 2.25);
     assert_false(model_provenance_says(&a.prov, "extended along the misaligned count"));
     k.misaligned_writes[0] = 19;
-    a = predict(&in, &k, lat);
-    NEAR(a.full.mlups, predict(&plain, &k, lat).full.mlups / 4.35);
+    a = predict(&c.in, &k, c.lat);
+    NEAR(a.full.mlups, predict(&c.plain, &k, c.lat).full.mlups / 4.35);
     assert_true(model_provenance_says(&a.prov, "extended along the misaligned count"));
     assert_int_equal(a.prov.within_measured, 0);
     k.misaligned_reads[0] = 19;
-    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / (3.4 * 4.35 / 1.5));
-    model_inputs_free(&in);
-    model_inputs_free(&plain);
-    remove_folder(with);
+    NEAR(predict(&c.in, &k, c.lat).full.mlups, predict(&c.plain, &k, c.lat).full.mlups / (3.4 * 4.35 / 1.5));
+    tile_case_close(&c);
 }
 
 /* Past the 10 words the tile sweep measured at x + 1, the reference (the
@@ -778,33 +791,19 @@ static void test_tile_counts(void **state)
 static void test_tile_reference_grows(void **state)
 {
     (void)state;
-    char with[] = "/tmp/lbp-tile-XXXXXX";
-    tile_folder(with, NULL);
     static const int shape[3] = {8, 8, 8}, ref[3] = {512, 1, 1};
-    static const int lm[3][2] = {{0, 0}, {10, 0}, {0, 10}};
     static const double xs[3] = {1.5, 1.5, 3}, xr[3] = {1, 1, 1.2};
-    for (int v = 0; v < 3; v++) {
-        add_tile_row(with, shape, lm[v][0], lm[v][1], 0, 0.9 * xs[v]);
-        add_tile_row(with, ref, lm[v][0], lm[v][1], 0, 0.9 * xr[v]);
-    }
-    model_inputs in, plain;
-    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
-    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
-    NEAR(model_misaligned_count_ratio(&in, 4, 512, 1, 19, 10), 0.08 / 0.06);
-    NEAR(model_misaligned_count_ratio(&in, 4, 512, 0, 19, 10), 0.03 / 0.02);
-    model_kernel_file f;
-    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
-    model_lattice lat = box(256, 256, 256, 0);
-    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
-    model_kernel k = f.k;
+    tile_case c;
+    tile_case_open(&c, 256, shape, ref, xs, xr, 0);
+    NEAR(model_misaligned_count_ratio(&c.in, 4, 512, 1, 19, 10), 0.08 / 0.06);
+    NEAR(model_misaligned_count_ratio(&c.in, 4, 512, 0, 19, 10), 0.03 / 0.02);
+    model_kernel k = c.f.k;
     k.block[2] = 8;
-    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / 2.5); /* M = 10: as measured, 3 / 1.2 */
+    NEAR(predict(&c.in, &k, c.lat).full.mlups, predict(&c.plain, &k, c.lat).full.mlups / 2.5); /* M = 10: 3 / 1.2 */
     k.misaligned_writes[0] = 19;
     const double linear = 1 + 0.2 * 0.08 / 0.06, added = 0.5 + 1.3 * 1.9;
-    NEAR(predict(&in, &k, lat).full.mlups, predict(&plain, &k, lat).full.mlups / ((linear + added) / linear));
-    model_inputs_free(&in);
-    model_inputs_free(&plain);
-    remove_folder(with);
+    NEAR(predict(&c.in, &k, c.lat).full.mlups, predict(&c.plain, &k, c.lat).full.mlups / ((linear + added) / linear));
+    tile_case_close(&c);
 }
 
 /* A count past the misaligned sweep (the launch folder's reads to 19: 0.03
@@ -840,32 +839,23 @@ static void test_misaligned_past_sweep(void **state)
 static void test_tile_row_classes(void **state)
 {
     (void)state;
-    char with[] = "/tmp/lbp-tile-XXXXXX";
-    tile_folder(with, NULL);
-    model_inputs in, plain;
-    assert_int_equal(model_inputs_load(&in, with, "cuda", err, sizeof err), 0);
-    assert_int_equal(model_inputs_load(&plain, "tests/model-data/launch", "cuda", err, sizeof err), 0);
-    model_kernel_file f;
-    assert_int_equal(model_kernel_file_read("tests/kernels/diagnose/d3q19-push-grid8.kernel", &f, err, sizeof err), 0);
-    model_lattice lat = box(250, 256, 256, 0);
-    assert_int_equal(model_kernel_file_launch(&f, &in, &lat, err, sizeof err), 0);
-    const model_prediction a = predict(&in, &f.k, lat), b = predict(&plain, &f.k, lat);
+    tile_case c;
+    tile_case_open(&c, 250, NULL, NULL, NULL, NULL, 0);
+    const model_prediction a = predict(&c.in, &c.f.k, c.lat), b = predict(&c.plain, &c.f.k, c.lat);
     assert_true(model_provenance_says(&a.prov, "rows 25.0 % L=0 M=10, 75.0 % L=19 M=19"));
     model_prediction cls[2];
-    model_kernel k = f.k;
-    model_lattice whole = lat; /* the classes' kernels on rows of whole sectors: one class each */
+    model_kernel k = c.f.k;
+    model_lattice whole = c.lat; /* the classes' kernels on rows of whole sectors: one class each */
     whole.stored_cells = 256.0 * 256 * 256;
-    cls[0] = predict(&plain, &k, whole);
+    cls[0] = predict(&c.plain, &k, whole);
     k.misaligned_reads[0] = k.misaligned_writes[0] = 19;
-    cls[1] = predict(&plain, &k, whole);
+    cls[1] = predict(&c.plain, &k, whole);
     const model_full_path t = MODEL_FULL_THREADS_SWEEP;
     assert_true(a.full.answer[t].applies);
     NEAR(b.full.answer[t].mlups, 1 / (0.25 / cls[0].full.answer[t].mlups + 0.75 / cls[1].full.answer[t].mlups));
     NEAR(a.full.answer[t].mlups,
          1 / (0.25 * 3 / cls[0].full.answer[t].mlups + 0.75 * (3.4 * 4.35 / 1.5) / cls[1].full.answer[t].mlups));
-    model_inputs_free(&in);
-    model_inputs_free(&plain);
-    remove_folder(with);
+    tile_case_close(&c);
 }
 
 /* membench-tile.csv's rows: tile rows only, each with a block shape of
