@@ -245,7 +245,7 @@ double model_misalignment_extra(const model_inputs *in, const model_base_probe *
     }
     if (e.past)
         model_clamped(prov, "misalignment L=%d M=%d past the measured sweep: read on along its membench-fit.csv "
-                            "slope", L, M);
+                            "slope, not clamped", L, M);
     else if (e.clamped)
         model_clamped(prov, "misalignment L=%d M=%d outside the measured sweep: clamped", L, M);
     if (e.ns < 0) {

@@ -725,7 +725,7 @@ static void test_probe_interpolation_edges(void **state)
         {5, 0, 0, 0.1, 0},              /* below: clamped */
         {19, 5, 0, 0.20, 1},            /* reads sweep, between 0 and 10 */
         {19, 0, 19, 0.27, 1},           /* writes sweep, last point */
-        {19, 0, 25, 0.27, 0},           /* beyond the writes sweep: clamped */
+        {19, 0, 25, 0.27 + 6 * 0.006, 0}, /* beyond the writes sweep: on along its fit slope */
         {19, 5, 3, 0.19 + 5 * 0.002 + 3 * 0.006, 1}, /* not measured together: fits */
         {27, 10, 0, 0.27 + 0.02, 1},    /* N=27: base 0.27, extra of the N=19 sweep */
     };
