@@ -160,5 +160,18 @@ awk -F, '
     END { if (n < 8) print "only " n " push and pull points" }' "$tmp/v1/model.csv" "$tmp/vm/model.csv" >"$tmp/mdiff"
 if [ ! -s "$tmp/mdiff" ]; then ok; else bad "rows variants not added (or a launch floor kept): $(head -n 3 "$tmp/mdiff")"; fi
 
+# The error bars by the device's kind, where the command line gives none:
+# 10 % from 128^3 and 15 % below on a CPU, 5 % and 10 % on a GPU; a bar
+# given is kept.
+if grep -q "bar 10.0 %" "$tmp/old.log" && grep -q "bar 15.0 %" "$tmp/old.log"; then ok
+else bad "a CPU's default bars: $(grep 'bar ' "$tmp/old.log")"; fi
+cp -r data/nvidia-h200 "$tmp/gpu"
+model/model validate --data "$tmp/gpu" --force >"$tmp/gpu.log" 2>&1
+if grep -q "bar 5.0 %" "$tmp/gpu.log" && grep -q "bar 10.0 %" "$tmp/gpu.log"; then ok
+else bad "a GPU's default bars: $(grep 'bar ' "$tmp/gpu.log")"; fi
+model/model validate --data "$tmp/old" --force --max-error 7 >"$tmp/old7.log" 2>&1
+if grep -q "bar 7.0 %" "$tmp/old7.log" && grep -q "bar 15.0 %" "$tmp/old7.log"; then ok
+else bad "--max-error 7 on a CPU: $(grep 'bar ' "$tmp/old7.log")"; fi
+
 echo "model-rows: $passed passed, $failed failed"
 [ "$failed" = 0 ]
