@@ -238,7 +238,7 @@ sh core/bench-ranks.sh "$work" "$first" "$slug" "$(val kind)" $quick || failed="
 own_results
 say "model: predicting every measured point"
 t0=$(date +%s)
-model/model validate --data "$work" --force --max-error 5
+model/model validate --data "$work" --force
 model_rc=$?
 say "model took $(( $(date +%s) - t0 )) s"
 # exit 1 with model.csv written and its meta saying "result,fail": points

@@ -172,7 +172,16 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
  * the memory in the loop); non-temporal stores as the rows sweep's
  * non-temporal probe over the aligned one at the kernel's cells (where
  * measured; else the write-allocate they skip saved as level 2 saves it),
- * the in-place probe's saving in its time already.  0 where
+ * the in-place probe's saving in its time already.
+ * Each variant differs from the aligned probe in one thing and was timed
+ * at the same cells back to back, so its time over the aligned one's is
+ * what that one thing costs there, with the launch (the fork and join of
+ * the cores) in both: the excesses add, 1 + sum (variant - 1), as
+ * Obrecht's T = l + T_R + T_W adds its parts.  Multiplied, the misaligned
+ * stores' extra time was counted again for every multiple the arithmetic
+ * adds: where the conversions of half words make the loop compute-bound
+ * (8 times the aligned probe), a 1.26 of misaligned stores became 2.1
+ * times the aligned probe's whole time.  0 where
  * the kernel is not a D3Q19 kernel of the probe's words, or a variant it
  * needs was not measured (data from before them). */
 static double rows_kernel_factor(const model_path_query *q, const model_b2b_set *set, int p, int in_place,
@@ -189,7 +198,8 @@ static double rows_kernel_factor(const model_path_query *q, const model_b2b_set 
         const double nt = model_nontemporal_ratio(q->in, set->word_bytes, set->block_size, threads, NULL);
         if (nt > 0) wa = nt;
     }
-    return mis * pay * wa;
+    const double f = 1 + (mis - 1) + (pay - 1) + (wa - 1);
+    return f > 0 ? f : 0;
 }
 
 /* A row-per-work-item kernel on a CPU reads the rows sweep (its in-place
@@ -303,7 +313,11 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
         d->kernel_factor[p] = rows_f > 0 ? rows_f
                                          : probe->ns_per_cell[p] * saved * v / base.ns_per_thread *
                                                d->block_factor * d->l2_factor[p];
-        a->memory_us[p] = k->launches_per_step * stretch(in, per_launch_us, d->kernel_factor[p]);
+        /* the rows variants' excesses were timed at the launch's own cells,
+         * past whatever launch interval the aligned probe had: they add to
+         * the whole per-launch time, with no floor left unstretched */
+        a->memory_us[p] = k->launches_per_step * (rows_f > 0 ? per_launch_us * rows_f
+                                                             : stretch(in, per_launch_us, d->kernel_factor[p]));
         step_us += a->memory_us[p] / k->phases;
     }
     a->launch_bound = model_launch_bound(in, k, a->memory_us);
