@@ -43,6 +43,8 @@ typedef struct {
     int npaths;
     int beside[STREAM_IC_BESIDE_KINDS]; /* 1: time the cases so (none given: every kind) */
     int64_t beside_bytes;               /* the copy's array; 0: by device (GPU 256 MiB, CPU 16 MiB) */
+    int plant_error;                    /* tests: the last rank's copy beside is corrupted after
+                                           its runs, so its check must fail the probe on every rank */
 } stream_ic_opts;
 
 /* The sizes timed beside a copy: those of sizes[] from 256 KiB to 16 MiB

@@ -60,7 +60,7 @@
 static const char *usage(void) { return lbp_mpi_built() ? USAGE : USAGE_ONE_RANK; }
 
 enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS, OPT_INTERCONNECT, OPT_EXCHANGE, OPT_BESIDE,
-       OPT_BESIDE_BYTES };
+       OPT_BESIDE_BYTES, OPT_PLANT };
 
 #define MAX_SUMMARY 256 /* rows of the stdout table */
 
@@ -160,6 +160,7 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
                                          {"exchange", required_argument, 0, OPT_EXCHANGE},
                                          {"beside", required_argument, 0, OPT_BESIDE},
                                          {"beside-bytes", required_argument, 0, OPT_BESIDE_BYTES},
+                                         {"plant-error", no_argument, 0, OPT_PLANT}, /* tests: a wrong copy beside must fail */
                                          {0, 0, 0, 0}};
     int beside_given = 0;
     for (int i = 0; i < STREAM_SW_COUNT; i++)
@@ -184,6 +185,7 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
             else ic->beside_bytes = lbp_parse_bytes("--beside-bytes", optarg, 16 << 10, (long long)1 << 40);
             beside_given |= o == OPT_BESIDE || o == OPT_BESIDE_BYTES;
             break;
+        case OPT_PLANT: ic->plant_error = 1; break;
         case '?': lbp_bad_option();
         default:
             if (!lbp_common_opt(c, o, optarg, usage()))

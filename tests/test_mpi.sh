@@ -165,7 +165,14 @@ has kinds "rank 1: cuda"
 run 2 ic_alone stream/stream --backend opencl --quick
 all_ranks ic_alone 2 2
 
-# 6. a failure on one rank alone (rank 0 cannot write its results) ends the
+# 6. the copy beside the exchange gone wrong on the last rank alone: every
+# rank exits 1, rank 1's reason said once, nothing written
+run 2 besidewrong stream/stream --backend opencl --interconnect --sizes 256K --reps 2 --beside copy --beside-bytes 1M --plant-error --out "$tmp/bw"
+all_ranks besidewrong 1 2
+lines besidewrong "the copy beside the exchange, rank 1: element 4 of 65536" 1
+if [ -f "$tmp/bw/interconnect.csv" ]; then bad "interconnect.csv written though a copy beside was wrong"; else ok; fi
+
+# 6b. a failure on one rank alone (rank 0 cannot write its results) ends the
 # job, in time and not with success
 timeout $LIMIT $MPIRUN -np 2 $LBM --schemes pull --precisions fp32 --sizes 8 --quick --out /proc/lbmprobe-cannot >"$tmp/alone.log" 2>&1
 rc=$?
