@@ -176,7 +176,7 @@ static void close_load(ic_load *ld)
 }
 
 #define BESIDE_TRIES 5   /* a run beside the copy tried so often, the copies x4 each time */
-#define MAX_COPIES 100000
+#define MAX_COPIES 1000 /* a CUDA stream queues about as many launches before the host blocks */
 
 /* One exchange beside the copy: copies enough to outlast it, queued on the
  * first queue before it starts; then the wait for them.  *ms: the
