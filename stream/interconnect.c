@@ -545,9 +545,18 @@ static void write_meta(lbp_device *d, const stream_ic_opts *o, const int *paths,
     lbp_meta_write(m, dir, force);
 }
 
-int stream_interconnect_main(lbp_device *d, const stream_ic_opts *o, const lbp_common *c, int argc, char **argv)
+int stream_interconnect_main(lbp_device *d, const stream_ic_opts *asked, const lbp_common *c, int argc, char **argv)
 {
     char why[1024] = "";
+    stream_ic_opts mine = *asked, *o = &mine;
+    if (o->beside[STREAM_IC_BESIDE_COPY] && !d->info.caps.second_queue) {
+        /* its exchange would wait for the copy (lbmkernels runs such a
+         * device without overlap) */
+        o->beside[STREAM_IC_BESIDE_COPY] = 0;
+        if (lbp_ranks.rank == 0)
+            fprintf(stderr, "%s: interconnect: %s (%s) has one queue: no exchange beside a copy\n", lbp_prog,
+                    d->info.name, d->be->name);
+    }
     lbp_mpi_agree(lbp_ranks.size < 2 ? LBP_EXIT_USAGE : 0,
                   "--interconnect measures between ranks: start at least 2 (mpirun -np N stream --interconnect)");
     for (int p = 0; p < o->npaths; p++) {

@@ -130,6 +130,11 @@ has beside "beside the exchanges a copy of 2 x 1048576 bytes"
 run 2 beside_only stream/stream --backend opencl --interconnect --sizes 256K --reps 2 --beside copy --beside-bytes 1M --out "$tmp/bo"
 all_ranks beside_only 0 2
 if [ "$(awk -F, 'NR > 1 { print $10 "-" $NF }' "$tmp/bo/interconnect.csv" | tr '\n' ' ')" = "ring-copy " ]; then ok; else bad "--beside copy: $(cat "$tmp/bo/interconnect.csv")"; fi
+# a device of one queue (openmp) has no exchange beside a kernel: alone only, said
+run 2 onequeue stream/stream --backend openmp --interconnect --exchange host --sizes 256K --reps 2 --out "$tmp/oq"
+all_ranks onequeue 0 2
+lines onequeue "has one queue: no exchange beside a copy" 1
+if [ "$(awk -F, 'NR > 1 { print $NF }' "$tmp/oq/interconnect.csv" | sort -u)" = none ]; then ok; else bad "one queue: rows beside a copy written"; fi
 
 # 5. bad input: exit 2 on every rank, one line from rank 0
 run 2 badbeside stream/stream --backend opencl --interconnect --beside sideways
