@@ -1,6 +1,8 @@
 #!/bin/sh
 # make bench's multi-device stage (core/bench.sh calls it before the model):
-# the interconnect probe between every pair of ranks, then lbmkernels on 1,
+# the interconnect probe between every pair of ranks (and its rings again
+# beside a copy kernel on every device, --beside none,copy, which the
+# model prices the exchange of overlap rows by), then lbmkernels on 1,
 # 2, 4, ... ranks through MPI, one rank per device, weak scaling (a fixed
 # lattice per rank) and strong scaling (one lattice), each exchange path
 # the probe found, overlap on and off, each scheme at its own best
@@ -144,14 +146,17 @@ mpi_run() {
 # Whichever tool offers it (--interconnect); its fits say which paths
 # work here, so lbmkernels tries those (and host, which always does)
 paths=${RANKS_PATHS:-host peer mpi}
-probe=""
+probe="" beside=""
 for t in stream membench; do
     "$t/$t" --help 2>&1 | grep -q -- '--interconnect' && { probe=$t/$t; break; }
 done
+# the exchange alone and beside a copy (with overlap the exchange runs
+# beside the interior kernel): where the probe offers it
+[ -n "$probe" ] && "$probe" --help 2>&1 | grep -q -- '--beside' && beside="--beside none,copy"
 if [ -z "$probe" ]; then
     say "no tool offers --interconnect: no interconnect fit, so the model cannot predict the multi-rank rows"
     failed="$failed interconnect"
-elif mpi_run interconnect "$ranks" $probe --backend "$backend" --interconnect; then
+elif mpi_run interconnect "$ranks" $probe --backend "$backend" --interconnect $beside; then
     for f in "$run"/interconnect*.csv; do [ -f "$f" ] && cp "$f" "$work/"; done
     found=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["path"] }' \
         "$work/interconnect-fit.csv" 2>/dev/null | sort -u | tr '\n' ' ')
@@ -206,6 +211,7 @@ rm -rf "$run" "$run.log"
     echo "launch,$launch"
     echo "paths_run,$(echo $paths | tr ' ' ';')"
     echo "paths_unavailable,$(echo $unavailable | tr ' ' ';')"
+    echo "interconnect_beside,$([ -n "$beside" ] && echo 'none;copy' || echo none)"
     echo "failed,$(echo $failed | tr ' ' ';')"
     echo "mpirun,\"$mpi\""
     echo "mpi_version,\"$mpi_version\""

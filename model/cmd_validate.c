@@ -300,7 +300,7 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
                                 "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
-                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch",
+                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch,exchange_beside",
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
@@ -308,7 +308,7 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         const ranks_row *r = &pt->ranks;
         char flags[64];
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s,-",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
@@ -320,9 +320,10 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
         char flags[64];
-        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s", row, v->ranks.pts[i].cells_per_thread,
+        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s,%s", row, v->ranks.pts[i].cells_per_thread,
                     model_flags_text(model_spill_flag(v->rank_local_bytes[i]), flags, sizeof flags),
-                    model_launch_name(v->rank_launch[i]));
+                    model_launch_name(v->rank_launch[i]),
+                    interconnect_beside_names[v->ranks.pts[i].pr.exchange_beside]);
     }
     lbp_csv_finish(csv);
 }

@@ -8,6 +8,22 @@
 
 #include "table.h"
 
+const char *const interconnect_beside_names[] = {"none", "copy", NULL};
+
+/* The row's beside: none where the file has no such column (written before
+ * the probe timed anything beside its exchanges) */
+static int beside_of(const lbp_table *t, int row, interconnect_beside *out, char *err, size_t err_len)
+{
+    const int c = lbp_table_column(t, "beside");
+    const char *text = c < 0 ? "none" : lbp_table_text(t, row, c);
+    for (int b = 0; interconnect_beside_names[b]; b++)
+        if (!strcmp(text, interconnect_beside_names[b])) {
+            *out = (interconnect_beside)b;
+            return 0;
+        }
+    return lbp_error(err, err_len, "%s:%d: expected beside none or copy, got '%s'", t->path, t->line[row], text);
+}
+
 /* The row's numbers of the columns names (NULL-ended), in order */
 static int numbers_of(const lbp_table *t, int row, const char *const *names, double *out, char *err, size_t err_len)
 {
@@ -40,6 +56,7 @@ static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err
                          line, a);
     if (!(gbs > 0)) return lbp_error(err, err_len, "%s:%d: expected bandwidth_gbs > 0, got %g", t->path, line, gbs);
     if (lat < 0) return lbp_error(err, err_len, "%s:%d: expected latency_us >= 0, got %g", t->path, line, lat);
+    if (beside_of(t, row, &out->beside, err, err_len)) return -1;
     snprintf(out->path, sizeof out->path, "%s", path);
     out->rank_a = (int)a;
     out->rank_b = (int)b;
@@ -55,13 +72,14 @@ static int fit_row(const lbp_table *t, int row, interconnect_fit *out, char *err
     return 0;
 }
 
-/* The fit a probe row belongs to: same path, direction and ranks */
-static interconnect_fit *fit_of_point(interconnect_fits *f, const char *path, const char *dir, int a, int b)
+/* The fit a probe row belongs to: same path, direction, ranks and beside */
+static interconnect_fit *fit_of_point(interconnect_fits *f, const char *path, const char *dir, int a, int b,
+                                      interconnect_beside beside)
 {
     int ring = !strcmp(dir, "ring"), both = !strcmp(dir, "both-ways");
     for (int i = 0; i < f->n; i++) {
         interconnect_fit *x = &f->fits[i];
-        if (strcmp(x->path, path) || !x->ring != !ring || x->both_ways != both) continue;
+        if (strcmp(x->path, path) || !x->ring != !ring || x->both_ways != both || x->beside != beside) continue;
         if ((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a)) return x;
     }
     return NULL;
@@ -84,7 +102,9 @@ static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *er
     if (!(bytes > 0) || bytes != floor(bytes))
         return lbp_error(err, err_len, "%s:%d: expected bytes a whole number > 0, got %g", t->path, line, bytes);
     if (!(us > 0)) return lbp_error(err, err_len, "%s:%d: expected us_median > 0, got %g", t->path, line, us);
-    interconnect_fit *x = fit_of_point(f, path, dir, (int)a, (int)b);
+    interconnect_beside beside;
+    if (beside_of(t, row, &beside, err, err_len)) return -1;
+    interconnect_fit *x = fit_of_point(f, path, dir, (int)a, (int)b, beside);
     if (!x) return 0;
     interconnect_point *grown = realloc(x->measured, (x->n_measured + 1) * sizeof *grown);
     if (!grown) return lbp_error(err, err_len, "out of memory");
@@ -92,8 +112,9 @@ static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *er
     int at = x->n_measured++;
     for (; at > 0 && x->measured[at - 1].bytes > bytes; at--) x->measured[at] = x->measured[at - 1];
     if (at > 0 && x->measured[at - 1].bytes == bytes)
-        return lbp_error(err, err_len, "%s:%d: a second %s %s point of ranks %g-%g at %g bytes", t->path, line, path,
-                         dir, a, b, bytes);
+        return lbp_error(err, err_len, "%s:%d: a second %s %s point of ranks %g-%g at %g bytes%s%s%s", t->path, line,
+                         path, dir, a, b, bytes, beside ? " (beside " : "", beside ? interconnect_beside_names[beside] : "",
+                         beside ? ")" : "");
     x->measured[at] = (interconnect_point){.bytes = bytes, .us = us};
     return 0;
 }
@@ -180,27 +201,35 @@ int interconnect_has_path(const interconnect_fits *f, const char *path)
     return 0;
 }
 
-const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b)
+/* The pair's fit along path measured beside `beside` (interconnect_pair) */
+static const interconnect_fit *pair_of(const interconnect_fits *f, const char *path, int a, int b,
+                                       interconnect_beside beside)
 {
     const interconnect_fit *found = NULL;
     for (int i = 0; i < f->n; i++) {
         const interconnect_fit *x = &f->fits[i];
-        if (x->ring || strcmp(x->path, path)) continue;
+        if (x->ring || x->beside != beside || strcmp(x->path, path)) continue;
         if (!((x->rank_a == a && x->rank_b == b) || (x->rank_a == b && x->rank_b == a))) continue;
         if (!found || (x->both_ways && !found->both_ways)) found = x;
     }
     return found;
 }
 
+const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b)
+{
+    return pair_of(f, path, a, b, INTERCONNECT_ALONE);
+}
+
 /* The slowest pair of path at bytes, both-ways where a pair has it */
-static const interconnect_fit *slowest_pair(const interconnect_fits *f, const char *path, double bytes)
+static const interconnect_fit *slowest_pair(const interconnect_fits *f, const char *path, double bytes,
+                                            interconnect_beside beside)
 {
     const interconnect_fit *worst = NULL;
     double worst_us = -1;
     for (int i = 0; i < f->n; i++) {
         const interconnect_fit *x = &f->fits[i];
-        if (x->ring || strcmp(x->path, path)) continue;
-        x = interconnect_pair(f, path, x->rank_a, x->rank_b);
+        if (x->ring || x->beside != beside || strcmp(x->path, path)) continue;
+        x = pair_of(f, path, x->rank_a, x->rank_b, beside);
         double us = interconnect_us(x, bytes, NULL);
         if (us > worst_us) { worst = x; worst_us = us; }
     }
@@ -208,30 +237,38 @@ static const interconnect_fit *slowest_pair(const interconnect_fits *f, const ch
 }
 
 /* The path's ring fit measured on exactly `ranks` ranks, or NULL */
-static const interconnect_fit *ring_of(const interconnect_fits *f, const char *path, int ranks)
+static const interconnect_fit *ring_of(const interconnect_fits *f, const char *path, int ranks,
+                                       interconnect_beside beside)
 {
     for (int i = 0; i < f->n; i++)
-        if (f->fits[i].ring == ranks && !strcmp(f->fits[i].path, path)) return &f->fits[i];
+        if (f->fits[i].ring == ranks && f->fits[i].beside == beside && !strcmp(f->fits[i].path, path))
+            return &f->fits[i];
     return NULL;
 }
 
-const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
-                                          int *missing)
+const interconnect_fit *interconnect_ring_beside(const interconnect_fits *f, const char *path, int ranks,
+                                                 double bytes, interconnect_beside beside, int *missing)
 {
     *missing = 0;
-    const interconnect_fit *ring = ring_of(f, path, ranks);
+    const interconnect_fit *ring = ring_of(f, path, ranks, beside);
     if (ring) return ring;
-    const interconnect_fit *stand_in = slowest_pair(f, path, bytes), *worst = NULL;
+    const interconnect_fit *stand_in = slowest_pair(f, path, bytes, beside), *worst = NULL;
     if (!stand_in) return NULL;
     int pairs = ranks == 2 ? 1 : ranks; /* two ranks: both faces face the same neighbour */
     double worst_us = -1;
     for (int r = 0; r < pairs && ranks > 1; r++) {
-        const interconnect_fit *x = interconnect_pair(f, path, r, (r + 1) % ranks);
+        const interconnect_fit *x = pair_of(f, path, r, (r + 1) % ranks, beside);
         if (!x) { x = stand_in; (*missing)++; }
         double us = interconnect_us(x, bytes, NULL);
         if (us > worst_us) { worst = x; worst_us = us; }
     }
     return worst ? worst : stand_in;
+}
+
+const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
+                                          int *missing)
+{
+    return interconnect_ring_beside(f, path, ranks, bytes, INTERCONNECT_ALONE, missing);
 }
 
 /* A device's name: its uuid, else "index N" (one node's numbering) */

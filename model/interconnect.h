@@ -14,6 +14,10 @@
  *                         fit is read at inside its measured sizes; its
  *                         device_a/b and uuid_a/b say which ranks shared a
  *                         device.
+ * Both files' column beside (optional: a file without it is all none)
+ * says what ran on the devices while the exchange was timed: none (alone)
+ * or copy (stream --interconnect --beside copy: a STREAM copy on every
+ * rank's device for the whole exchange, the rings only), each its own fit.
  * Paths: host (device -> host -> MPI -> host -> device, measured as one),
  * host-mpi (MPI between host buffers alone: the host path is then d2h +
  * host-mpi + h2d), peer (CUDA IPC peer copies), mpi (CUDA-aware MPI).
@@ -30,8 +34,13 @@ typedef struct {
     double us;              /* its median */
 } interconnect_point;
 
+/* What ran beside the exchange the probe timed (column beside) */
+typedef enum { INTERCONNECT_ALONE, INTERCONNECT_BESIDE_COPY, INTERCONNECT_BESIDE_KINDS } interconnect_beside;
+extern const char *const interconnect_beside_names[]; /* "none", "copy", NULL */
+
 typedef struct {
     char path[16];
+    interconnect_beside beside;
     int rank_a, rank_b;
     int both_ways;          /* 1 both-ways, 0 one-way or ring */
     int ring;               /* a ring's ranks (rank_b + 1), 0 for a pair */
@@ -61,7 +70,7 @@ typedef struct {
  * expected: a direction other than one-way|both-ways|ring, a ring whose
  * rank_a is not 0, a bandwidth <= 0, a negative latency, no rows; a point
  * whose bytes are not a whole number > 0 or whose median is not > 0, two
- * points of one fit at the same bytes). */
+ * points of one fit at the same bytes; a beside other than none or copy). */
 int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len);
 void interconnect_free(interconnect_fits *f);
 
@@ -83,11 +92,11 @@ typedef struct {
  * points, the fit (x->link).  how may be NULL. */
 double interconnect_us(const interconnect_fit *x, double bytes, interconnect_reading *how);
 
-/* Whether the fit has any row of path */
+/* Whether the fit has any row of path (alone or beside) */
 int interconnect_has_path(const interconnect_fits *f, const char *path);
 
-/* The pair's fit along path (either order), both-ways where fitted, else
- * one-way; NULL when the pair was not measured.  Rings are no pair's. */
+/* The pair's fit along path (either order) alone, both-ways where fitted,
+ * else one-way; NULL when the pair was not measured.  Rings are no pair's. */
 const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char *path, int a, int b);
 
 /* R ranks in a ring exchange with r - 1 and r + 1 (mod R): the path's ring
@@ -97,6 +106,10 @@ const interconnect_fit *interconnect_pair(const interconnect_fits *f, const char
  * *missing.  NULL when the path has no row. */
 const interconnect_fit *interconnect_ring(const interconnect_fits *f, const char *path, int ranks, double bytes,
                                           int *missing);
+/* The same among the fits measured beside `beside` (interconnect_ring:
+ * INTERCONNECT_ALONE); NULL when the path has none so measured. */
+const interconnect_fit *interconnect_ring_beside(const interconnect_fits *f, const char *path, int ranks,
+                                                 double bytes, interconnect_beside beside, int *missing);
 
 /* The devices the probe's ranks ran on, from dir/interconnect.csv: distinct
  * uuid_a/uuid_b (device_a/device_b where a uuid is unknown), and the ranks

@@ -75,14 +75,41 @@ static int transfer_link(const model_inputs *in, const char *dir, scaling_link *
 
 static void describe_fit(char *out, size_t len, const char *what, const interconnect_fit *x)
 {
+    const char *beside = x->beside == INTERCONNECT_BESIDE_COPY ? " beside a copy" : "";
     if (x->ring) {
-        snprintf(out, len, "%s ring fit of ranks 0-%d (all at once): %.3g us + 4 s / %.4g GB/s", what, x->rank_b,
-                 x->fitted.latency_us, x->fitted.bandwidth_gbs);
+        snprintf(out, len, "%s ring fit of ranks 0-%d (all at once%s): %.3g us + 4 s / %.4g GB/s", what, x->rank_b,
+                 beside, x->fitted.latency_us, x->fitted.bandwidth_gbs);
         return;
     }
-    snprintf(out, len, "%s %s fit of ranks %d-%d: %.3g us + %s / %.4g GB/s", what,
-             x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b, x->fitted.latency_us,
+    snprintf(out, len, "%s %s fit of ranks %d-%d%s: %.3g us + %s / %.4g GB/s", what,
+             x->both_ways ? "both-ways" : "one-way", x->rank_a, x->rank_b, beside, x->fitted.latency_us,
              x->both_ways ? "2 s" : "s", x->fitted.bandwidth_gbs);
+}
+
+/* The path's ring (interconnect_ring) for a row: with overlap (asked, and
+ * an interior to hide the exchange behind) the one measured beside the
+ * probe's copy, as the exchange runs beside the interior kernel; the alone
+ * one where the folder has none such, with a note */
+static const interconnect_fit *ring_for(const interconnect_fits *fits, const char *path, int ring, double s,
+                                        const ranks_request *rq, ranks_prediction *out)
+{
+    const int overlapped = rq->sc.overlap && out->slab.interior_planes > 0;
+    out->exchange_beside = INTERCONNECT_ALONE;
+    if (overlapped) {
+        const interconnect_fit *x =
+            interconnect_ring_beside(fits, path, ring, s, INTERCONNECT_BESIDE_COPY, &out->missing_pairs);
+        if (x) {
+            out->exchange_beside = INTERCONNECT_BESIDE_COPY;
+            return x;
+        }
+    }
+    const interconnect_fit *x = interconnect_ring(fits, path, ring, s, &out->missing_pairs);
+    if (x && overlapped)
+        model_note(&out->prov,
+                   "%s: no %s fit measured beside a copy (stream --interconnect --beside copy): the exchange beside "
+                   "the interior priced by the medians of the exchange alone",
+                   fits->file, path);
+    return x;
 }
 
 /* x read at a rank's s through interconnect_us, its reading appended to
@@ -114,7 +141,7 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
     int ring = rq->nodes > 1 ? rq->ranks_per_node : rq->sc.ranks;
     if (ring < 2) return 0;
     char what[240];
-    const interconnect_fit *x = interconnect_ring(fits, rq->exchange, ring, s, &out->missing_pairs);
+    const interconnect_fit *x = ring_for(fits, rq->exchange, ring, s, rq, out);
     if (x) {
         describe_fit(what, sizeof what, rq->exchange, x);
         out->within_us = read_fit(x, s, what, sizeof what, &out->prov);

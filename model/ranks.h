@@ -34,6 +34,13 @@
  *              the pair fit stands for it as it does there; what differs is
  *              every rank staging at the same time, which only a ring fit
  *              holds.
+ * With overlap (asked, and the slab has an interior) the exchange runs
+ * beside the interior kernel, so the path's fits measured beside the
+ * probe's copy kernel (interconnect.csv's beside copy: the rings timed
+ * while every device streams its memory) take the place of the alone ones
+ * where the folder has them, through the same lookup; where it has none
+ * for the path, the alone fits with a note (exchange_beside 0).  Without
+ * overlap, alone.
  * Every fit is read through interconnect_us: the probe's medians at the
  * exchange's message inside the measured sizes, the fitted line only
  * outside them (a clamp, within_measured 0).
@@ -68,6 +75,8 @@ typedef struct {
     double between_us;          /* across nodes (projection), else 0 */
     int projection;
     int missing_pairs;          /* ring pairs the fit lacks */
+    interconnect_beside exchange_beside; /* what the fit read within the
+                                   node was measured beside */
     char route[400];            /* how the exchange was put together */
     model_provenance prov;      /* the one-device model's clamps, fallbacks
                                    and notes over the pieces, and ours */

@@ -105,11 +105,12 @@ int ranks_validation_report(FILE *f, const ranks_validation *v, double bar_large
         snprintf(size, sizeof size, "%lldx%lldx%lld", p->nx, p->ny, p->nz);
         percent_or_dash(me, sizeof me, p->measured_eff_pct);
         percent_or_dash(mx, sizeof mx, p->cols.exchange_us);
-        fprintf(f, "%-7s %-6s %-5s %-15s %-6s %5d %-8s %-7s %10.1f %10.1f %+8.2f %9s %9.1f %8s %8.1f %s%s%s\n",
+        fprintf(f, "%-7s %-6s %-5s %-15s %-6s %5d %-8s %-7s %10.1f %10.1f %+8.2f %9s %9.1f %8s %8.1f %s%s%s%s\n",
                 p->backend, p->scheme, p->precision, size, p->cols.scaling, p->cols.ranks, p->cols.exchange,
                 p->cols.overlap ? "on" : "off", p->measured, p->pr.step.mlups, p->error_pct, mx,
                 p->pr.step.exchange_us, me, 100 * p->pr.step.efficiency, o ? "OVER " : "",
-                shares_device(p) ? "oversubscribed " : "", p->pr.projection ? "projection" : "");
+                shares_device(p) ? "oversubscribed " : "", p->pr.projection ? "projection " : "",
+                p->pr.exchange_beside == INTERCONNECT_BESIDE_COPY ? "exchange-beside-copy" : "");
         over += o;
         shared += shares_device(p);
         if (!shares_device(p)) worst = fmax(worst, fabs(p->error_pct));

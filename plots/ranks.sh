@@ -102,8 +102,11 @@ ranks_key_figures() {
                 { if ($1 < l0) l0 = $1; if ($1 > l1) l1 = $1; if ($2 < g0) g0 = $2; if ($2 > g1) g1 = $2 }
                 function span(a, b) { return a == b ? sprintf("%.3g", a) : sprintf("%.3g-%.3g", a, b) }
                 END { if (NR) printf "- interconnect %s, a message each way at once (%d pair%s): %s us + 2 s / %s GB/s (s the message)\n", x, NR, (NR > 1 ? "s" : ""), span(l0, l1), span(g0, g1) }'
-        csvsel "$fit" "path=$x,direction=ring" rank_b latency_us bandwidth_gbs 2>/dev/null |
-            awk -v x=$x '{ printf "- interconnect %s, ranks 0-%d at once, each with both ring neighbours: %.3g us + 4 s / %.4g GB/s\n", x, $1, $2, $3 }'
+        # a ring alone, and again beside a copy on every device (column
+        # beside; files without it are all alone)
+        { csvsel "$fit" "path=$x,direction=ring" rank_b latency_us bandwidth_gbs beside 2>/dev/null ||
+            csvsel "$fit" "path=$x,direction=ring" rank_b latency_us bandwidth_gbs 2>/dev/null; } |
+            awk -v x=$x '{ printf "- interconnect %s, ranks 0-%d at once, each with both ring neighbours%s: %.3g us + 4 s / %.4g GB/s\n", x, $1, ($4 == "copy" ? ", beside a copy on every device" : ""), $2, $3 }'
     done
 }
 

@@ -189,6 +189,13 @@ static void run_launch(void *p)
     lbp_launch(c->d, c->k, &c->cfg, 3, c->args);
 }
 
+/* A copy from b's input array to its output */
+static launch_ctx launch_of(stream_bench *b, lbp_kernel *k, const stream_kernel *gk, const stream_config *cfg)
+{
+    return (launch_ctx){b->d, k, lbp_cfg_1d(gk->blocks, gk->block_size),
+                        {LBP_BUF(b->in), LBP_BUF(b->out), LBP_I64(cfg->elements)}};
+}
+
 typedef struct {
     lbp_device *d;
     lbp_buf *dst, *src;
@@ -264,8 +271,7 @@ int stream_run_generated(stream_bench *b, const stream_config *cfg, const stream
     if (kernel_out)
         *kernel_out = gk;
 
-    launch_ctx ctx = {b->d, k, lbp_cfg_1d(gk.blocks, gk.block_size),
-                      {LBP_BUF(b->in), LBP_BUF(b->out), LBP_I64(cfg->elements)}};
+    launch_ctx ctx = launch_of(b, k, &gk, cfg);
     char what[96];
     snprintf(what, sizeof what, "copy %s x%u, %" PRId64 " B", gk.name, gk.blocks,
              stream_array_bytes(&gk.record));
@@ -273,6 +279,16 @@ int stream_run_generated(stream_bench *b, const stream_config *cfg, const stream
     if (cfg->planted_skip)
         b->d->be->kernel_release(b->d, k);
     return rc;
+}
+
+int stream_enqueue_generated(stream_bench *b, const stream_config *cfg, const stream_kernel *gk)
+{
+    lbp_kernel *k = b->kernels[word_slot(cfg->word_bytes)][cfg->access];
+    if (!k || cfg->planted_skip)
+        return -1;
+    launch_ctx ctx = launch_of(b, k, gk, cfg);
+    run_launch(&ctx);
+    return 0;
 }
 
 int stream_run_driver_copy(stream_bench *b, int64_t bytes, const stream_reps *policy,

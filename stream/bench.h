@@ -57,6 +57,12 @@ void stream_bench_free(stream_bench *b);
 int stream_run_generated(stream_bench *b, const stream_config *cfg, const stream_reps *reps,
                          stream_kernel *kernel_out, stream_result *res, char *why, size_t why_len);
 
+/* Enqueue one run of cfg's kernel, which stream_run_generated compiled,
+ * on the current queue and return without waiting: a load beside other
+ * work (the interconnect probe's).  gk: what stream_generate made of cfg.
+ * Returns 0, -1 when the kernel was not compiled. */
+int stream_enqueue_generated(stream_bench *b, const stream_config *cfg, const stream_kernel *gk);
+
 /* The same for the driver's device-to-device copy of `bytes` bytes. */
 int stream_run_driver_copy(stream_bench *b, int64_t bytes, const stream_reps *reps,
                            stream_record *record_out, stream_result *res, char *why, size_t why_len);

@@ -11,7 +11,12 @@
  * message to both ring neighbours and receive one from each, all at once,
  * as the lattice's exchange does on R ranks (its two faces in one run; all
  * ranks together, where a pair leaves the others idle); s counts a rank's
- * four messages, the time is the slowest rank's. */
+ * four messages, the time is the slowest rank's.  Beside (`beside` copy):
+ * the rings again, each rank's device running a memory-bound copy kernel
+ * on its first queue for the whole of every timed exchange, as the
+ * lattice's interior kernel runs beside the exchange with overlap on (the
+ * exchange's copies then share the device's memory with it); alone rows
+ * say `beside` none. */
 #ifndef STREAM_INTERCONNECT_H
 #define STREAM_INTERCONNECT_H
 
@@ -23,6 +28,11 @@
 #include "exchange.h"
 
 #define STREAM_IC_MAX_SIZES 64
+
+/* What runs on the devices while an exchange is timed */
+typedef enum { STREAM_IC_ALONE, STREAM_IC_BESIDE_COPY, STREAM_IC_BESIDE_KINDS } stream_ic_beside;
+extern const char *const stream_ic_beside_names[]; /* "none", "copy", NULL */
+
 typedef struct {
     int64_t sizes[STREAM_IC_MAX_SIZES]; /* message bytes */
     int nsizes;
@@ -31,7 +41,16 @@ typedef struct {
     int quick;
     int paths[LBP_EXCHANGE_PATHS];      /* none given: every path available here */
     int npaths;
+    int beside[STREAM_IC_BESIDE_KINDS]; /* 1: time the cases so (none given: every kind) */
+    int64_t beside_bytes;               /* the copy's array; 0: by device (GPU 256 MiB, CPU 16 MiB) */
+    int plant_error;                    /* tests: the last rank's copy beside is corrupted after
+                                           its runs, so its check must fail the probe on every rank */
 } stream_ic_opts;
+
+/* The sizes timed beside a copy: those of sizes[] from 256 KiB to 16 MiB
+ * (a face of 128^2 to 512^2 planes and the powers of 4 around them), or all
+ * of them where none is.  Returns the count. */
+int stream_ic_beside_sizes(const int64_t *sizes, int n, int64_t *out);
 
 /* The default sweep: powers of 4 from 4 KiB to 64 MiB (quick: to 1 MiB)
  * and the halo messages of 128^2, 256^2 and 512^2 planes (quick: 128^2) in
@@ -41,8 +60,9 @@ int stream_ic_default_sizes(int64_t *out, int quick);
 /* The columns of interconnect.csv and interconnect-fit.csv (after device,
  * backend). */
 #define STREAM_IC_HEADER                                                                                   \
-    "path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median"
-#define STREAM_IC_FIT_HEADER "path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points"
+    "path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median," \
+    "beside"
+#define STREAM_IC_FIT_HEADER "path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points,beside"
 
 /* Collective (every rank).  Rows go to rows and fits on rank 0 (NULL
  * elsewhere).  Returns 0, or 1 with why on every rank when a message

@@ -47,13 +47,20 @@
     "                      results in <out>/interconnect.csv, interconnect-fit.csv,\n"          \
     "                      interconnect-meta.csv\n"                                             \
     "  --exchange LIST     --interconnect's paths, any of host,peer,mpi (default: each this\n"  \
-    "                      device and MPI library offer); one they lack: exit 2\n"
+    "                      device and MPI library offer); one they lack: exit 2\n"             \
+    "  --beside LIST       --interconnect's conditions, any of none,copy (default both): none\n" \
+    "                      times each exchange alone; copy times the rings again while every\n" \
+    "                      rank's device runs a STREAM copy on another queue (as the interior\n" \
+    "                      kernel runs beside the exchange with overlap on), at the sizes from\n" \
+    "                      256K to 16M; column beside of both files\n"                           \
+    "  --beside-bytes N    the copy's array (default 256M on a GPU, 16M on a CPU)\n"
 /* Without MPI --interconnect is not offered (a script can tell from --help). */
 #define USAGE USAGE_HEAD USAGE_RANKS LBP_COMMON_HELP
 #define USAGE_ONE_RANK USAGE_HEAD LBP_COMMON_HELP
 static const char *usage(void) { return lbp_mpi_built() ? USAGE : USAGE_ONE_RANK; }
 
-enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS, OPT_INTERCONNECT, OPT_EXCHANGE };
+enum { OPT_SIZES = LBP_OPT_FIRST_TOOL, OPT_MAX_SIZE, OPT_REPS, OPT_SWEEPS, OPT_INTERCONNECT, OPT_EXCHANGE, OPT_BESIDE,
+       OPT_BESIDE_BYTES, OPT_PLANT };
 
 #define MAX_SUMMARY 256 /* rows of the stdout table */
 
@@ -128,6 +135,20 @@ static int parse_paths(const char *s, int *out)
     return n;
 }
 
+/* "none,copy": what runs beside the interconnect's exchanges */
+static void parse_beside(const char *s, int *out)
+{
+    int any = 0;
+    for (int b = 0; b < STREAM_IC_BESIDE_KINDS; b++) out[b] = 0;
+    char *copy = strdup(s);
+    for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        out[lbp_parse_choice("--beside", tok, stream_ic_beside_names)] = 1;
+        any = 1;
+    }
+    free(copy);
+    if (!any) lbp_usage_error("--beside: '%s' names nothing", s);
+}
+
 static void parse_options(int argc, char **argv, stream_options *so, stream_ic_opts *ic, lbp_common *c)
 {
     static const struct option opts[] = {LBP_COMMON_LONGOPTS,
@@ -137,7 +158,11 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
                                          {"sweeps", required_argument, 0, OPT_SWEEPS},
                                          {"interconnect", no_argument, 0, OPT_INTERCONNECT},
                                          {"exchange", required_argument, 0, OPT_EXCHANGE},
+                                         {"beside", required_argument, 0, OPT_BESIDE},
+                                         {"beside-bytes", required_argument, 0, OPT_BESIDE_BYTES},
+                                         {"plant-error", no_argument, 0, OPT_PLANT}, /* tests: a wrong copy beside must fail */
                                          {0, 0, 0, 0}};
+    int beside_given = 0;
     for (int i = 0; i < STREAM_SW_COUNT; i++)
         so->sweeps[i] = -1;
     int o;
@@ -149,12 +174,18 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
         case OPT_SWEEPS: parse_sweeps(optarg, so->sweeps); break;
         case OPT_INTERCONNECT:
         case OPT_EXCHANGE:
+        case OPT_BESIDE:
+        case OPT_BESIDE_BYTES:
             if (!lbp_mpi_built())
-                lbp_usage_error("--interconnect, --exchange: built without MPI (make deps installs Open MPI, then make "
-                                "clean all)");
+                lbp_usage_error("--interconnect, --exchange, --beside: built without MPI (make deps installs Open MPI, "
+                                "then make clean all)");
             if (o == OPT_INTERCONNECT) so->interconnect = 1;
-            else ic->npaths = parse_paths(optarg, ic->paths);
+            else if (o == OPT_EXCHANGE) ic->npaths = parse_paths(optarg, ic->paths);
+            else if (o == OPT_BESIDE) parse_beside(optarg, ic->beside);
+            else ic->beside_bytes = lbp_parse_bytes("--beside-bytes", optarg, 16 << 10, (long long)1 << 40);
+            beside_given |= o == OPT_BESIDE || o == OPT_BESIDE_BYTES;
             break;
+        case OPT_PLANT: ic->plant_error = 1; break;
         case '?': lbp_bad_option();
         default:
             if (!lbp_common_opt(c, o, optarg, usage()))
@@ -165,6 +196,10 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
         lbp_usage_error("unexpected argument '%s'", argv[optind]);
     so->quick = c->quick;
     if (ic->npaths && !so->interconnect) lbp_usage_error("--exchange: only with --interconnect");
+    if (beside_given && !so->interconnect) lbp_usage_error("--beside, --beside-bytes: only with --interconnect");
+    int any_beside = 0;
+    for (int b = 0; b < STREAM_IC_BESIDE_KINDS; b++) any_beside |= ic->beside[b];
+    for (int b = 0; b < STREAM_IC_BESIDE_KINDS && !any_beside; b++) ic->beside[b] = 1;
     /* the interconnect's messages: the sizes given, else its own sweep */
     ic->quick = c->quick;
     ic->reps = so->reps;

@@ -30,7 +30,9 @@ for a in "$@"; do
     case "$a" in
     --list) i=0; while [ $i -lt "${STUB_DEVICES:-1}" ]; do echo "cuda device $i: Test GPU [cuda] slug=test-gpu, 132 CUs, 80 GiB"; i=$((i + 1)); done; exit 0 ;;
     --describe) echo "global_mem_bytes,85000000000"; exit 0 ;;
-    --help) [ "${STUB_PROBE:-0}" = 1 ] && echo "  --interconnect  the probe"; exit 0 ;;
+    --help) [ "${STUB_PROBE:-0}" = 1 ] && echo "  --interconnect  the probe"
+            [ "${STUB_PROBE:-0}" = 1 ] && [ "${STUB_NO_BESIDE:-0}" = 0 ] && echo "  --beside LIST   the probe beside a copy"
+            exit 0 ;;
     esac
 done
 while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
@@ -95,6 +97,14 @@ else grep -q -- '--allow-run-as-root' "$d/mpirun.log" && bad "--allow-run-as-roo
     [ "$(meta "$d" git_commit)" = 0123456789ab ] && ok ||
     bad "ranks-meta.csv: $(cat "$d/work/ranks-meta.csv")"
 [ -d "$d/work/.ranks-run" ] && bad "the run folder was left behind" || ok
+# the probe's rings again beside a copy, recorded
+grep -q -- '-np 2 stream/stream --backend cuda --interconnect --beside none,copy' "$d/mpirun.log" && [ "$(meta "$d" interconnect_beside)" = "none;copy" ] && ok ||
+    bad "probe not run beside a copy: $(grep -- '--interconnect' "$d/mpirun.log"), meta $(meta "$d" interconnect_beside)"
+# a probe without --beside: run as before, recorded as alone
+d=$tmp/twoalone; make_tree "$d"
+stage "$d" STUB_DEVICES=2 STUB_PROBE=1 STUB_NO_BESIDE=1
+[ "$rc" = 0 ] && ! grep -q -- '--beside' "$d/mpirun.log" && [ "$(meta "$d" interconnect_beside)" = none ] && ok ||
+    bad "a probe without --beside: exit $rc, $(grep -- '--interconnect' "$d/mpirun.log"), meta $(meta "$d" interconnect_beside)"
 
 # 2. eight devices, --quick: 1 and 8 ranks only, pull only, half lattices
 d=$tmp/eight; make_tree "$d"

@@ -129,5 +129,34 @@ cp tests/model-data/ranks/interconnect-fit.csv "$d/"
 sed -i '8s/,weak,256,/,weak,200,/' "$d/lbm.csv"
 expect 2 "lbm.csv:8: expected nz = ranks x nz_local" model/model validate --data "$d" --force
 
+# ---- the exchange beside a copy (interconnect.csv's column beside) ---------------
+# the fixture's files with the column (every row none), and a peer ring of
+# 4 measured beside a copy at 40 and 90 us around a 256^2 face (60 us
+# there, log-log); the slowest pair alone is 35.768 us
+b=$tmp/beside
+mkdir -p "$b" && cp tests/model-data/gpu/*.csv "$b/" && cp tests/model-data/ranks/*.csv "$b/" || exit 1
+sed -i '1s/$/,beside/; 2,$s/$/,none/' "$b/interconnect-fit.csv" "$b/interconnect.csv"
+echo "test-gpu,cuda,peer,0,3,ring,6,50,0.99,2,copy" >>"$b/interconnect-fit.csv"
+printf 'test-gpu,cuda,peer,0,3,0,3,GPU-0000,GPU-0003,ring,%s,20,%s,%s,%s,1,copy\n' 655360 40 40 40 2621440 90 90 90 >>"$b/interconnect.csv"
+bpredict() { model/model predict --data "$b" --backend cuda --scheme pull --precision fp32 --size 256 --weak "$@"; }
+bpredict --ranks 4 --exchange peer --overlap on --format csv >"$tmp/p.csv" 2>/dev/null
+near "$(field "$tmp/p.csv" 1 exchange_us)" 60 && ok || bad "overlap on: exchange $(field "$tmp/p.csv" 1 exchange_us), expected the beside medians' 60 us"
+bpredict --ranks 4 --exchange peer --overlap off --format csv >"$tmp/p.csv" 2>/dev/null
+near "$(field "$tmp/p.csv" 1 exchange_us)" 35.768 && ok || bad "overlap off: exchange $(field "$tmp/p.csv" 1 exchange_us), expected alone 35.768 us"
+bpredict --ranks 4 --exchange peer --overlap on >"$tmp/p.txt" 2>&1
+grep -q "peer ring fit of ranks 0-3 (all at once beside a copy)" "$tmp/p.txt" && ok || bad "the route does not say beside a copy: $(cat "$tmp/p.txt")"
+# no ring of 2 beside: alone, said
+bpredict --ranks 2 --exchange peer --overlap on >"$tmp/p.txt" 2>&1
+grep -q "no peer fit measured beside a copy" "$tmp/p.txt" && grep -q "exchange of the slowest rank: 29.21 us" "$tmp/p.txt" && ok || bad "2 ranks, no fit beside: $(cat "$tmp/p.txt")"
+model/model validate --data "$b" --force >"$tmp/v.txt" 2>"$tmp/err"; rc=$?
+[ "$rc" = 0 ] && ok || bad "validate beside: exit $rc: $(cat "$tmp/err")"
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["ranks"] "-" $h["exchange"] "-" $h["overlap"] ":" $h["exchange_beside"] }' "$b/model.csv" | sort -u | tr '\n' ' ')
+[ "$got" = "1-none-0:- 2-host-0:none 2-host-1:none 2-peer-0:none 2-peer-1:none 4-peer-0:none 4-peer-1:copy " ] && ok || bad "model.csv exchange_beside: [$got]"
+[ "$(grep -c 'exchange-beside-copy' "$tmp/v.txt")" = 2 ] && ok || bad "validate's table marks $(grep -c 'exchange-beside-copy' "$tmp/v.txt") rows beside, expected the 2 peer rows of 4 ranks with overlap"
+# a beside the model does not know: exit 1 (predict) and 2 (validate), one line naming file, line and value
+sed -i '2s/,none$/,sideways/' "$b/interconnect-fit.csv"
+expect 1 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" bpredict --ranks 2
+expect 2 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" model/model validate --data "$b" --force
+
 echo "model_ranks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

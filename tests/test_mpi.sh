@@ -102,18 +102,50 @@ if grep -q '^ranks,2$' "$tmp/timing/lbm-meta.csv" && grep -q '^rank_1_device,' "
 # 4. the interconnect: 3 pairs x one-way and both-ways x 3 sizes, fitted;
 # then the rings of ranks 0-1 and 0-2 (every rank to both neighbours at once,
 # its messages verified: on 3 ranks a swapped neighbour would show)
-run 3 interconnect stream/stream --backend opencl --interconnect --sizes 4K,64K,1M --reps 3 --out "$tmp/ic"
+run 3 interconnect stream/stream --backend opencl --interconnect --sizes 4K,64K,1M --reps 3 --beside none --out "$tmp/ic"
 all_ranks interconnect 0 3
 ic=$tmp/ic/interconnect.csv fit=$tmp/ic/interconnect-fit.csv
-if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
+if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median,beside" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
 if [ "$(awk -F, 'NR > 1 && $3 == "host" && $10 != "ring" && $16 > 0' "$ic" | wc -l)" -eq 18 ]; then ok; else bad "interconnect.csv: not 18 host rows with a bandwidth"; fi
-if [ "$(head -n 1 "$fit" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points" ] &&
+if [ "$(head -n 1 "$fit" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points,beside" ] &&
    [ "$(awk -F, 'NR > 1 && $6 != "ring" && $10 == 3' "$fit" | wc -l)" -eq 6 ]; then ok; else bad "interconnect-fit.csv: $(cat "$fit" 2>/dev/null)"; fi
 rings=$(awk -F, 'NR > 1 && $3 == "host" && $10 == "ring" && $4 == 0 && $16 > 0 { print $5 }' "$ic" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
 if [ "$rings" = "1:3 2:3 " ]; then ok; else bad "interconnect.csv: ring rows (rank_b:sizes) [$rings], expected rings 0-1 and 0-2 at 3 sizes"; fi
 if [ "$(awk -F, 'NR > 1 && $3 == "host" && $6 == "ring" && $4 == 0 && $10 == 3 { print $5 }' "$fit" | tr '\n' ' ')" = "1 2 " ]; then ok; else bad "interconnect-fit.csv: no ring fits 0-1, 0-2: $(cat "$fit")"; fi
+if [ "$(awk -F, 'FNR > 1 && $NF != "none"' "$ic" "$fit" | wc -l)" -eq 0 ]; then ok; else bad "--beside none wrote rows beside a copy"; fi
+
+# 4b. the rings again beside a copy on every rank's device (2 ranks: the
+# ring 0-1), at the sizes from 256K (64K is left out), each its own fit;
+# alone rows as ever; the model reads both (alone for the pairs)
+run 2 beside stream/stream --backend opencl --interconnect --sizes 64K,256K,1M --reps 2 --beside-bytes 1M --out "$tmp/bs"
+all_ranks beside 0 2
+ic=$tmp/bs/interconnect.csv fit=$tmp/bs/interconnect-fit.csv
+got=$(awk -F, 'NR > 1 && $NF == "copy" && $16 > 0 { print $3 ":" $10 ":" $5 ":" $11 }' "$ic" | tr '\n' ' ')
+if [ "$got" = "host:ring:1:262144 host:ring:1:1048576 " ]; then ok; else bad "interconnect.csv beside rows [$got], expected the host ring 0-1 at 256K and 1M"; fi
+if [ "$(awk -F, 'NR > 1 && $NF == "none"' "$ic" | wc -l)" -eq 9 ]; then ok; else bad "interconnect.csv: not 9 rows alone (one-way, both-ways, ring x 3 sizes)"; fi
+if [ "$(awk -F, 'NR > 1 && $NF == "copy" && $6 == "ring" && $10 == 2 { print $3 }' "$fit")" = host ]; then ok; else bad "interconnect-fit.csv: no host ring fit beside a copy: $(cat "$fit")"; fi
+if grep -q '^beside,none;copy$' "$tmp/bs/interconnect-meta.csv" && grep -q '^beside_copy_bytes,1048576$' "$tmp/bs/interconnect-meta.csv"; then ok; else bad "interconnect-meta.csv lacks beside, beside_copy_bytes"; fi
+has beside "beside the exchanges a copy of 2 x 1048576 bytes"
+# --beside copy alone: only the rings beside
+run 2 beside_only stream/stream --backend opencl --interconnect --sizes 256K --reps 2 --beside copy --beside-bytes 1M --out "$tmp/bo"
+all_ranks beside_only 0 2
+if [ "$(awk -F, 'NR > 1 { print $10 "-" $NF }' "$tmp/bo/interconnect.csv" | tr '\n' ' ')" = "ring-copy " ]; then ok; else bad "--beside copy: $(cat "$tmp/bo/interconnect.csv")"; fi
+# a device of one queue (openmp) has no exchange beside a kernel: alone only, said
+run 2 onequeue stream/stream --backend openmp --interconnect --exchange host --sizes 256K --reps 2 --out "$tmp/oq"
+all_ranks onequeue 0 2
+lines onequeue "has one queue: no exchange beside a copy" 1
+if [ "$(awk -F, 'NR > 1 { print $NF }' "$tmp/oq/interconnect.csv" | sort -u)" = none ]; then ok; else bad "one queue: rows beside a copy written"; fi
 
 # 5. bad input: exit 2 on every rank, one line from rank 0
+run 2 badbeside stream/stream --backend opencl --interconnect --beside sideways
+all_ranks badbeside 2 2
+lines badbeside "sideways" 1
+run 2 besidebytes stream/stream --backend opencl --interconnect --beside-bytes 1K
+all_ranks besidebytes 2 2
+lines besidebytes "beside-bytes" 1
+run 2 besidealone stream/stream --backend opencl --beside copy
+all_ranks besidealone 2 2
+lines besidealone "only with --interconnect" 1
 run 2 indivisible $LBM --verify --ranks-scaling strong --sizes 12x10x7
 all_ranks indivisible 2 2
 lines indivisible "do not divide the lattice's 7 planes" 1
@@ -138,7 +170,14 @@ has kinds "rank 1: cuda"
 run 2 ic_alone stream/stream --backend opencl --quick
 all_ranks ic_alone 2 2
 
-# 6. a failure on one rank alone (rank 0 cannot write its results) ends the
+# 6. the copy beside the exchange gone wrong on the last rank alone: every
+# rank exits 1, rank 1's reason said once, nothing written
+run 2 besidewrong stream/stream --backend opencl --interconnect --sizes 256K --reps 2 --beside copy --beside-bytes 1M --plant-error --out "$tmp/bw"
+all_ranks besidewrong 1 2
+lines besidewrong "the copy beside the exchange, rank 1: element 4 of 65536" 1
+if [ -f "$tmp/bw/interconnect.csv" ]; then bad "interconnect.csv written though a copy beside was wrong"; else ok; fi
+
+# 6b. a failure on one rank alone (rank 0 cannot write its results) ends the
 # job, in time and not with success
 timeout $LIMIT $MPIRUN -np 2 $LBM --schemes pull --precisions fp32 --sizes 8 --quick --out /proc/lbmprobe-cannot >"$tmp/alone.log" 2>&1
 rc=$?

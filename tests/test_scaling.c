@@ -673,6 +673,109 @@ static void test_points_malformed(void **state)
     remove_folder(dir);
 }
 
+/* ---- the exchange beside a copy (column beside) ---------------------------- */
+
+/* The ranks folder's files given the column (every row none: as the probe
+ * writes them alone), then a peer ring of 4 alone and one beside a copy,
+ * each with points at 655,360 and 2,621,440 B around a 256^2 face (alone
+ * 30 and 60 us: sqrt(30 x 60) = 42.43 at the face; beside 40 and 90: 60),
+ * at the same sizes: one fit's points each, no second point of either. */
+#define BESIDE_COLUMN "sed -i '1s/$/,beside/; 2,$s/$/,none/' interconnect-fit.csv interconnect.csv"
+#define BESIDE_RINGS                                                                                       \
+    "printf 'test-gpu,cuda,peer,0,3,ring,5,100,0.99,2,none\ntest-gpu,cuda,peer,0,3,ring,6,50,0.99,2,copy\n' " \
+    ">>interconnect-fit.csv"
+#define BESIDE_POINT(beside, bytes, us)                                                                     \
+    "printf 'test-gpu,cuda,peer,0,3,0,3,GPU-0000,GPU-0003,ring," #bytes ",20," #us "," #us "," #us ",1," #beside \
+    "\\n' >>interconnect.csv"
+#define BESIDE_FOLDER                                                                                       \
+    BESIDE_COLUMN " && " BESIDE_RINGS " && " BESIDE_POINT(none, 655360, 30) " && " BESIDE_POINT(none, 2621440, 60) \
+                  " && " BESIDE_POINT(copy, 655360, 40) " && " BESIDE_POINT(copy, 2621440, 90)
+
+/* Files written before the column: every fit alone */
+static void test_beside_old_files(void **state)
+{
+    (void)state;
+    interconnect_fits f;
+    assert_int_equal(interconnect_load(&f, DATA "ranks", err, sizeof err), LBP_TABLE_OK);
+    for (int i = 0; i < f.n; i++) assert_int_equal(f.fits[i].beside, INTERCONNECT_ALONE);
+    int missing;
+    assert_null(interconnect_ring_beside(&f, "peer", 4, HALO_256, INTERCONNECT_BESIDE_COPY, &missing));
+    interconnect_free(&f);
+}
+
+/* Each lookup keeps to its condition: alone never reads a fit measured
+ * beside, beside never an alone one (NULL where the path has none) */
+static void test_beside_lookup(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, BESIDE_FOLDER);
+    assert_int_equal(fx.fits.n, 12);
+    int missing;
+    const interconnect_fit *x = interconnect_ring(&fx.fits, "peer", 4, HALO_256, &missing);
+    assert_int_equal(x->beside, INTERCONNECT_ALONE);
+    assert_int_equal(x->ring, 4);
+    NEAR(interconnect_us(x, RANK_256, NULL), sqrt(30.0 * 60.0));
+    x = interconnect_ring_beside(&fx.fits, "peer", 4, HALO_256, INTERCONNECT_BESIDE_COPY, &missing);
+    assert_int_equal(x->beside, INTERCONNECT_BESIDE_COPY);
+    assert_int_equal(x->n_measured, 2);
+    NEAR(interconnect_us(x, RANK_256, NULL), 60);
+    /* no ring of 2 beside, and no pair measured beside to stand in */
+    assert_null(interconnect_ring_beside(&fx.fits, "peer", 2, HALO_256, INTERCONNECT_BESIDE_COPY, &missing));
+    assert_null(interconnect_ring_beside(&fx.fits, "host", 4, HALO_256, INTERCONNECT_BESIDE_COPY, &missing));
+    /* the pairs stay alone */
+    assert_int_equal(interconnect_pair(&fx.fits, "peer", 2, 3)->beside, INTERCONNECT_ALONE);
+    fixture_close(&fx);
+}
+
+/* A row with overlap reads the ring measured beside a copy; without
+ * overlap, or a slab with no interior to overlap with, the ring alone; a
+ * path without beside fits falls back to alone, with a note */
+static void test_ranks_beside(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, BESIDE_FOLDER);
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 60);
+    assert_int_equal(p.exchange_beside, INTERCONNECT_BESIDE_COPY);
+    assert_non_null(strstr(p.route, "all at once beside a copy"));
+    assert_false(model_provenance_says(&p.prov, "beside a copy (stream"));
+    rq = request(4, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, sqrt(30.0 * 60.0));
+    assert_int_equal(p.exchange_beside, INTERCONNECT_ALONE);
+    assert_null(strstr(p.route, "beside"));
+    /* strong, 4 ranks of 2 planes: all border, the exchange runs alone */
+    rq = request(4, SCALING_STRONG, 8, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    assert_int_equal(p.exchange_beside, INTERCONNECT_ALONE);
+    assert_false(model_provenance_says(&p.prov, "beside a copy (stream"));
+    /* host has no fit beside: alone, as without overlap, and said */
+    rq = request(4, SCALING_WEAK, 256, "host", 0);
+    expect_predicted(&fx, &rq, &p);
+    const double alone = p.within_us;
+    rq = request(4, SCALING_WEAK, 256, "host", 1);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.within_us, alone);
+    assert_int_equal(p.exchange_beside, INTERCONNECT_ALONE);
+    assert_true(model_provenance_says(&p.prov, "no host fit measured beside a copy"));
+    fixture_close(&fx);
+}
+
+static void test_beside_malformed(void **state)
+{
+    (void)state;
+    expect_malformed(BESIDE_COLUMN " && sed -i '2s/,none$/,sideways/' interconnect-fit.csv",
+                     ":2: expected beside none or copy, got 'sideways'");
+    expect_points_refused(BESIDE_COLUMN " && sed -i '3s/,none$/,maybe/' interconnect.csv",
+                          ":3: expected beside none or copy, got 'maybe'");
+    expect_points_refused(BESIDE_FOLDER " && " BESIDE_POINT(copy, 655360, 41),
+                          "a second peer ring point of ranks 0-3 at 655360 bytes (beside copy)");
+}
+
 /* The pieces are predicted at the kernel's own launch: its cells per
  * thread and the lattice's occupancy (validate passes each lbm.csv row's),
  * never a default one.  The fixture's probes at 4 and 8 bytes make pull at
@@ -1003,6 +1106,10 @@ int main(void)
         cmocka_unit_test(test_ranks_ring_points),
         cmocka_unit_test(test_ranks_ring_outside_points),
         cmocka_unit_test(test_points_malformed),
+        cmocka_unit_test(test_beside_old_files),
+        cmocka_unit_test(test_beside_lookup),
+        cmocka_unit_test(test_ranks_beside),
+        cmocka_unit_test(test_beside_malformed),
         cmocka_unit_test(test_ranks_projection),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_rows_malformed),
