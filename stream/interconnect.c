@@ -298,19 +298,50 @@ static int verify_received(ic_buffers *bu, const ic_case *c, char *why, size_t w
     return verify_from(bu, c, me == c->a ? c->b : c->a, bu->max, why, why_len);
 }
 
+/* The case's per-run times (mine, reps of them) to rank 0's out: the
+ * slowest rank of the case per run (a ring: of its ranks, the others' 0;
+ * a pair: the slower of the two).  Collective. */
+static void slowest_to_root(const ic_case *c, const double *mine, double *out)
+{
+    const int me = lbp_ranks.rank;
+    double *theirs = calloc((size_t)c->reps, sizeof *theirs);
+    if (!theirs) lbp_fail("out of host memory for %d timings", c->reps);
+    for (int r = 0; r < c->reps && c->ring; r++) {
+        const double slowest = lbp_mpi_reduce_all(mine[r], LBP_MPI_MAX);
+        if (me == 0) out[r] = theirs[r] = slowest;
+    }
+    for (int side = 0; side < 2 && !c->ring; side++) {
+        const int who = side ? c->b : c->a;
+        if (who == 0 && me == 0) memcpy(side ? theirs : out, mine, sizeof *mine * (size_t)c->reps);
+        else if (me == who) lbp_mpi_send(mine, sizeof *mine * (size_t)c->reps, 0, TAG_TIMES + side);
+        else if (me == 0) lbp_mpi_recv(side ? theirs : out, sizeof *mine * (size_t)c->reps, who, TAG_TIMES + side);
+    }
+    if (me == 0)
+        for (int r = 0; r < c->reps; r++) out[r] = fmax(out[r], theirs[r]);
+    free(theirs);
+}
+
 /* Time one case; on rank 0 the per-run times of the slowest rank of the
- * case (ms, c->reps of them) in ms_out.  Returns 0, or 1 (every rank) with
- * why, or CASE_GAVE_UP (every rank) with why: not timed beside the copy. */
+ * case (ms, c->reps of them) in ms_out.  Beside the copy (alone_out on
+ * every rank, c->reps of them) each run is paired: the exchange
+ * alone, then beside the copy, one after the other on every rank, so that
+ * both see the same state of the host and links (which drifts over the
+ * minutes between an alone sweep and a beside sweep); the alone runs'
+ * times then in alone_out.  Returns 0, or 1 (every rank) with why, or
+ * CASE_GAVE_UP (every rank) with why: not timed beside the copy. */
 enum { CASE_GAVE_UP = 2 };
 static int measure_case(lbp_device *d, ic_buffers *bu, ic_load *ld, const ic_case *c, int parts, double *ms_out,
-                        char *why, size_t why_len)
+                        double *alone_out, char *why, size_t why_len)
 {
     lbp_region *send = calloc(2 * (size_t)parts, sizeof *send), *recv = calloc(2 * (size_t)parts, sizeof *recv);
-    double *mine = calloc((size_t)c->reps, sizeof *mine), *theirs = calloc((size_t)c->reps, sizeof *theirs);
-    if (!send || !recv || !mine || !theirs) lbp_fail("out of host memory for %d timings", c->reps);
+    double *mine = calloc((size_t)c->reps, sizeof *mine), *mine_alone = calloc((size_t)c->reps, sizeof *mine);
+    if (!send || !recv || !mine || !mine_alone) lbp_fail("out of host memory for %d timings", c->reps);
     lbp_link l[2];
     const int in_pair = case_links(c, bu, l, send, recv, parts);
     lbp_exchange *x = lbp_exchange_create(d, c->path, l, in_pair);
+    const int paired = c->beside != STREAM_IC_ALONE; /* every rank alike */
+    ic_case alone = *c;
+    alone.beside = STREAM_IC_ALONE;
     lbp_mpi_barrier();
     /* warm-up: first touches, IPC mappings; beside, how many copies outlast it */
     double expect_ms = ld ? ld->launch_ms : 0, ms;
@@ -320,24 +351,13 @@ static int measure_case(lbp_device *d, ic_buffers *bu, ic_load *ld, const ic_cas
         gave_up = timed_run(x, in_pair, c, ld, &expect_ms, &ms, gave_up_why, sizeof gave_up_why);
     /* a message arrived wrong: this rank's alone, so the runs go on */
     int fail = !gave_up && verify_received(bu, c, mine_why, sizeof mine_why);
-    for (int r = 0; r < c->reps && !gave_up; r++)
+    for (int r = 0; r < c->reps && !gave_up; r++) {
+        if (paired) timed_run(x, in_pair, &alone, NULL, NULL, &mine_alone[r], NULL, 0);
         gave_up = timed_run(x, in_pair, c, ld, &expect_ms, &mine[r], gave_up_why, sizeof gave_up_why);
+    }
     lbp_exchange_destroy(x);
-    /* the times to rank 0: the slower of the two per run (a ring: the
-     * slowest of its ranks, the others' 0) */
-    const int me = lbp_ranks.rank;
-    for (int r = 0; r < c->reps && c->ring; r++) {
-        const double slowest = lbp_mpi_reduce_all(mine[r], LBP_MPI_MAX);
-        if (me == 0) ms_out[r] = theirs[r] = slowest;
-    }
-    for (int side = 0; side < 2 && !c->ring; side++) {
-        const int who = side ? c->b : c->a;
-        if (who == 0 && me == 0) memcpy(side ? theirs : ms_out, mine, sizeof *mine * (size_t)c->reps);
-        else if (me == who) lbp_mpi_send(mine, sizeof *mine * (size_t)c->reps, 0, TAG_TIMES + side);
-        else if (me == 0) lbp_mpi_recv(side ? theirs : ms_out, sizeof *mine * (size_t)c->reps, who, TAG_TIMES + side);
-    }
-    if (me == 0)
-        for (int r = 0; r < c->reps; r++) ms_out[r] = fmax(ms_out[r], theirs[r]);
+    slowest_to_root(c, mine, ms_out);
+    if (paired) slowest_to_root(c, mine_alone, alone_out);
     fail = agree_failure(fail, mine_why, why, why_len);
     if (!fail && gave_up) {
         snprintf(why, why_len, "%s", gave_up_why);
@@ -346,19 +366,40 @@ static int measure_case(lbp_device *d, ic_buffers *bu, ic_load *ld, const ic_cas
     free(send);
     free(recv);
     free(mine);
-    free(theirs);
+    free(mine_alone);
     return fail;
 }
 
-static void write_row(lbp_csv *rows, const ic_case *c, lbp_stats *st)
+/* The pairing of a row beside the copy: the median of its paired runs
+ * alone and of the ratios beside / alone run by run (0, 0: a row alone) */
+typedef struct {
+    double alone_ms, ratio;
+} ic_paired;
+
+static ic_paired paired_of(const double *beside, double *alone, int reps)
+{
+    double *ratio = calloc((size_t)reps, sizeof *ratio);
+    if (!ratio) lbp_fail("out of host memory for %d timings", reps);
+    for (int r = 0; r < reps; r++) ratio[r] = beside[r] / alone[r];
+    const ic_paired p = {.alone_ms = lbp_stats_of(alone, reps).median, .ratio = lbp_stats_of(ratio, reps).median};
+    free(ratio);
+    return p;
+}
+
+static void write_row(lbp_csv *rows, const ic_case *c, lbp_stats *st, const ic_paired *pa)
 {
     const lbp_rank_device *dev = lbp_mpi_devices();
     const double moved = moved_of(c);
-    lbp_csv_row(rows, "%s,%d,%d,%s,%s,%s,%s,%s,%" PRId64 ",%d,%.3f,%.3f,%.3f,%.4f,%s", lbp_exchange_names[c->path],
-                c->a, c->b, dev[c->a].slug, dev[c->b].slug, dev[c->a].uuid[0] ? dev[c->a].uuid : "unknown",
-                dev[c->b].uuid[0] ? dev[c->b].uuid : "unknown", direction_of(c), c->bytes, c->reps,
-                st->min * 1e3, st->median * 1e3, st->max * 1e3, moved / (st->median * 1e-3) / 1e9,
-                stream_ic_beside_names[c->beside]);
+    char alone[32] = "", ratio[32] = "";
+    if (pa->ratio > 0) {
+        snprintf(alone, sizeof alone, "%.3f", pa->alone_ms * 1e3);
+        snprintf(ratio, sizeof ratio, "%.4f", pa->ratio);
+    }
+    lbp_csv_row(rows, "%s,%d,%d,%s,%s,%s,%s,%s,%" PRId64 ",%d,%.3f,%.3f,%.3f,%.4f,%s,%s,%s",
+                lbp_exchange_names[c->path], c->a, c->b, dev[c->a].slug, dev[c->b].slug,
+                dev[c->a].uuid[0] ? dev[c->a].uuid : "unknown", dev[c->b].uuid[0] ? dev[c->b].uuid : "unknown",
+                direction_of(c), c->bytes, c->reps, st->min * 1e3, st->median * 1e3, st->max * 1e3,
+                moved / (st->median * 1e-3) / 1e9, alone, ratio, stream_ic_beside_names[c->beside]);
 }
 
 static void write_fit(lbp_csv *fits, const ic_case *c, const double *moved, const double *ms, int n)
@@ -424,12 +465,13 @@ static int sweep_case(ic_sweep *sw, const stream_ic_opts *o, ic_case *c, lbp_csv
     for (int i = 0; i < sw->nsizes && !fail; i++) {
         c->bytes = sw->sizes[i];
         c->reps = stream_transfer_reps(c->bytes, o->reps, o->quick);
-        double *ms = calloc((size_t)c->reps, sizeof *ms);
-        if (!ms) lbp_fail("out of host memory for %d timings", c->reps);
-        fail = measure_case(sw->d, sw->bu, c->beside ? sw->ld : NULL, c, o->regions, ms, why, why_len);
+        double *ms = calloc((size_t)c->reps, sizeof *ms), *alone = calloc((size_t)c->reps, sizeof *alone);
+        if (!ms || !alone) lbp_fail("out of host memory for %d timings", c->reps);
+        fail = measure_case(sw->d, sw->bu, c->beside ? sw->ld : NULL, c, o->regions, ms, alone, why, why_len);
         if (!fail && lbp_ranks.rank == 0) {
+            const ic_paired pa = c->beside ? paired_of(ms, alone, c->reps) : (ic_paired){0};
             lbp_stats st = lbp_stats_of(ms, c->reps);
-            write_row(rows, c, &st);
+            write_row(rows, c, &st, &pa);
             moved[done] = moved_of(c);
             median[done++] = st.median;
             lbp_progress(++sw->done, sw->total, lbp_now() - sw->t_start, "interconnect %s %d %s %d%s, %" PRId64 " B",
@@ -437,6 +479,7 @@ static int sweep_case(ic_sweep *sw, const stream_ic_opts *o, ic_case *c, lbp_csv
                          c->beside ? " beside a copy" : "", c->bytes);
         }
         free(ms);
+        free(alone);
     }
     /* a case not timed beside the copy (on every rank alike): the sizes it
      * was, fitted where two were, and the probe goes on, said */

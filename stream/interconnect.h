@@ -16,7 +16,13 @@
  * on its first queue for the whole of every timed exchange, as the
  * lattice's interior kernel runs beside the exchange with overlap on (the
  * exchange's copies then share the device's memory with it); alone rows
- * say `beside` none. */
+ * say `beside` none.  Each run beside the copy is paired with a run of
+ * the same exchange alone just before it (every rank alike), so that both
+ * see the same state of a host whose speed drifts over minutes: a row
+ * beside says the median of those alone runs (paired_alone_us_median) and
+ * of the ratios beside / alone run by run (paired_ratio_median), which the
+ * model multiplies into the alone sweep's reading; rows alone leave both
+ * empty. */
 #ifndef STREAM_INTERCONNECT_H
 #define STREAM_INTERCONNECT_H
 
@@ -61,7 +67,7 @@ int stream_ic_default_sizes(int64_t *out, int quick);
  * backend). */
 #define STREAM_IC_HEADER                                                                                   \
     "path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median," \
-    "beside"
+    "paired_alone_us_median,paired_ratio_median,beside"
 #define STREAM_IC_FIT_HEADER "path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points,beside"
 
 /* Collective (every rank).  Rows go to rows and fits on rank 0 (NULL

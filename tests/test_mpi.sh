@@ -105,7 +105,7 @@ if grep -q '^ranks,2$' "$tmp/timing/lbm-meta.csv" && grep -q '^rank_1_device,' "
 run 3 interconnect stream/stream --backend opencl --interconnect --sizes 4K,64K,1M --reps 3 --beside none --out "$tmp/ic"
 all_ranks interconnect 0 3
 ic=$tmp/ic/interconnect.csv fit=$tmp/ic/interconnect-fit.csv
-if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median,beside" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
+if [ "$(head -n 1 "$ic" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,device_a,device_b,uuid_a,uuid_b,direction,bytes,reps,us_min,us_median,us_max,gbs_median,paired_alone_us_median,paired_ratio_median,beside" ]; then ok; else bad "interconnect.csv header: $(head -n 1 "$ic" 2>/dev/null)"; fi
 if [ "$(awk -F, 'NR > 1 && $3 == "host" && $10 != "ring" && $16 > 0' "$ic" | wc -l)" -eq 18 ]; then ok; else bad "interconnect.csv: not 18 host rows with a bandwidth"; fi
 if [ "$(head -n 1 "$fit" 2>/dev/null)" = "device,backend,path,rank_a,rank_b,direction,latency_us,bandwidth_gbs,r2,points,beside" ] &&
    [ "$(awk -F, 'NR > 1 && $6 != "ring" && $10 == 3' "$fit" | wc -l)" -eq 6 ]; then ok; else bad "interconnect-fit.csv: $(cat "$fit" 2>/dev/null)"; fi
@@ -123,6 +123,11 @@ ic=$tmp/bs/interconnect.csv fit=$tmp/bs/interconnect-fit.csv
 got=$(awk -F, 'NR > 1 && $NF == "copy" && $16 > 0 { print $3 ":" $10 ":" $5 ":" $11 }' "$ic" | tr '\n' ' ')
 if [ "$got" = "host:ring:1:262144 host:ring:1:1048576 " ]; then ok; else bad "interconnect.csv beside rows [$got], expected the host ring 0-1 at 256K and 1M"; fi
 if [ "$(awk -F, 'NR > 1 && $NF == "none"' "$ic" | wc -l)" -eq 9 ]; then ok; else bad "interconnect.csv: not 9 rows alone (one-way, both-ways, ring x 3 sizes)"; fi
+# each run beside paired with one alone just before it: every row beside
+# says the pairs' alone median and ratio (beside / alone); rows alone neither
+paired=$(awk -F, 'NR > 1 && $NF == "copy" && $17 > 0 && $18 > 0 && $16 > 0 { print $11 }' "$ic" | tr '\n' ' ')
+if [ "$paired" = "262144 1048576 " ]; then ok; else bad "interconnect.csv: beside rows without their paired alone median and ratio [$paired]: $(cat "$ic")"; fi
+if [ "$(awk -F, 'NR > 1 && $NF == "none" && ($17 != "" || $18 != "")' "$ic" | wc -l)" -eq 0 ]; then ok; else bad "interconnect.csv: rows alone with a pairing"; fi
 if [ "$(awk -F, 'NR > 1 && $NF == "copy" && $6 == "ring" && $10 == 2 { print $3 }' "$fit")" = host ]; then ok; else bad "interconnect-fit.csv: no host ring fit beside a copy: $(cat "$fit")"; fi
 if grep -q '^beside,none;copy$' "$tmp/bs/interconnect-meta.csv" && grep -q '^beside_copy_bytes,1048576$' "$tmp/bs/interconnect-meta.csv"; then ok; else bad "interconnect-meta.csv lacks beside, beside_copy_bytes"; fi
 has beside "beside the exchanges a copy of 2 x 1048576 bytes"
@@ -130,6 +135,7 @@ has beside "beside the exchanges a copy of 2 x 1048576 bytes"
 run 2 beside_only stream/stream --backend opencl --interconnect --sizes 256K --reps 2 --beside copy --beside-bytes 1M --out "$tmp/bo"
 all_ranks beside_only 0 2
 if [ "$(awk -F, 'NR > 1 { print $10 "-" $NF }' "$tmp/bo/interconnect.csv" | tr '\n' ' ')" = "ring-copy " ]; then ok; else bad "--beside copy: $(cat "$tmp/bo/interconnect.csv")"; fi
+if [ "$(awk -F, 'NR > 1 && $17 > 0 && $18 > 0' "$tmp/bo/interconnect.csv" | wc -l)" -eq 1 ]; then ok; else bad "--beside copy: the row beside lacks its pairing alone: $(cat "$tmp/bo/interconnect.csv")"; fi
 # a device of one queue (openmp) has no exchange beside a kernel: alone only, said
 run 2 onequeue stream/stream --backend openmp --interconnect --exchange host --sizes 256K --reps 2 --out "$tmp/oq"
 all_ranks onequeue 0 2
