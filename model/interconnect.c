@@ -85,6 +85,19 @@ static interconnect_fit *fit_of_point(interconnect_fits *f, const char *path, co
     return NULL;
 }
 
+/* The row's paired_ratio_median: 0 where the file has no such column or
+ * the row leaves it empty (a row alone) */
+static int ratio_of(const lbp_table *t, int row, double *out, char *err, size_t err_len)
+{
+    *out = 0;
+    const int c = lbp_table_column(t, "paired_ratio_median");
+    if (c < 0 || !*lbp_table_text(t, row, c)) return 0;
+    if (lbp_table_number_by_name(t, row, "paired_ratio_median", out, err, err_len)) return -1;
+    if (*out > 0) return 0;
+    return lbp_error(err, err_len, "%s:%d: expected paired_ratio_median > 0 or empty, got %g", t->path, t->line[row],
+                     *out);
+}
+
 /* One row of interconnect.csv into its fit's points (a row no fit has,
  * another path's or too few points to fit, is left out) */
 static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *err, size_t err_len)
@@ -116,7 +129,7 @@ static int point_row(interconnect_fits *f, const lbp_table *t, int row, char *er
                          path, dir, a, b, bytes, beside ? " (beside " : "", beside ? interconnect_beside_names[beside] : "",
                          beside ? ")" : "");
     x->measured[at] = (interconnect_point){.bytes = bytes, .us = us};
-    return 0;
+    return ratio_of(t, row, &x->measured[at].ratio, err, err_len);
 }
 
 /* dir/interconnect.csv's points into the fits; none where it is missing */
@@ -170,28 +183,46 @@ void interconnect_free(interconnect_fits *f)
     f->n = 0;
 }
 
+/* The value of p's points (ratio: their ratios, else their medians) at
+ * message, log value linear in log size between the two sizes around it;
+ * outside them the nearest size's, r->within_measured 0 */
+static double points_at(const interconnect_point *p, int n, double message, int ratio, interconnect_reading *r)
+{
+    *r = (interconnect_reading){.message = message, .lo = p[0].bytes, .hi = p[n - 1].bytes};
+    int i = 0;
+    while (i + 1 < n && p[i + 1].bytes < message) i++;
+    const interconnect_point *lo = &p[i], *hi = i + 1 < n ? &p[i + 1] : &p[i];
+    if (message <= p[0].bytes) hi = lo = &p[0];
+    else if (message >= p[n - 1].bytes) hi = lo = &p[n - 1];
+    else if (lo->bytes == message) hi = lo;
+    else if (hi->bytes == message) lo = hi;
+    const double vlo = ratio ? lo->ratio : lo->us, vhi = ratio ? hi->ratio : hi->us;
+    const double w = hi == lo ? 0 : log(message / lo->bytes) / log(hi->bytes / lo->bytes);
+    if (message >= p[0].bytes && message <= p[n - 1].bytes)
+        *r = (interconnect_reading){.within_measured = 1, .message = message, .lo = lo->bytes, .hi = hi->bytes};
+    return exp(log(vlo) + w * log(vhi / vlo));
+}
+
 double interconnect_us(const interconnect_fit *x, double bytes, interconnect_reading *how)
 {
     interconnect_reading r = {.message = x->ring ? bytes / 2 : bytes};
-    const interconnect_point *p = x->measured;
-    int n = x->n_measured;
     double us = scaling_link_us(x->link, bytes);
-    if (n > 0) {
-        r.lo = p[0].bytes;
-        r.hi = p[n - 1].bytes;
-    }
-    if (n > 0 && r.message >= r.lo && r.message <= r.hi) {
-        int i = 0;
-        while (i + 1 < n && p[i + 1].bytes < r.message) i++;
-        const interconnect_point *lo = &p[i], *hi = i + 1 < n ? &p[i + 1] : &p[i];
-        if (lo->bytes == r.message || hi == lo) hi = lo;
-        else if (hi->bytes == r.message) lo = hi;
-        double w = hi == lo ? 0 : log(r.message / lo->bytes) / log(hi->bytes / lo->bytes);
-        us = exp(log(lo->us) + w * log(hi->us / lo->us));
-        r = (interconnect_reading){.within_measured = 1, .message = r.message, .lo = lo->bytes, .hi = hi->bytes};
+    if (x->n_measured > 0) {
+        const double at = points_at(x->measured, x->n_measured, r.message, 0, &r);
+        if (r.within_measured) us = at;
     }
     if (how) *how = r;
     return us;
+}
+
+double interconnect_ratio(const interconnect_fit *x, double bytes, interconnect_reading *how)
+{
+    interconnect_reading r = {.message = x->ring ? bytes / 2 : bytes};
+    int paired = x->n_measured > 0;
+    for (int i = 0; i < x->n_measured; i++) paired = paired && x->measured[i].ratio > 0;
+    const double ratio = paired ? points_at(x->measured, x->n_measured, r.message, 1, &r) : 0;
+    if (how) *how = r;
+    return ratio;
 }
 
 int interconnect_has_path(const interconnect_fits *f, const char *path)

@@ -17,7 +17,9 @@
  * Both files' column beside (optional: a file without it is all none)
  * says what ran on the devices while the exchange was timed: none (alone)
  * or copy (stream --interconnect --beside copy: a STREAM copy on every
- * rank's device for the whole exchange, the rings only), each its own fit.
+ * rank's device for the whole exchange, the rings only), each its own fit;
+ * a row beside may say paired_ratio_median, its runs' ratio to runs of the
+ * same exchange alone timed each just before (interconnect_ratio).
  * Paths: host (device -> host -> MPI -> host -> device, measured as one),
  * host-mpi (MPI between host buffers alone: the host path is then d2h +
  * host-mpi + h2d), peer (CUDA IPC peer copies), mpi (CUDA-aware MPI).
@@ -32,6 +34,9 @@
 typedef struct {
     double bytes;           /* interconnect.csv's message */
     double us;              /* its median */
+    double ratio;           /* beside a copy: the median ratio of its runs
+                               to the runs alone paired with them
+                               (paired_ratio_median); 0 where none */
 } interconnect_point;
 
 /* What ran beside the exchange the probe timed (column beside) */
@@ -70,7 +75,8 @@ typedef struct {
  * expected: a direction other than one-way|both-ways|ring, a ring whose
  * rank_a is not 0, a bandwidth <= 0, a negative latency, no rows; a point
  * whose bytes are not a whole number > 0 or whose median is not > 0, two
- * points of one fit at the same bytes; a beside other than none or copy). */
+ * points of one fit at the same bytes; a beside other than none or copy;
+ * a paired_ratio_median given but not a number > 0). */
 int interconnect_load(interconnect_fits *f, const char *dir, char *err, size_t err_len);
 void interconnect_free(interconnect_fits *f);
 
@@ -91,6 +97,16 @@ typedef struct {
  * proportional at the bandwidth); outside the measured sizes, or without
  * points, the fit (x->link).  how may be NULL. */
 double interconnect_us(const interconnect_fit *x, double bytes, interconnect_reading *how);
+
+/* The ratio beside / alone of x's points paired with runs alone
+ * (paired_ratio_median) at the probe's message for bytes (as
+ * interconnect_us: a ring's bytes / 2), interpolated as interconnect_us
+ * interpolates medians; outside the measured sizes the nearest size's (a
+ * ratio of two times that both level off at the latency or the bandwidth
+ * levels off as well).  0 where any of x's points has no ratio (files
+ * written before the probe paired its runs: read the medians beside
+ * instead).  how may be NULL. */
+double interconnect_ratio(const interconnect_fit *x, double bytes, interconnect_reading *how);
 
 /* Whether the fit has any row of path (alone or beside) */
 int interconnect_has_path(const interconnect_fits *f, const char *path);

@@ -133,6 +133,34 @@ static double read_fit(const interconnect_fit *x, double s, char *what, size_t l
     return us;
 }
 
+/* Beside a copy where the fit beside x says its paired ratio: the alone
+ * ring of the path read at s, times the ratio at the face (ranks.h).
+ * Returns 1 with within_us and the route set, 0 where not so priced. */
+static int paired_beside(const interconnect_fits *fits, const char *path, int ring, double s,
+                         const interconnect_fit *x, ranks_prediction *out)
+{
+    if (out->exchange_beside != INTERCONNECT_BESIDE_COPY) return 0;
+    interconnect_reading how;
+    const double ratio = interconnect_ratio(x, s, &how);
+    int missing = 0;
+    const interconnect_fit *alone = ratio > 0 ? interconnect_ring(fits, path, ring, s, &missing) : NULL;
+    if (!alone) return 0;
+    char what[240], beside[160];
+    describe_fit(what, sizeof what, path, alone);
+    out->within_us = read_fit(alone, s, what, sizeof what, &out->prov) * ratio;
+    out->exchange_ratio = ratio;
+    if (missing > out->missing_pairs) out->missing_pairs = missing;
+    describe_fit(beside, sizeof beside, path, x);
+    if (!how.within_measured)
+        model_clamped(&out->prov, "%s ring of ranks 0-%d beside a copy: a message of %.0f B is outside the paired "
+                      "%.0f..%.0f B: the nearest size's ratio", path, x->rank_b, how.message, how.lo, how.hi);
+    snprintf(out->route, sizeof out->route, "within a node: %s", what);
+    const size_t used = strlen(out->route);
+    snprintf(out->route + used, sizeof out->route - used, "; x %.3f, the paired ratio beside / alone of the %s", ratio,
+             beside);
+    return 1;
+}
+
 /* One face inside the node: the path's ring, or host-staged as three legs */
 static int within_node(const model_inputs *in, const interconnect_fits *fits, const ranks_request *rq,
                        ranks_prediction *out, char *err, size_t err_len)
@@ -143,9 +171,11 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
     char what[240];
     const interconnect_fit *x = ring_for(fits, rq->exchange, ring, s, rq, out);
     if (x) {
-        describe_fit(what, sizeof what, rq->exchange, x);
-        out->within_us = read_fit(x, s, what, sizeof what, &out->prov);
-        snprintf(out->route, sizeof out->route, "within a node: %s", what);
+        if (!paired_beside(fits, rq->exchange, ring, s, x, out)) {
+            describe_fit(what, sizeof what, rq->exchange, x);
+            out->within_us = read_fit(x, s, what, sizeof what, &out->prov);
+            snprintf(out->route, sizeof out->route, "within a node: %s", what);
+        }
     } else if (!strcmp(rq->exchange, "host") && (x = interconnect_ring(fits, "host-mpi", ring, s, &out->missing_pairs))) {
         scaling_route r = {.legs = 2};
         if (transfer_link(in, "d2h", &r.leg[0], err, err_len) || transfer_link(in, "h2d", &r.leg[1], err, err_len))

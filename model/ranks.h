@@ -39,8 +39,13 @@
  * probe's copy kernel (interconnect.csv's beside copy: the rings timed
  * while every device streams its memory) take the place of the alone ones
  * where the folder has them, through the same lookup; where it has none
- * for the path, the alone fits with a note (exchange_beside 0).  Without
- * overlap, alone.
+ * for the path, the alone fits with a note (exchange_beside 0).  Where
+ * the fit beside says the ratio of its runs to runs alone paired with them
+ * (interconnect_ratio), the exchange is the alone ring's reading times
+ * that ratio at the face (exchange_ratio): the alone sweep's own curve,
+ * scaled by what the copy adds at the same moment, so that the host's
+ * drift between the alone sweep and the beside sweep cancels; without the
+ * ratio (older folders), the medians beside.  Without overlap, alone.
  * Every fit is read through interconnect_us: the probe's medians at the
  * exchange's message inside the measured sizes, the fitted line only
  * outside them (a clamp, within_measured 0).
@@ -77,6 +82,9 @@ typedef struct {
     int missing_pairs;          /* ring pairs the fit lacks */
     interconnect_beside exchange_beside; /* what the fit read within the
                                    node was measured beside */
+    double exchange_ratio;      /* the paired ratio beside / alone the alone
+                                   ring's reading was multiplied by (0:
+                                   none; the fit's own reading) */
     char route[400];            /* how the exchange was put together */
     model_provenance prov;      /* the one-device model's clamps, fallbacks
                                    and notes over the pieces, and ours */

@@ -776,6 +776,98 @@ static void test_beside_malformed(void **state)
                           "a second peer ring point of ranks 0-3 at 655360 bytes (beside copy)");
 }
 
+/* ---- beside a copy, paired with runs alone (paired_ratio_median) ---------- */
+
+/* The beside folder as the probe now writes it: a row beside says the
+ * median of the runs alone paired with its runs and of the ratios run by
+ * run, rows alone leave both empty.  The alone sweep's ring: 30 and 60 us
+ * at 655,360 and 2,621,440 B; beside 40 and 90 us, paired with runs alone
+ * of 25 and 75 us at ratios 1.6 and 1.2 (the host drifted between the
+ * sweeps: 40 / 30 and 90 / 60 would say 1.33 and 1.5).  At the 256^2 face,
+ * log-midway: alone sqrt(30 x 60), ratio sqrt(1.6 x 1.2), the exchange
+ * their product (58.79 us, where the medians beside read 60). */
+#define PAIRED_COLUMN                                                                                        \
+    "sed -i '1s/$/,beside/; 2,$s/$/,none/' interconnect-fit.csv && sed -i "                                 \
+    "'1s/$/,paired_alone_us_median,paired_ratio_median,beside/; 2,$s/$/,,,none/' interconnect.csv"
+#define PAIRED_POINT(beside, bytes, us, alone, ratio)                                                       \
+    "printf 'test-gpu,cuda,peer,0,3,0,3,GPU-0000,GPU-0003,ring," #bytes ",20," #us "," #us "," #us ",1," #alone \
+    "," #ratio "," #beside "\\n' >>interconnect.csv"
+#define PAIRED_FOLDER                                                                                       \
+    PAIRED_COLUMN " && " BESIDE_RINGS " && " PAIRED_POINT(none, 655360, 30, , ) " && "                      \
+    PAIRED_POINT(none, 2621440, 60, , ) " && " PAIRED_POINT(copy, 655360, 40, 25, 1.6) " && "               \
+    PAIRED_POINT(copy, 2621440, 90, 75, 1.2)
+
+/* The ratio is read as the medians are (log-log between the sizes around
+ * the message), the nearest size's outside them; none without the column
+ * or where a point lacks it */
+static void test_paired_ratio(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, PAIRED_FOLDER);
+    int missing;
+    const interconnect_fit *x = interconnect_ring_beside(&fx.fits, "peer", 4, HALO_256, INTERCONNECT_BESIDE_COPY,
+                                                         &missing);
+    interconnect_reading how;
+    NEAR(interconnect_ratio(x, RANK_256, &how), sqrt(1.6 * 1.2));
+    assert_true(how.within_measured);
+    NEAR(interconnect_ratio(x, 2 * 655360.0, &how), 1.6);
+    NEAR(interconnect_ratio(x, 2 * 100000.0, &how), 1.6);
+    assert_false(how.within_measured);
+    NEAR(interconnect_ratio(x, 2 * 1e7, &how), 1.2);
+    assert_false(how.within_measured);
+    /* the alone ring's points say no ratio */
+    assert_true(interconnect_ratio(interconnect_ring(&fx.fits, "peer", 4, HALO_256, &missing), RANK_256, NULL) == 0);
+    fixture_close(&fx);
+    fixture_open(&fx, BESIDE_FOLDER);
+    x = interconnect_ring_beside(&fx.fits, "peer", 4, HALO_256, INTERCONNECT_BESIDE_COPY, &missing);
+    assert_true(interconnect_ratio(x, RANK_256, NULL) == 0);
+    fixture_close(&fx);
+}
+
+/* With overlap the exchange is the alone sweep's reading times the paired
+ * ratio, never the medians beside; without overlap alone as ever; a fit
+ * beside whose points lack a ratio reads its medians */
+static void test_ranks_paired(void **state)
+{
+    (void)state;
+    ranks_fixture fx;
+    fixture_open(&fx, PAIRED_FOLDER);
+    ranks_prediction p;
+    ranks_request rq = request(4, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, sqrt(30.0 * 60.0) * sqrt(1.6 * 1.2));
+    NEAR(p.exchange_ratio, sqrt(1.6 * 1.2));
+    assert_int_equal(p.exchange_beside, INTERCONNECT_BESIDE_COPY);
+    assert_non_null(strstr(p.route, "the paired ratio beside / alone"));
+    assert_non_null(strstr(p.route, "all at once beside a copy"));
+    rq = request(4, SCALING_WEAK, 256, "peer", 0);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, sqrt(30.0 * 60.0));
+    assert_true(p.exchange_ratio == 0);
+    fixture_close(&fx);
+    /* one point beside without its ratio: the medians beside */
+    fixture_open(&fx, PAIRED_COLUMN " && " BESIDE_RINGS " && " PAIRED_POINT(none, 655360, 30, , ) " && "
+                      PAIRED_POINT(none, 2621440, 60, , ) " && " PAIRED_POINT(copy, 655360, 40, 25, 1.6) " && "
+                      PAIRED_POINT(copy, 2621440, 90, , ));
+    rq = request(4, SCALING_WEAK, 256, "peer", 1);
+    expect_predicted(&fx, &rq, &p);
+    NEAR(p.step.exchange_us, 60);
+    assert_true(p.exchange_ratio == 0);
+    fixture_close(&fx);
+}
+
+static void test_paired_malformed(void **state)
+{
+    (void)state;
+    expect_points_refused(PAIRED_FOLDER " && sed -i '$s/,1.2,copy$/,-1,copy/' interconnect.csv",
+                          "expected paired_ratio_median > 0 or empty, got -1");
+    expect_points_refused(PAIRED_FOLDER " && sed -i '$s/,1.2,copy$/,0,copy/' interconnect.csv",
+                          "expected paired_ratio_median > 0 or empty, got 0");
+    expect_points_refused(PAIRED_FOLDER " && sed -i '$s/,1.2,copy$/,lots,copy/' interconnect.csv",
+                          "paired_ratio_median");
+}
+
 /* The pieces are predicted at the kernel's own launch: its cells per
  * thread and the lattice's occupancy (validate passes each lbm.csv row's),
  * never a default one.  The fixture's probes at 4 and 8 bytes make pull at
@@ -1110,6 +1202,9 @@ int main(void)
         cmocka_unit_test(test_beside_lookup),
         cmocka_unit_test(test_ranks_beside),
         cmocka_unit_test(test_beside_malformed),
+        cmocka_unit_test(test_paired_ratio),
+        cmocka_unit_test(test_ranks_paired),
+        cmocka_unit_test(test_paired_malformed),
         cmocka_unit_test(test_ranks_projection),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_rows_malformed),
