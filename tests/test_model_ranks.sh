@@ -153,6 +153,23 @@ model/model validate --data "$b" --force >"$tmp/v.txt" 2>"$tmp/err"; rc=$?
 got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["ranks"] "-" $h["exchange"] "-" $h["overlap"] ":" $h["exchange_beside"] }' "$b/model.csv" | sort -u | tr '\n' ' ')
 [ "$got" = "1-none-0:- 2-host-0:none 2-host-1:none 2-peer-0:none 2-peer-1:none 4-peer-0:none 4-peer-1:copy " ] && ok || bad "model.csv exchange_beside: [$got]"
 [ "$(grep -c 'exchange-beside-copy' "$tmp/v.txt")" = 2 ] && ok || bad "validate's table marks $(grep -c 'exchange-beside-copy' "$tmp/v.txt") rows beside, expected the 2 peer rows of 4 ranks with overlap"
+# the same, as the probe now writes it: each run beside paired with one
+# alone (paired_alone_us_median, paired_ratio_median: 1.6 and 1.2 at the
+# two sizes); with overlap the exchange is the alone reading (the slowest
+# pair, 35.768 us) times the ratio at the face, sqrt(1.6 x 1.2) = 1.3856:
+# 49.562 us, never the medians beside (60)
+pr=$tmp/paired
+mkdir -p "$pr" && cp tests/model-data/gpu/*.csv "$pr/" && cp tests/model-data/ranks/*.csv "$pr/" || exit 1
+sed -i '1s/$/,beside/; 2,$s/$/,none/' "$pr/interconnect-fit.csv"
+sed -i '1s/$/,paired_alone_us_median,paired_ratio_median,beside/; 2,$s/$/,,,none/' "$pr/interconnect.csv"
+echo "test-gpu,cuda,peer,0,3,ring,6,50,0.99,2,copy" >>"$pr/interconnect-fit.csv"
+printf 'test-gpu,cuda,peer,0,3,0,3,GPU-0000,GPU-0003,ring,%s,20,%s,%s,%s,1,%s,%s,copy\n' 655360 40 40 40 25 1.6 2621440 90 90 90 75 1.2 >>"$pr/interconnect.csv"
+model/model predict --data "$pr" --backend cuda --scheme pull --precision fp32 --size 256 --weak --ranks 4 --exchange peer --overlap on --format csv >"$tmp/p.csv" 2>/dev/null
+near "$(field "$tmp/p.csv" 1 exchange_us)" 49.562 && ok || bad "paired: exchange $(field "$tmp/p.csv" 1 exchange_us), expected alone 35.768 x 1.3856 = 49.562 us"
+model/model predict --data "$pr" --backend cuda --scheme pull --precision fp32 --size 256 --weak --ranks 4 --exchange peer --overlap on >"$tmp/p.txt" 2>&1
+grep -q "x 1.386, the paired ratio beside / alone of the peer ring fit of ranks 0-3 (all at once beside a copy)" "$tmp/p.txt" && ok || bad "paired: the route does not say the ratio: $(cat "$tmp/p.txt")"
+model/model predict --data "$pr" --backend cuda --scheme pull --precision fp32 --size 256 --weak --ranks 4 --exchange peer --overlap off --format csv >"$tmp/p.csv" 2>/dev/null
+near "$(field "$tmp/p.csv" 1 exchange_us)" 35.768 && ok || bad "paired, overlap off: exchange $(field "$tmp/p.csv" 1 exchange_us), expected alone 35.768 us"
 # a beside the model does not know: exit 1 (predict) and 2 (validate), one line naming file, line and value
 sed -i '2s/,none$/,sideways/' "$b/interconnect-fit.csv"
 expect 1 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" bpredict --ranks 2
