@@ -52,7 +52,8 @@
     "                      times each exchange alone; copy times the rings again while every\n" \
     "                      rank's device runs a STREAM copy on another queue (as the interior\n" \
     "                      kernel runs beside the exchange with overlap on), at the sizes from\n" \
-    "                      256K to 16M; column beside of both files\n"                           \
+    "                      256K to 16M, each run beside paired with one alone just before it;\n" \
+    "                      columns beside (both files), paired_* (interconnect.csv)\n"          \
     "  --beside-bytes N    the copy's array (default 256M on a GPU, 16M on a CPU)\n"
 /* Without MPI --interconnect is not offered (a script can tell from --help). */
 #define USAGE USAGE_HEAD USAGE_RANKS LBP_COMMON_HELP
