@@ -141,15 +141,25 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
+/* The vector sweep: push's, pull's and A-A's shapes of shifted words at V
+ * words per thread, then A-A's two steps in place (one array, each word
+ * stored back where it was read, L = M): A-A's odd step stores its shifted
+ * words into the sectors its own loads just brought, where the 10/10 probe
+ * above stores them into sectors of another array that nothing read. */
 static void plan_vector(mb_plan *p, const mb_plan_options *o)
 {
-    static const int lm[4][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED},
-                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED}};
+    static const int lm[6][3] = {{0, 0, 0},
+                                 {AA_ODD_MISALIGNED, 0, 0},
+                                 {0, AA_ODD_MISALIGNED, 0},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0},
+                                 {0, 0, 1},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 1}};
     if (!o->vector || o->word_bytes_given || o->word_bytes != 4) return;
     for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 6; i++) {
             add(p, o, "vector", D3Q19_WORDS, 2, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 0);
             p->items[p->n - 1].cfg.spec.vector = v;
+            p->items[p->n - 1].cfg.spec.in_place = lm[i][2];
         }
 }
 

@@ -9,7 +9,10 @@
  * vectors instead, still one access each, and misses that cost; membench's
  * vector sweep moves the words as the kernel does.  Its probe with the kernel's L and M over its aligned one (same N,
  * word size, V and launch) is the factor that level 2 and the geometry
- * path put on their aligned time. */
+ * path put on their aligned time.  A kernel of one lattice (A-A) whose
+ * phase reads and writes the same words (L = M) stores each shifted word
+ * into the sector its own load just brought: it reads the sweep's in-place
+ * probes, which do the same, never the ones that store into another array. */
 #include "levels.h"
 
 #include <math.h>
@@ -74,15 +77,20 @@ double model_vector_ratio(const model_inputs *in, const model_kernel *k, int pha
     if (!model_misaligned_by_word(k) || (!L && !M)) return -1;
     model_probe_query q = model_probe_aligned(PROBE_VECTOR, k->word_bytes, block_size > 0 ? block_size : PROBE_ANY);
     q.vector = v;
+    const int in_place = k->lattices == 1 && L == M;
+    if (in_place) q.layout = PROBE_LAYOUT_IN_PLACE;
     const double words = (k->words_read + k->words_written) / 2;
     q.words = vector_words(in, &q, words);
     const double measured = q.words > 0 ? ratio_at(in, q, L, M) : -1;
     char asked[96];
-    snprintf(asked, sizeof asked, "%d-byte vector probe, V=%d, L=%d M=%d", k->word_bytes, v, L, M);
+    snprintf(asked, sizeof asked, "%d-byte vector probe, V=%d, L=%d M=%d%s", k->word_bytes, v, L, M,
+             in_place ? " in place" : "");
     if (measured <= 0) {
         model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked,
                         "the probes of the access width, whose misaligned words move as whole vectors",
-                        "no vector sweep there (older membench.csv)");
+                        in_place ? "no in-place vector probe there (older membench.csv: its L = M probe stores "
+                                   "into another array, not into the sectors its loads brought)"
+                                 : "no vector sweep there (older membench.csv)");
         return -1;
     }
     /* a misaligned access moves the same words plus partial sectors: a

@@ -1715,29 +1715,32 @@ static void test_geometry_two_cells(void **state)
     remove_folder(plain_dir);
 }
 
-/* membench's vector sweep in dir's membench.csv (column vector added, 1
- * on the rows there): 2-byte words, N=19, block 256, 10^6 threads, ns per
- * thread (ms_median less the folder's 0.002 ms start cost):
- *   V=4: L,M 0/0 0.40, 10/0 0.42, 0/10 0.52 (x 1.3), 10/10 0.80 (x 2)
+/* membench's vector sweep in dir's membench.csv (columns in_place and
+ * vector added, 0 and 1 on the rows there): 2-byte words, N=19, block 256,
+ * 10^6 threads, ns per thread (ms_median less the folder's 0.002 ms start
+ * cost):
+ *   V=4: L,M 0/0 0.40, 10/0 0.42, 0/10 0.52 (x 1.3), 10/10 0.80 (x 2);
+ *        in place 0/0 0.50, 10/10 0.55 (x 1.1)
  *   V=2: L,M 0/0 0.20, 10/0 0.21 (x 1.05), 0/10 0.22 (x 1.1)
  * and a 4-byte V=2 row at 0/0 alone (no misaligned partner: not read). */
 static void add_vector_sweep(const char *dir)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,vector/; 2,$s/$/,1/' membench.csv", dir);
+    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,in_place,vector/; 2,$s/$/,0,1/' membench.csv", dir);
     assert_int_equal(system(cmd), 0);
     static const struct {
-        int w, v, l, m;
+        int w, v, l, m, in_place;
         double ns;
-    } rows[] = {{2, 4, 0, 0, 0.40}, {2, 4, 10, 0, 0.42}, {2, 4, 0, 10, 0.52}, {2, 4, 10, 10, 0.80},
-                {2, 2, 0, 0, 0.20}, {2, 2, 10, 0, 0.21}, {2, 2, 0, 10, 0.22}, {4, 2, 0, 0, 0.4}};
+    } rows[] = {{2, 4, 0, 0, 0, 0.40},  {2, 4, 10, 0, 0, 0.42}, {2, 4, 0, 10, 0, 0.52},  {2, 4, 10, 10, 0, 0.80},
+                {2, 4, 0, 0, 1, 0.50},  {2, 4, 10, 10, 1, 0.55}, {2, 2, 0, 0, 0, 0.20},  {2, 2, 10, 0, 0, 0.21},
+                {2, 2, 0, 10, 0, 0.22}, {4, 2, 0, 0, 0, 0.4}};
     snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
     FILE *f = fopen(cmd, "a");
     assert_non_null(f);
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const double ms = rows[i].ns + 0.002;
-        fprintf(f, "test-gpu,cuda,vector,19,%d,%d,%d,256,0,8,1.0,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d\n",
-                rows[i].w, rows[i].l, rows[i].m, ms, ms, ms, ms * 1e3, rows[i].v);
+        fprintf(f, "test-gpu,cuda,vector,19,%d,%d,%d,256,0,8,1.0,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,%d\n",
+                rows[i].w, rows[i].l, rows[i].m, ms, ms, ms, ms * 1e3, rows[i].in_place, rows[i].v);
     }
     fclose(f);
 }
@@ -1779,12 +1782,32 @@ static void test_vector_probe_level2(void **state)
     assert_int_equal(model_predict(&in, &as_vector, &lat, &r, err, sizeof err), 0);
     NEAR(r.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
     assert_false(says(&r, "vector probe"));
-    /* A-A, 4 cells: the even step aligned, the odd one L = M = 10 x 2 */
+    /* A-A, 4 cells: the even step aligned, the odd one (L = M = 10 in one
+     * lattice: each shifted word stored into the sector its own load
+     * brought) on the in-place probes, x 1.1, not the 10/10 probe that
+     * stores into another array (x 2) */
     assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
     k.cells_per_thread = 4;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
     NEAR(p.probe.ns_per_cell[0], 0.38 / 4);
+    NEAR(p.probe.ns_per_cell[1], 0.38 * 1.1 / 4);
+    assert_true(says(&p, "2-byte vector probe, V=4, L=10 M=10 in place at N=19, x 1.100"));
+    /* the same two launch patterns over two lattices store into the other
+     * one: the 10/10 probe, x 2 */
+    model_kernel two = k;
+    two.lattices = 2;
+    assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], 0.38 / 4);
     NEAR(p.probe.ns_per_cell[1], 0.38 * 2 / 4);
+    assert_false(says(&p, "in place"));
+    /* A-A at 2 cells: no in-place V=2 probe (older data): the probes of the
+     * access width, the fallback recorded; never the 10/10 probe of
+     * another array */
+    k.cells_per_thread = 2;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
+    assert_true(says(&p, "no in-place vector probe there"));
+    NEAR(p.probe.ns_per_cell[1], q.probe.ns_per_cell[1]);
     /* pull, 2 cells: 4-byte accesses (T(19) = 0.19), L = 10 x 1.05 */
     assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
     k.cells_per_thread = 2;
