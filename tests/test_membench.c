@@ -1740,6 +1740,49 @@ static void test_plan_payload(void **state)
     mb_plan_free(&p);
 }
 
+/* On a GPU (o.vector) the occupancy sweep also runs the vector probes of
+ * 2-byte words as fp16s kernels move them, at V = 2 and 4: aligned, M = 10,
+ * L = 10, in place 0/0 and 10/10 (not --quick, not with a word size
+ * given); each spec one the generator makes, and its occupancy rows carry
+ * V and in_place. */
+static void test_plan_occupancy_vector(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_OCCUPANCY, .word_bytes = 4, .block_size = 256, .fp64 = 1, .vector = 1};
+    mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
+    assert_int_equal(mb_occupancy_variants(&o, v), 20);
+    static const int shape[5][3] = {{0, 0, 0}, {0, 10, 0}, {10, 0, 0}, {0, 0, 1}, {10, 10, 1}};
+    char why[256];
+    for (int i = 10; i < 20; i++) {
+        assert_int_equal(v[i].word_bytes, 2);
+        assert_int_equal(v[i].words, 19);
+        assert_int_equal(v[i].vector, i < 15 ? 2 : 4);
+        assert_int_equal(v[i].misaligned_reads, shape[(i - 10) % 5][0]);
+        assert_int_equal(v[i].misaligned_writes, shape[(i - 10) % 5][1]);
+        assert_int_equal(v[i].in_place, shape[(i - 10) % 5][2]);
+        assert_int_equal(v[i].payload, 0);
+        assert_int_equal(mb_spec_check(&v[i], why, sizeof why), 0);
+    }
+    mb_plan p = {0};
+    mb_plan_occupancy(&p, &o, &v[19], 512, 2);
+    assert_int_equal(p.n, 2);
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.items[i].cfg.spec.vector, 4);
+        assert_int_equal(p.items[i].cfg.spec.in_place, 1);
+        assert_int_equal(p.items[i].cfg.blocks_per_cu_requested, i + 1);
+        assert_int_equal(p.items[i].stamps, 0);
+    }
+    mb_plan_free(&p);
+    o.quick = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
+    o.quick = 0;
+    o.vector = 0; /* a CPU */
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
+    o.vector = 1;
+    o.word_bytes_given = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 8);
+}
+
 static void test_plan_threads(void **state)
 {
     (void)state;
@@ -2955,6 +2998,7 @@ int main(void)
         cmocka_unit_test(test_plan_sweeps),
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_vector),
+        cmocka_unit_test(test_plan_occupancy_vector),
         cmocka_unit_test(test_plan_narrow),
         cmocka_unit_test(test_plan_tile),
         cmocka_unit_test(test_plan_threads),

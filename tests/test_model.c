@@ -1831,6 +1831,89 @@ static void test_vector_probe_level2(void **state)
     remove_folder(dir);
 }
 
+/* The occupancy sweep's vector probes (2-byte words, V = 2, block 512, 1
+ * and 2 blocks per SM: occupancy 0.25 and 0.5) in dir's membench.csv (after
+ * add_vector_sweep): aligned 0.20 ns per thread at both; M = 10 (push's
+ * exchange) 0.26 at one block (x 1.3), 0.21 at two (x 1.05); in place 0/0
+ * 0.20 and 10/10 0.20 at one block (x 1). */
+static void add_occupancy_vector_rows(const char *dir)
+{
+    static const struct {
+        int l, m, in_place, k;
+        double ns;
+    } rows[] = {{0, 0, 0, 1, 0.20}, {0, 0, 0, 2, 0.20}, {0, 10, 0, 1, 0.26},
+                {0, 10, 0, 2, 0.21}, {0, 0, 1, 1, 0.20}, {10, 10, 1, 1, 0.20}};
+    char path[600];
+    snprintf(path, sizeof path, "%s/membench.csv", dir);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const double ms = rows[i].ns + 0.002;
+        fprintf(f, "test-gpu,cuda,occupancy,19,2,%d,%d,512,%d,%d,%.2f,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,2\n",
+                rows[i].l, rows[i].m, rows[i].k, rows[i].k, 0.25 * rows[i].k, ms, ms, ms, ms * 1e3, rows[i].in_place);
+    }
+    fclose(f);
+}
+
+/* Where the occupancy sweep ran the vector probes at the kernel's block
+ * size, their ratio at the kernel's occupancy (or blocks per SM) replaces
+ * the vector sweep's one launch: push fp16s at 2 cells in blocks of 512,
+ * one block per SM x 1.3, two x 1.05 (given as blocks per SM), halfway
+ * between interpolated; A-A's odd step on the in-place pair there; at block
+ * 256, which the occupancy sweep did not run with vectors, the vector sweep
+ * (x 1.1); with occupancy outside the measured 0.25..0.5, the vector sweep
+ * too. */
+static void test_vector_probe_at_launch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-vector-launch-XXXXXX";
+    gpu_folder(dir, NULL);
+    add_vector_sweep(dir);
+    add_occupancy_vector_rows(dir);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp16s"), 0);
+    k.cells_per_thread = 2;
+    model_lattice lat = cube(256);
+    lat.block_size = 512;
+    lat.occupancy = 0.25;
+    model_provenance prov;
+    model_provenance_init(&prov);
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.3);
+    assert_true(model_provenance_says(&prov, "on the occupancy sweep at block 512"));
+    model_provenance_init(&prov);
+    lat.occupancy = 0.375;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), (0.26 + 0.21) / 2 / 0.20);
+    model_provenance_init(&prov);
+    lat.occupancy = -1;
+    lat.blocks_per_cu = 2;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.05);
+    model_provenance_init(&prov);
+    lat.blocks_per_cu = -1;
+    lat.occupancy = 0.75; /* past the sweep's 0.5 at this block: not read there */
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.1);
+    assert_false(model_provenance_says(&prov, "occupancy sweep"));
+    model_provenance_init(&prov);
+    lat.block_size = 256;
+    lat.occupancy = 0.25;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.1);
+    model_provenance_init(&prov);
+    /* the level-2 time carries it: 4-byte accesses, T(19) = 0.19 */
+    lat.block_size = 512;
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0] / p.probe.compute_factor, 0.19 * 1.3 / 2 * p.probe.occupancy_factor);
+    /* A-A at 2 cells: its odd step on the in-place pair at the launch, x 1 */
+    assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
+    k.cells_per_thread = 2;
+    NEAR(model_vector_ratio(&in, &k, 1, &lat, &prov), 1.0);
+    assert_true(model_provenance_says(&prov, "L=10 M=10 in place at N=19 on the occupancy sweep"));
+    model_provenance_init(&prov);
+    model_inputs_free(&in);
+    remove_folder(dir);
+}
+
 /* The geometry path for such a kernel: the aligned probe at its launch
  * times the vector sweep's factor (the sweep's misaligned rows shift whole
  * 8-byte words); pull fp16s at 4 cells, 16x16x32 = 8192 cells, 2048
@@ -2318,6 +2401,7 @@ int main(void)
         cmocka_unit_test(test_geometry_two_cells),
         cmocka_unit_test(test_vector_probe_level2),
         cmocka_unit_test(test_vector_probe_geometry),
+        cmocka_unit_test(test_vector_probe_at_launch),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_drift_match),
