@@ -632,6 +632,14 @@ static void test_vector_probe_ptx(void **state)
     src = mb_generate_probe(&s, NULL);
     batch_add(&b, src, MB_PROBE_ENTRY);
     free(src);
+    for (int v = 2; v <= 4; v += 2) /* A-A's two steps in place, as the vector and occupancy sweeps run them */
+        for (int lm = 0; lm <= 10; lm += 10) {
+            s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_reads = lm, .misaligned_writes = lm,
+                                .vector = v, .in_place = 1};
+            src = mb_generate_probe(&s, NULL);
+            batch_add(&b, src, MB_PROBE_ENTRY);
+            free(src);
+        }
     assert_int_equal(batch_check(&b), 0);
     free(b.text);
 }

@@ -1715,6 +1715,19 @@ static void test_geometry_two_cells(void **state)
     remove_folder(plain_dir);
 }
 
+/* One N=19 probe row of 10^6 threads (after add_vector_sweep's columns):
+ * word bytes, L, M, block size, blocks per SM requested and resident in
+ * launch[], ns per thread (ms_median less the folder's 0.002 ms start
+ * cost). */
+static void vector_row(FILE *f, const char *sweep, const int launch[6], double occupancy, double ns, int in_place,
+                       int v)
+{
+    const double ms = ns + 0.002;
+    fprintf(f, "test-gpu,cuda,%s,19,%d,%d,%d,%d,%d,%d,%.4f,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,%d\n", sweep,
+            launch[0], launch[1], launch[2], launch[3], launch[4], launch[5], occupancy, ms, ms, ms, ms * 1e3,
+            in_place, v);
+}
+
 /* membench's vector sweep in dir's membench.csv (columns in_place and
  * vector added, 0 and 1 on the rows there): 2-byte words, N=19, block 256,
  * 10^6 threads, ns per thread (ms_median less the folder's 0.002 ms start
@@ -1737,11 +1750,9 @@ static void add_vector_sweep(const char *dir)
     snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
     FILE *f = fopen(cmd, "a");
     assert_non_null(f);
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        const double ms = rows[i].ns + 0.002;
-        fprintf(f, "test-gpu,cuda,vector,19,%d,%d,%d,256,0,8,1.0,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,%d\n",
-                rows[i].w, rows[i].l, rows[i].m, ms, ms, ms, ms * 1e3, rows[i].in_place, rows[i].v);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        vector_row(f, "vector", (int[]){rows[i].w, rows[i].l, rows[i].m, 256, 0, 8}, 1.0, rows[i].ns,
+                   rows[i].in_place, rows[i].v);
     fclose(f);
 }
 
@@ -1847,11 +1858,9 @@ static void add_occupancy_vector_rows(const char *dir)
     snprintf(path, sizeof path, "%s/membench.csv", dir);
     FILE *f = fopen(path, "a");
     assert_non_null(f);
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        const double ms = rows[i].ns + 0.002;
-        fprintf(f, "test-gpu,cuda,occupancy,19,2,%d,%d,512,%d,%d,%.2f,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,2\n",
-                rows[i].l, rows[i].m, rows[i].k, rows[i].k, 0.25 * rows[i].k, ms, ms, ms, ms * 1e3, rows[i].in_place);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        vector_row(f, "occupancy", (int[]){2, rows[i].l, rows[i].m, 512, rows[i].k, rows[i].k}, 0.25 * rows[i].k,
+                   rows[i].ns, rows[i].in_place, 2);
     fclose(f);
 }
 
