@@ -246,8 +246,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "vector V=%d is not 1, 2 or 4", s->vector);
     else if (mb_vector(s) > 1 && s->word_bytes * s->vector > 8)
         snprintf(why, why_len, "vector V=%d of %d-byte words is wider than 8 bytes", s->vector, s->word_bytes);
-    else if (mb_vector(s) > 1 && (s->payload || s->in_place || s->swapped || s->stamps))
-        snprintf(why, why_len, "a vector probe (V=%d) has no payload, in-place, swapped or stamped form", s->vector);
+    else if (mb_vector(s) > 1 && (s->payload || s->swapped || s->stamps))
+        snprintf(why, why_len, "a vector probe (V=%d) has no payload, swapped or stamped form", s->vector);
     else if (s->row < 0 || s->row > MB_MAX_ROW)
         snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
     else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
@@ -599,14 +599,20 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
                     s->word_bytes * mb_vector(s) == 8 ? "(u32)(all ^ (all >> 32))" : "(u32)all");
 }
 
+/* The array a probe stores into: in where it stores back where it read. */
+static const char *stored_array(const mb_probe_spec *s)
+{
+    return s->in_place ? "in" : "out";
+}
+
 /* Misaligned array k's words 0 .. n - 1 of thread i stored one by one, one
  * word further (indent: the text's). */
 static void single_words(text *t, const mb_probe_spec *s, int k, int n, const char *indent)
 {
     const int v = mb_vector(s);
     for (int e = 0; e < n; e++)
-        text_printf(t, "%sout[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n", indent, k, v, e + 1,
-                    mb_word_type(s->word_bytes), k, 8 * s->word_bytes * e);
+        text_printf(t, "%s%s[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n", indent, stored_array(s), k, v,
+                    e + 1, mb_word_type(s->word_bytes), k, 8 * s->word_bytes * e);
 }
 
 /* The exchange (gen.h; the pairing rules are d3q19.cl's): each thread
@@ -657,8 +663,8 @@ static void vector_writes(text *t, const mb_probe_spec *s)
         if (ex && !xchg) exchange_put(t, s);
         for (int k = 0; k < s->words; k++)
             if (k >= s->misaligned_writes)
-                text_printf(t, "    *(GLOBAL %s *)(out + %d * stride + %d * i) = w%d ^ s;\n",
-                            mb_word_type(s->word_bytes * v), k, v, k);
+                text_printf(t, "    *(GLOBAL %s *)(%s + %d * stride + %d * i) = w%d ^ s;\n",
+                            mb_word_type(s->word_bytes * v), stored_array(s), k, v, k);
             else if (!xchg)
                 exchange_store(t, s, k);
             else
@@ -678,7 +684,7 @@ static void probe_writes(text *t, const mb_probe_spec *s)
         if (s->nontemporal)
             text_printf(t, "    mb_nt[%d][i - i0] = lbp_as_f%d(w%d ^ s%s);\n", k, 8 * s->word_bytes, k, extra);
         else
-            text_printf(t, "    %s[%d * stride + %s] = %sw%d ^ s%s%s;\n", s->in_place ? "in" : "out", k,
+            text_printf(t, "    %s[%d * stride + %s] = %sw%d ^ s%s%s;\n", stored_array(s), k,
                         misaligned_index(s, k < s->misaligned_writes), s->word_bytes == 2 ? "(u16)(" : "", k, extra,
                         s->word_bytes == 2 ? ")" : "");
     }

@@ -127,7 +127,10 @@ int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len);
  * group exchanging and the words at a group's edges single; elsewhere (the
  * openmp backend) as V single words.  The words are packed little-endian
  * (word e of the vector at bits 8 word_bytes e), as every GPU and x86
- * stores them.  Not with a payload, in place, swapped or stamped. */
+ * stores them.  In place (L = M, A-A's one lattice), every word, shifted
+ * or not, is stored back where it was read, one by one where shifted (no
+ * exchange: its odd step's kernel keeps them cell by cell).  Not with a
+ * payload, swapped or stamped. */
 #define MB_MAX_VECTOR 4
 #define MB_XCHG_BLOCK 512 /* d3q19.cl's LBM_XCHG_BLOCK */
 int mb_vector(const mb_probe_spec *s); /* V, 1 for a scalar probe */

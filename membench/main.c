@@ -108,13 +108,16 @@ static const char USAGE[] =
     "the memory traffic; column ops = N*P + N-1 operations per thread.  The\n"
     "occupancy sweep runs the aligned probe, the P=7 one and the L=10 and M=10\n"
     "ones (the P=7 one at every word size), with FP64 the aligned and M=10 ones\n"
-    "with 8-byte words, and the aligned and M=10 ones with 2-byte words.\n"
+    "with 8-byte words, and the aligned and M=10 ones with 2-byte words; on GPUs\n"
+    "(not --quick) also the vector sweep's probes of 2-byte words at V = 2 and 4:\n"
+    "aligned, M=10, L=10, and in place 0/0 and L=M=10.\n"
     "\n"
     "The vector sweep (sweep 'vector', GPUs; column vector = V) runs N=19 probes\n"
     "whose threads move V = 2 or 4 adjacent 2-byte words of each array, the aligned\n"
     "ones as one 4- or 8-byte access, the misaligned ones (one word further) as V\n"
     "single 2-byte accesses, with L, M = 0/0, 10/0, 0/10, 10/10: how fp16s kernels\n"
-    "of 2 and 4 cells per thread move their shifted populations.\n"
+    "of 2 and 4 cells per thread move their shifted populations; and 0/0 and 10/10\n"
+    "in place (column in_place = 1: stored back where read, as A-A's one lattice).\n"
     "\n"
     "The narrow sweep (sweep 'narrow', GPUs; column band = BX) runs the N=19\n"
     "probe of 4-byte words at --threads (256^3; --quick 2^22), back to back as\n"
@@ -1050,7 +1053,8 @@ static void open_bench(run *r)
         mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
         for (int i = 0, n = mb_occupancy_variants(p, v); i < n; i++) {
             if (max_words < v[i].words) max_words = v[i].words;
-            if (max_word_bytes < v[i].word_bytes) max_word_bytes = v[i].word_bytes;
+            const int width = v[i].word_bytes * mb_vector(&v[i]); /* a vector probe's access */
+            if (max_word_bytes < width) max_word_bytes = width;
         }
         if (min_block > 64) min_block = 64;
     }

@@ -141,15 +141,25 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
             add(p, o, "word_bytes", D3Q19_WORDS, w, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 1);
 }
 
+/* The vector sweep: push's, pull's and A-A's shapes of shifted words at V
+ * words per thread, then A-A's two steps in place (one array, each word
+ * stored back where it was read, L = M): A-A's odd step stores its shifted
+ * words into the sectors its own loads just brought, where the 10/10 probe
+ * above stores them into sectors of another array that nothing read. */
 static void plan_vector(mb_plan *p, const mb_plan_options *o)
 {
-    static const int lm[4][2] = {{0, 0}, {AA_ODD_MISALIGNED, 0}, {0, AA_ODD_MISALIGNED},
-                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED}};
+    static const int lm[6][3] = {{0, 0, 0},
+                                 {AA_ODD_MISALIGNED, 0, 0},
+                                 {0, AA_ODD_MISALIGNED, 0},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 0},
+                                 {0, 0, 1},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 1}};
     if (!o->vector || o->word_bytes_given || o->word_bytes != 4) return;
     for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 6; i++) {
             add(p, o, "vector", D3Q19_WORDS, 2, lm[i][0], lm[i][1], o->block_size, o->blocks_per_cu, 0);
             p->items[p->n - 1].cfg.spec.vector = v;
+            p->items[p->n - 1].cfg.spec.in_place = lm[i][2];
         }
 }
 
@@ -421,6 +431,23 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_TILE) plan_tile(p, o);
 }
 
+/* fp16s at 2 and 4 cells per thread: the vector sweep's shapes (plan_vector)
+ * but the two-array 10/10, which no kernel has; fills 10 specs. */
+static int occupancy_vector_variants(mb_probe_spec *out)
+{
+    static const int lm[5][3] = {{0, 0, 0},
+                                 {0, AA_ODD_MISALIGNED, 0},
+                                 {AA_ODD_MISALIGNED, 0, 0},
+                                 {0, 0, 1},
+                                 {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 1}};
+    int n = 0;
+    for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
+        for (int i = 0; i < 5; i++)
+            out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = 2, .misaligned_reads = lm[i][0],
+                                       .misaligned_writes = lm[i][1], .in_place = lm[i][2], .vector = v};
+    return n;
+}
+
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
 {
     int n = 0;
@@ -448,6 +475,7 @@ int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out)
         out[n++].word_bytes = 2;
         out[n] = out[n - 1];
         out[n++].misaligned_writes = AA_ODD_MISALIGNED;
+        if (o->vector && !o->quick) n += occupancy_vector_variants(out + n);
     }
     return n;
 }
@@ -458,6 +486,8 @@ static void add_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_s
     add(p, o, "occupancy", v->words, v->word_bytes, v->misaligned_reads, v->misaligned_writes, block_size, k,
         stamps);
     p->items[p->n - 1].cfg.spec.payload = v->payload;
+    p->items[p->n - 1].cfg.spec.vector = v->vector;
+    p->items[p->n - 1].cfg.spec.in_place = v->in_place;
 }
 
 void mb_plan_occupancy(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int block_size,

@@ -114,9 +114,14 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_by
  * word size, then with the collision payload (4, with fp64 8, and 2 bytes),
  * with L = 10 and with M = 10 (default word size), with fp64 and a 4-byte
  * default 8-byte words aligned and with M = 10, and with a 4-byte default
- * (not given) 2-byte words aligned and with M = 10.  Fills up to
- * MB_OCCUPANCY_VARIANTS specs, returns the count. */
-#define MB_OCCUPANCY_VARIANTS 10
+ * (not given) 2-byte words aligned and with M = 10; and, there, on a
+ * device that runs several cells per thread (o->vector) and not --quick,
+ * the vector probes of 2-byte words at V = 2 and 4 as fp16s kernels move
+ * them (gen.h): aligned, M = 10 (push's exchange), L = 10, and in place
+ * 0/0 and 10/10 (A-A): what the shifted words cost at each kernel's own
+ * block size and blocks per SM (an exchange's barrier holds a whole block).
+ * Fills up to MB_OCCUPANCY_VARIANTS specs, returns the count. */
+#define MB_OCCUPANCY_VARIANTS 20
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
 /* Occupancy sweep of one variant at one block size: blocks per SM
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */

@@ -389,8 +389,11 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
     memset(p, 0, sizeof *p);
     if (read_probe_fields(t, r, p, &ms, err, err_len)) return -1;
     /* the model reads in-place and swapped probes at the kernels' own launches
-     * and in the rows sweep only */
-    if ((p->in_place || p->swapped) && p->sweep != PROBE_GEOMETRY && p->sweep != PROBE_ROWS) return 0;
+     * and in the rows sweep only, and in-place vector probes (A-A's shifted
+     * words one per cell, vector.c) */
+    const int layout_read = p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS;
+    const int vector_in_place = p->vector > 1 && (p->sweep == PROBE_VECTOR || p->sweep == PROBE_OCCUPANCY);
+    if ((p->swapped && !layout_read) || (p->in_place && !layout_read && !vector_in_place)) return 0;
     if (geometry != (p->sweep == PROBE_GEOMETRY) || (tile_file && p->sweep != PROBE_TILE))
         return lbp_error(err, err_len, "%s:%d: sweep '%s' does not belong in this file", t->path, t->line[r],
                          text(t, r, "sweep"));

@@ -57,13 +57,15 @@ double model_compute_factor(const model_inputs *in, double ops, int word_bytes, 
 /* A kernel of several cells per thread whose misaligned words move one
  * per cell (model_kernel.misaligned_access, vector.c). */
 int model_misaligned_by_word(const model_kernel *k);
-/* Its phase's misaligned accesses on membench's vector sweep: the probe
- * with the phase's L and M over the aligned one, >= 1, read at block_size
- * where measured (<= 0: any).  -1 where it does not apply (one cell per
+/* Its phase's misaligned accesses on membench's vector probes: the probe
+ * with the phase's L and M over the aligned one, >= 1, read on the
+ * occupancy sweep at lat's block size and occupancy where measured there,
+ * else on the vector sweep at lat's block size where measured (<= 0:
+ * any).  -1 where it does not apply (one cell per
  * thread, misaligned words moved as vectors, nothing misaligned) or where
  * the sweep was not measured (recorded in prov as a fallback: the caller
  * reads the probes of the access width, as before). */
-double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, int block_size,
+double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, const model_lattice *lat,
                           model_provenance *prov);
 
 /* A variant's time over its aligned twin's (l: with_aligned, its curves

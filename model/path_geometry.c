@@ -100,7 +100,7 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
     launch.layout = layout_of(in, k, lat);
     const double threads = model_launched_threads(k, lat);
     for (int p = 0; p < k->phases; p++)
-        if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat->block_size, prov))) <= 0)
+        if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat, prov))) <= 0)
             return 0;
     launch.misaligned_reads = launch.misaligned_writes = 0;
     *d = (model_geometry_detail){.threads = threads, .word_bytes = launch.word_bytes, .layout = launch.layout,

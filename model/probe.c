@@ -154,7 +154,7 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
         model_probe_timing t;
         shape.misaligned_reads = k->misaligned_reads[p];
         shape.misaligned_writes = k->misaligned_writes[p];
-        shape.misaligned_ratio = model_vector_ratio(in, k, p, lat->block_size, prov);
+        shape.misaligned_ratio = model_vector_ratio(in, k, p, lat, prov);
         if (model_probe_time(in, &shape, lat, &t, prov, err, err_len)) return -1;
         out->ns_per_cell[p] = t.ns_per_thread / v;
         out->probe_threads = t.probe_threads;

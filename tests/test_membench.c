@@ -552,7 +552,7 @@ static void test_vector_probe_ptx(void **state)
                                  {.words = 4, .word_bytes = 2, .vector = 8},
                                  {.words = 4, .word_bytes = 4, .vector = 4},
                                  {.words = 4, .word_bytes = 2, .vector = 4, .payload = 7},
-                                 {.words = 4, .word_bytes = 2, .vector = 2, .in_place = 1},
+                                 {.words = 4, .word_bytes = 2, .vector = 2, .in_place = 1, .misaligned_reads = 1},
                                  {.words = 4, .word_bytes = 2, .vector = 2, .swapped = 1},
                                  {.words = 4, .word_bytes = 2, .vector = 4, .stamps = 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -599,6 +599,25 @@ static void test_vector_probe_ptx(void **state)
         free(ptx);
         free(src);
     }
+    /* in place (A-A's one lattice): every store goes back into in, the
+     * shifted words one by one where they were read, no exchange; the loads
+     * of an array that is written are no read-only (.nc) loads */
+    s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_reads = 10, .misaligned_writes = 10, .vector = 2,
+                        .in_place = 1};
+    src = mb_generate_probe(&s, NULL);
+    assert_non_null(src);
+    assert_null(strstr(src, "out["));
+    assert_null(strstr(src, "(out +"));
+    assert_non_null(strstr(src, "in[0 * stride + 2 * i + 2] ="));
+    assert_non_null(strstr(src, "*(GLOBAL u32 *)(in + 10 * stride + 2 * i) ="));
+    char *ptx = lbp_nvrtc_ptx(src, "", "compute_90", why, sizeof why);
+    assert_non_null(ptx);
+    assert_int_equal(count_in(ptx, "ld.global.nc"), 0);
+    assert_int_equal(count_in(ptx, "st.global.u32"), 9);
+    assert_int_equal(count_in(ptx, "st.global.u16"), 20);
+    assert_int_equal(count_in(ptx, "st.shared"), 0);
+    free(ptx);
+    free(src);
     batch b = {0};
     for (int v = 2; v <= 4; v += 2)
         for (int n = 1; n <= 40; n += 13)
@@ -613,8 +632,71 @@ static void test_vector_probe_ptx(void **state)
     src = mb_generate_probe(&s, NULL);
     batch_add(&b, src, MB_PROBE_ENTRY);
     free(src);
+    for (int v = 2; v <= 4; v += 2) /* A-A's two steps in place, as the vector and occupancy sweeps run them */
+        for (int lm = 0; lm <= 10; lm += 10) {
+            s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_reads = lm, .misaligned_writes = lm,
+                                .vector = v, .in_place = 1};
+            src = mb_generate_probe(&s, NULL);
+            batch_add(&b, src, MB_PROBE_ENTRY);
+            free(src);
+        }
     assert_int_equal(batch_check(&b), 0);
     free(b.text);
+}
+
+/* A 6-word vector probe of 2-byte words timed (its bytes V times the
+ * scalar probe's), then launched once more, untimed, on fresh buffers laid
+ * out as mb_run_probe lays them (b->stride its stride): the seed. */
+static uint32_t run_vector_probe_again(mb_bench *b, const mb_config *cfg)
+{
+    char why[512];
+    const int v = cfg->spec.vector;
+    mb_result res;
+    int rc = mb_run_probe(b, cfg, 1, 2, &res, why, sizeof why);
+    if (rc) fprintf(stderr, "%s\n", why);
+    assert_int_equal(rc, 0);
+    assert_int_equal(res.bytes_moved, 2LL * 6 * 2 * v * TEST_THREADS);
+    assert_int_equal(res.record.vector, v);
+    assert_int_equal(res.record.in_place, cfg->spec.in_place);
+    const uint32_t seed = mb_next_seed(b);
+    b->stride = mb_stride((int64_t)v * TEST_THREADS); /* read_array's stride */
+    mb_prepare(b, 2, 6);
+    launch_again(b, cfg, seed);
+    return seed;
+}
+
+/* A vector probe in place (A-A's one lattice): every word of every array,
+ * shifted or not, back in `in` where it was read, with the seed's lane in
+ * it; `out` untouched; the other launch parity and a planted word are
+ * caught (got: room for a stride of 4-word vectors). */
+static void check_vector_probe_in_place(mb_bench *b, uint64_t *got)
+{
+    char why[512];
+    const int64_t stride_before = b->stride;
+    for (int v = 2; v <= 4; v += 2) {
+        mb_config cfg = {.spec = {.words = 6, .word_bytes = 2, .misaligned_reads = 3, .misaligned_writes = 3,
+                                  .vector = v, .in_place = 1},
+                         .block_size = 64};
+        const uint32_t seed = run_vector_probe_again(b, &cfg);
+        const int64_t moved = (int64_t)v * TEST_THREADS, stride = b->stride;
+        const uint64_t sw = mb_seed_word(seed, 2);
+        for (int k = 0; k < 6; k++) {
+            read_buffer_array(b, b->in, k, got, 2);
+            const int shift = k < 3;
+            for (int64_t j = 0; j < stride; j++) {
+                const int written = j >= shift && j < moved + shift;
+                assert_true(got[j] == (mb_pattern((uint64_t)(k * stride + j), 2) ^ (written ? sw : 0)));
+                assert_true(got[j] == mb_expected(&cfg.spec, stride, TEST_THREADS, seed, 1, k, j));
+            }
+            read_array(b, k, got, 2);
+            for (int64_t j = 0; j < stride; j++) assert_true(got[j] == mb_poison(2));
+        }
+        assert_int_equal(mb_verify(b, &cfg.spec, seed, 1, why, sizeof why), 0);
+        assert_int_equal(mb_verify(b, &cfg.spec, seed, 2, why, sizeof why), 1);
+        plant_in_buffer(b, b->in, 1, moved, 2, mb_pattern((uint64_t)(stride + moved), 2));
+        assert_int_equal(mb_verify(b, &cfg.spec, seed, 1, why, sizeof why), 1);
+        b->stride = stride_before;
+    }
 }
 
 /* A vector probe on PoCL and OpenMP: every word of every array against the host
@@ -622,7 +704,7 @@ static void test_vector_probe_ptx(void **state)
  * for a misaligned write: element 0 stays poisoned, element V threads is
  * written); its bytes are V times the scalar probe's; and the check cannot
  * be passed by a copy shifted by a word, or by the whole vector that an
- * 8-byte probe at index+1 moves. */
+ * 8-byte probe at index+1 moves; and in place (check_vector_probe_in_place). */
 static void test_vector_probe(void **state)
 {
     (void)state;
@@ -636,18 +718,8 @@ static void test_vector_probe(void **state)
             mb_config cfg = {.spec = {.words = 6, .word_bytes = 2, .misaligned_reads = e & 1 ? 3 : 0,
                                       .misaligned_writes = e & 2 ? 5 : 0, .vector = v},
                              .block_size = e % 2 ? 64 : 256};
-            mb_result res;
-            int rc = mb_run_probe(&b, &cfg, 1, 2, &res, why, sizeof why);
-            if (rc) fprintf(stderr, "%s\n", why);
-            assert_int_equal(rc, 0);
-            assert_int_equal(res.bytes_moved, 2LL * 6 * 2 * v * TEST_THREADS);
-            assert_int_equal(res.record.vector, v);
-            /* the run's layout, as mb_run_probe laid it out */
-            const int64_t moved = (int64_t)v * TEST_THREADS, stride = mb_stride(moved);
-            uint32_t seed = mb_next_seed(&b);
-            b.stride = stride; /* read_array's stride */
-            mb_prepare(&b, 2, 6);
-            launch_again(&b, &cfg, seed);
+            const uint32_t seed = run_vector_probe_again(&b, &cfg);
+            const int64_t moved = (int64_t)v * TEST_THREADS, stride = b.stride;
             assert_int_equal(mb_verify(&b, &cfg.spec, seed, 1, why, sizeof why), 0);
             const uint64_t sw = mb_seed_word(seed, 2);
             for (int k = 0; k < 6; k++) {
@@ -680,6 +752,7 @@ static void test_vector_probe(void **state)
             }
             b.stride = mb_stride(TEST_THREADS);
         }
+    check_vector_probe_in_place(&b, got);
     free(got);
     mb_bench_close(&b);
 }
@@ -1402,7 +1475,7 @@ static int threads_points(const mb_plan_options *base, int quick, long long top,
 /* The payload sweep (P = 1..14 at every word size, 8 bytes only with
  * doubles) and the occupancy variants. */
 /* The vector sweep: 2-byte words at V = 2 and 4, L, M = 0/0, 10/0, 0/10,
- * 10/10, where the device runs several cells per thread (a GPU) and the
+ * 10/10, and 0/0 and 10/10 in place, where the device runs several cells per thread (a GPU) and the
  * default word size runs; nothing elsewhere. */
 static void test_plan_vector(void **state)
 {
@@ -1410,16 +1483,18 @@ static void test_plan_vector(void **state)
     mb_plan_options o = {.sweeps = SW_VECTOR, .word_bytes = 4, .block_size = 256, .vector = 1, .stamps = 1};
     mb_plan p;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 8);
-    static const int lm[4][2] = {{0, 0}, {10, 0}, {0, 10}, {10, 10}};
+    assert_int_equal(p.n, 12);
+    /* push's, pull's and A-A's shapes, then A-A's two steps in place */
+    static const int lm[6][3] = {{0, 0, 0}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, 1}, {10, 10, 1}};
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
         assert_string_equal(p.items[i].sweep, "vector");
-        assert_int_equal(c->spec.vector, i < 4 ? 2 : 4);
+        assert_int_equal(c->spec.vector, i < 6 ? 2 : 4);
         assert_int_equal(c->spec.word_bytes, 2);
         assert_int_equal(c->spec.words, 19);
-        assert_int_equal(c->spec.misaligned_reads, lm[i % 4][0]);
-        assert_int_equal(c->spec.misaligned_writes, lm[i % 4][1]);
+        assert_int_equal(c->spec.misaligned_reads, lm[i % 6][0]);
+        assert_int_equal(c->spec.misaligned_writes, lm[i % 6][1]);
+        assert_int_equal(c->spec.in_place, lm[i % 6][2]);
         assert_int_equal(p.items[i].stamps, 0);
         char why[128];
         assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
@@ -1671,6 +1746,49 @@ static void test_plan_payload(void **state)
         assert_int_equal(p.items[i].stamps, i >= 8);
     }
     mb_plan_free(&p);
+}
+
+/* On a GPU (o.vector) the occupancy sweep also runs the vector probes of
+ * 2-byte words as fp16s kernels move them, at V = 2 and 4: aligned, M = 10,
+ * L = 10, in place 0/0 and 10/10 (not --quick, not with a word size
+ * given); each spec one the generator makes, and its occupancy rows carry
+ * V and in_place. */
+static void test_plan_occupancy_vector(void **state)
+{
+    (void)state;
+    mb_plan_options o = {.sweeps = SW_OCCUPANCY, .word_bytes = 4, .block_size = 256, .fp64 = 1, .vector = 1};
+    mb_probe_spec v[MB_OCCUPANCY_VARIANTS];
+    assert_int_equal(mb_occupancy_variants(&o, v), 20);
+    static const int shape[5][3] = {{0, 0, 0}, {0, 10, 0}, {10, 0, 0}, {0, 0, 1}, {10, 10, 1}};
+    char why[256];
+    for (int i = 10; i < 20; i++) {
+        assert_int_equal(v[i].word_bytes, 2);
+        assert_int_equal(v[i].words, 19);
+        assert_int_equal(v[i].vector, i < 15 ? 2 : 4);
+        assert_int_equal(v[i].misaligned_reads, shape[(i - 10) % 5][0]);
+        assert_int_equal(v[i].misaligned_writes, shape[(i - 10) % 5][1]);
+        assert_int_equal(v[i].in_place, shape[(i - 10) % 5][2]);
+        assert_int_equal(v[i].payload, 0);
+        assert_int_equal(mb_spec_check(&v[i], why, sizeof why), 0);
+    }
+    mb_plan p = {0};
+    mb_plan_occupancy(&p, &o, &v[19], 512, 2);
+    assert_int_equal(p.n, 2);
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.items[i].cfg.spec.vector, 4);
+        assert_int_equal(p.items[i].cfg.spec.in_place, 1);
+        assert_int_equal(p.items[i].cfg.blocks_per_cu_requested, i + 1);
+        assert_int_equal(p.items[i].stamps, 0);
+    }
+    mb_plan_free(&p);
+    o.quick = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
+    o.quick = 0;
+    o.vector = 0; /* a CPU */
+    assert_int_equal(mb_occupancy_variants(&o, v), 10);
+    o.vector = 1;
+    o.word_bytes_given = 1;
+    assert_int_equal(mb_occupancy_variants(&o, v), 8);
 }
 
 static void test_plan_threads(void **state)
@@ -2888,6 +3006,7 @@ int main(void)
         cmocka_unit_test(test_plan_sweeps),
         cmocka_unit_test(test_plan_payload),
         cmocka_unit_test(test_plan_vector),
+        cmocka_unit_test(test_plan_occupancy_vector),
         cmocka_unit_test(test_plan_narrow),
         cmocka_unit_test(test_plan_tile),
         cmocka_unit_test(test_plan_threads),

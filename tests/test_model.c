@@ -1715,30 +1715,44 @@ static void test_geometry_two_cells(void **state)
     remove_folder(plain_dir);
 }
 
-/* membench's vector sweep in dir's membench.csv (column vector added, 1
- * on the rows there): 2-byte words, N=19, block 256, 10^6 threads, ns per
- * thread (ms_median less the folder's 0.002 ms start cost):
- *   V=4: L,M 0/0 0.40, 10/0 0.42, 0/10 0.52 (x 1.3), 10/10 0.80 (x 2)
+/* One N=19 probe row of 10^6 threads (after add_vector_sweep's columns):
+ * word bytes, L, M, block size, blocks per SM requested and resident in
+ * launch[], ns per thread (ms_median less the folder's 0.002 ms start
+ * cost). */
+static void vector_row(FILE *f, const char *sweep, const int launch[6], double occupancy, double ns, int in_place,
+                       int v)
+{
+    const double ms = ns + 0.002;
+    fprintf(f, "test-gpu,cuda,%s,19,%d,%d,%d,%d,%d,%d,%.4f,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d,%d\n", sweep,
+            launch[0], launch[1], launch[2], launch[3], launch[4], launch[5], occupancy, ms, ms, ms, ms * 1e3,
+            in_place, v);
+}
+
+/* membench's vector sweep in dir's membench.csv (columns in_place and
+ * vector added, 0 and 1 on the rows there): 2-byte words, N=19, block 256,
+ * 10^6 threads, ns per thread (ms_median less the folder's 0.002 ms start
+ * cost):
+ *   V=4: L,M 0/0 0.40, 10/0 0.42, 0/10 0.52 (x 1.3), 10/10 0.80 (x 2);
+ *        in place 0/0 0.50, 10/10 0.55 (x 1.1)
  *   V=2: L,M 0/0 0.20, 10/0 0.21 (x 1.05), 0/10 0.22 (x 1.1)
  * and a 4-byte V=2 row at 0/0 alone (no misaligned partner: not read). */
 static void add_vector_sweep(const char *dir)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,vector/; 2,$s/$/,1/' membench.csv", dir);
+    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,in_place,vector/; 2,$s/$/,0,1/' membench.csv", dir);
     assert_int_equal(system(cmd), 0);
     static const struct {
-        int w, v, l, m;
+        int w, v, l, m, in_place;
         double ns;
-    } rows[] = {{2, 4, 0, 0, 0.40}, {2, 4, 10, 0, 0.42}, {2, 4, 0, 10, 0.52}, {2, 4, 10, 10, 0.80},
-                {2, 2, 0, 0, 0.20}, {2, 2, 10, 0, 0.21}, {2, 2, 0, 10, 0.22}, {4, 2, 0, 0, 0.4}};
+    } rows[] = {{2, 4, 0, 0, 0, 0.40},  {2, 4, 10, 0, 0, 0.42}, {2, 4, 0, 10, 0, 0.52},  {2, 4, 10, 10, 0, 0.80},
+                {2, 4, 0, 0, 1, 0.50},  {2, 4, 10, 10, 1, 0.55}, {2, 2, 0, 0, 0, 0.20},  {2, 2, 10, 0, 0, 0.21},
+                {2, 2, 0, 10, 0, 0.22}, {4, 2, 0, 0, 0, 0.4}};
     snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
     FILE *f = fopen(cmd, "a");
     assert_non_null(f);
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        const double ms = rows[i].ns + 0.002;
-        fprintf(f, "test-gpu,cuda,vector,19,%d,%d,%d,256,0,8,1.0,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,%d\n",
-                rows[i].w, rows[i].l, rows[i].m, ms, ms, ms, ms * 1e3, rows[i].v);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        vector_row(f, "vector", (int[]){rows[i].w, rows[i].l, rows[i].m, 256, 0, 8}, 1.0, rows[i].ns,
+                   rows[i].in_place, rows[i].v);
     fclose(f);
 }
 
@@ -1779,12 +1793,32 @@ static void test_vector_probe_level2(void **state)
     assert_int_equal(model_predict(&in, &as_vector, &lat, &r, err, sizeof err), 0);
     NEAR(r.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
     assert_false(says(&r, "vector probe"));
-    /* A-A, 4 cells: the even step aligned, the odd one L = M = 10 x 2 */
+    /* A-A, 4 cells: the even step aligned, the odd one (L = M = 10 in one
+     * lattice: each shifted word stored into the sector its own load
+     * brought) on the in-place probes, x 1.1, not the 10/10 probe that
+     * stores into another array (x 2) */
     assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
     k.cells_per_thread = 4;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
     NEAR(p.probe.ns_per_cell[0], 0.38 / 4);
+    NEAR(p.probe.ns_per_cell[1], 0.38 * 1.1 / 4);
+    assert_true(says(&p, "2-byte vector probe, V=4, L=10 M=10 in place at N=19, x 1.100"));
+    /* the same two launch patterns over two lattices store into the other
+     * one: the 10/10 probe, x 2 */
+    model_kernel two = k;
+    two.lattices = 2;
+    assert_int_equal(model_predict(&in, &two, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0], 0.38 / 4);
     NEAR(p.probe.ns_per_cell[1], 0.38 * 2 / 4);
+    assert_false(says(&p, "in place"));
+    /* A-A at 2 cells: no in-place V=2 probe (older data): the probes of the
+     * access width, the fallback recorded; never the 10/10 probe of
+     * another array */
+    k.cells_per_thread = 2;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
+    assert_true(says(&p, "no in-place vector probe there"));
+    NEAR(p.probe.ns_per_cell[1], q.probe.ns_per_cell[1]);
     /* pull, 2 cells: 4-byte accesses (T(19) = 0.19), L = 10 x 1.05 */
     assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
     k.cells_per_thread = 2;
@@ -1805,6 +1839,87 @@ static void test_vector_probe_level2(void **state)
     assert_false(says(&p, "vector probe"));
     model_inputs_free(&in);
     model_inputs_free(&old);
+    remove_folder(dir);
+}
+
+/* The occupancy sweep's vector probes (2-byte words, V = 2, block 512, 1
+ * and 2 blocks per SM: occupancy 0.25 and 0.5) in dir's membench.csv (after
+ * add_vector_sweep): aligned 0.20 ns per thread at both; M = 10 (push's
+ * exchange) 0.26 at one block (x 1.3), 0.21 at two (x 1.05); in place 0/0
+ * 0.20 and 10/10 0.20 at one block (x 1). */
+static void add_occupancy_vector_rows(const char *dir)
+{
+    static const struct {
+        int l, m, in_place, k;
+        double ns;
+    } rows[] = {{0, 0, 0, 1, 0.20}, {0, 0, 0, 2, 0.20}, {0, 10, 0, 1, 0.26},
+                {0, 10, 0, 2, 0.21}, {0, 0, 1, 1, 0.20}, {10, 10, 1, 1, 0.20}};
+    char path[600];
+    snprintf(path, sizeof path, "%s/membench.csv", dir);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        vector_row(f, "occupancy", (int[]){2, rows[i].l, rows[i].m, 512, rows[i].k, rows[i].k}, 0.25 * rows[i].k,
+                   rows[i].ns, rows[i].in_place, 2);
+    fclose(f);
+}
+
+/* Where the occupancy sweep ran the vector probes at the kernel's block
+ * size, their ratio at the kernel's occupancy (or blocks per SM) replaces
+ * the vector sweep's one launch: push fp16s at 2 cells in blocks of 512,
+ * one block per SM x 1.3, two x 1.05 (given as blocks per SM), halfway
+ * between interpolated; A-A's odd step on the in-place pair there; at block
+ * 256, which the occupancy sweep did not run with vectors, the vector sweep
+ * (x 1.1); with occupancy outside the measured 0.25..0.5, the vector sweep
+ * too. */
+static void test_vector_probe_at_launch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-model-vector-launch-XXXXXX";
+    gpu_folder(dir, NULL);
+    add_vector_sweep(dir);
+    add_occupancy_vector_rows(dir);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp16s"), 0);
+    k.cells_per_thread = 2;
+    model_lattice lat = cube(256);
+    lat.block_size = 512;
+    lat.occupancy = 0.25;
+    model_provenance prov;
+    model_provenance_init(&prov);
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.3);
+    assert_true(model_provenance_says(&prov, "on the occupancy sweep at block 512"));
+    model_provenance_init(&prov);
+    lat.occupancy = 0.375;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), (0.26 + 0.21) / 2 / 0.20);
+    model_provenance_init(&prov);
+    lat.occupancy = -1;
+    lat.blocks_per_cu = 2;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.05);
+    model_provenance_init(&prov);
+    lat.blocks_per_cu = -1;
+    lat.occupancy = 0.75; /* past the sweep's 0.5 at this block: not read there */
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.1);
+    assert_false(model_provenance_says(&prov, "occupancy sweep"));
+    model_provenance_init(&prov);
+    lat.block_size = 256;
+    lat.occupancy = 0.25;
+    NEAR(model_vector_ratio(&in, &k, 0, &lat, &prov), 1.1);
+    model_provenance_init(&prov);
+    /* the level-2 time carries it: 4-byte accesses, T(19) = 0.19 */
+    lat.block_size = 512;
+    model_prediction p;
+    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
+    NEAR(p.probe.ns_per_cell[0] / p.probe.compute_factor, 0.19 * 1.3 / 2 * p.probe.occupancy_factor);
+    /* A-A at 2 cells: its odd step on the in-place pair at the launch, x 1 */
+    assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
+    k.cells_per_thread = 2;
+    NEAR(model_vector_ratio(&in, &k, 1, &lat, &prov), 1.0);
+    assert_true(model_provenance_says(&prov, "L=10 M=10 in place at N=19 on the occupancy sweep"));
+    model_provenance_init(&prov);
+    model_inputs_free(&in);
     remove_folder(dir);
 }
 
@@ -2295,6 +2410,7 @@ int main(void)
         cmocka_unit_test(test_geometry_two_cells),
         cmocka_unit_test(test_vector_probe_level2),
         cmocka_unit_test(test_vector_probe_geometry),
+        cmocka_unit_test(test_vector_probe_at_launch),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_drift_match),
