@@ -435,7 +435,9 @@ static void allow_shared(lbp_kernel *k, size_t bytes)
 static int cuda_occupancy(lbp_device *d, lbp_kernel *k, int block_size, size_t shared_bytes)
 {
     (void)d;
-    if ((int64_t)shared_bytes > d->info.shared_per_block) return 0;
+    /* a block's dynamic shared memory and the kernel's own static arrays
+     * come out of one per-block limit */
+    if ((int64_t)shared_bytes + fattr(k, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) > d->info.shared_per_block) return 0;
     allow_shared(k, shared_bytes);
     int blocks = 0;
     CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->fn, block_size, shared_bytes));

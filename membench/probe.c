@@ -208,7 +208,11 @@ static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, in
         d->be->set_carveout(d, k, p);
         size_t s = shared_for(d, k, block_size, want);
         if (!s || d->be->occupancy(d, k, block_size, s) != want) continue;
-        if (resident_blocks(b, block_size, s, p, fit) != want) continue;
+        /* the counting kernel has no shared arrays of its own: it takes
+         * the probe's static ones as dynamic */
+        lbp_kernel_info ki;
+        d->be->kernel_info(d, k, &ki);
+        if (resident_blocks(b, block_size, s + (size_t)ki.static_shared_bytes, p, fit) != want) continue;
         if (b->n_forced == b->cap_forced) {
             b->cap_forced = b->cap_forced ? 2 * b->cap_forced : 32;
             b->forced = realloc(b->forced, sizeof *b->forced * (size_t)b->cap_forced);
