@@ -252,6 +252,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
     else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
         snprintf(why, why_len, "a row probe (R=%d) has no vector, swapped or stamped form", s->row);
+    else if (s->row_ends && (mb_row(s) < 2 || s->nontemporal))
+        snprintf(why, why_len, "ends apart: a row probe (R=%d) with normal stores", mb_row(s));
     else if (s->band != 0 && s->band != 4 && s->band != 8 && s->band != 16 && s->band != 32)
         snprintf(why, why_len, "band BX=%d is not 4, 8, 16 or 32", s->band);
     else if (mb_band(s) < 32 && (mb_vector(s) > 1 || mb_row(s) > 1 || s->swapped || s->stamps))
@@ -275,6 +277,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
     if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
+    if (s->row_ends) snprintf(buf + strlen(buf), len - strlen(buf), "-e");
     if (mb_band(s) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", s->band);
     if (mb_is_tile(s))
         snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", s->tile[0], s->tile[1], s->tile[2]);
@@ -421,6 +424,11 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 s->in_place ? "" : "const ", word, word);
     if (s->nontemporal)
         nontemporal_row_header(t, s);
+    else if (s->row_ends)
+        text_printf(t, "    const i64 i_first = (i64)global_id(0) * %d;\n"
+                       "    const i64 i_end = i_first + %d < threads ? i_first + %d : threads;\n"
+                       "    if (i_first >= i_end) return;\n",
+                    s->row, s->row, s->row);
     else if (mb_row(s) > 1)
         text_printf(t, "    const i64 i_first = (i64)global_id(0) * %d;\n"
                        "    const i64 i_end = i_first + %d < threads ? i_first + %d : threads;\n"
@@ -704,7 +712,26 @@ static void probe_writes(text *t, const mb_probe_spec *s)
                        "#endif\n",
                     MB_STAMPS_PER_WARP);
     if (s->nontemporal) nontemporal_flush(t, s);
-    else text_put(t, mb_row(s) > 1 ? "    }\n}\n" : "}\n");
+    else if (!s->row_ends) text_put(t, mb_row(s) > 1 ? "    }\n}\n" : "}\n");
+}
+
+/* A row with its ends apart (gen.h): one cell's body (reads, payload,
+ * stores of cell i) for the first cell, the loop between, the last cell. */
+static void row_with_ends(text *t, const mb_probe_spec *s)
+{
+    text body = {0};
+    probe_reads(&body, s, mb_word_type(s->word_bytes));
+    probe_writes(&body, s);
+    text_printf(t, "    {\n    const i64 i = i_first;\n%s    }\n"
+                   "#if defined(__clang__)\n"
+                   "#pragma clang loop vectorize(assume_safety)\n"
+                   "#elif defined(LBP_OPENMP)\n"
+                   "#pragma omp simd\n"
+                   "#endif\n"
+                   "    for (i64 i = i_first + 1; i < i_end - 1; i++) {\n%s    }\n"
+                   "    if (i_end - 1 > i_first) {\n    const i64 i = i_end - 1;\n%s    }\n}\n",
+                body.s, body.s, body.s);
+    free(body.s);
 }
 
 char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
@@ -714,8 +741,12 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
     text t = {0};
     const char *word = mb_word_type(s->word_bytes);
     probe_header(&t, s, word);
-    probe_reads(&t, s, mb_word_type(s->word_bytes * mb_vector(s)));
-    probe_writes(&t, s);
+    if (s->row_ends) {
+        row_with_ends(&t, s);
+    } else {
+        probe_reads(&t, s, mb_word_type(s->word_bytes * mb_vector(s)));
+        probe_writes(&t, s);
+    }
     if (rec)
         *rec = (mb_probe_record){
             .words = s->words,

@@ -36,6 +36,7 @@ typedef struct {
     int band;              /* BX: cells of a row each warp takes (0 or 32: linear) */
     int tile[3];           /* BX, BY, BZ of a tile probe's blocks (tile[0] = 0: none) */
     int nontemporal;       /* 1: a row probe's stores are non-temporal (below) */
+    int row_ends;          /* 1: a row probe's first and last cells outside its vector loop (below) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -49,6 +50,13 @@ typedef struct {
  * (membench.csv) counts cells, the launch threads / R work-items.  Not with
  * a vector, stamps or a swapped layout. */
 #define MB_MAX_ROW 4096
+/* A row probe with its ends apart (row_ends) moves each row's first and
+ * last cell on its own, before and after the loop over the cells between,
+ * as lbmkernels' row kernels update the two end cells whose x neighbours
+ * wrap: at R = a lattice's NX the loop has the kernel's trip count (its
+ * partial vector) and the kernel's two scalar cells a row.  The ends read
+ * and write the words the plain row probe does, so what moves, and the
+ * check, are the same.  Not non-temporal. */
 /* R of membench's rows sweep: the row of the largest lattice lbmkernels runs
  * on a CPU (256^3). */
 #define MB_ROW_CELLS 256
