@@ -272,7 +272,7 @@ double model_busy_ms(const model_inputs *in, double ms)
 
 static const char *const sweep_names[] = {"words", "misaligned_reads", "misaligned_writes", "misaligned_both",
                                           "occupancy", "word_bytes", "threads", "payload", "geometry", "vector",
-                                          "rows", "narrow", "tile", "other"};
+                                          "rows", "narrow", "tile", "row_nx", "other"};
 
 const char *model_probe_sweep_name(model_probe_sweep s)
 {
@@ -389,9 +389,9 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
     memset(p, 0, sizeof *p);
     if (read_probe_fields(t, r, p, &ms, err, err_len)) return -1;
     /* the model reads in-place and swapped probes at the kernels' own launches
-     * and in the rows sweep only, and in-place vector probes (A-A's shifted
-     * words one per cell, vector.c) */
-    const int layout_read = p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS;
+     * and in the rows and row_nx sweeps only, and in-place vector probes
+     * (A-A's shifted words one per cell, vector.c) */
+    const int layout_read = p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS || p->sweep == PROBE_ROW_NX;
     const int vector_in_place = p->vector > 1 && (p->sweep == PROBE_VECTOR || p->sweep == PROBE_OCCUPANCY);
     if ((p->swapped && !layout_read) || (p->in_place && !layout_read && !vector_in_place)) return 0;
     if (geometry != (p->sweep == PROBE_GEOMETRY) || (tile_file && p->sweep != PROBE_TILE))
@@ -404,7 +404,7 @@ static int read_probe(const model_inputs *in, const lbp_table *t, int r, int geo
         return lbp_error(err, err_len, "%s:%d: band %d outside the narrow sweep (every other row's is 32)", t->path,
                          t->line[r], p->band);
     if (p->sweep == PROBE_THREADS || p->sweep == PROBE_GEOMETRY || p->sweep == PROBE_ROWS ||
-        p->sweep == PROBE_NARROW || p->sweep == PROBE_TILE) {
+        p->sweep == PROBE_NARROW || p->sweep == PROBE_TILE || p->sweep == PROBE_ROW_NX) {
         /* per launch of a back-to-back queue: nothing to remove */
         p->launch_us = ms * 1e3;
         p->ns_per_thread = ms * 1e6 / p->threads;

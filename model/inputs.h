@@ -32,6 +32,7 @@ typedef enum {
     PROBE_ROWS,     /* a CPU: R cells per work-item in a loop, back to back (column row) */
     PROBE_NARROW,   /* a GPU: each warp takes BX cells of 32 / BX rows, back to back (column band) */
     PROBE_TILE,     /* a GPU: threads as a 3D grid of BX x BY x BZ blocks, back to back (columns tile_*) */
+    PROBE_ROW_NX,   /* a CPU: the rows probe at a lattice's own rows, ends apart, beside rows of R (rownx.h) */
     PROBE_OTHER,
     PROBE_ANY_SWEEP /* queries only: any sweep at the default launch (not threads, geometry, narrow, tile) */
 } model_probe_sweep;

@@ -18,6 +18,7 @@
  * stretch only the part above that interval.  K > 1 launches per step: K
  * full launches at the lattice's thread count, an upper bound where the
  * launches split the work. */
+#include "rownx.h"
 #include "levels.h"
 
 #include <math.h>
@@ -103,12 +104,13 @@ int model_variant_over_aligned(const model_inputs *in, const model_probe_lookup 
  * payload's excess scaled by ops over the probe's.  0 where either curve
  * is missing. */
 static int variant_over_aligned(const model_inputs *in, const model_probe_lookup *l, double threads, double ops,
-                                double *here, double *top)
+                                double *here, double *top, double *scale_out)
 {
     int probe_ops = 0;
     double h, t;
     if (!model_variant_over_aligned(in, l, threads, &h, &t, &probe_ops, NULL)) return 0;
     const double scale = l->q.payload ? (probe_ops > 0 ? ops / probe_ops : 0) : 1;
+    if (scale_out) *scale_out = scale;
     *here = 1 + (fmax(h, 1) - 1) * scale;
     *top = 1 + (fmax(t, 1) - 1) * scale;
     return 1;
@@ -123,7 +125,7 @@ static double l2_ratio(const model_inputs *in, const model_probe_query *variant,
 {
     model_probe_lookup l = {.q = *variant, .x = PROBE_X_LAUNCH, .min_points = 2, .with_aligned = 1};
     double here, top;
-    return variant_over_aligned(in, &l, threads, ops, &here, &top) ? here / top : 1;
+    return variant_over_aligned(in, &l, threads, ops, &here, &top, NULL) ? here / top : 1;
 }
 
 /* The L2 factor of phase p: the phase's misalignment (at the sweep's word
@@ -152,7 +154,7 @@ static double l2_factor(const model_path_query *q, const model_b2b_set *set, int
  * measured), at least 1 (below is noise), a payload's excess scaled by ops
  * over the probe's; 0 where either curve is missing. */
 static double rows_variant(const model_path_query *q, const model_b2b_set *set, int in_place, int L, int M,
-                           int payload, double threads)
+                           int payload, double threads, double *scale)
 {
     model_probe_query v = model_probe_aligned(PROBE_ROWS, set->word_bytes, set->block_size);
     v.words = D3Q19_Q;
@@ -162,7 +164,39 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
     v.payload = payload;
     model_probe_lookup l = {.q = v, .x = PROBE_X_LAUNCH, .with_aligned = 1, .fallbacks = PROBE_OR_COMMON_BLOCK};
     double here, top;
-    return variant_over_aligned(q->in, &l, threads, q->k->ops_per_cell, &here, &top) ? here : 0;
+    return variant_over_aligned(q->in, &l, threads, q->k->ops_per_cell, &here, &top, scale) ? here : 0;
+}
+
+/* The payload's excess (pay - 1, scaled by the kernel's operations over the
+ * probe's, s) and the excess of the kernel's own rows over the rows
+ * sweep's, of the aligned probe (r_a - 1) and of the payload's: with rows
+ * of NX cells the aligned probe takes r_a and the payload probe r_p times
+ * their times at R, so the payload's excess, T_p r_p - T_a r_a over the
+ * aligned time T_a at R, is s (raw r_p - r_a), raw = T_p / T_a = 1 +
+ * (pay - 1) / s.  Without the row_nx sweep (data from before it), pay - 1,
+ * noted once; without its payload pairs, the payload's excess grows as the
+ * aligned probe's time. */
+static double row_length_excess(const model_path_query *q, const model_b2b_set *set, int in_place, double pay,
+                                double s, model_provenance *prov)
+{
+    const double nx = (double)q->lat->nx;
+    model_provenance scratch;
+    model_provenance_init(&scratch);
+    const double r_a = model_row_nx_ratio(q->in, set->word_bytes, in_place, 0, nx, prov ? prov : &scratch);
+    if (!(r_a > 0)) {
+        if (prov)
+            model_note(prov, "no row_nx sweep of %d-byte words%s: the rows sweep's rows of 256 cells stand for "
+                             "rows of %.0f", set->word_bytes, in_place ? ", in place" : "", nx);
+        return pay - 1;
+    }
+    const int payload = q->k->ops_per_cell > 0 && s > 0;
+    const double r_p = payload ? model_row_nx_ratio(q->in, set->word_bytes, in_place, 1, nx, &scratch) : 0;
+    if (prov)
+        model_note(prov, "row_nx sweep: rows of %.0f cells x %.3f the rows sweep's, aligned; x %.3f with the "
+                         "payload (0: not measured)", nx, r_a, r_p);
+    if (!payload) return r_a - 1;
+    const double raw = 1 + (pay - 1) / s;
+    return (r_a - 1) + (r_p > 0 ? fmax(s * (raw * r_p - r_a), 0) : r_a * (pay - 1));
 }
 
 /* A row kernel's kernel factor from the rows sweep, read as the loop the
@@ -185,20 +219,21 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
  * the kernel is not a D3Q19 kernel of the probe's words, or a variant it
  * needs was not measured (data from before them). */
 static double rows_kernel_factor(const model_path_query *q, const model_b2b_set *set, int p, int in_place,
-                                 double threads)
+                                 double threads, model_provenance *prov)
 {
     const model_kernel *k = q->k;
     const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q) return 0;
-    const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, threads) : 1;
-    const double pay = k->ops_per_cell > 0 ? rows_variant(q, set, in_place, 0, 0, 1, threads) : 1;
+    double s = 1;
+    const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, threads, NULL) : 1;
+    const double pay = k->ops_per_cell > 0 ? rows_variant(q, set, in_place, 0, 0, 1, threads, &s) : 1;
     if (!(mis > 0) || !(pay > 0)) return 0;
     double wa = in_place || !(q->probe->in_place_factor > 0) ? 1 : 1 / q->probe->in_place_factor;
     if (!in_place && k->nontemporal) {
         const double nt = model_nontemporal_ratio(q->in, set->word_bytes, set->block_size, threads, NULL);
         if (nt > 0) wa = nt;
     }
-    const double f = 1 + (mis - 1) + (pay - 1) + (wa - 1);
+    const double f = 1 + (mis - 1) + row_length_excess(q, set, in_place, pay, s, prov) + (wa - 1);
     return f > 0 ? f : 0;
 }
 
@@ -304,7 +339,7 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
      * is in its time already */
     const double saved = from_rows && in_place && probe->in_place_factor > 0 ? probe->in_place_factor : 1;
     for (int p = 0; p < k->phases; p++) {
-        const double rows_f = from_rows ? rows_kernel_factor(q, &set, p, in_place, threads) : 0;
+        const double rows_f = from_rows ? rows_kernel_factor(q, &set, p, in_place, threads, p == 0 ? &a->prov : NULL) : 0;
         if (from_rows && !(rows_f > 0) && p == 0)
             model_fell_back(&a->prov, MODEL_FALLBACK_SWEEP, "the rows sweep's misaligned and payload variants",
                             "level 2's probes over their base (a cell per work-item, one launch at a time)",

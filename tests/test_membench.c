@@ -767,7 +767,9 @@ static void test_row_probe_text(void **state)
                                  {.words = 4, .word_bytes = 4, .row = MB_MAX_ROW + 1},
                                  {.words = 4, .word_bytes = 2, .row = 8, .vector = 2},
                                  {.words = 4, .word_bytes = 4, .row = 8, .swapped = 1},
-                                 {.words = 4, .word_bytes = 4, .row = 8, .stamps = 1}};
+                                 {.words = 4, .word_bytes = 4, .row = 8, .stamps = 1},
+                                 {.words = 4, .word_bytes = 4, .row = 1, .row_ends = 1},
+                                 {.words = 4, .word_bytes = 4, .row = 8, .row_ends = 1, .nontemporal = 1}};
     char why[128];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
@@ -792,6 +794,17 @@ static void test_row_probe_text(void **state)
     assert_non_null(strstr(src, "if (i >= threads) return;"));
     assert_int_equal(rec.row, 1);
     free(src);
+    /* ends apart: the first cell, the loop between (vectorized), the last */
+    s = (mb_probe_spec){.words = 19, .word_bytes = 4, .row = 32, .row_ends = 1, .payload = 7};
+    src = mb_generate_probe(&s, &rec);
+    assert_non_null(src);
+    assert_non_null(strstr(src, "const i64 i = i_first;"));
+    assert_non_null(strstr(src, "#pragma omp simd\n#endif\n    for (i64 i = i_first + 1; i < i_end - 1; i++)"));
+    assert_non_null(strstr(src, "if (i_end - 1 > i_first) {\n    const i64 i = i_end - 1;"));
+    assert_null(strstr(src, "for (i64 i = i_first; i < i_end; i++)"));
+    assert_int_equal(rec.row, 32);
+    free(src);
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-p7-r32-e");
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 7}, 1000), 143);
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 0}, 1000), 1000);
     /* 128 rows on 16 units: groups of 8, not one group of 256 on one core */
@@ -947,6 +960,12 @@ static void test_row_probe(void **state)
                              .block_size = e % 2 ? 64 : 4};
             if (in_place) cfg.spec.misaligned_reads = 3;
             if (e == 0 && wb == 2) cfg.spec.payload = 7; /* the row form of the half payload (gen.c) */
+            check_row_probe(&b, cfg, got);
+            /* the same with each row's ends apart (gen.h), rows of 7 and of 2
+             * (ends alone): the same words */
+            cfg.spec.row_ends = 1;
+            cfg.spec.row = e % 2 ? 7 : 2;
+            if (e == 0) cfg.spec.payload = 7;
             check_row_probe(&b, cfg, got);
         }
     free(got);
@@ -1577,6 +1596,65 @@ static void test_plan_rows_nontemporal(void **state)
             mb_plan_free(&p);
         }
     }
+}
+
+/* The row_nx sweep: at each CPU lattice below R = 256 up to 128^3 (quick:
+ * the quick lattices; --row-nx: those asked), for 2-, 4- and 8-byte words,
+ * in place and not, aligned and (not quick) with the payload, a pair back
+ * to back at NX^3 cells: rows of 256 without ends, then rows of NX with
+ * them; nothing without the rows sweep. */
+static void test_plan_row_nx(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 4; c++) {
+        mb_plan_options o = {.sweeps = SW_THREADS, .quick = c == 1, .aligned_only = c == 2, .word_bytes = 4,
+                             .block_size = 256, .fp64 = 1, .row = c == 3 ? 0 : 256, .cpu = 1,
+                             .max_threads = 1LL << 24, .n_thread_counts = 1, .thread_counts = {4096}};
+        mb_plan p;
+        mb_plan_build(&p, &o);
+        int n = 0, nx_seen[256] = {0};
+        for (int i = 0; i < p.n; i++) {
+            if (strcmp(p.items[i].sweep, "row_nx")) continue;
+            const mb_config *ref = &p.items[i].cfg, *own = &p.items[i + 1].cfg;
+            assert_string_equal(p.items[i + 1].sweep, "row_nx");
+            assert_int_equal(ref->spec.row, 256);
+            assert_int_equal(ref->spec.row_ends, 0);
+            assert_int_equal(own->spec.row_ends, 1);
+            assert_true(own->spec.row < 256);
+            assert_int_equal(own->threads, (long long)own->spec.row * own->spec.row * own->spec.row);
+            assert_int_equal(ref->threads, own->threads);
+            assert_int_equal(ref->spec.word_bytes, own->spec.word_bytes);
+            assert_int_equal(ref->spec.in_place, own->spec.in_place);
+            assert_int_equal(ref->spec.payload, own->spec.payload);
+            assert_int_equal(own->spec.misaligned_reads + own->spec.misaligned_writes, 0);
+            nx_seen[own->spec.row]++;
+            n += 2;
+            i++;
+        }
+        const int variants = c == 0 ? 2 * 2 * 3 : 2 * 3; /* layouts x (payload) x words */
+        if (c == 3) assert_int_equal(n, 0);
+        else if (c == 1) {
+            assert_int_equal(n, 2 * 2 * variants);
+            assert_int_equal(nx_seen[32] + nx_seen[100], 2 * variants);
+        } else {
+            assert_int_equal(n, 4 * 2 * variants);
+            for (int nx = 32; nx <= 128; nx++)
+                assert_int_equal(nx_seen[nx], nx == 32 || nx == 64 || nx == 100 || nx == 128 ? variants : 0);
+        }
+        mb_plan_free(&p);
+    }
+    mb_plan_options o = {.sweeps = SW_THREADS, .aligned_only = 1, .word_bytes = 4, .block_size = 256, .fp64 = 1,
+                         .row = 256, .cpu = 1, .n_row_nx = 2, .row_nx = {48, 200}};
+    mb_plan p;
+    mb_plan_build(&p, &o);
+    int n48 = 0, n200 = 0;
+    for (int i = 0; i < p.n; i++) {
+        n48 += p.items[i].cfg.spec.row == 48;
+        n200 += p.items[i].cfg.spec.row == 200;
+    }
+    assert_int_equal(n48, 6); /* --row-nx: as asked, 200^3 too */
+    assert_int_equal(n200, 6);
+    mb_plan_free(&p);
 }
 
 /* The narrow sweep: 4-byte words at BX = 4, 8, 16, 32 x L, M = 0/0, 10/0,
@@ -2993,6 +3071,7 @@ int main(void)
         cmocka_unit_test(test_nontemporal_probe_text),
         cmocka_unit_test(test_row_half_payload_text),
         cmocka_unit_test(test_plan_rows_nontemporal),
+        cmocka_unit_test(test_plan_row_nx),
         cmocka_unit_test(test_band_cells),
         cmocka_unit_test(test_tile_cells),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_tile_probe, probe_setup, NULL),
