@@ -200,14 +200,20 @@ static void plan_cpu_threads_curve(mb_plan *p, const mb_plan_options *o, const m
  * 2^18, 128^3 = 2^21, 256^3 = 2^24), launched back to back like the steps of
  * a time loop.  The L2-resident range, where the time changes fastest, gets
  * points at x1.5 too. */
+/* The threads sweep's largest count for w-byte words (0: none). */
+static long long sweep_top(const mb_plan_options *o, int w)
+{
+    long long top = o->max_threads, beyond = o->threads_top[mb_word_slot(w)];
+    return beyond > top && top > 0 ? beyond : top;
+}
+
 static void plan_threads_curve(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k)
 {
     if (o->n_thread_counts) {
         for (int i = 0; i < o->n_thread_counts; i++) add_threads(p, o, v, k, o->thread_counts[i]);
         return;
     }
-    long long top = o->max_threads, beyond = o->threads_top[mb_word_slot(v->word_bytes)];
-    if (beyond > top && top > 0) top = beyond;
+    const long long top = sweep_top(o, v->word_bytes);
     if (top <= 0) return;
     if (o->cpu) {
         plan_cpu_threads_curve(p, o, v, k, top);
@@ -298,16 +304,19 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
  * NX cells costs over the rows sweep's: the scalar end cells and the
  * partial vector that the long rows do not have, which weigh most on
  * small lattices (2 of 32 cells).  Larger lattices are left out: their
- * ends are under 1 % of the cells and their probes take seconds each. */
+ * ends are under 1 % of the cells and their probes take seconds each; so
+ * are those past the threads sweep's top, and all where --thread-counts
+ * asks for other counts (unless --row-nx asks for these). */
 static void plan_row_nx(mb_plan *p, const mb_plan_options *o)
 {
     static const int cubes[] = LBP_CPU_CUBES, quick_cubes[] = LBP_CPU_CUBES_QUICK;
     const int *list = o->n_row_nx ? o->row_nx : o->quick ? quick_cubes : cubes;
     const int n = o->n_row_nx ? o->n_row_nx : o->quick ? LBP_CPU_N_CUBES_QUICK : LBP_CPU_N_CUBES;
-    if (o->row < 2 || o->blocks_per_cu > 0) return;
+    if (o->row < 2 || o->blocks_per_cu > 0 || (o->n_thread_counts && !o->n_row_nx)) return;
     for (int i = 0; i < n; i++) {
         const long long nx = list[i], cells = nx * nx * nx;
-        if (nx < 3 || nx >= o->row || (!o->n_row_nx && cells > MB_ROW_NX_MAX_CELLS)) continue;
+        if (nx < 3 || nx >= o->row || (!o->n_row_nx && (cells > MB_ROW_NX_MAX_CELLS || cells > sweep_top(o, 4))))
+            continue;
         for (int in_place = 0; in_place < 2; in_place++)
             for (int payload = 0; payload < (o->quick || o->aligned_only ? 1 : 2); payload++)
                 for (int wi = 0; wi < N_WORD_BYTES; wi++) {

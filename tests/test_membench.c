@@ -1609,7 +1609,7 @@ static void test_plan_row_nx(void **state)
     for (int c = 0; c < 4; c++) {
         mb_plan_options o = {.sweeps = SW_THREADS, .quick = c == 1, .aligned_only = c == 2, .word_bytes = 4,
                              .block_size = 256, .fp64 = 1, .row = c == 3 ? 0 : 256, .cpu = 1,
-                             .max_threads = 1LL << 24, .n_thread_counts = 1, .thread_counts = {4096}};
+                             .max_threads = 1LL << 24};
         mb_plan p;
         mb_plan_build(&p, &o);
         int n = 0, nx_seen[256] = {0};
@@ -1654,6 +1654,20 @@ static void test_plan_row_nx(void **state)
     }
     assert_int_equal(n48, 6); /* --row-nx: as asked, 200^3 too */
     assert_int_equal(n200, 6);
+    mb_plan_free(&p);
+    /* other counts asked (--thread-counts, the recheck), or a top below
+     * 64^3 (--threads): none, or 32^3 alone */
+    o = (mb_plan_options){.sweeps = SW_THREADS, .aligned_only = 1, .word_bytes = 4, .block_size = 256,
+                          .row = 256, .cpu = 1, .max_threads = 1LL << 24, .n_thread_counts = 1,
+                          .thread_counts = {4096}};
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++) assert_string_not_equal(p.items[i].sweep, "row_nx");
+    mb_plan_free(&p);
+    o.n_thread_counts = 0;
+    o.max_threads = 100000;
+    mb_plan_build(&p, &o);
+    for (int i = 0; i < p.n; i++)
+        if (!strcmp(p.items[i].sweep, "row_nx")) assert_int_equal(p.items[i].cfg.threads, 32768);
     mb_plan_free(&p);
 }
 
