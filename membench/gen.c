@@ -252,6 +252,9 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
     else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
         snprintf(why, why_len, "a row probe (R=%d) has no vector, swapped or stamped form", s->row);
+    else if (s->folded && (mb_row(s) < 2 || !s->payload || s->word_bytes == 2))
+        snprintf(why, why_len, "a folded payload: a row probe's (R=%d) payload (P=%d) of 4- or 8-byte words (%d)",
+                 mb_row(s), s->payload, s->word_bytes);
     else if (s->row_ends && (mb_row(s) < 2 || s->nontemporal))
         snprintf(why, why_len, "ends apart: a row probe (R=%d) with normal stores", mb_row(s));
     else if (s->band != 0 && s->band != 4 && s->band != 8 && s->band != 16 && s->band != 32)
@@ -278,6 +281,7 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
     if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
     if (s->row_ends) snprintf(buf + strlen(buf), len - strlen(buf), "-e");
+    if (s->folded) snprintf(buf + strlen(buf), len - strlen(buf), "-f");
     if (mb_band(s) < 32) snprintf(buf + strlen(buf), len - strlen(buf), "-x%d", s->band);
     if (mb_is_tile(s))
         snprintf(buf + strlen(buf), len - strlen(buf), "-t%dx%dx%d", s->tile[0], s->tile[1], s->tile[2]);
@@ -288,6 +292,12 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
 int mb_payload_ops(int words, int payload)
 {
     return payload > 0 ? words * payload + words - 1 : 0;
+}
+
+int mb_payload_ops_of(const mb_probe_spec *s)
+{
+    return s->folded && s->payload > 0 ? s->words * s->payload + 3 * s->words - 2
+                                       : mb_payload_ops(s->words, s->payload);
 }
 
 /* ---- the probe ----------------------------------------------------------- */
@@ -531,6 +541,24 @@ static void row_half_payload(text *t, const mb_probe_spec *s)
         for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
 }
 
+/* The folded payload (gen.h): each word converted as a signed 32-bit
+ * integer, the sum in pairs, each chain on it, the chains' results summed
+ * in pairs into fold_, which the seed takes through the zero mask. */
+static void folded_payload(text *t, const mb_probe_spec *s)
+{
+    const char *real = s->word_bytes == 4 ? "float" : "double";
+    text_printf(t, "    const %s a_ = (%s)0.5 + (%s)mask;\n", real, real, real);
+    for (int k = 0; k < s->words; k++) text_printf(t, "    %s x%d = (%s)(i32)w%d;\n", real, k, real, k);
+    text_printf(t, "    const %s sum_ = ", real);
+    pairwise_sum(t, 0, s->words);
+    text_put(t, ";\n");
+    for (int k = 0; k < s->words; k++)
+        for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
+    text_printf(t, "    const %s fold_ = ", real);
+    pairwise_sum(t, 0, s->words);
+    text_put(t, ";\n");
+}
+
 /* A vector probe's word k: one aligned access of V words, or, misaligned,
  * the V words one further, each loaded on its own and packed. */
 static void vector_read(text *t, const mb_probe_spec *s, const char *vec, int k)
@@ -560,7 +588,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_printf(t, "    const %s all = w0", word);
     for (int k = 1; k < s->words; k++) text_printf(t, " ^ w%d", k);
     text_put(t, ";\n");
-    if (s->payload && s->word_bytes == 2 && mb_row(s) > 1) {
+    if (s->folded) {
+        folded_payload(t, s);
+    } else if (s->payload && s->word_bytes == 2 && mb_row(s) > 1) {
         row_half_payload(t, s);
     } else if (s->payload && s->word_bytes == 2) {
         probe_half_payload(t, s);
@@ -594,10 +624,11 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     else if (s->word_bytes == 2)
         text_put(t, "    const u16 s = (u16)((seed & 0xfffeu) ^ (all & mask)); /* mask is 0 */\n");
     else if (s->word_bytes == 4)
-        text_put(t, "    const u32 s = seed ^ (all & mask); /* mask is 0 */\n");
+        text_printf(t, "    const u32 s = seed ^ (%s & mask); /* mask is 0 */\n",
+                    s->folded ? "(all ^ lbp_as_u32(fold_))" : "all");
     else
-        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (all & (u64)mask); /* mask is 0 */\n",
-                    MB_SEED_HI_SALT);
+        text_printf(t, "    const u64 s = (((u64)seed << 32) | (u64)(seed ^ 0x%xu)) ^ (%s & (u64)mask); /* mask is 0 */\n",
+                    MB_SEED_HI_SALT, s->folded ? "(all ^ lbp_as_u64(fold_))" : "all");
     if (s->stamps)
         text_printf(t,
                     "#if LBP_HAS_CLOCK\n"
@@ -688,7 +719,7 @@ static void probe_writes(text *t, const mb_probe_spec *s)
     for (int k = 0; k < s->words && mb_vector(s) == 1; k++) {
         char extra[64] = "";
         if (s->payload && s->word_bytes == 2) snprintf(extra, sizeof extra, " ^ (lbp_float_to_half(x%d) & mask)", k);
-        else if (s->payload) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
+        else if (s->payload && !s->folded) snprintf(extra, sizeof extra, " ^ (lbp_as_u%d(x%d) & mask)", 8 * s->word_bytes, k);
         if (s->nontemporal)
             text_printf(t, "    mb_nt[%d][i - i0] = lbp_as_f%d(w%d ^ s%s);\n", k, 8 * s->word_bytes, k, extra);
         else
@@ -755,7 +786,8 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .misaligned_writes = s->misaligned_writes,
             .in_place = s->in_place,
             .swapped = s->swapped,
-            .ops_per_thread = mb_payload_ops(s->words, s->payload),
+            .ops_per_thread = mb_payload_ops_of(s),
+            .folded = s->folded,
             .vector = mb_vector(s),
             .row = mb_row(s),
             .band = mb_band(s),

@@ -37,6 +37,7 @@ typedef struct {
     int tile[3];           /* BX, BY, BZ of a tile probe's blocks (tile[0] = 0: none) */
     int nontemporal;       /* 1: a row probe's stores are non-temporal (below) */
     int row_ends;          /* 1: a row probe's first and last cells outside its vector loop (below) */
+    int folded;            /* 1: a row probe's 4- or 8-byte payload in the collision's form (below) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -168,6 +169,22 @@ int mb_vector(const mb_probe_spec *s); /* V, 1 for a scalar probe */
  * and the one-cell form costs far more than the kernel's collision. */
 #define MB_PAYLOAD_FP64_OPTIONS "-DLBP_FP64=1"
 int mb_payload_ops(int words, int payload);
+/* The folded payload (folded, a row probe of 4- or 8-byte words): closer to
+ * the collision's instructions where a loop is not memory-bound.  The form
+ * above spends about four integer operations a word on making floats of
+ * known range from the words (masks and ors, twice) and two more folding
+ * each chain's bits into its store, which the collision, loading floats,
+ * does not have.  Here each word is converted as a signed 32-bit integer
+ * (its low half for 8-byte words: one conversion, exact, never
+ * denormal), the N numbers summed in pairs (the moments), each one's chain
+ * of P multiply-adds on the sum, and the N results summed in pairs into one
+ * number whose bits enter the seed, through the zero mask, once a cell:
+ * every store depends on every chain, and the stores are the aligned
+ * probe's, so the check is.  Operations per thread (FMA once): N
+ * conversions + (N - 1) + N P + (N - 1); at N = 19, P = 5 (MB_PAYLOAD_FOLDED)
+ * 150, the collision's count. */
+#define MB_PAYLOAD_FOLDED 5
+int mb_payload_ops_of(const mb_probe_spec *s);
 
 /* What one thread of the probe moves: the only source of byte counts. */
 typedef struct {
@@ -180,6 +197,7 @@ typedef struct {
     int band;                         /* BX (32: linear) */
     int tile[3];                      /* BX, BY, BZ of a tile probe (0 0 0: none) */
     int nontemporal;                  /* 1: non-temporal stores (a row probe) */
+    int folded;                       /* 1: the folded payload */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;

@@ -255,7 +255,10 @@ static void plan_threads(mb_plan *p, const mb_plan_options *o)
  * hidden behind the memory there, for one).  Where the backend has
  * non-temporal stores, the aligned probe again with them (4- and 8-byte
  * words, gen.h): what the kernels' LBM_NT stores save over the aligned
- * rows.  Quick: the aligned curves, and the 4-byte non-temporal one. */
+ * rows; and the folded payload (4- and 8-byte words, in place and not,
+ * gen.h), the collision's instructions where the loop is not
+ * memory-bound.  Quick: the aligned curves, and the 4-byte non-temporal
+ * one. */
 /* Items first.. of a threads curve made row probes of R cells. */
 static void rows_curve(mb_plan *p, int first, int row, int in_place, int nontemporal)
 {
@@ -285,6 +288,16 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
                                    0);
                 rows_curve(p, first, o->row, in_place, 0);
             }
+    /* the folded payload (gen.h), the collision's instruction mix: the
+     * words of fp32 and fp64 kernels, in place and not; not quick */
+    for (int i = 0; i < 4 && !(o->quick || o->aligned_only); i++) {
+        const int w = all_word_bytes[i % 2], first = p->n;
+        if (!payload_runs(o, w)) continue;
+        plan_threads_curve(p, o, &(mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = w, .payload = MB_PAYLOAD_FOLDED},
+                           0);
+        rows_curve(p, first, o->row, i / 2, 0);
+        for (int j = first; j < p->n; j++) p->items[j].cfg.spec.folded = 1;
+    }
     /* stores without the write-allocate, as lbmkernels' LBM_NT rows store
      * (gen.h): the words of its kernels (fp32, fp64); quick: fp32's */
     for (int wi = 0; wi < 2 && o->nontemporal && !o->aligned_only; wi++) {
@@ -322,8 +335,12 @@ static void plan_row_nx(mb_plan *p, const mb_plan_options *o)
                 for (int wi = 0; wi < N_WORD_BYTES; wi++) {
                     const int w = all_word_bytes[wi];
                     if (payload && !payload_runs(o, w)) continue;
-                    const mb_probe_spec v = {.words = D3Q19_WORDS, .word_bytes = w,
-                                             .payload = payload ? MB_PAYLOAD_COLLISION : 0};
+                    /* the payload the model reads for a row kernel: folded where it
+                     * runs (gen.h) */
+                    const int folded = payload && w != 2;
+                    const mb_probe_spec v = {
+                        .words = D3Q19_WORDS, .word_bytes = w,
+                        .payload = folded ? MB_PAYLOAD_FOLDED : payload ? MB_PAYLOAD_COLLISION : 0};
                     for (int ends = 0; ends < 2; ends++) {
                         add_threads(p, o, &v, 0, cells);
                         mb_plan_item *it = &p->items[p->n - 1];
@@ -331,6 +348,7 @@ static void plan_row_nx(mb_plan *p, const mb_plan_options *o)
                         it->cfg.spec.row = ends ? (int)nx : o->row;
                         it->cfg.spec.row_ends = ends;
                         it->cfg.spec.in_place = in_place;
+                        it->cfg.spec.folded = folded;
                     }
                 }
     }

@@ -368,6 +368,14 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (strcmp(how, "normal") && strcmp(how, "nontemporal"))
         return lbp_error(err, err_len, "%s:%d: expected stores normal|nontemporal, got '%s'", t->path, t->line[r], how);
     p->nontemporal = !strcmp(how, "nontemporal");
+    const int form = lbp_table_column(t, "payload_form");
+    const char *pf = form >= 0 ? lbp_table_text(t, r, form) : "masked";
+    if (strcmp(pf, "masked") && strcmp(pf, "folded"))
+        return lbp_error(err, err_len, "%s:%d: expected payload_form masked|folded, got '%s'", t->path, t->line[r], pf);
+    p->folded = !strcmp(pf, "folded");
+    if (p->folded && ((p->sweep != PROBE_ROWS && p->sweep != PROBE_ROW_NX) || p->ops <= 0))
+        return lbp_error(err, err_len, "%s:%d: a folded payload outside the rows and row_nx sweeps' payload probes",
+                         t->path, t->line[r]);
     if (p->threads <= 0 || *ms <= 0 || p->words <= 0 || p->ops < 0)
         return lbp_error(err, err_len, "%s:%d: expected positive words, threads and ms_median, ops >= 0", t->path,
                          t->line[r]);

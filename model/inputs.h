@@ -65,6 +65,7 @@ typedef struct {
     int band;               /* BX cells of a row per warp (narrow sweep; 32 elsewhere or absent) */
     int tile[3];            /* BX, BY, BZ of the blocks (tile sweep; 0 0 0 elsewhere or absent) */
     int nontemporal;        /* 1: non-temporal stores (column stores; rows sweep only; 0 absent) */
+    int folded;             /* 1: the folded payload (column payload_form; rows sweep only; 0 absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

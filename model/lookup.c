@@ -41,6 +41,7 @@ int model_probe_matches(const model_probe_row *p, const model_probe_query *q)
     if ((p->vector > 1 ? p->vector : 1) != (q->vector > 1 ? q->vector : 1)) return 0;
     if ((p->row > 1) != (q->sweep == PROBE_ROWS)) return 0; /* row probes answer only for the rows sweep */
     if (!p->nontemporal != !q->nontemporal) return 0; /* non-temporal probes only where asked */
+    if (!p->folded != !q->folded) return 0; /* folded payloads only where asked */
     return p->word_bytes == q->word_bytes && field_matches(q->block_size, p->block_size) &&
            field_matches(q->blocks_requested, p->blocks_requested) &&
            field_matches(q->misaligned_reads, p->misaligned_reads) && field_matches(q->payload, p->ops > 0) &&
@@ -335,7 +336,7 @@ static int find_aligned(const model_inputs *in, const model_probe_lookup *l, int
     a.with_aligned = 0;
     a.fallbacks = 0;
     a.q = out->read;
-    a.q.misaligned_reads = a.q.misaligned_writes = a.q.payload = a.q.nontemporal = 0;
+    a.q.misaligned_reads = a.q.misaligned_writes = a.q.payload = a.q.nontemporal = a.q.folded = 0;
     if (l->q.sweep == PROBE_PAYLOAD) { /* the payload sweep's ops = 0 point: the words sweep's N=19 probe */
         a.q.sweep = PROBE_WORDS;
         a.q.words = D3Q19_Q;

@@ -154,7 +154,7 @@ static double l2_factor(const model_path_query *q, const model_b2b_set *set, int
  * measured), at least 1 (below is noise), a payload's excess scaled by ops
  * over the probe's; 0 where either curve is missing. */
 static double rows_variant(const model_path_query *q, const model_b2b_set *set, int in_place, int L, int M,
-                           int payload, double threads, double *scale)
+                           int payload, int folded, double threads, double *scale)
 {
     model_probe_query v = model_probe_aligned(PROBE_ROWS, set->word_bytes, set->block_size);
     v.words = D3Q19_Q;
@@ -162,9 +162,26 @@ static double rows_variant(const model_path_query *q, const model_b2b_set *set, 
     v.misaligned_reads = L;
     v.misaligned_writes = M;
     v.payload = payload;
+    v.folded = folded;
     model_probe_lookup l = {.q = v, .x = PROBE_X_LAUNCH, .with_aligned = 1, .fallbacks = PROBE_OR_COMMON_BLOCK};
     double here, top;
     return variant_over_aligned(q->in, &l, threads, q->k->ops_per_cell, &here, &top, scale) ? here : 0;
+}
+
+/* The rows sweep's payload variant over its aligned probe: the folded one
+ * where measured (membench/gen.h: the collision's instruction mix, where
+ * the masked one's integer operations price more than the collision
+ * costs in a loop that is not memory-bound), else the masked one, noted. */
+static double rows_payload(const model_path_query *q, const model_b2b_set *set, int in_place, double threads,
+                           double *scale, model_provenance *prov)
+{
+    const double folded = rows_variant(q, set, in_place, 0, 0, 1, 1, threads, scale);
+    if (folded > 0) {
+        if (prov) model_note(prov, "rows sweep: the folded payload (the collision's instructions)");
+        return folded;
+    }
+    if (prov) model_note(prov, "rows sweep: the masked payload (no folded one of %d-byte words)", set->word_bytes);
+    return rows_variant(q, set, in_place, 0, 0, 1, 0, threads, scale);
 }
 
 /* The payload's excess (pay - 1, scaled by the kernel's operations over the
@@ -225,8 +242,8 @@ static double rows_kernel_factor(const model_path_query *q, const model_b2b_set 
     const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
     if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q) return 0;
     double s = 1;
-    const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, threads, NULL) : 1;
-    const double pay = k->ops_per_cell > 0 ? rows_variant(q, set, in_place, 0, 0, 1, threads, &s) : 1;
+    const double mis = L || M ? rows_variant(q, set, in_place, L, M, 0, 0, threads, NULL) : 1;
+    const double pay = k->ops_per_cell > 0 ? rows_payload(q, set, in_place, threads, &s, prov) : 1;
     if (!(mis > 0) || !(pay > 0)) return 0;
     double wa = in_place || !(q->probe->in_place_factor > 0) ? 1 : 1 / q->probe->in_place_factor;
     if (!in_place && k->nontemporal) {

@@ -805,6 +805,25 @@ static void test_row_probe_text(void **state)
     assert_int_equal(rec.row, 32);
     free(src);
     assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w4-p7-r32-e");
+    /* the folded payload: words converted as integers, no mask per word, one
+     * fold into the seed; 150 operations at N = 19, P = 5 */
+    s = (mb_probe_spec){.words = 19, .word_bytes = 8, .row = 256, .payload = MB_PAYLOAD_FOLDED, .folded = 1};
+    src = mb_generate_probe(&s, &rec);
+    assert_non_null(src);
+    assert_non_null(strstr(src, "double x18 = (double)(i32)w18;"));
+    assert_non_null(strstr(src, "const double fold_ = "));
+    assert_non_null(strstr(src, "(all ^ lbp_as_u64(fold_)) & (u64)mask"));
+    assert_null(strstr(src, "0x000fffffffffffff"));
+    assert_null(strstr(src, "lbp_as_u64(x"));
+    assert_int_equal(rec.ops_per_thread, 150);
+    assert_int_equal(rec.folded, 1);
+    free(src);
+    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M0-w8-p5-r256-f");
+    const mb_probe_spec bad_folded[] = {{.words = 19, .word_bytes = 4, .payload = 5, .folded = 1},
+                                        {.words = 19, .word_bytes = 4, .row = 8, .folded = 1},
+                                        {.words = 19, .word_bytes = 2, .row = 8, .payload = 5, .folded = 1}};
+    for (size_t i = 0; i < sizeof bad_folded / sizeof *bad_folded; i++)
+        assert_int_equal(mb_spec_check(&bad_folded[i], why, sizeof why), 1);
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 7}, 1000), 143);
     assert_int_equal(mb_row_items(&(mb_probe_spec){.row = 0}, 1000), 1000);
     /* 128 rows on 16 units: groups of 8, not one group of 256 on one core */
@@ -966,7 +985,13 @@ static void test_row_probe(void **state)
             cfg.spec.row_ends = 1;
             cfg.spec.row = e % 2 ? 7 : 2;
             if (e == 0) cfg.spec.payload = 7;
-            check_row_probe(&b, cfg, got);
+            check_row_probe(&b, cfg, got);            /* the folded payload (gen.h), 4- and 8-byte words: the same words */
+            if (wb != 2 && (e == 0 || e == 3)) {
+                cfg.spec.row_ends = 0;
+                cfg.spec.payload = MB_PAYLOAD_FOLDED;
+                cfg.spec.folded = 1;
+                check_row_probe(&b, cfg, got);
+            }
         }
     free(got);
     mb_bench_close(&b);
@@ -1626,6 +1651,9 @@ static void test_plan_row_nx(void **state)
             assert_int_equal(ref->spec.word_bytes, own->spec.word_bytes);
             assert_int_equal(ref->spec.in_place, own->spec.in_place);
             assert_int_equal(ref->spec.payload, own->spec.payload);
+            assert_int_equal(ref->spec.folded, own->spec.folded);
+            assert_int_equal(own->spec.folded, own->spec.payload && own->spec.word_bytes != 2);
+            if (own->spec.folded) assert_int_equal(own->spec.payload, MB_PAYLOAD_FOLDED);
             assert_int_equal(own->spec.misaligned_reads + own->spec.misaligned_writes, 0);
             nx_seen[own->spec.row]++;
             n += 2;
@@ -2044,8 +2072,9 @@ static void test_plan_aligned_only(void **state)
         }
         /* 5 variants (aligned, payload, L, M, L=M) x 3 word sizes, or the aligned x 3 */
         assert_int_equal(threads, 3 * (aligned ? 3 : 15));
-        /* rows: 4 + 3 variants x 3 word sizes, or aligned in and out of place x 3 */
-        assert_int_equal(rows, 3 * (aligned ? 6 : 21));
+        /* rows: 4 + 3 variants x 3 word sizes and the folded payload in and
+         * out of place x 2, or aligned in and out of place x 3 */
+        assert_int_equal(rows, 3 * (aligned ? 6 : 25));
         for (int w = 2; w <= 8; w *= 2) assert_int_equal(count_items(&p, "threads", w, 0, 0, 0, 1LL << 24), 1);
         assert_int_equal(count_items(&p, "threads", 4, 10, 0, 0, 0), aligned ? 0 : 3);
         assert_int_equal(count_items(&p, "threads", 8, 0, 0, MB_PAYLOAD_COLLISION, 0), aligned ? 0 : 3);
@@ -2665,8 +2694,8 @@ static void test_cli_threads_sweep(void **state)
         if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, ",256,32,0,0,0,normal\n")); /* row R, band 32, no tile; PoCL: no non-temporal stores */
-            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0,normal\n") != NULL]++;
+            assert_non_null(strstr(line, ",256,32,0,0,0,normal,masked\n")); /* row R, band 32, no tile; PoCL: no non-temporal stores */
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0,normal,masked\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -3011,7 +3040,7 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector,row,band,tile_x,tile_y,tile_z,stores\n");
+                              "vector,row,band,tile_x,tile_y,tile_z,stores,payload_form\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {

@@ -12,7 +12,8 @@
 #     own rows); predict's note gives the ratios, interpolated in log NX
 #     (48: 1.5 - 0.3 log2 1.5 = 1.325, 2 - 0.6 log2 1.5 = 1.649; 128: halfway from 64 to 256 in log,
 #     1.1 and 1.2) and clamped below 32, noted;
-#   - without the sweep, the note says the rows of 256 stand in.
+#   - without the sweep, the note says the rows of 256 stand in;
+#   - the rows sweep's folded payload read where measured (below).
 # Last line: "model-rownx: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -92,6 +93,52 @@ if note_at 32 push "$tmp/old" | grep -q "no row_nx sweep of 4-byte words: the ro
     ok
 else
     bad "without the sweep: $(note_at 32 push "$tmp/old")"
+fi
+
+# The rows sweep's folded payload (membench/gen.h), where measured, is the
+# payload a row kernel reads: added as copies of the aligned rows (no
+# excess: the loop hides the arithmetic), every point predicts at least as
+# fast as with the masked payload alone, those whose masked payload cost
+# something faster, and predict says which payload it read; a payload_form
+# other than masked or folded is refused, naming the value.
+cp -r "$src" "$tmp/fold"
+awk -F, -v OFS=, '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0 ",payload_form"; next }
+    { print $0 ",masked" }
+    $c["sweep"] == "rows" && $c["misaligned_reads"] == 0 && $c["misaligned_writes"] == 0 && $c["ops"] == 0 &&
+    $c["stores"] == "normal" && $c["word_bytes"] != 2 {
+        $c["ops"] = 150
+        print $0 ",folded"
+    }' "$src/membench.csv" >"$tmp/fold/membench.csv"
+model/model validate --data "$tmp/fold" --force >"$tmp/fold.log" 2>&1
+full_by_point "$tmp/fold/model.csv" >"$tmp/fold.full"
+paste -d' ' "$tmp/old.full" "$tmp/fold.full" | awk '
+    { split($1, k, ","); n++ }
+    $1 != $3 { print "rows out of order: " $1 " " $3; next }
+    k[2] != "fp16s" && $4 < $2 * (1 - 1e-9) { print $1 ": " $2 " -> " $4 ", slower" }
+    k[2] != "fp16s" && $4 > $2 * 1.001 { faster++ }
+    k[2] == "fp16s" && $4 != $2 { print $1 ": fp16s moved" }
+    END { if (faster < 40) print "only " faster " points faster"; if (n < 100) print "only " n " points" }' >"$tmp/diff"
+if [ ! -s "$tmp/diff" ]; then ok; else bad "folded payload not read as expected: $(head -5 "$tmp/diff")"; fi
+if model/model predict --data "$tmp/fold" --scheme push --precision fp64 --size 64 --block-size 64 \
+    --cells-per-thread row 2>&1 | grep -q "rows sweep: the folded payload"; then
+    ok
+else
+    bad "predict does not say it read the folded payload"
+fi
+if model/model predict --data "$tmp/fold" --scheme push --precision fp16s --size 64 --block-size 64 \
+    --cells-per-thread row 2>&1 | grep -q "the masked payload (no folded one of 2-byte words)"; then
+    ok
+else
+    bad "fp16s: no note of the masked payload"
+fi
+sed 's/,folded$/,sideways/' "$tmp/fold/membench.csv" >"$tmp/fold/m" && mv "$tmp/fold/m" "$tmp/fold/membench.csv"
+model/model validate --data "$tmp/fold" --force >"$tmp/bad.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "payload_form masked|folded, got 'sideways'" "$tmp/bad.log"; then
+    ok
+else
+    bad "payload_form sideways: rc $rc, $(tail -2 "$tmp/bad.log")"
 fi
 echo "model-rownx: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
