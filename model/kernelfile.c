@@ -90,7 +90,8 @@ static int block_dims(parse_state *s, const char *v, int *b)
     char tail;
     if (sscanf(v, "%dx%dx%d%c", &b[0], &b[1], &b[2], &tail) != 3 || !isdigit((unsigned char)v[0]))
         return fail_at(s, s->line, KEY_BLOCK, "'%s' is not BXxBYxBZ (three whole numbers)", v);
-    if (b[0] < 1 || b[1] < 1 || b[2] < 1 || (long)b[0] * b[1] * b[2] > 1024)
+    if (b[0] < 1 || b[1] < 1 || b[2] < 1 || b[0] > 1024 || b[1] > 1024 || b[2] > 1024 ||
+        (long)b[0] * b[1] * b[2] > 1024)
         return fail_at(s, s->line, KEY_BLOCK, "'%s' is out of range (each >= 1, at most 1024 threads)", v);
     return 0;
 }

@@ -172,6 +172,8 @@ static void test_parse_errors(void **state)
          "k.kernel:3: misaligned_access: 'cell' is not vector or word"},
         {"name = n\nwords_read = 19\nlaunch = grid\nblock = 32x4\n", "k.kernel:4: block: '32x4' is not BXxBYxBZ"},
         {"name = n\nwords_read = 19\nlaunch = grid\nblock = 64x64x1\n", "k.kernel:4: block: '64x64x1' is out of range"},
+        {"name = n\nwords_read = 19\nlaunch = grid\nblock = 2000000000x2000000000x2000000000\n",
+         "k.kernel:4: block: '2000000000x2000000000x2000000000' is out of range"},
         {"name = n\nwords_read = 19\nlattices =\n", "k.kernel:3: lattices: no value"},
         {"name = 0123456789012345678901234567890123456789012345678\nwords_read = 9\n", "k.kernel:1: name: "},
         /* contradictions, at the later key's line */
