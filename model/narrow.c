@@ -128,13 +128,22 @@ static int sweep_word(const model_inputs *in, const model_kernel *k, const probe
     return shape_ns(in, w, linear, 0, 0, 1, &clamped) > 0 ? w : 4;
 }
 
-/* A count past the sweep's 10 misaligned words: what the shape adds read
- * on along its line, not measured (within_measured no). */
-static void misaligned_past(model_provenance *prov, const char *sweep, int past)
+/* What a shape sweep's reading took from elsewhere: another word size, L
+ * and M both misaligned as a product, a count past the sweep's 10
+ * misaligned words read on along its line, the edge of its thread counts
+ * (the last two not measured: within_measured no). */
+static void sweep_notes(model_provenance *prov, const char *sweep, const model_kernel *k, int w, int both, int past,
+                        int clamped, double threads)
 {
+    const int access = k->word_bytes * model_cells_per_thread(k);
+    if (w != access) model_note(prov, "%s sweep read at %d-byte words for the kernel's %d-byte accesses", sweep, w, access);
+    if (both) model_note(prov, "%s sweep: L and M both misaligned read as L times M over aligned", sweep);
     if (past)
         model_clamped(prov, "%s sweep's misaligned probes (10 words) extended along the misaligned count",
                       sweep);
+    if (clamped)
+        model_clamped(prov, "%s sweep read at the edge of its thread counts for the launch's %.0f threads", sweep,
+                      threads);
 }
 
 /* The kernel's blocks per SM where the launch tells them (0: unknown). */
@@ -189,13 +198,7 @@ int model_tile_factors(const model_inputs *in, const model_kernel *k, const mode
             model_note(prov, "tile sweep at %dx%dx%d read at as many blocks per SM as fit, not the kernel's %d "
                              "(membench --tile-from its file measures it there)", b[0], b[1], b[2], own);
     }
-    if (w != k->word_bytes * model_cells_per_thread(k))
-        model_note(prov, "tile sweep read at %d-byte words for the kernel's %d-byte accesses", w,
-                   k->word_bytes * model_cells_per_thread(k));
-    if (both) model_note(prov, "tile sweep: L and M both misaligned read as L times M over aligned");
-    misaligned_past(prov, "tile", past);
-    if (clamped)
-        model_clamped(prov, "tile sweep read at the edge of its thread counts for the launch's %.0f threads", threads);
+    sweep_notes(prov, "tile", k, w, both, past, clamped, threads);
     char at[48] = "";
     if (blocks > 0) snprintf(at, sizeof at, " at %d blocks per SM", blocks);
     model_note(prov, "grid of %dx%dx%d blocks: level 3 x %.3f (tile sweep at %dx%dx%d over %dx1x1%s, first phase, "
@@ -227,14 +230,7 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
         }
     }
     if (band != bx) model_note(prov, "blocks %d threads wide in x read on the narrow sweep at BX=%d", bx, band);
-    if (w != k->word_bytes * model_cells_per_thread(k))
-        model_note(prov, "narrow sweep read at %d-byte words for the kernel's %d-byte accesses", w,
-                   k->word_bytes * model_cells_per_thread(k));
-    if (both) model_note(prov, "narrow sweep: L and M both misaligned read as L times M over aligned");
-    misaligned_past(prov, "narrow", past);
-    if (clamped)
-        model_clamped(prov, "narrow sweep read at the edge of its thread counts for the launch's %.0f threads",
-                      threads);
+    sweep_notes(prov, "narrow", k, w, both, past, clamped, threads);
     if (tiles)
         model_note(prov, "blocks %d threads wide in x: level 3 x %.3f (tile sweep at %dx%dx1 over 32x1x1, "
                          "first phase)", bx, factor[0], band, 32 / band);
