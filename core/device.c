@@ -402,18 +402,25 @@ const char lbp_prelude[] =
     "#define lbp_as_f64(u) as_double(u)\n"
     "#define lbp_as_u64(d) as_ulong(d)\n"
     /* Half precision in memory: core OpenCL's vload_half / vstore_half
-     * (no cl_khr_fp16 needed: half is only a storage type); the 2- and
-     * 4-wide forms are the aligned ones (vloada_half2: 4-byte accesses). */
+     * (no cl_khr_fp16 needed: half is only a storage type).  The 2- and
+     * 4-wide forms move one 4- or 8-byte word and convert it in registers
+     * (vload_half2 of the private word), as the CUDA prelude does: NVIDIA's
+     * OpenCL compiled vloada_half4 from global memory into narrower
+     * accesses than the 8-byte probes the model reads. */
     "typedef ushort u16;\n"
     "typedef half lbp_half;\n"
     "INLINE float lbp_half_to_float(u16 h) { return vload_half(0, (const half *)&h); }\n"
     "INLINE u16 lbp_float_to_half(float f) { u16 h; vstore_half_rte(f, 0, (half *)&h); return h; }\n"
+    "INLINE float2 lbp_half2_of(u32 w) { return vload_half2(0, (const half *)&w); }\n"
+    "INLINE u32 lbp_half2_from(float2 v) { u32 w; vstore_half2_rte(v, 0, (half *)&w); return w; }\n"
+    "INLINE float4 lbp_half4_of(uint2 w) { return vload_half4(0, (const half *)&w); }\n"
+    "INLINE uint2 lbp_half4_from(float4 v) { uint2 w; vstore_half4_rte(v, 0, (half *)&w); return w; }\n"
     "#define lbp_load_half(p, i) vload_half((i), (p))\n"
     "#define lbp_store_half(p, i, v) vstore_half_rte((v), (i), (p))\n"
-    "#define lbp_load_half2(p, i) vloada_half2(0, (p) + (i))\n"
-    "#define lbp_store_half2(p, i, v) vstorea_half2_rte((v), 0, (p) + (i))\n"
-    "#define lbp_load_half4(p, i) vloada_half4(0, (p) + (i))\n"
-    "#define lbp_store_half4(p, i, v) vstorea_half4_rte((v), 0, (p) + (i))\n"
+    "#define lbp_load_half2(p, i) lbp_half2_of(*(const __global u32 *)((p) + (i)))\n"
+    "#define lbp_store_half2(p, i, v) (*(__global u32 *)((p) + (i)) = lbp_half2_from(v))\n"
+    "#define lbp_load_half4(p, i) lbp_half4_of(*(const __global uint2 *)((p) + (i)))\n"
+    "#define lbp_store_half4(p, i, v) (*(__global uint2 *)((p) + (i)) = lbp_half4_from(v))\n"
     "#else\n"
     "#error \"compile with -DLBP_CUDA=1 or -DLBP_OPENCL=1\"\n"
     "#endif\n"
