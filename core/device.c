@@ -404,9 +404,10 @@ const char lbp_prelude[] =
     /* Half precision in memory: core OpenCL's vload_half / vstore_half
      * (no cl_khr_fp16 needed: half is only a storage type).  The 2- and
      * 4-wide forms move one 4- or 8-byte word and convert it in registers
-     * (vload_half2 of the private word), as the CUDA prelude does: NVIDIA's
-     * OpenCL compiled vloada_half4 from global memory into narrower
-     * accesses than the 8-byte probes the model reads. */
+     * (vload_half2 of the private word), as the CUDA prelude does: with
+     * vloada_half2/4 from global memory NVIDIA's OpenCL ran the kernels of
+     * 2 and 4 cells a thread 7-17 % under CUDA's on an H200
+     * (doc/findings/fp16.md). */
     "typedef ushort u16;\n"
     "typedef half lbp_half;\n"
     "INLINE float lbp_half_to_float(u16 h) { return vload_half(0, (const half *)&h); }\n"
