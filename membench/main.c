@@ -453,15 +453,6 @@ static _Noreturn void fail_run(run *r, const char *why)
  * sweeps run as many blocks as fit. */
 static int can_force(const lbp_device *d) { return d->info.caps.force_blocks_per_cu; }
 
-/* The largest block this device launches of kernel k. */
-static int block_limit(lbp_device *d, lbp_kernel *k)
-{
-    lbp_kernel_info ki;
-    d->be->kernel_info(d, k, &ki);
-    return ki.max_block_size > 0 && ki.max_block_size < d->info.max_block_size ? ki.max_block_size
-                                                                                : d->info.max_block_size;
-}
-
 /* The tile sweep's shapes whose blocks are over what the device launches
  * of their kernel (NVIDIA's OpenCL: 256 threads for a 19-word probe) are
  * left out, each said once; every other probe over its limit is an error
@@ -473,7 +464,7 @@ static void drop_tiles_over_limit(run *r)
         const mb_plan_item *it = &r->plan.items[i];
         const mb_config *c = &it->cfg;
         if (mb_is_tile(&c->spec)) {
-            const int limit = block_limit(r->d, mb_kernel_for(&r->bench, &c->spec)->kernel);
+            const int limit = mb_block_limit(r->d, mb_kernel_for(&r->bench, &c->spec)->kernel);
             if (c->block_size > limit) {
                 if (!c->spec.misaligned_reads && !c->spec.misaligned_writes)
                     lbp_warn("tile sweep: blocks of %dx%dx%d (%d threads) are over the %d threads %s launches of "
@@ -530,7 +521,7 @@ static void preflight(run *r)
             if (v == 0 && !can_force(r->d))
                 lbp_warn("occupancy sweep: %s cannot force blocks per compute unit; block sizes only",
                          r->d->info.backend);
-            const int limit = block_limit(r->d, k->kernel);
+            const int limit = mb_block_limit(r->d, k->kernel);
             static const int block_sizes[] = MB_OCCUPANCY_BLOCK_SIZES;
             for (size_t b = 0; b < sizeof block_sizes / sizeof *block_sizes; b++)
                 if (block_sizes[b] <= limit)

@@ -226,6 +226,14 @@ static int forced_shape(mb_bench *b, lbp_kernel *k, int block_size, int want, in
     return 1;
 }
 
+int mb_block_limit(lbp_device *d, lbp_kernel *k)
+{
+    lbp_kernel_info ki;
+    d->be->kernel_info(d, k, &ki);
+    return ki.max_block_size > 0 && ki.max_block_size < d->info.max_block_size ? ki.max_block_size
+                                                                                : d->info.max_block_size;
+}
+
 int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb_shape *out, char *why,
                      size_t why_len)
 {
@@ -233,8 +241,7 @@ int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb
     lbp_kernel_info ki;
     d->be->kernel_info(d, c->kernel, &ki);
     *out = (mb_shape){.shared_bytes = 0, .blocks_per_cu = -1, .occupancy = -1, .registers = ki.registers};
-    int limit = d->info.max_block_size;
-    if (ki.max_block_size > 0 && ki.max_block_size < limit) limit = ki.max_block_size;
+    const int limit = mb_block_limit(d, c->kernel);
     if (cfg->block_size < 1 || cfg->block_size > limit) {
         snprintf(why, why_len, "block size %d is over the limit of %d threads for this device and kernel",
                  cfg->block_size, limit);

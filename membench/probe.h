@@ -103,6 +103,9 @@ typedef struct {
 } mb_shape;
 int mb_resolve_shape(mb_bench *b, const mb_compiled *c, const mb_config *cfg, mb_shape *out, char *why,
                      size_t why_len);
+/* The largest block the device launches of kernel k (the device's and the
+ * kernel's limits). */
+int mb_block_limit(lbp_device *d, lbp_kernel *k);
 
 /* One probe measured and verified. */
 typedef struct {
