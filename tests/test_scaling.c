@@ -1149,7 +1149,9 @@ static void test_summary(void **state)
                "d,cuda,pull,fp32,60000,63000,4.9,8,host,0,weak,8,40.1,42.0\n"
                "d,cuda,pull,fp32,19000,19000,0,1,none,0,weak,1,-1,-1\n", buf, sizeof buf);
     assert_non_null(strstr(buf, "at 8 GPUs: pull fp32 97.2 %, aa fp32 95.4 %: met\n"));
-    assert_non_null(strstr(buf, "worst |error| 4.90 % over 4 points: met\n"));
+    /* and each path's worst, where there are several */
+    assert_non_null(strstr(buf, "worst |error| 4.90 % over 4 points: met (by path: peer 1.33 % over 3, met; host 4.90 % "
+                                "over 1, met)\n"));
     /* one line a group: peer-on at its 8 ranks (pull, the faster), host-off */
     assert_non_null(strstr(buf, "cuda    weak    peer     on          8 pull"));
     assert_null(strstr(buf, "    4 pull"));
