@@ -172,3 +172,42 @@ double model_vector_ratio(const model_inputs *in, const model_kernel *k, int pha
         model_note(prov, "vector probe read at N=%d for the kernel's N=%g", q.words, words);
     return ratio;
 }
+
+double model_vector_compute_factor(const model_inputs *in, const model_kernel *k, int phase,
+                                   const model_lattice *lat, model_provenance *prov)
+{
+    const int L = k->misaligned_reads[phase], M = k->misaligned_writes[phase], v = model_cells_per_thread(k);
+    if (v < 2 || k->ops_per_cell <= 0 || lat->block_size <= 0 || ((L || M) && !model_misaligned_by_word(k)))
+        return -1;
+    model_probe_query q = model_probe_aligned(PROBE_OCCUPANCY, k->word_bytes, lat->block_size);
+    q.vector = v;
+    const int in_place = k->lattices == 1 && L == M;
+    if (in_place) q.layout = PROBE_LAYOUT_IN_PLACE;
+    q.words = vector_words(in, &q, (k->words_read + k->words_written) / 2);
+    if (q.words <= 0) return -1;
+    const double x = kernel_occupancy(in, q, lat);
+    q.misaligned_reads = L;
+    q.misaligned_writes = M;
+    model_curve bare = occupancy_curve(in, q);
+    q.payload = 1;
+    model_curve with = occupancy_curve(in, q);
+    int probe_ops = 0;
+    for (int i = 0; i < in->n_probes && !probe_ops; i++)
+        if (in->probes[i].sweep == PROBE_OCCUPANCY && model_probe_matches(&in->probes[i], &q))
+            probe_ops = in->probes[i].ops;
+    double r = -1;
+    int clamped = 0;
+    if (x > 0 && bare.n > 0 && with.n > 0 && probe_ops > 0) {
+        const double t_with = model_interp(with.p, with.n, x, &clamped), t_bare = model_interp(bare.p, bare.n, x, &clamped);
+        if (!clamped && t_bare > 0) r = t_with / t_bare;
+    }
+    free(bare.p);
+    free(with.p);
+    if (r <= 0) return -1;
+    /* more arithmetic never takes less time: a faster one is noise */
+    const double f = 1 + (fmax(r, 1) - 1) * (v * k->ops_per_cell) / probe_ops;
+    model_note(prov, "arithmetic at %d cells per thread: the %d-byte vector probe, V=%d, L=%d M=%d%s, with the "
+               "payload (%d operations) over without, at block %d and the kernel's occupancy, x %.3f", v,
+               k->word_bytes, v, L, M, in_place ? " in place" : "", probe_ops, lat->block_size, f);
+    return f;
+}
