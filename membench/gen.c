@@ -246,10 +246,8 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "vector V=%d is not 1, 2 or 4", s->vector);
     else if (mb_vector(s) > 1 && s->word_bytes * s->vector > 8)
         snprintf(why, why_len, "vector V=%d of %d-byte words is wider than 8 bytes", s->vector, s->word_bytes);
-    else if (mb_vector(s) > 1 && (s->swapped || s->stamps))
-        snprintf(why, why_len, "a vector probe (V=%d) has no swapped or stamped form", s->vector);
-    else if (mb_vector(s) > 1 && s->payload && (s->word_bytes != 2 || s->folded))
-        snprintf(why, why_len, "a vector probe's payload (V=%d): of 2-byte words, masked", s->vector);
+    else if (mb_vector(s) > 1 && (s->payload || s->swapped || s->stamps))
+        snprintf(why, why_len, "a vector probe (V=%d) has no payload, swapped or stamped form", s->vector);
     else if (s->row < 0 || s->row > MB_MAX_ROW)
         snprintf(why, why_len, "row R=%d is outside 0..%d", s->row, MB_MAX_ROW);
     else if (mb_row(s) > 1 && (mb_vector(s) > 1 || s->swapped || s->stamps))
@@ -299,7 +297,7 @@ int mb_payload_ops(int words, int payload)
 int mb_payload_ops_of(const mb_probe_spec *s)
 {
     return s->folded && s->payload > 0 ? s->words * s->payload + 3 * s->words - 2
-                                       : mb_vector(s) * mb_payload_ops(s->words, s->payload);
+                                       : mb_payload_ops(s->words, s->payload);
 }
 
 /* ---- the probe ----------------------------------------------------------- */
@@ -543,31 +541,6 @@ static void row_half_payload(text *t, const mb_probe_spec *s)
         for (int p = 0; p < s->payload; p++) text_printf(t, "    x%d = x%d * a_ + sum_;\n", k, k);
 }
 
-/* The payload of a vector probe of 2-byte words: each of the V cells of
- * the thread as the row probe computes one (row_half_payload), its words
- * the lanes of the vectors, x(e N + k) cell e's word k; pl_, every chain's
- * result converted back to half, goes into the seed through the zero mask,
- * so every store waits for every chain (a collision's stores wait for its
- * moments; push's exchange holds them until the whole group has computed). */
-static void vector_half_payload(text *t, const mb_probe_spec *s)
-{
-    const int v = mb_vector(s), n = s->words;
-    text_put(t, "    const float a_ = 0.5f + (float)mask;\n");
-    for (int e = 0; e < v; e++) {
-        for (int k = 0; k < n; k++)
-            text_printf(t, "    float x%d = lbp_half_to_float((u16)(w%d >> %d));\n", e * n + k, k, 16 * e);
-        text_printf(t, "    const float sum%d_ = ", e);
-        pairwise_sum(t, e * n, n);
-        text_put(t, ";\n");
-        for (int k = 0; k < n; k++)
-            for (int p = 0; p < s->payload; p++)
-                text_printf(t, "    x%d = x%d * a_ + sum%d_;\n", e * n + k, e * n + k, e);
-    }
-    text_put(t, "    const u32 pl_ = 0u");
-    for (int j = 0; j < v * n; j++) text_printf(t, "%s^ (u32)lbp_float_to_half(x%d)", j % 4 ? " " : "\n        ", j);
-    text_put(t, ";\n");
-}
-
 /* The folded payload (gen.h): each word converted as a signed 32-bit
  * integer, the sum in pairs, each chain on it, the chains' results summed
  * in pairs into fold_, which the seed takes through the zero mask. */
@@ -617,8 +590,6 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
     text_put(t, ";\n");
     if (s->folded) {
         folded_payload(t, s);
-    } else if (s->payload && mb_vector(s) > 1) {
-        vector_half_payload(t, s);
     } else if (s->payload && s->word_bytes == 2 && mb_row(s) > 1) {
         row_half_payload(t, s);
     } else if (s->payload && s->word_bytes == 2) {
@@ -647,9 +618,9 @@ static void probe_reads(text *t, const mb_probe_spec *s, const char *word)
         }
     }
     if (mb_vector(s) > 1)
-        text_printf(t, "    const %s s = ((%s)%s * (%s)0x%llx) ^ (%s & (%s)mask); /* the seed word in each lane; mask is 0 */\n",
+        text_printf(t, "    const %s s = ((%s)%s * (%s)0x%llx) ^ (all & (%s)mask); /* the seed word in each lane; mask is 0 */\n",
                     word, word, s->word_bytes == 2 ? "(seed & 0xfffeu)" : "seed", word,
-                    (unsigned long long)lane_ones(s), s->payload ? "(all ^ pl_)" : "all", word);
+                    (unsigned long long)lane_ones(s), word);
     else if (s->word_bytes == 2)
         text_put(t, "    const u16 s = (u16)((seed & 0xfffeu) ^ (all & mask)); /* mask is 0 */\n");
     else if (s->word_bytes == 4)

@@ -498,11 +498,7 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
 }
 
 /* fp16s at 2 and 4 cells per thread: the vector sweep's shapes (plan_vector)
- * but the two-array 10/10, which no kernel has, without and with the
- * collision's payload for each of the V cells (the arithmetic of a kernel of
- * V cells a thread at its own access width, shape and occupancy: push's
- * exchange barrier holds a group's stores until its last thread has
- * computed); fills 20 specs. */
+ * but the two-array 10/10, which no kernel has; fills 10 specs. */
 static int occupancy_vector_variants(mb_probe_spec *out)
 {
     static const int lm[5][3] = {{0, 0, 0},
@@ -511,12 +507,10 @@ static int occupancy_vector_variants(mb_probe_spec *out)
                                  {0, 0, 1},
                                  {AA_ODD_MISALIGNED, AA_ODD_MISALIGNED, 1}};
     int n = 0;
-    for (int payload = 0; payload <= MB_PAYLOAD_COLLISION; payload += MB_PAYLOAD_COLLISION)
-        for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
-            for (int i = 0; i < 5; i++)
-                out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = 2, .misaligned_reads = lm[i][0],
-                                           .misaligned_writes = lm[i][1], .in_place = lm[i][2], .vector = v,
-                                           .payload = payload};
+    for (int v = 2; v <= MB_MAX_VECTOR; v *= 2)
+        for (int i = 0; i < 5; i++)
+            out[n++] = (mb_probe_spec){.words = D3Q19_WORDS, .word_bytes = 2, .misaligned_reads = lm[i][0],
+                                       .misaligned_writes = lm[i][1], .in_place = lm[i][2], .vector = v};
     return n;
 }
 

@@ -122,10 +122,9 @@ void mb_plan_threads_occupancy(mb_plan *p, const mb_plan_options *o, int word_by
  * the vector probes of 2-byte words at V = 2 and 4 as fp16s kernels move
  * them (gen.h): aligned, M = 10 (push's exchange), L = 10, and in place
  * 0/0 and 10/10 (A-A): what the shifted words cost at each kernel's own
- * block size and blocks per SM (an exchange's barrier holds a whole block),
- * each also with the collision's payload for each of its V cells.
+ * block size and blocks per SM (an exchange's barrier holds a whole block).
  * Fills up to MB_OCCUPANCY_VARIANTS specs, returns the count. */
-#define MB_OCCUPANCY_VARIANTS 30
+#define MB_OCCUPANCY_VARIANTS 20
 int mb_occupancy_variants(const mb_plan_options *o, mb_probe_spec *out);
 /* Occupancy sweep of one variant at one block size: blocks per SM
  * 1..blocks_fit (0 or -1: cannot force, as many as fit). */

@@ -68,15 +68,6 @@ int model_misaligned_by_word(const model_kernel *k);
 double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, const model_lattice *lat,
                           model_provenance *prov);
 
-/* The arithmetic of a kernel of v > 1 cells per thread at phase's shape:
- * the occupancy sweep's vector probe of that shape (V, L, M, in place) with
- * the collision's payload for each of its cells over the same probe
- * without, both at the kernel's block size and occupancy, its excess over 1
- * scaled by the kernel's operations over the probe's; -1 where not
- * measured there (model_compute_factor answers). */
-double model_vector_compute_factor(const model_inputs *in, const model_kernel *k, int phase,
-                                   const model_lattice *lat, model_provenance *prov);
-
 /* A variant's time over its aligned twin's (l: with_aligned, its curves
  * back to back over log(threads)), as measured: at `threads` (clamped to
  * the counts both measured) into *here, at the largest both measured into

@@ -160,22 +160,11 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
         out->probe_threads = t.probe_threads;
         out->occupancy_factor = t.occupancy_factor;
     }
-    /* a kernel of several cells per thread: its shape's vector probe with
-     * and without the payload, per phase, where the occupancy sweep has it */
-    double compute[MODEL_MAX_PHASES], generic = -1;
-    out->compute_factor = 0;
-    for (int p = 0; p < k->phases; p++) {
-        compute[p] = model_vector_compute_factor(in, k, p, lat, prov);
-        if (compute[p] <= 0) {
-            if (generic <= 0) generic = model_compute_factor(in, k->ops_per_cell * v, k->word_bytes * v, lat, prov);
-            compute[p] = generic;
-        }
-        out->compute_factor += compute[p] / k->phases;
-    }
+    out->compute_factor = model_compute_factor(in, k->ops_per_cell * v, k->word_bytes * v, lat, prov);
     out->in_place_factor = in_place_factor(in, k, lat->block_size, prov);
     double mean_ns = 0;
     for (int p = 0; p < k->phases; p++) {
-        out->ns_per_cell[p] *= compute[p] / out->in_place_factor;
+        out->ns_per_cell[p] *= out->compute_factor / out->in_place_factor;
         mean_ns += out->ns_per_cell[p] / k->phases;
     }
     out->mlups = 1e3 / mean_ns; /* cells per ns x 1e3 = MLUPS */

@@ -1923,67 +1923,6 @@ static void test_vector_probe_at_launch(void **state)
     remove_folder(dir);
 }
 
-/* The arithmetic of a kernel of several cells per thread, where the
- * occupancy sweep ran its shape's vector probe with the payload (ops
- * column added, 0 on every other row): push fp16s at 2 cells in blocks of
- * 512, M = 10 with the payload (2 x 151 operations) 0.39 ns at one block
- * per SM (x 1.5 over 0.26), 0.252 at two (x 1.2 over 0.21): its excess
- * scaled by 2 x 150 / 302; halfway between interpolated; outside the
- * measured occupancies, a shape without payload rows (pull's L = 10) and
- * one cell per thread: not read (-1), and level 2 takes the generic
- * factor. */
-static void test_vector_compute_at_launch(void **state)
-{
-    (void)state;
-    char dir[] = "/tmp/lbp-model-vector-compute-XXXXXX", cmd[700];
-    gpu_folder(dir, NULL);
-    add_vector_sweep(dir);
-    add_occupancy_vector_rows(dir);
-    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,ops/; 2,$s/$/,0/' membench.csv", dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
-    FILE *f = fopen(cmd, "a");
-    assert_non_null(f);
-    static const double with[2] = {0.39, 0.252};
-    for (int k = 1; k <= 2; k++) {
-        const double ms = with[k - 1] + 0.002;
-        fprintf(f, "test-gpu,cuda,occupancy,19,2,0,10,512,%d,%d,%.4f,1000000,1,10,%.6f,%.6f,%.6f,1,1,%.6f,events,0,2,302\n",
-                k, k, 0.25 * k, ms, ms, ms, ms * 1e3);
-    }
-    fclose(f);
-    model_inputs in;
-    load(&in, dir, "cuda");
-    model_kernel k;
-    assert_int_equal(model_builtin_kernel(&k, "push", "fp16s"), 0);
-    k.cells_per_thread = 2;
-    model_lattice lat = cube(256);
-    lat.block_size = 512;
-    lat.occupancy = 0.25;
-    model_provenance prov;
-    model_provenance_init(&prov);
-    const double scale = 2 * 150.0 / 302;
-    NEAR(model_vector_compute_factor(&in, &k, 0, &lat, &prov), 1 + 0.5 * scale);
-    assert_true(model_provenance_says(&prov, "with the payload (302 operations) over without, at block 512"));
-    lat.occupancy = 0.375;
-    NEAR(model_vector_compute_factor(&in, &k, 0, &lat, &prov), 1 + ((0.39 + 0.252) / (0.26 + 0.21) - 1) * scale);
-    lat.occupancy = 0.75;
-    assert_true(model_vector_compute_factor(&in, &k, 0, &lat, &prov) < 0);
-    lat.occupancy = 0.25;
-    model_prediction p;
-    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    NEAR(p.probe.compute_factor, 1 + 0.5 * scale);
-    assert_true(says(&p, "arithmetic at 2 cells per thread: the 2-byte vector probe, V=2, L=0 M=10"));
-    k.cells_per_thread = 1;
-    assert_true(model_vector_compute_factor(&in, &k, 0, &lat, &prov) < 0);
-    assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
-    k.cells_per_thread = 2;
-    assert_true(model_vector_compute_factor(&in, &k, 0, &lat, &prov) < 0);
-    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_false(says(&p, "arithmetic at 2 cells per thread"));
-    model_inputs_free(&in);
-    remove_folder(dir);
-}
-
 /* The geometry path for such a kernel: the aligned probe at its launch
  * times the vector sweep's factor (the sweep's misaligned rows shift whole
  * 8-byte words); pull fp16s at 4 cells, 16x16x32 = 8192 cells, 2048
@@ -2472,7 +2411,6 @@ int main(void)
         cmocka_unit_test(test_vector_probe_level2),
         cmocka_unit_test(test_vector_probe_geometry),
         cmocka_unit_test(test_vector_probe_at_launch),
-        cmocka_unit_test(test_vector_compute_at_launch),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
         cmocka_unit_test(test_drift_match),
