@@ -269,10 +269,6 @@ int64_t lbp_memory_budget(const lbp_device *d);
  *   KERNEL, GLOBAL, LOCAL, CONSTANT, RESTRICT, INLINE, LOCAL_BARRIER
  *   LBP_HAS_GROUP_BARRIER: 1 where LOCAL_BARRIER holds a whole work-group
  *   of any size (0: the openmp backend, groups of one only)
- *   LBP_HAS_WARP_SHUFFLE: 1 where lbp_shfl_up(lanes, v) / lbp_shfl_down(
- *   lanes, v) give the float v of the lane before / after in the same warp
- *   of 32, every lane of the mask `lanes` (those of the warp that exist)
- *   calling it together; the first / last lane gets its own v back
  *   DYN_SHARED_PARAM (last parameter; dynamic shared memory, see cfg)
  *   i32 u32 i64 u64 types; global_id(d) local_id(d) group_id(d)
  *   local_size(d) num_groups(d) (d = 0, 1, 2; 64-bit for global_id)

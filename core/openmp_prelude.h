@@ -31,7 +31,6 @@
 #define LOCAL_BARRIER lbp_barrier_mark_(lbp_wi)
 /* a kernel may ask for a barrier only where this is 1 (here: groups of one) */
 #define LBP_HAS_GROUP_BARRIER 0
-#define LBP_HAS_WARP_SHUFFLE 0
 #define DYN_SHARED_PARAM , unsigned char *restrict lbp_dyn_shared
 
 typedef int32_t i32;

@@ -454,20 +454,11 @@ typedef float2 vreal;
  * The openmp backend runs groups of one: no barrier, no exchange. */
 #if defined(LBM_HALF) && LBP_HAS_GROUP_BARRIER && defined(LBM_PUSH)
 #define LBM_XCHG 1
-#if LBP_HAS_WARP_SHUFFLE
-/* Where the dialect shuffles between the lanes of a warp, the neighbours
- * are the warp's: each thread takes the cell by a shuffle of registers, no
- * local memory and no barrier that holds the block until its last thread
- * has collided; the warp's first and last lanes store cell by cell. */
-#define LBM_XCHG_SHFL 1
-#define XGET(i, k) xs##i
-#else
 #define LBM_XCHG_BLOCK 512
 /* the slot of the 10 populations with c_ix != 0 (1, 2, 7 .. 14) */
 #define XSLOT(i) ((i) < 7 ? ((i) > 0 ? (i) - 1 : 0) : (i) - 5)
 #define XAT(i, k) xchg[XSLOT(i) * LBM_XCHG_BLOCK + x_lid + (k)]
 #define XGET(i, k) lbp_half_to_float(XAT(i, k))
-#endif
 /* this thread's aligned vector of slot WSLOT(i) at the written row */
 #define XV_AT(i, cy, cz, o) AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))
 #if CELLS_PER_THREAD == 2
@@ -507,18 +498,9 @@ typedef float2 vreal;
     }                                                                                    \
     if (!prev_takes) { STORE(_a, i, cx, cy, cz, o) }
 #endif
-/* the cell that leaves this thread's vector, for its neighbour: by a
- * shuffle (taken from the lane before for c_ix = +1, after for -1), or as a
- * half through local memory */
-#if defined(LBM_XCHG_SHFL)
-#define XPUT(i, cx, cy, cz, o)                                                     \
-    float xs##i = 0.0f;                                                            \
-    if (WX(cx) > 0) { xs##i = lbp_shfl_up(x_lanes, XLAST(i)); }                             \
-    else if (WX(cx) < 0) { xs##i = lbp_shfl_down(x_lanes, f##i##_a); }
-#else
+/* the cell that leaves this thread's vector, as a half, for its neighbour */
 #define XPUT(i, cx, cy, cz, o) \
     if (WX(cx) != 0 && x_lid < x_n) { XAT(i, 0) = lbp_float_to_half(WX(cx) > 0 ? XLAST(i) : f##i##_a); }
-#endif
 #undef STOREV
 #define STOREV(i, cx, cy, cz, o)                                                                   \
     if (WX(cx) == 0) {                                                                             \
@@ -669,13 +651,13 @@ KERNEL void lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz, const
 KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, const i32 nz,
                                      const i32 nxp, const i64 cp, const real omega, const real lid_u SLAB_PARAMS)
 {
-#if defined(LBM_XCHG) && !defined(LBM_XCHG_SHFL)
+#if defined(LBM_XCHG)
     LOCAL u16 xchg[10 * LBM_XCHG_BLOCK]; /* first: OpenCL's local variables at kernel scope */
 #endif
     const i64 gid = global_id(0);
     const i32 tpr = nxp / CELLS_PER_THREAD; /* threads per row */
 #if defined(LBM_XCHG)
-    /* Every thread meets the exchange (barrier or shuffles): one past the launch or in
+    /* Every thread meets the exchange's barrier: one past the launch or in
      * the padding columns works on the row's first cells and stores nothing. */
     const i32 in_launch = gid < (i64)tpr * ny * LAUNCH_PLANES;
     const i32 t = in_launch ? (i32)gid : 0;
@@ -726,21 +708,12 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     COLLIDE(_d)
 #endif
 
-#if defined(LBM_XCHG_SHFL)
-    /* the lane, and the lanes of this warp (a block's last may be partial) */
-    const i32 x_lid = local_id(0) & 31;
-    const i32 x_n = local_size(0) - (local_id(0) & ~31) < 32 ? local_size(0) - (local_id(0) & ~31) : 32;
-    const u32 x_lanes = x_n == 32 ? 0xffffffffu : (1u << x_n) - 1u;
-    LBM_D3Q19(XPUT)
-    if (!active) return;
-#elif defined(LBM_XCHG)
+#if defined(LBM_XCHG)
     const i32 x_lid = local_id(0);
     const i32 x_n = local_size(0) < LBM_XCHG_BLOCK ? local_size(0) : LBM_XCHG_BLOCK;
     LBM_D3Q19(XPUT)
     LOCAL_BARRIER;
     if (!active) return;
-#endif
-#if defined(LBM_XCHG)
     const i32 x_prev = x_lid > 0 && x_lid < x_n && x_a > 0;
     const i32 x_next = x_lid + 1 < x_n && x_a + CELLS_PER_THREAD < nx;
     const i32 take_prev = x_prev && all_inside, prev_takes = x_prev;
