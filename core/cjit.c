@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,6 +537,135 @@ int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *
     return rc;
 }
 
+/* ---- the object cache (cjit.h) ------------------------------------------ */
+
+static int compiles; /* final compiles started (lbp_cjit_compiles) */
+
+int lbp_cjit_compiles(void) { return compiles; }
+
+/* The cache folder (made where missing), or "" where there is none. */
+static const char *cache_dir(void)
+{
+    static char dir[512];
+    dir[0] = 0;
+    const char *set = getenv("LBP_OMP_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (set && !strcmp(set, "off")) return dir;
+    if (set && *set) snprintf(dir, sizeof dir, "%s", set);
+    else if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/lbmprobe/openmp", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/lbmprobe/openmp", home);
+    /* mkdir -p */
+    for (char *p = dir + 1; *dir && *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    struct stat st;
+    if (*dir && mkdir(dir, 0755) != 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) dir[0] = 0;
+    return dir;
+}
+
+/* 64-bit FNV-1a of s, from basis h */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull; /* a separator: "ab"+"c" differs from "a"+"bc" */
+}
+
+/* The cached object's path for the compiler, its words, the entry and
+ * the kernel's full source (what the object is made from: the headers it
+ * includes are the compiler's, named by its version line); "" without a
+ * cache.  Its parsed entry is kept beside it (".entry"). */
+static void cache_path(char *out, size_t len, char *const *argv, const char *entry, const char *full_source)
+{
+    out[0] = 0;
+    const char *dir = cache_dir();
+    if (!*dir) return;
+    uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
+    const char *version = lbp_cjit_compiler_version();
+    h1 = fnv(h1, version);
+    h2 = fnv(h2, version);
+    for (int i = 0; argv[i]; i++) {
+        h1 = fnv(h1, argv[i]);
+        h2 = fnv(h2, argv[i]);
+    }
+    /* -march=native: the objects are this processor's (a cache folder a
+     * home directory shares between machines keeps each one's apart) */
+    static char cpu[4096];
+    if (!*cpu) {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char line[4096];
+        int got = 0;
+        while (f && got < 2 && fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5)) {
+                snprintf(cpu + strlen(cpu), sizeof cpu - strlen(cpu), "%s", line);
+                got++;
+            }
+        if (f) fclose(f);
+        if (!*cpu) snprintf(cpu, sizeof cpu, "unknown");
+    }
+    h1 = fnv(h1, cpu);
+    h2 = fnv(h2, cpu);
+    /* the wrapper lbp_cjit_wrap writes around the entry, as it wraps a
+     * sample: a change to it is another object */
+    static char *wrapper;
+    if (!wrapper) {
+        static const char sample[] = "void k(float *a, long n, int m) { a[0] = (float)n + (float)m; }\n";
+        lbp_cjit_entry e;
+        char why[256];
+        wrapper = lbp_cjit_parse_entry(sample, "k", &e, why, sizeof why) == 0 ? lbp_cjit_wrap(sample, "k", &e) : NULL;
+        if (!wrapper) return;
+    }
+    h1 = fnv(fnv(fnv(h1, wrapper), entry), full_source);
+    h2 = fnv(fnv(fnv(h2, wrapper), entry), full_source);
+    snprintf(out, len, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+}
+
+/* Copy file from to to; 0 or -1. */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    int ok = in && out;
+    char chunk[65536];
+    size_t n;
+    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0) ok = fwrite(chunk, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* The object just built into the cache: copied beside it, then renamed
+ * (a reader never sees half a file; two writers leave one whole). */
+static void cache_store(const char *obj, const lbp_cjit_entry *e, const char *path)
+{
+    char tmp[800], side[700];
+    snprintf(side, sizeof side, "%s.entry", path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", side, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(e, sizeof *e, 1, f) == 1;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, side) != 0) {
+        unlink(tmp);
+        return;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (copy_file(obj, tmp) != 0 || rename(tmp, path) != 0) unlink(tmp);
+}
+
+/* The cached object's parsed entry into *e: 1, or 0 where there is none
+ * (or not one of this build's layout). */
+static int cache_entry(const char *path, lbp_cjit_entry *e)
+{
+    char side[700];
+    snprintf(side, sizeof side, "%s.entry", path);
+    struct stat st;
+    if (access(path, R_OK) != 0 || stat(side, &st) != 0 || st.st_size != (off_t)sizeof *e) return 0;
+    FILE *f = fopen(side, "rb");
+    const int ok = f && fread(e, sizeof *e, 1, f) == 1;
+    if (f) fclose(f);
+    return ok;
+}
+
 /* A kernel's compile: preprocessed and wrapped at once, the compiler then
  * running on its own until lbp_cjit_finish_kernel waits for it. */
 struct lbp_cjit_job {
@@ -545,7 +675,32 @@ struct lbp_cjit_job {
     char why[512];
     char entry[128];
     lbp_cjit_entry parsed;
+    char cached[600]; /* the object in the cache, "" none */
+    int hit;          /* 1: loaded from there, no compile */
 };
+
+/* Preprocess, find the entry, wrap it and start the compiler (j->failed
+ * where one of those fails). */
+static void compile_start(lbp_cjit_job *j, const char *full_source)
+{
+    const char *const preprocess[] = {"-E", "-o", j->b.pre, NULL};
+    char *pre = NULL;
+    if (write_file(j->b.src, full_source) != 0 || compile_step(&j->b, preprocess, j->b.src) != 0 ||
+        !(pre = read_file(j->b.pre))) {
+        j->failed = 1;
+    } else if (lbp_cjit_parse_entry(pre, j->entry, &j->parsed, j->why, sizeof j->why) != 0) {
+        j->failed = 2;
+    } else {
+        char *wrapped = lbp_cjit_wrap(pre, j->entry, &j->parsed);
+        const char *const words[] = {"-shared", "-o", j->b.obj, "-lm", NULL};
+        if (write_file(j->b.wrapped, wrapped) == 0) {
+            j->compiler = spawn_logged(compiler_argv(&j->b, words, j->b.wrapped), j->b.log);
+            compiles++;
+        }
+        free(wrapped);
+    }
+    free(pre);
+}
 
 lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, const char *options)
 {
@@ -558,21 +713,11 @@ lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, 
         free(j);
         return NULL;
     }
-    const char *const preprocess[] = {"-E", "-o", j->b.pre, NULL};
-    char *pre = NULL;
-    if (write_file(j->b.src, full_source) != 0 || compile_step(&j->b, preprocess, j->b.src) != 0 ||
-        !(pre = read_file(j->b.pre))) {
-        j->failed = 1;
-    } else if (lbp_cjit_parse_entry(pre, entry, &j->parsed, j->why, sizeof j->why) != 0) {
-        j->failed = 2;
-    } else {
-        char *wrapped = lbp_cjit_wrap(pre, entry, &j->parsed);
-        const char *const compile[] = {"-shared", "-o", j->b.obj, "-lm", NULL};
-        if (write_file(j->b.wrapped, wrapped) == 0)
-            j->compiler = spawn_logged(compiler_argv(&j->b, compile, j->b.wrapped), j->b.log);
-        free(wrapped);
-    }
-    free(pre);
+    const char *const words[] = {"-shared", "-o", "kernel.so", "-lm", NULL};
+    if (!getenv("LBP_OMP_KEEP")) /* a kept build has all its files: compiled, not cached */
+        cache_path(j->cached, sizeof j->cached, compiler_argv(&j->b, words, "wrapped.i"), entry, full_source);
+    j->hit = *j->cached && cache_entry(j->cached, &j->parsed);
+    if (!j->hit) compile_start(j, full_source);
     return j;
 }
 
@@ -598,6 +743,23 @@ int lbp_cjit_finish_kernel(lbp_cjit_job *j, const char *full_source, int quiet, 
 {
     memset(out, 0, sizeof *out);
     if (!j) return -1;
+    if (j->hit && !j->failed) {
+        /* loaded from a copy in the build folder, as a compiled one is: the
+         * process never maps the cache's file, which another may replace;
+         * a cached object that does not load (damaged) is compiled again */
+        out->entry = j->parsed;
+        if (copy_file(j->cached, j->b.obj) == 0)
+            out->handle = dlopen(j->b.obj, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (out->handle && bind_wrapper(out, j->entry) == 0) {
+            build_close(&j->b);
+            free(j);
+            return 0;
+        }
+        lbp_cjit_release(out);
+        memset(out, 0, sizeof *out);
+        unlink(j->cached);
+        compile_start(j, full_source);
+    }
     const int status = j->compiler >= 0 ? wait_exit(j->compiler) : -1;
     int rc = j->failed || status != 0 ? -1 : 0;
     if (rc && quiet) {
@@ -620,6 +782,7 @@ int lbp_cjit_finish_kernel(lbp_cjit_job *j, const char *full_source, int quiet, 
     out->entry = j->parsed;
     if (rc == 0) rc = load(&j->b, j->entry, out);
     if (rc == 0) rc = bind_wrapper(out, j->entry);
+    if (rc == 0 && *j->cached) cache_store(j->b.obj, &j->parsed, j->cached);
     if (rc != 0) lbp_cjit_release(out);
     build_close(&j->b);
     free(j);

@@ -89,6 +89,15 @@ int lbp_cjit_build_kernel(const char *full_source, const char *entry, const char
 typedef struct lbp_cjit_job lbp_cjit_job;
 lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, const char *options);
 int lbp_cjit_finish_kernel(lbp_cjit_job *job, const char *full_source, int quiet, lbp_cjit_object *out);
+/* Kernel objects are kept in a cache folder ($LBP_OMP_CACHE, else
+ * $XDG_CACHE_HOME/lbmprobe/openmp, else ~/.cache/lbmprobe/openmp;
+ * LBP_OMP_CACHE=off: none; LBP_OMP_KEEP: not used), named by a hash of
+ * the processor's model and flags (-march=native), the compiler's version
+ * line, its words, the wrapper and the kernel's full source, its parsed
+ * entry beside it: the same kernel is compiled once per processor and
+ * compiler, and loaded from there after.  How many compiles this process
+ * started (the cache's misses): */
+int lbp_cjit_compiles(void);
 /* Compile plain C (no wrapper) into an object; same returns. */
 int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *out);
 void *lbp_cjit_symbol(const lbp_cjit_object *o, const char *name);

@@ -1060,6 +1060,82 @@ static void test_openmp_refuses_what_it_cannot_run(void **state)
     assert_true(refusing->info.compute_units >= 1);
 }
 
+/* The compiled objects' cache (cjit.h): a kernel compiled once is loaded
+ * from the cache folder by a device opened afresh (no compile), and runs; a
+ * damaged object there is compiled again; other options are another
+ * object; LBP_OMP_CACHE=off keeps none. */
+static void saxpy_runs(lbp_device *d, const char *options)
+{
+    enum { N = 100 };
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
+    lbp_buf *bx = lbp_alloc(d, sizeof x), *by = lbp_alloc(d, sizeof y);
+    lbp_write(d, bx, x, sizeof x);
+    lbp_write(d, by, y, sizeof y);
+    lbp_kernel *k = lbp_compile(d, saxpy_src, "saxpy", options);
+    assert_non_null(k);
+    lbp_launch_cfg cfg = lbp_cfg_1d((N + 63) / 64, 64);
+    lbp_arg args[] = {LBP_BUF(by), LBP_BUF(bx), LBP_F32(2.0f), LBP_I64(N)};
+    lbp_launch(d, k, &cfg, 4, args);
+    lbp_read(d, by, y, sizeof y);
+    for (int i = 0; i < N; i++) assert_float_equal(y[i], 2.0f * i + 1.0f, 1e-6);
+    d->be->kernel_release(d, k);
+    lbp_release(d, bx);
+    lbp_release(d, by);
+}
+
+static int files_in(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.so$'", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1) n = -1;
+    if (p) pclose(p);
+    return n;
+}
+
+static void test_openmp_object_cache(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-cjit-cache-XXXXXX", cmd[300], opt[64];
+    assert_non_null(mkdtemp(dir));
+    const char *was = getenv("LBP_OMP_CACHE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("LBP_OMP_CACHE", dir, 1);
+    snprintf(opt, sizeof opt, "-DCACHE_TEST=%ld", (long)getpid());
+    lbp_device d;
+    lbp_open(&d, "openmp", 0);
+    int before = lbp_cjit_compiles();
+    saxpy_runs(&d, opt);
+    assert_int_equal(lbp_cjit_compiles(), before + 1);
+    assert_int_equal(files_in(dir), 1);
+    lbp_close(&d);
+    lbp_open(&d, "openmp", 0); /* its own in-memory cache empty: from the folder */
+    saxpy_runs(&d, opt);
+    assert_int_equal(lbp_cjit_compiles(), before + 1);
+    lbp_close(&d);
+    snprintf(cmd, sizeof cmd, "for f in %s/*.so; do echo damaged > $f; done", dir);
+    assert_int_equal(system(cmd), 0);
+    lbp_open(&d, "openmp", 0);
+    saxpy_runs(&d, opt);
+    assert_int_equal(lbp_cjit_compiles(), before + 2);
+    saxpy_runs(&d, "-DCACHE_TEST_OTHER=1"); /* other options: another object */
+    assert_int_equal(files_in(dir), 2);
+    lbp_close(&d);
+    setenv("LBP_OMP_CACHE", "off", 1);
+    lbp_open(&d, "openmp", 0);
+    before = lbp_cjit_compiles();
+    saxpy_runs(&d, opt);
+    assert_int_equal(lbp_cjit_compiles(), before + 1);
+    lbp_close(&d);
+    if (saved) setenv("LBP_OMP_CACHE", saved, 1);
+    else unsetenv("LBP_OMP_CACHE");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
@@ -1077,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_cache_sizes_parse),
         LBP_TEST_ON_CPU_BACKENDS(test_runs_every_id),
         LBP_TEST_ON(test_openmp_refuses_what_it_cannot_run, "openmp"),
+        LBP_TEST_ON(test_openmp_object_cache, "openmp"),
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_time_runs_cpu_long_runs),
