@@ -2,6 +2,7 @@
  * device selection, the kernel dialect's prelude, compile-log printing. */
 #include "device.h"
 #include "cli.h"
+#include "embed.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -407,9 +408,12 @@ const char lbp_prelude[] =
      * (vload_half2 of the private word), as the CUDA prelude does: with
      * vloada_half2/4 from global memory NVIDIA's OpenCL ran the kernels of
      * 2 and 4 cells a thread 7-17 % under CUDA's on an H200
-     * (doc/findings/fp16.md). */
+     * (doc/findings/fp16.md).  On a CPU device (LBP_HALF_BITS, set by the
+     * backend) core/half_bits.h instead, after this prelude: PoCL leaves a
+     * loop of vload_half scalar. */
     "typedef ushort u16;\n"
     "typedef half lbp_half;\n"
+    "#if !defined(LBP_HALF_BITS)\n"
     "INLINE float lbp_half_to_float(u16 h) { return vload_half(0, (const half *)&h); }\n"
     "INLINE u16 lbp_float_to_half(float f) { u16 h; vstore_half_rte(f, 0, (half *)&h); return h; }\n"
     "INLINE float2 lbp_half2_of(u32 w) { return vload_half2(0, (const half *)&w); }\n"
@@ -422,18 +426,25 @@ const char lbp_prelude[] =
     "#define lbp_store_half2(p, i, v) (*(__global u32 *)((p) + (i)) = lbp_half2_from(v))\n"
     "#define lbp_load_half4(p, i) lbp_half4_of(*(const __global uint2 *)((p) + (i)))\n"
     "#define lbp_store_half4(p, i, v) (*(__global uint2 *)((p) + (i)) = lbp_half4_from(v))\n"
+    "#endif\n"
     "#else\n"
     "#error \"compile with -DLBP_CUDA=1 or -DLBP_OPENCL=1\"\n"
-    "#endif\n"
-    "#line 1\n";
+    "#endif\n";
+
+LBP_EMBED_TEXT(lbp_half_bits, "core/half_bits.h");
 
 char *lbp_full_source(const char *source)
 {
-    size_t a = strlen(lbp_prelude), b = strlen(source);
-    char *s = malloc(a + b + 1);
+    static const char bits_on[] = "#if defined(LBP_OPENCL) && defined(LBP_HALF_BITS)\n", bits_off[] = "#endif\n#line 1\n";
+    const size_t a = strlen(lbp_prelude), on = strlen(bits_on), h = strlen(lbp_half_bits), off = strlen(bits_off),
+                 b = strlen(source);
+    char *s = malloc(a + on + h + off + b + 1), *e = s;
     if (!s) lbp_api_fail("host", "malloc", __FILE__, __LINE__, "out of memory");
-    memcpy(s, lbp_prelude, a);
-    memcpy(s + a, source, b + 1);
+    memcpy(e, lbp_prelude, a), e += a;
+    memcpy(e, bits_on, on), e += on;
+    memcpy(e, lbp_half_bits, h), e += h;
+    memcpy(e, bits_off, off), e += off;
+    memcpy(e, source, b + 1);
     return s;
 }
 

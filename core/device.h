@@ -281,11 +281,15 @@ int64_t lbp_memory_budget(const lbp_device *d);
  *   (one float); lbp_load_half2 / lbp_store_half2 (float2, p + i 4-byte
  *   aligned: one 4-byte access) and lbp_load_half4 / lbp_store_half4
  *   (float4, 8-byte aligned); lbp_half_to_float(u16) / lbp_float_to_half
- *   on the bits.  CUDA: PTX cvt; OpenCL: vload_half and its kin.
+ *   on the bits.  CUDA: PTX cvt; OpenCL: vload_half and its kin, on a CPU
+ *   device (LBP_HALF_BITS) and in C: core/half_bits.h.
  *   LBP_FP64 enables double precision (cl_khr_fp64) on OpenCL when defined. */
 extern const char lbp_prelude[];
+/* core/half_bits.h: half conversions in arithmetic a CPU vectorizes */
+extern const char lbp_half_bits[];
 
-/* The full text a backend compiles: prelude + source.  Caller frees. */
+/* The full text a backend compiles: prelude (and, on OpenCL with
+ * LBP_HALF_BITS, lbp_half_bits) + source.  Caller frees. */
 char *lbp_full_source(const char *source);
 
 /* Compile-check with NVRTC only, no GPU or driver needed (tests).  arch e.g.

@@ -262,14 +262,16 @@ static void omp_host_free(lbp_device *d, void *p, int pinned)
     free(p);
 }
 
+/* the C prelude, the half conversions a CPU vectorizes, the source */
 static char *full_source(const char *source)
 {
-    const size_t a = strlen(lbp_openmp_prelude), b = strlen(source);
-    char *s = malloc(a + b + 16);
+    const size_t a = strlen(lbp_openmp_prelude), h = strlen(lbp_half_bits), b = strlen(source);
+    char *s = malloc(a + h + b + 16);
     if (!s) lbp_api_fail("openmp", "malloc", __FILE__, __LINE__, "out of host memory");
     memcpy(s, lbp_openmp_prelude, a);
-    memcpy(s + a, "\n#line 1\n", 9);
-    memcpy(s + a + 9, source, b + 1);
+    memcpy(s + a, lbp_half_bits, h);
+    memcpy(s + a + h, "\n#line 1\n", 9);
+    memcpy(s + a + h + 9, source, b + 1);
     return s;
 }
 

@@ -133,75 +133,8 @@ static inline void lbp_stream_fence(void) { _mm_sfence(); }
 #define LBP_HAS_NT_STORE 0
 #endif
 
-/* Half precision as a storage type, FP32 in registers (the names of the
- * CUDA and OpenCL preludes): a half is its 16 bits, converted with round to
- * nearest even.  With AVX512-FP16 by the compiler's _Float16; else in
- * integer and float arithmetic the vectorizer takes (gcc 12 converts a
- * _Float16 one at a time, vcvtph2ps on a scalar, in a loop it leaves
- * scalar): the exponent rebiased by a multiply (subnormal halves too),
- * rounded by an add where the half is subnormal, by the carry of 0xfff
- * plus the last kept bit where it is normal; every float gives F16C's
- * vcvtps2ph result, every half its exact float. */
+/* Half precision: a half in memory is its 16 bits; the conversions and
+ * the load and store forms are core/half_bits.h, which the backend puts
+ * after this prelude. */
 typedef uint16_t u16;
 typedef u16 lbp_half;
-#if defined(__AVX512FP16__)
-static inline float lbp_half_to_float(u16 h) { _Float16 x; memcpy(&x, &h, sizeof x); return (float)x; }
-static inline u16 lbp_float_to_half(float f) { const _Float16 x = (_Float16)f; u16 h; memcpy(&h, &x, sizeof h); return h; }
-#else
-static inline float lbp_half_to_float(u16 h)
-{
-    const u32 em = (u32)h & 0x7fffu;
-    float f = lbp_as_f32(em << 13) * 0x1p112f; /* normal and subnormal: exact */
-    if (em >= 0x7c00u) f = lbp_as_f32((em << 13) | 0x7f800000u); /* infinity, NaN */
-    return lbp_as_f32(lbp_as_u32(f) | ((u32)h & 0x8000u) << 16);
-}
-static inline u16 lbp_float_to_half(float f)
-{
-    u32 x = lbp_as_u32(f);
-    const u32 sign = (x >> 16) & 0x8000u;
-    x &= 0x7fffffffu;
-    u32 o;
-    if (x >= 0x47800000u) o = x > 0x7f800000u ? 0x7e00u | ((x >> 13) & 0x3ffu) : 0x7c00u; /* NaN, or past 65520 */
-    else if (x < 0x38800000u) o = lbp_as_u32(lbp_as_f32(x) + 0.5f) - 0x3f000000u; /* subnormal half or 0 */
-    else o = (x + 0xc8000fffu + ((x >> 13) & 1u)) >> 13; /* exponent - 112, ties to even */
-    return (u16)(o | sign);
-}
-#endif
-static inline u32 lbp_float2_to_half2(float lo, float hi) { return (u32)lbp_float_to_half(lo) | (u32)lbp_float_to_half(hi) << 16; }
-static inline float2 lbp_half2_to_float2(u32 w)
-{
-    float2 v;
-    v.x = lbp_half_to_float((u16)w);
-    v.y = lbp_half_to_float((u16)(w >> 16));
-    return v;
-}
-static inline float lbp_load_half(const lbp_half *p, i64 i) { return lbp_half_to_float(p[i]); }
-static inline void lbp_store_half(lbp_half *p, i64 i, float v) { p[i] = lbp_float_to_half(v); }
-static inline float2 lbp_load_half2(const lbp_half *p, i64 i)
-{
-    float2 v;
-    v.x = lbp_half_to_float(p[i]);
-    v.y = lbp_half_to_float(p[i + 1]);
-    return v;
-}
-static inline void lbp_store_half2(lbp_half *p, i64 i, float2 v)
-{
-    p[i] = lbp_float_to_half(v.x);
-    p[i + 1] = lbp_float_to_half(v.y);
-}
-static inline float4 lbp_load_half4(const lbp_half *p, i64 i)
-{
-    float4 v;
-    v.x = lbp_half_to_float(p[i]);
-    v.y = lbp_half_to_float(p[i + 1]);
-    v.z = lbp_half_to_float(p[i + 2]);
-    v.w = lbp_half_to_float(p[i + 3]);
-    return v;
-}
-static inline void lbp_store_half4(lbp_half *p, i64 i, float4 v)
-{
-    p[i] = lbp_float_to_half(v.x);
-    p[i + 1] = lbp_float_to_half(v.y);
-    p[i + 2] = lbp_float_to_half(v.z);
-    p[i + 3] = lbp_float_to_half(v.w);
-}

@@ -12,3 +12,4 @@ endif
 $(shell echo '$(MPI_CFLAGS)' | cmp -s - .build-mpi 2>/dev/null || echo '$(MPI_CFLAGS)' > .build-mpi)
 $(MPI_FILES): .build-mpi
 core/openmp.o: core/openmp_prelude.h
+core/device.o: core/half_bits.h
