@@ -1,8 +1,9 @@
 #!/bin/sh
 # A row kernel reads membench's row_nx sweep (a CPU: the rows probe with
 # the lattice's own rows of NX cells, ends apart, beside rows of 256 at the
-# same cells) at its NX.  On the committed 16-core folder (rows sweep with
-# its variants, no row_nx sweep), with a row_nx sweep added at NX = 32 and
+# same cells) at its NX.  On a 16-core server run from before that sweep
+# (tests/model-data/cpu16-rows, 663ba6bc0f5c: the rows sweep with its
+# variants, no row_nx sweep), with a row_nx sweep added at NX = 32 and
 # 64 (pairs of the rows sweep's aligned and payload rows at 32^3 and 64^3,
 # the NX row's time x RA and x RP):
 #   - at ratios 1 every prediction is the folder's own (the sweep adds
@@ -17,7 +18,7 @@
 # Last line: "model-rownx: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
-src=data/intel-xeon-processor
+src=tests/model-data/cpu16-rows
 
 cp -r "$src" "$tmp/old"
 model/model validate --data "$tmp/old" --force >"$tmp/old.log" 2>&1
