@@ -1,6 +1,7 @@
 /* Kernel text through the host's C compiler into a loaded shared object
  * (cjit.h). */
 #include "cjit.h"
+#include "csv.h"
 #include "device.h"
 
 #include <ctype.h>
@@ -553,23 +554,19 @@ static const char *cache_dir(void)
     if (set && *set) snprintf(dir, sizeof dir, "%s", set);
     else if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/lbmprobe/openmp", xdg);
     else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/lbmprobe/openmp", home);
-    /* mkdir -p */
-    for (char *p = dir + 1; *dir && *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(dir, 0755);
-            *p = '/';
-        }
     struct stat st;
-    if (*dir && mkdir(dir, 0755) != 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) dir[0] = 0;
+    if (*dir && (lbp_make_folders(dir, NULL) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) dir[0] = 0;
     return dir;
 }
 
-/* 64-bit FNV-1a of s, from basis h */
-static uint64_t fnv(uint64_t h, const char *s)
+/* s into two 64-bit FNV-1a hashes of different bases (128 bits of name) */
+static void fnv(uint64_t h[2], const char *s)
 {
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return (h ^ 0xff) * 0x100000001b3ull; /* a separator: "ab"+"c" differs from "a"+"bc" */
+    for (int k = 0; k < 2; k++) {
+        uint64_t x = h[k];
+        for (const char *c = s; *c; c++) x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+        h[k] = (x ^ 0xff) * 0x100000001b3ull; /* a separator: "ab"+"c" differs from "a"+"bc" */
+    }
 }
 
 /* The cached object's path for the compiler, its words, the entry and
@@ -581,14 +578,9 @@ static void cache_path(char *out, size_t len, char *const *argv, const char *ent
     out[0] = 0;
     const char *dir = cache_dir();
     if (!*dir) return;
-    uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-    const char *version = lbp_cjit_compiler_version();
-    h1 = fnv(h1, version);
-    h2 = fnv(h2, version);
-    for (int i = 0; argv[i]; i++) {
-        h1 = fnv(h1, argv[i]);
-        h2 = fnv(h2, argv[i]);
-    }
+    uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+    fnv(h, lbp_cjit_compiler_version());
+    for (int i = 0; argv[i]; i++) fnv(h, argv[i]);
     /* -march=native: the objects are this processor's (a cache folder a
      * home directory shares between machines keeps each one's apart) */
     static char cpu[4096];
@@ -604,8 +596,7 @@ static void cache_path(char *out, size_t len, char *const *argv, const char *ent
         if (f) fclose(f);
         if (!*cpu) snprintf(cpu, sizeof cpu, "unknown");
     }
-    h1 = fnv(h1, cpu);
-    h2 = fnv(h2, cpu);
+    fnv(h, cpu);
     /* the wrapper lbp_cjit_wrap writes around the entry, as it wraps a
      * sample: a change to it is another object */
     static char *wrapper;
@@ -616,9 +607,10 @@ static void cache_path(char *out, size_t len, char *const *argv, const char *ent
         wrapper = lbp_cjit_parse_entry(sample, "k", &e, why, sizeof why) == 0 ? lbp_cjit_wrap(sample, "k", &e) : NULL;
         if (!wrapper) return;
     }
-    h1 = fnv(fnv(fnv(h1, wrapper), entry), full_source);
-    h2 = fnv(fnv(fnv(h2, wrapper), entry), full_source);
-    snprintf(out, len, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+    fnv(h, wrapper);
+    fnv(h, entry);
+    fnv(h, full_source);
+    snprintf(out, len, "%s/%016llx%016llx.so", dir, (unsigned long long)h[0], (unsigned long long)h[1]);
 }
 
 /* Copy file from to to; 0 or -1. */

@@ -52,17 +52,32 @@ static char *copy_text(const char *s)
     return c;
 }
 
-void lbp_mkdir_p(const char *dir)
+int lbp_make_folders(const char *dir, size_t *failed)
 {
     char *buf = copy_text(dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
+    int rc = 0;
+    for (char *p = buf + (*buf != 0);; p++) {
+        if (*p && *p != '/') continue;
+        const char c = *p;
         *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) lbp_fail("cannot create folder %s: %s", buf, strerror(errno));
-        *p = '/';
+        if (mkdir(buf, 0777) && errno != EEXIST) {
+            if (failed) *failed = (size_t)(p - buf);
+            rc = -1;
+            break;
+        }
+        if (!c) break;
+        *p = c;
     }
-    if (mkdir(buf, 0777) && errno != EEXIST) lbp_fail("cannot create folder %s: %s", buf, strerror(errno));
+    const int e = errno;
     free(buf);
+    errno = e;
+    return rc;
+}
+
+void lbp_mkdir_p(const char *dir)
+{
+    size_t n = 0;
+    if (lbp_make_folders(dir, &n)) lbp_fail("cannot create folder %.*s: %s", (int)n, dir, strerror(errno));
 }
 
 /* Exit 2 when a file in dir could not be named within PATH_MAX, or one of

@@ -13,7 +13,10 @@
 
 typedef struct lbp_csv lbp_csv;
 
-/* Make dir (and parents). Exits 1 with a message when it cannot. */
+/* Make dir (and parents): 0, or -1 with errno set and *failed (if given)
+ * the length of the prefix of dir that could not be made. */
+int lbp_make_folders(const char *dir, size_t *failed);
+/* The same, exiting 1 with a message naming that folder when it cannot. */
 void lbp_mkdir_p(const char *dir);
 
 /* Result folder of a tool that takes --out: opt_dir if given, else

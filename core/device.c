@@ -433,19 +433,26 @@ const char lbp_prelude[] =
 
 LBP_EMBED_TEXT(lbp_half_bits, "core/half_bits.h");
 
+char *lbp_join_texts(const char *const *parts)
+{
+    size_t n = 1;
+    for (int i = 0; parts[i]; i++) n += strlen(parts[i]);
+    char *s = malloc(n), *e = s;
+    if (!s) lbp_api_fail("host", "malloc", __FILE__, __LINE__, "out of memory");
+    for (int i = 0; parts[i]; i++) {
+        const size_t k = strlen(parts[i]);
+        memcpy(e, parts[i], k);
+        e += k;
+    }
+    *e = 0;
+    return s;
+}
+
 char *lbp_full_source(const char *source)
 {
-    static const char bits_on[] = "#if defined(LBP_OPENCL) && defined(LBP_HALF_BITS)\n", bits_off[] = "#endif\n#line 1\n";
-    const size_t a = strlen(lbp_prelude), on = strlen(bits_on), h = strlen(lbp_half_bits), off = strlen(bits_off),
-                 b = strlen(source);
-    char *s = malloc(a + on + h + off + b + 1), *e = s;
-    if (!s) lbp_api_fail("host", "malloc", __FILE__, __LINE__, "out of memory");
-    memcpy(e, lbp_prelude, a), e += a;
-    memcpy(e, bits_on, on), e += on;
-    memcpy(e, lbp_half_bits, h), e += h;
-    memcpy(e, bits_off, off), e += off;
-    memcpy(e, source, b + 1);
-    return s;
+    const char *const parts[] = {lbp_prelude, "#if defined(LBP_OPENCL) && defined(LBP_HALF_BITS)\n", lbp_half_bits,
+                                 "#endif\n#line 1\n", source, NULL};
+    return lbp_join_texts(parts);
 }
 
 /* The compiler names lines of the kernel source (after "#line 1"); show

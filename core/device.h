@@ -291,6 +291,9 @@ extern const char lbp_half_bits[];
 /* The full text a backend compiles: prelude (and, on OpenCL with
  * LBP_HALF_BITS, lbp_half_bits) + source.  Caller frees. */
 char *lbp_full_source(const char *source);
+/* The texts of parts (NULL-terminated) one after the other, in a string
+ * the caller frees. */
+char *lbp_join_texts(const char *const *parts);
 
 /* Compile-check with NVRTC only, no GPU or driver needed (tests).  arch e.g.
  * "sm_90".  Returns 0 on success; on failure prints the log and returns 1;

@@ -265,14 +265,8 @@ static void omp_host_free(lbp_device *d, void *p, int pinned)
 /* the C prelude, the half conversions a CPU vectorizes, the source */
 static char *full_source(const char *source)
 {
-    const size_t a = strlen(lbp_openmp_prelude), h = strlen(lbp_half_bits), b = strlen(source);
-    char *s = malloc(a + h + b + 16);
-    if (!s) lbp_api_fail("openmp", "malloc", __FILE__, __LINE__, "out of host memory");
-    memcpy(s, lbp_openmp_prelude, a);
-    memcpy(s + a, lbp_half_bits, h);
-    memcpy(s + a + h, "\n#line 1\n", 9);
-    memcpy(s + a + h + 9, source, b + 1);
-    return s;
+    const char *const parts[] = {lbp_openmp_prelude, lbp_half_bits, "\n#line 1\n", source, NULL};
+    return lbp_join_texts(parts);
 }
 
 static char *cache_key(const char *source, const char *entry, const char *options, size_t *len)
