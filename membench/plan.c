@@ -677,7 +677,7 @@ int mb_read_geometries(const char *lbm_csv, const char *device, double l2_bytes,
         }
         if (v < 1) continue; /* 0: a whole row per thread (the CPU's shape), not a launch of cells */
         double set = (double)lattices * D3Q19_WORDS * w * cells;
-        if (l2_bytes > 0 ? set > 4 * l2_bytes : cells > (1 << 21)) continue;
+        if (l2_bytes > 0 ? set > MB_GEOMETRY_MAX_L2 * l2_bytes : cells > (1 << 21)) continue;
         int width = w * (int)v;
         if (width != 2 && width != 4 && width != 8) {
             lbp_warn("%s:%d: %d-byte accesses (%d cells per thread of %d bytes) are not probed", t.path, t.line[r],

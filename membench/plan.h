@@ -20,6 +20,11 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
 #define MB_THREADS_LAUNCHES 20       /* launches back to back per timed run there, at least (probe.h) */
 
 #define MB_MAX_LIST 256
+/* The geometry sweep measures kernel launches up to this many L2s of working
+ * set: past a few L2s the threads sweep's curve is flat in the thread count,
+ * but not in the launch (block size, forced blocks per SM, in place), which
+ * is what the block-size sweeps at 256^3 vary. */
+#define MB_GEOMETRY_MAX_L2 64
 #define MB_ROW_NX_MAX_CELLS (1LL << 21) /* the row_nx sweep's largest lattice by default (128^3) */
 
 /* Index of a word size in per-word-size arrays: 4 -> 0, 8 -> 1, 2 -> 2. */
@@ -141,7 +146,7 @@ typedef struct {
     unsigned char swapped[MB_MAX_LIST];         /* 1: probe swapped there too */
     int n_threads;
 } mb_geometry;
-#define MB_MAX_GEOMETRIES 64
+#define MB_MAX_GEOMETRIES 128
 
 /* The geometries of the rows of `device` (a slug) in lbm_csv, whatever
  * backend ran them (a launch is the device's: NVIDIA's OpenCL kernels,
