@@ -457,7 +457,7 @@ static int can_force(const lbp_device *d) { return d->info.caps.force_blocks_per
  * of their kernel (NVIDIA's OpenCL: 256 threads for a 19-word probe) are
  * left out, each said once; every other probe over its limit is an error
  * (below). */
-static void drop_tiles_over_limit(run *r)
+static void drop_probes_over_limit(run *r)
 {
     int kept = 0;
     for (int i = 0; i < r->plan.n; i++) {
@@ -473,6 +473,17 @@ static void drop_tiles_over_limit(run *r)
                              r->d->info.backend);
                 continue;
             }
+        }
+        /* A kernel's launch that a probe of its shape cannot take (the
+         * payload's registers leave fewer threads or blocks than the
+         * kernel's): that launch has no geometry row of that variant, and
+         * the model answers it by another path, as it says. */
+        char why[256], name[64];
+        mb_shape sh;
+        if (!strcmp(it->sweep, "geometry") &&
+            mb_resolve_shape(&r->bench, mb_kernel_for(&r->bench, &c->spec), c, &sh, why, sizeof why)) {
+            lbp_warn("geometry sweep: %s: %s: not run", mb_config_name(c, name, sizeof name), why);
+            continue;
         }
         r->plan.items[kept++] = *it;
     }
@@ -542,7 +553,7 @@ static void preflight(run *r)
             spec.stamps = s;
             if (!mb_spec_check(&spec, why, sizeof why)) mb_kernel_prefetch(&r->bench, &spec);
         }
-    drop_tiles_over_limit(r);
+    drop_probes_over_limit(r);
     double t0 = lbp_now();
     for (int i = 0; i < r->plan.n; i++) {
         mb_plan_item *it = &r->plan.items[i];
