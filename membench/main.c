@@ -61,7 +61,7 @@ static const char USAGE[] =
     "  --geometry-from LBM_CSV  the geometry sweep alone (membench-geometry.csv):\n"
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
-    "                      lattices up to 4 x the L2), with L, M = 0 or 10 and the\n"
+    "                      lattices up to 32 x the L2), with L, M = 0 or 10 and the\n"
     "                      collision payload, again with the arrays swapped at every\n"
     "                      launch where a kernel keeps two lattices, and in place\n"
     "                      (stores where it read, L = M) where one keeps one (A-A);\n"
@@ -434,6 +434,7 @@ typedef struct {
     mb_bench bench;
     mb_plan plan;
     mb_result *results; /* per plan item */
+    double *first_s;    /* per plan item: seconds its first pass took */
     lbp_csv *csv, *warps_csv;
     double timer_resolution_ns;
     mb_launch_result launch[MB_LAUNCH_MODES];
@@ -643,6 +644,9 @@ static double item_seconds(const run *r, const mb_plan_item *it, double gbs)
  * again, fills, verification): at most 3 x, as a set is measured at most
  * three times (mb_run_probe's two retries), which the first points,
  * rounded to whole seconds and a first fill, would otherwise overstate. */
+#define MB_ONE_PASS_S 0.05
+static int one_pass(const run *r, int i) { return r->first_s[i] >= MB_ONE_PASS_S; }
+
 #define MB_LEFT_MAX_FACTOR 3.0
 static double seconds_left(const run *r, int done, int total, double elapsed_s)
 {
@@ -656,6 +660,7 @@ static double seconds_left(const run *r, int done, int total, double elapsed_s)
     const double gbs = bytes / ms; /* the time-weighted mean of their GB/s */
     double past = 0, rest = 0;
     for (int k = 0; k < total; k++) {
+        if (k >= n && one_pass(r, k % n)) continue;
         const double t = item_seconds(r, &r->plan.items[k % n], gbs);
         if (k < done) past += t;
         else rest += t;
@@ -666,7 +671,10 @@ static double seconds_left(const run *r, int done, int total, double elapsed_s)
 /* The plan in `passes` passes, each item keeping its faster one (the
  * geometry sweep takes MB_GEOMETRY_PASSES: a slower device state for a few
  * ms -- clocks, a freshly loaded module -- can hold one variant at one
- * thread count slow through all its repetitions), then the rows. */
+ * thread count slow through all its repetitions), then the rows. An item
+ * whose first pass lasted MB_ONE_PASS_S or more (the lattices past a few
+ * L2s) is not run again: such a state holds one of its repetitions at
+ * most, and their median does not see it. */
 #define MB_GEOMETRY_PASSES 2
 static void run_probes(run *r, int passes)
 {
@@ -677,7 +685,10 @@ static void run_probes(run *r, int passes)
         for (int i = 0; i < r->plan.n; i++) {
             mb_plan_item *it = &r->plan.items[i];
             mb_result res;
+            if (pass && one_pass(r, i)) continue;
+            const double t_item = lbp_now();
             int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
+            if (!pass) r->first_s[i] = lbp_now() - t_item;
             if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
             if (rc) fail_run(r, why);
             if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
@@ -1083,8 +1094,8 @@ static void plan_geometry(run *r)
     if (ng <= 0 && from_kernel) lbp_usage_error("%s", why);
     if (ng < 0) lbp_fail("%s", why);
     if (ng == 0)
-        lbp_fail("%s: no rows of device %s with blocks per SM and a working set within 4 x the L2 (%.0f MB): no "
-                 "geometry to probe", r->o->geometry_from, i->slug, i->l2_bytes / 1e6);
+        lbp_fail("%s: no rows of device %s with blocks per SM and a working set within %d x the L2 (%.0f MB): no "
+                 "geometry to probe", r->o->geometry_from, i->slug, MB_GEOMETRY_MAX_L2, i->l2_bytes / 1e6);
     long long top = 0;
     for (int g = 0; g < ng; g++)
         for (int t = 0; t < geoms[g].n_threads; t++)
@@ -1127,6 +1138,7 @@ static void measure_probes(run *r)
     open_bench(r);
     preflight(r);
     r->results = calloc((size_t)r->plan.n, sizeof *r->results);
+    r->first_s = calloc((size_t)r->plan.n, sizeof *r->first_s);
     if (!r->results) lbp_fail("out of memory");
     char csv[64];
     snprintf(csv, sizeof csv, "%s.csv", r->stem);
@@ -1182,6 +1194,7 @@ int main(int argc, char **argv)
     if (p->sweeps & SW_LAUNCH) measure_launch(&r);
     report(&r, argc, argv);
     free(r.results);
+    free(r.first_s);
     mb_plan_free(&r.plan);
     if (r.probes) mb_bench_close(&r.bench);
     lbp_close(&d);

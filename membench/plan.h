@@ -24,7 +24,7 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
  * set: past a few L2s the threads sweep's curve is flat in the thread count,
  * but not in the launch (block size, forced blocks per SM, in place), which
  * is what the block-size sweeps at 256^3 vary. */
-#define MB_GEOMETRY_MAX_L2 64
+#define MB_GEOMETRY_MAX_L2 32
 #define MB_ROW_NX_MAX_CELLS (1LL << 21) /* the row_nx sweep's largest lattice by default (128^3) */
 
 /* Index of a word size in per-word-size arrays: 4 -> 0, 8 -> 1, 2 -> 2. */

@@ -51,14 +51,50 @@ static int layout_of(const model_inputs *in, const model_kernel *k, const model_
     return PROBE_LAYOUT_SAME;
 }
 
+/* Past the sweep's largest thread count at a launch, where that count
+ * already streamed this many L2s of working set from DRAM, the launch is
+ * carried along the threads sweep's aligned curve of its access width: its
+ * time there over its time at that count (from 12 L2s on that curve's time
+ * per thread moves by under 2 % up to its top, 16 M threads, on the H100;
+ * past its top, the time per thread at its top). */
+#define MODEL_GEOMETRY_FLAT_L2 16.0
+
+static double threads_sweep_ratio(const model_inputs *in, int width, double threads, double top)
+{
+    model_probe_query q = model_probe_aligned(PROBE_THREADS, width, PROBE_ANY);
+    q.words = D3Q19_Q;
+    model_curve c = model_b2b_curve_of(in, &q, NULL);
+    double ratio = threads / top;
+    if (c.n) {
+        int clamped = 0;
+        const double hi = c.p[c.n - 1].x, y_top = model_interp(c.p, c.n, log(top), &clamped),
+                     y_t = model_interp(c.p, c.n, fmin(log(threads), hi), &clamped);
+        ratio = exp(y_t - y_top) * (log(threads) > hi ? threads / exp(hi) : 1);
+    }
+    free(c.p);
+    return ratio;
+}
+
 /* µs of the probe with L, M (and the payload) at `threads`, -1 where not
- * measured there; *ops: the payload's operations per thread. */
-static double probe_us(const model_inputs *in, model_probe_query q, int payload, double threads, int *ops)
+ * measured there or past its largest count short of DRAM; *ops: the
+ * payload's operations per thread. */
+static double probe_us(const model_inputs *in, model_probe_query q, int payload, double threads, int *ops,
+                       model_provenance *prov)
 {
     q.payload = payload;
     q.words = D3Q19_Q;
     model_curve c = model_b2b_curve_of(in, &q, ops);
-    const double us = model_b2b_inside_us(&c, threads);
+    double us = model_b2b_inside_us(&c, threads);
+    if (us < 0 && c.n && log(threads) > c.p[c.n - 1].x && in->l2_bytes > 0) {
+        const double top = exp(c.p[c.n - 1].x);
+        const double l2s = top * q.word_bytes * D3Q19_Q * (q.layout == PROBE_LAYOUT_IN_PLACE ? 1 : 2) / in->l2_bytes;
+        if (l2s >= MODEL_GEOMETRY_FLAT_L2) {
+            us = exp(c.p[c.n - 1].y) * threads_sweep_ratio(in, q.word_bytes, threads, top);
+            model_clamped(prov, "threads past the geometry sweep's largest count at this launch (%.0f, %.0f L2s): "
+                                "carried along the threads sweep",
+                          top, l2s);
+        }
+    }
     free(c.p);
     return us;
 }
@@ -69,7 +105,7 @@ static double probe_us(const model_inputs *in, model_probe_query q, int payload,
  * its launch times that factor for the phase's L and M, as the geometry
  * sweep's misaligned probes shift whole vectors. */
 static double phase_us(const model_inputs *in, const model_kernel *k, model_probe_query q, int p, double threads,
-                       double by_word)
+                       double by_word, model_provenance *prov)
 {
     const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
     if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return -1; /* what the sweep measured */
@@ -78,10 +114,10 @@ static double phase_us(const model_inputs *in, const model_kernel *k, model_prob
     q.misaligned_writes = by_word > 0 ? 0 : M;
     const double f = by_word > 0 ? by_word : 1;
     int ops = 0;
-    const double t = probe_us(in, q, 0, threads, NULL) * f;
+    const double t = probe_us(in, q, 0, threads, NULL, prov) * f;
     if (t <= 0) return -1;
     if (k->ops_per_cell <= 0) return t;
-    const double tp = probe_us(in, q, 1, threads, &ops) * f;
+    const double tp = probe_us(in, q, 1, threads, &ops, prov) * f;
     if (tp <= 0 || ops <= 0) return -1;
     return t + fmax(tp - t, 0) * k->ops_per_cell * model_cells_per_thread(k) / ops;
 }
@@ -100,11 +136,11 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
     launch.layout = layout_of(in, k, lat);
     const double threads = model_launched_threads(k, lat);
     for (int p = 0; p < k->phases; p++)
-        if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat, prov))) <= 0)
+        if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat, prov), prov)) <= 0)
             return 0;
     launch.misaligned_reads = launch.misaligned_writes = 0;
     *d = (model_geometry_detail){.threads = threads, .word_bytes = launch.word_bytes, .layout = launch.layout,
-                                 .aligned_us = probe_us(in, launch, 0, threads, NULL)};
+                                 .aligned_us = probe_us(in, launch, 0, threads, NULL, NULL)};
     return 1;
 }
 

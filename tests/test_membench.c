@@ -2215,9 +2215,10 @@ static void test_plan_thread_counts(void **state)
 
 #define MB_DATA "tests/membench-data/"
 
-/* tests/membench-data/lbm.csv at an L2 of 19 x 2^18 B: 4 x the L2 is the
- * working set of 131072 cells of two fp32 lattices (2 x 19 x 4 B each). */
-#define FIXTURE_L2 (19.0 * (1 << 18))
+/* tests/membench-data/lbm.csv at an L2 of 19 x 2^20 B / MB_GEOMETRY_MAX_L2:
+ * the sweep's top is the working set of 131072 cells of two fp32 lattices
+ * (2 x 19 x 4 B each). */
+#define FIXTURE_L2 (19.0 * (1 << 20) / MB_GEOMETRY_MAX_L2)
 
 /* the thread counts, none marked in place unless one_lattice is one of
  * them; all marked swapped (a kernel of two lattices runs them) but 8000 */
@@ -2243,14 +2244,14 @@ static void test_read_geometries(void **state)
     char err[512] = "";
     /* merged by (block size, blocks per SM, access width), first seen first,
      * whatever backend ran the row (the OpenCL one is the fourth); the
-     * 131073-cell, 2^21-cell and larger rows are over 4 x the L2; the one
+     * 131073-cell, 2^21-cell and larger rows are over the sweep's top; the one
      * without blocks per SM, the fp64 x 2 cells per thread (16-byte) row
      * and the one of 0 cells per thread (a whole row per thread: the CPU's
      * shape, 12288 cells) are left out */
     int n = mb_read_geometries(MB_DATA "lbm.csv", "gpu", FIXTURE_L2, g, MB_MAX_GEOMETRIES, err, sizeof err);
     if (n < 0) fprintf(stderr, "%s\n", err);
     assert_int_equal(n, 4);
-    /* 4096 twice, 131072 (exactly 4 x the L2), then 8192: sorted, distinct */
+    /* 4096 twice, 131072 (exactly the top), then 8192: sorted, distinct */
     assert_int_equal(g[0].block_size, 128);
     assert_int_equal(g[0].blocks_per_cu, 4);
     assert_int_equal(g[0].word_bytes, 4);
