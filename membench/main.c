@@ -434,7 +434,7 @@ typedef struct {
     mb_bench bench;
     mb_plan plan;
     mb_result *results; /* per plan item */
-    double *first_s;    /* per plan item: seconds its first pass took */
+    double *first_s;    /* per plan item: seconds its first pass's timed runs spanned */
     lbp_csv *csv, *warps_csv;
     double timer_resolution_ns;
     mb_launch_result launch[MB_LAUNCH_MODES];
@@ -672,9 +672,9 @@ static double seconds_left(const run *r, int done, int total, double elapsed_s)
  * geometry sweep takes MB_GEOMETRY_PASSES: a slower device state for a few
  * ms -- clocks, a freshly loaded module -- can hold one variant at one
  * thread count slow through all its repetitions), then the rows. An item
- * whose first pass lasted MB_ONE_PASS_S or more (the lattices past a few
- * L2s) is not run again: such a state holds one of its repetitions at
- * most, and their median does not see it. */
+ * whose first pass's timed runs spanned MB_ONE_PASS_S or more (the
+ * lattices past a few L2s) is not run again: such a state holds one of its
+ * repetitions at most, and their median does not see it. */
 #define MB_GEOMETRY_PASSES 2
 static void run_probes(run *r, int passes)
 {
@@ -686,9 +686,8 @@ static void run_probes(run *r, int passes)
             mb_plan_item *it = &r->plan.items[i];
             mb_result res;
             if (pass && one_pass(r, i)) continue;
-            const double t_item = lbp_now();
             int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
-            if (!pass) r->first_s[i] = lbp_now() - t_item;
+            if (!pass) r->first_s[i] = res.ms.median * res.cfg.launches * res.ms.n / 1e3;
             if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
             if (rc) fail_run(r, why);
             if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
