@@ -99,6 +99,17 @@ int64_t mb_stride(int64_t threads)
     return (threads + 1 + 31) / 32 * 32;
 }
 
+int mb_wraps(const mb_probe_spec *s)
+{
+    return s->swapped ||
+           (s->in_place && mb_vector(s) == 1 && mb_row(s) == 1 && mb_band(s) == 32 && !mb_is_tile(s));
+}
+
+int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads)
+{
+    return s->in_place && mb_wraps(s) ? (threads + 31) / 32 * 32 : mb_stride(threads);
+}
+
 int mb_vector(const mb_probe_spec *s)
 {
     return s->vector > 1 ? s->vector : 1;
@@ -116,9 +127,11 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
         int64_t d = read_shift - write_shift, x = (j + (launches % threads) * d % threads + threads) % threads;
         return mb_pattern((uint64_t)(array * stride + x), s->word_bytes) ^ (odd ? mb_seed_word(seed, s->word_bytes) : 0);
     }
-    if (s->in_place) /* L = M: word j of array k is read and written by one thread, once per launch */
+    if (s->in_place) { /* L = M: word j of array k is read and written by one thread, once per launch */
+        if (mb_wraps(s)) written = j < threads; /* thread i's shifted words are those of i + 1, 0 for the last */
         return mb_pattern((uint64_t)(array * stride + j), s->word_bytes) ^
                (written && launches % 2 ? mb_seed_word(seed, s->word_bytes) : 0);
+    }
     if (!written) return mb_poison(s->word_bytes);
     return mb_pattern((uint64_t)(array * stride + j - write_shift + read_shift), s->word_bytes) ^
            mb_seed_word(seed, s->word_bytes);
@@ -468,7 +481,7 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
     else
         text_put(t, "    const i64 i = global_id(0);\n"
                     "    if (i >= threads) return;\n");
-    if (s->swapped && (s->misaligned_reads || s->misaligned_writes))
+    if (mb_wraps(s) && (s->misaligned_reads || s->misaligned_writes))
         text_put(t, "    const i64 i1 = i + 1 < threads ? i + 1 : 0;\n");
     if (s->stamps)
         text_put(t, "#if LBP_HAS_CLOCK\n"
@@ -477,10 +490,10 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                     "#endif\n");
 }
 
-/* The index of thread i's word: i, or one further (wrapping when swapped) */
+/* The index of thread i's word: i, or one further (wrapping: mb_wraps) */
 static const char *misaligned_index(const mb_probe_spec *s, int misaligned)
 {
-    return !misaligned ? "i" : s->swapped ? "i1" : "i + 1";
+    return !misaligned ? "i" : mb_wraps(s) ? "i1" : "i + 1";
 }
 
 /* The payload of 2-byte words (gen.h): the sum reads word k's low 10 bits

@@ -262,6 +262,17 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
 /* Elements per array: threads+1 (a misaligned access touches index+1),
  * rounded up to 32 elements. */
 int64_t mb_stride(int64_t threads);
+/* 1 where thread i's shifted words are those of i + 1 wrapping to 0 at the
+ * last thread: swapped probes, and in-place probes of one word a thread
+ * (the A-A layout), whose arrays are then spaced as a lattice's are. */
+int mb_wraps(const mb_probe_spec *s);
+/* Elements per array of probe s over `threads` threads (V words each for a
+ * vector probe: pass V x threads): an in-place probe that wraps, threads
+ * rounded up to 32 -- a kernel's lattice of 2^24 cells spaces its arrays by
+ * 2^24, and on the H100 the in-place probe of 2-byte words at one step
+ * (64 B) off that spacing took 1.34 times its time there --; else
+ * mb_stride. */
+int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads);
 
 /* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,
  * "N19-L10-M10-w4-ip" in place, "N19-L10-M0-w4-sw" swapped, "N19-L0-M10-w2-v4"

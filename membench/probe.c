@@ -23,6 +23,13 @@ int64_t mb_bench_stride(const mb_bench *b, int64_t threads, int word_bytes)
     return lbp_skewed_stride(mb_stride(threads), word_bytes, lbp_is_cpu(&b->d->info) ? LBP_CPU_SKEW : 0);
 }
 
+/* Probe s's own stride over `threads` (mb_spec_stride, skewed on a CPU as
+ * mb_bench_stride): at most mb_bench_stride's, which sized the buffers. */
+static int64_t spec_stride(const mb_bench *b, const mb_probe_spec *s, int64_t threads)
+{
+    return lbp_skewed_stride(mb_spec_stride(s, threads), s->word_bytes, lbp_is_cpu(&b->d->info) ? LBP_CPU_SKEW : 0);
+}
+
 static lbp_buf *alloc_or_why(lbp_device *d, int64_t bytes, const char *what, char *why, size_t why_len)
 {
     if (bytes > d->info.max_alloc_bytes) {
@@ -367,7 +374,8 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launch
     const int64_t moved = b->threads * mb_vector(s);
     lbp_arg args[] = {LBP_BUF(data),       LBP_I64(b->stride),
                       LBP_I64(moved),      LBP_I32(s->misaligned_reads),
-                      LBP_I32(s->misaligned_writes), LBP_I32((int32_t)seed),
+                      /* wrapping in place, every shifted word 0 .. threads - 1 is written */
+                      LBP_I32(s->in_place && mb_wraps(s) ? 0 : s->misaligned_writes), LBP_I32((int32_t)seed),
                       LBP_I32(mode),       LBP_I64(launches % moved),
                       LBP_BUF(b->result)};
     lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 9, args);
@@ -439,7 +447,7 @@ int mb_run_probe(mb_bench *b, const mb_config *cfg, int warmup, int reps, mb_res
      * buffers (with per-warp stamps no more threads than they were sized
      * for); a vector probe's threads move V words of each array */
     const int64_t threads_run = cfg->threads > 0 ? cfg->threads : b->threads;
-    const int64_t stride_run = mb_bench_stride(b, threads_run * mb_vector(&cfg->spec), cfg->spec.word_bytes);
+    const int64_t stride_run = spec_stride(b, &cfg->spec, threads_run * mb_vector(&cfg->spec));
     if (cfg->threads < 0 || (int64_t)cfg->spec.words * cfg->spec.word_bytes * stride_run > b->array_bytes ||
         (cfg->spec.stamps && cfg->threads > b->threads)) {
         snprintf(why, why_len, "internal: %lld threads of %d %d-byte words asked, buffers sized for %lld B",

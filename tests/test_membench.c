@@ -219,25 +219,39 @@ static void test_generator_in_place(void **state)
     char *src = mb_generate_probe(&s, &r);
     assert_non_null(src);
     assert_non_null(strstr(src, "(GLOBAL u64 *RESTRICT in, GLOBAL u64 *RESTRICT out,"));
-    assert_non_null(strstr(src, "const u64 w1 = in[1 * stride + i + 1];"));
-    assert_non_null(strstr(src, "in[1 * stride + i + 1] = w1 ^ s;"));
+    /* thread i's shifted words are those of i + 1, the last thread's of 0 */
+    assert_non_null(strstr(src, "const i64 i1 = i + 1 < threads ? i + 1 : 0;"));
+    assert_non_null(strstr(src, "const u64 w1 = in[1 * stride + i1];"));
+    assert_non_null(strstr(src, "in[1 * stride + i1] = w1 ^ s;"));
     assert_non_null(strstr(src, "in[3 * stride + i] = w3 ^ s;"));
     assert_null(strstr(src, "out["));
     free(src);
+    /* so its arrays are spaced as a lattice of that many cells is: 2^24
+     * cells, 2^24 elements (32 more where the last thread's i + 1 runs on) */
+    assert_true(mb_wraps(&s));
+    assert_int_equal(mb_spec_stride(&s, 1 << 24), 1 << 24);
+    assert_int_equal(mb_spec_stride(&s, 100), 128);
+    mb_probe_spec two = s;
+    two.in_place = 0;
+    assert_false(mb_wraps(&two));
+    assert_int_equal(mb_spec_stride(&two, 1 << 24), (1 << 24) + 32);
+    two.in_place = 1, two.vector = 2, two.word_bytes = 2; /* a vector probe's last thread runs on */
+    assert_false(mb_wraps(&two));
     assert_int_equal(r.in_place, 1);
     assert_int_equal(r.bytes_read_per_thread, 32);
     assert_int_equal(r.bytes_written_per_thread, 32);
     char name[64];
     assert_string_equal(mb_spec_name(&s, name, sizeof name), "N4-L2-M2-w8-ip");
     /* the host mirror: the pattern, the seed xored in by each launch */
-    int64_t stride = mb_stride(100);
+    int64_t stride = mb_spec_stride(&s, 100);
     uint64_t p1 = mb_pattern((uint64_t)(stride + 1), 8), sw = mb_seed_word(9, 8);
     assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 1) == (p1 ^ sw));
     assert_true(mb_expected(&s, stride, 100, 9, 2, 1, 1) == p1);
     assert_true(mb_expected(&s, stride, 100, 9, 3, 1, 1) == (p1 ^ sw));
-    /* array 1 is shifted: element 0 not written, element 100 written */
-    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 0) == mb_pattern((uint64_t)stride, 8));
-    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 100) == (mb_pattern((uint64_t)(stride + 100), 8) ^ sw));
+    /* array 1 is shifted and wraps: elements 0 .. 99 written (0 by the
+     * last thread), 100 not */
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 0) == (mb_pattern((uint64_t)stride, 8) ^ sw));
+    assert_true(mb_expected(&s, stride, 100, 9, 1, 1, 100) == mb_pattern((uint64_t)(stride + 100), 8));
     /* array 3 is aligned: element 100 not written */
     assert_true(mb_expected(&s, stride, 100, 9, 1, 3, 100) == mb_pattern((uint64_t)(3 * stride + 100), 8));
     s.in_place = 0;
