@@ -82,7 +82,7 @@ static int verify_one(described_ctx *r, char *why, size_t why_len)
     lbp_sync(r->b->d);
     const mb_probe_spec s = {.words = d->words_written, .word_bytes = d->word_bytes,
                              .misaligned_reads = d->misaligned_reads, .misaligned_writes = d->misaligned_writes,
-                             .in_place = d->in_place};
+                             .in_place = d->in_place, .runs_on = 1};
     if (!mb_verify(r->b, &s, seed, 1, why, why_len)) return 0;
     char tail[256];
     snprintf(tail, sizeof tail, " (kernel %s, %s launch)", d->file->k.name, model_launch_name(d->launch));

@@ -101,8 +101,8 @@ int64_t mb_stride(int64_t threads)
 
 int mb_wraps(const mb_probe_spec *s)
 {
-    return s->swapped ||
-           (s->in_place && mb_vector(s) == 1 && mb_row(s) == 1 && mb_band(s) == 32 && !mb_is_tile(s));
+    return s->swapped || (s->in_place && !s->runs_on && mb_vector(s) == 1 && mb_row(s) == 1 && mb_band(s) == 32 &&
+                          !mb_is_tile(s));
 }
 
 int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads)

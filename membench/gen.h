@@ -16,7 +16,8 @@
  *   writes it ^ seed to out[k*stride + i (+1 for k < misaligned_writes)];
  * in place (L = M): writes it ^ seed back where it read it, in[...], and
  * leaves out alone: the traffic of a kernel that keeps one lattice (A-A),
- * whose stores go to the lines its loads have just brought in;
+ * whose stores go to the lines its loads have just brought in; its
+ * misaligned index wraps as a swapped one's (mb_wraps);
  * swapped: launches alternate the two arrays (odd launches read out and
  * write in), as a time loop swaps its two lattices: each launch reads what
  * the one before wrote, where the L2 may still hold it dirty.  Its
@@ -38,6 +39,8 @@ typedef struct {
     int nontemporal;       /* 1: a row probe's stores are non-temporal (below) */
     int row_ends;          /* 1: a row probe's first and last cells outside its vector loop (below) */
     int folded;            /* 1: a row probe's 4- or 8-byte payload in the collision's form (below) */
+    int runs_on;           /* 1: in place, the last thread's shifted words at index threads, not 0
+                              (a described kernel's, checked by mb_verify; mb_wraps) */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
