@@ -107,7 +107,7 @@ int mb_wraps(const mb_probe_spec *s)
 
 int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads)
 {
-    return mb_wraps(s) ? (threads + 31) / 32 * 32 : mb_stride(threads);
+    return s->in_place && mb_wraps(s) ? (threads + 31) / 32 * 32 : mb_stride(threads);
 }
 
 int mb_vector(const mb_probe_spec *s)

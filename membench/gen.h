@@ -270,11 +270,11 @@ int64_t mb_stride(int64_t threads);
  * (the A-A layout), whose arrays are then spaced as a lattice's are. */
 int mb_wraps(const mb_probe_spec *s);
 /* Elements per array of probe s over `threads` threads (V words each for a
- * vector probe: pass V x threads): a probe that wraps (in place or
- * swapped), threads rounded up to 32 -- a kernel's lattice of 2^24 cells
- * spaces its arrays by 2^24, and on the H100 the in-place probe of 2-byte
- * words at one step (64 B) off that spacing took 1.34 times its time
- * there, the probe on two arrays 1.02 to 1.03 --; else mb_stride. */
+ * vector probe: pass V x threads): an in-place probe that wraps, threads
+ * rounded up to 32 -- a kernel's lattice of 2^24 cells spaces its arrays by
+ * 2^24, and on the H100 the in-place probe of 2-byte words at one step
+ * (64 B) off that spacing took 1.34 times its time there --; else
+ * mb_stride. */
 int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads);
 
 /* "N19-L10-M0-w4" into buf ("N19-L0-M0-w4-p7" with a payload,

@@ -235,10 +235,6 @@ static void test_generator_in_place(void **state)
     two.in_place = 0;
     assert_false(mb_wraps(&two));
     assert_int_equal(mb_spec_stride(&two, 1 << 24), (1 << 24) + 32);
-    two.swapped = 1; /* swapped: wraps, spaced as a lattice too */
-    assert_true(mb_wraps(&two));
-    assert_int_equal(mb_spec_stride(&two, 1 << 24), 1 << 24);
-    two.swapped = 0;
     two.in_place = 1, two.vector = 2, two.word_bytes = 2; /* a vector probe's last thread runs on */
     assert_false(mb_wraps(&two));
     assert_int_equal(r.in_place, 1);
