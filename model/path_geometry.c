@@ -59,18 +59,21 @@ static int layout_of(const model_inputs *in, const model_kernel *k, const model_
  * past its top, the time per thread at its top). */
 #define MODEL_GEOMETRY_FLAT_L2 16.0
 
+/* The threads sweep's time at x threads on curve c, its time per thread
+ * at its top past that. */
+static double along(const model_curve *c, double x)
+{
+    int clamped = 0;
+    const double hi = c->p[c->n - 1].x;
+    return exp(model_interp(c->p, c->n, fmin(log(x), hi), &clamped)) * (log(x) > hi ? x / exp(hi) : 1);
+}
+
 static double threads_sweep_ratio(const model_inputs *in, int width, double threads, double top)
 {
     model_probe_query q = model_probe_aligned(PROBE_THREADS, width, PROBE_ANY);
     q.words = D3Q19_Q;
     model_curve c = model_b2b_curve_of(in, &q, NULL);
-    double ratio = threads / top;
-    if (c.n) {
-        int clamped = 0;
-        const double hi = c.p[c.n - 1].x, y_top = model_interp(c.p, c.n, log(top), &clamped),
-                     y_t = model_interp(c.p, c.n, fmin(log(threads), hi), &clamped);
-        ratio = exp(y_t - y_top) * (log(threads) > hi ? threads / exp(hi) : 1);
-    }
+    const double ratio = c.n ? along(&c, threads) / along(&c, top) : threads / top;
     free(c.p);
     return ratio;
 }

@@ -1364,6 +1364,35 @@ static void threads_path_answers(const model_inputs *geo, const model_inputs *pl
     assert_false(p.full.answer[MODEL_FULL_GEOMETRY].applies); /* the geometry path did not answer */
 }
 
+/* Past the geometry sweep's largest count at a launch (32768 threads,
+ * 4,980,736 B of two 4-byte lattices): with an L2 of 2e5 B that count
+ * streamed 24.9 L2s, and the launch is carried along the threads sweep's
+ * aligned curve (log-log between its points: 16384 at 6 us, 65536 at 10,
+ * 1048576 at 200), saying so; with the fixture's L2 of 1e6 B (5 L2s) it
+ * is not, and the threads path answers. */
+static void test_full_geometry_past_its_top(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    model_inputs in, plain;
+    geometry_and_plain(dir, plain_dir, &in, &plain);
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    threads_path_answers(&in, &plain, &pull, launched(48, 768, 1)); /* 110592 threads */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "sed -i 's/^l2_bytes,.*/l2_bytes,200000/' %s/stream-meta.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    model_inputs small_l2;
+    load(&small_l2, dir, "cuda");
+    model_prediction p = predict(&small_l2, "pull", "fp32", launched(48, 768, 1));
+    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
+    const double at_top = 6 * pow(2, log(10.0 / 6) / log(4)), at_t = 10 * pow(110592.0 / 65536, log(20.0) / log(16));
+    const double r = at_t / at_top; /* the geometry's L=10 M=0 probe: 24 us, 33 with the payload */
+    NEAR(model_full_answer(&p)->memory_us[0], 24 * r + 9 * r * OPS_SHARE);
+    assert_int_equal(p.prov.within_measured, 0);
+    assert_true(says(&p, "carried along the threads sweep"));
+}
+
 static void test_full_geometry(void **state)
 {
     (void)state;
@@ -2403,6 +2432,7 @@ int main(void)
         cmocka_unit_test(test_payload_and_variants),
         cmocka_unit_test(test_lookup_aligned_other_word),
         cmocka_unit_test(test_full_geometry),
+        cmocka_unit_test(test_full_geometry_past_its_top),
         cmocka_unit_test(test_full_paths_precedence),
         cmocka_unit_test(test_geometry_fallbacks),
         cmocka_unit_test(test_geometry_aa),
