@@ -1391,6 +1391,11 @@ static void test_full_geometry_past_its_top(void **state)
     NEAR(model_full_answer(&p)->memory_us[0], 24 * r + 9 * r * OPS_SHARE);
     assert_int_equal(p.prov.within_measured, 0);
     assert_true(says(&p, "carried along the threads sweep"));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    model_inputs_free(&small_l2);
+    remove_folder(dir);
+    remove_folder(plain_dir);
 }
 
 static void test_full_geometry(void **state)
