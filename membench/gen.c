@@ -105,6 +105,11 @@ int mb_wraps(const mb_probe_spec *s)
                           !mb_is_tile(s));
 }
 
+int mb_checked_writes(const mb_probe_spec *s)
+{
+    return s->in_place && mb_wraps(s) ? 0 : s->misaligned_writes;
+}
+
 int64_t mb_spec_stride(const mb_probe_spec *s, int64_t threads)
 {
     return s->in_place && mb_wraps(s) ? (threads + 31) / 32 * 32 : mb_stride(threads);
@@ -119,7 +124,7 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
                      int array, int64_t j)
 {
     threads *= mb_vector(s); /* the words of each array the launch moves */
-    int64_t read_shift = array < s->misaligned_reads, write_shift = array < s->misaligned_writes;
+    int64_t read_shift = array < s->misaligned_reads, write_shift = array < mb_checked_writes(s);
     int written = j >= write_shift && j < threads + write_shift;
     if (s->swapped) { /* the last launch wrote in after an even count, out after an odd one */
         const int odd = launches % 2;
@@ -127,11 +132,9 @@ uint64_t mb_expected(const mb_probe_spec *s, int64_t stride, int64_t threads, ui
         int64_t d = read_shift - write_shift, x = (j + (launches % threads) * d % threads + threads) % threads;
         return mb_pattern((uint64_t)(array * stride + x), s->word_bytes) ^ (odd ? mb_seed_word(seed, s->word_bytes) : 0);
     }
-    if (s->in_place) { /* L = M: word j of array k is read and written by one thread, once per launch */
-        if (mb_wraps(s)) written = j < threads; /* thread i's shifted words are those of i + 1, 0 for the last */
+    if (s->in_place) /* L = M: word j of array k is read and written by one thread, once per launch */
         return mb_pattern((uint64_t)(array * stride + j), s->word_bytes) ^
                (written && launches % 2 ? mb_seed_word(seed, s->word_bytes) : 0);
-    }
     if (!written) return mb_poison(s->word_bytes);
     return mb_pattern((uint64_t)(array * stride + j - write_shift + read_shift), s->word_bytes) ^
            mb_seed_word(seed, s->word_bytes);

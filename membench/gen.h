@@ -269,6 +269,10 @@ int64_t mb_stride(int64_t threads);
  * last thread: swapped probes, and in-place probes of one word a thread
  * (the A-A layout), whose arrays are then spaced as a lattice's are. */
 int mb_wraps(const mb_probe_spec *s);
+/* The shifted writes the check counts (mb_expected, mb_verify): none where
+ * an in-place probe wraps (its words 0 .. threads - 1 are all written, the
+ * shifted ones by the thread before), else M. */
+int mb_checked_writes(const mb_probe_spec *s);
 /* Elements per array of probe s over `threads` threads (V words each for a
  * vector probe: pass V x threads): an in-place probe that wraps, threads
  * rounded up to 32 -- a kernel's lattice of 2^24 cells spaces its arrays by

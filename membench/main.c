@@ -19,6 +19,8 @@
 #include "plan.h"
 #include "warps.h"
 
+#define MB_STR_(x) #x
+#define MB_STR(x) MB_STR_(x) /* a number's text, for USAGE */
 static const char USAGE[] =
     "usage: membench [options]\n"
     "Generated straight-line probes: each thread reads N words (one array per\n"
@@ -61,7 +63,7 @@ static const char USAGE[] =
     "  --geometry-from LBM_CSV  the geometry sweep alone (membench-geometry.csv):\n"
     "                      the probe at the launches of lbm.csv's kernels (block size,\n"
     "                      blocks per SM, cells per thread, the thread counts of their\n"
-    "                      lattices up to 32 x the L2), with L, M = 0 or 10 and the\n"
+    "                      lattices up to " MB_STR(MB_GEOMETRY_MAX_L2) " x the L2), with L, M = 0 or 10 and the\n"
     "                      collision payload, again with the arrays swapped at every\n"
     "                      launch where a kernel keeps two lattices, and in place\n"
     "                      (stores where it read, L = M) where one keeps one (A-A);\n"
@@ -434,7 +436,6 @@ typedef struct {
     mb_bench bench;
     mb_plan plan;
     mb_result *results; /* per plan item */
-    double *first_s;    /* per plan item: seconds its first pass's timed runs spanned */
     lbp_csv *csv, *warps_csv;
     double timer_resolution_ns;
     mb_launch_result launch[MB_LAUNCH_MODES];
@@ -644,8 +645,14 @@ static double item_seconds(const run *r, const mb_plan_item *it, double gbs)
  * again, fills, verification): at most 3 x, as a set is measured at most
  * three times (mb_run_probe's two retries), which the first points,
  * rounded to whole seconds and a first fill, would otherwise overstate. */
+/* Item i's result so far is its first pass's where this asks (before its
+ * second run): how long that pass's timed runs lasted. */
 #define MB_ONE_PASS_S 0.05
-static int one_pass(const run *r, int i) { return r->first_s[i] >= MB_ONE_PASS_S; }
+static int one_pass(const run *r, int i)
+{
+    const mb_result *x = &r->results[i];
+    return x->ms.median * x->cfg.launches * x->ms.n / 1e3 >= MB_ONE_PASS_S;
+}
 
 #define MB_LEFT_MAX_FACTOR 3.0
 static double seconds_left(const run *r, int done, int total, double elapsed_s)
@@ -687,7 +694,6 @@ static void run_probes(run *r, int passes)
             mb_result res;
             if (pass && one_pass(r, i)) continue;
             int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
-            if (!pass) r->first_s[i] = res.ms.median * res.cfg.launches * res.ms.n / 1e3;
             if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
             if (rc) fail_run(r, why);
             if (!pass || res.ms.median < r->results[i].ms.median) r->results[i] = res;
@@ -1137,7 +1143,6 @@ static void measure_probes(run *r)
     open_bench(r);
     preflight(r);
     r->results = calloc((size_t)r->plan.n, sizeof *r->results);
-    r->first_s = calloc((size_t)r->plan.n, sizeof *r->first_s);
     if (!r->results) lbp_fail("out of memory");
     char csv[64];
     snprintf(csv, sizeof csv, "%s.csv", r->stem);
@@ -1193,7 +1198,6 @@ int main(int argc, char **argv)
     if (p->sweeps & SW_LAUNCH) measure_launch(&r);
     report(&r, argc, argv);
     free(r.results);
-    free(r.first_s);
     mb_plan_free(&r.plan);
     if (r.probes) mb_bench_close(&r.bench);
     lbp_close(&d);

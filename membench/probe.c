@@ -374,8 +374,7 @@ int mb_verify(mb_bench *b, const mb_probe_spec *s, uint32_t seed, int64_t launch
     const int64_t moved = b->threads * mb_vector(s);
     lbp_arg args[] = {LBP_BUF(data),       LBP_I64(b->stride),
                       LBP_I64(moved),      LBP_I32(s->misaligned_reads),
-                      /* wrapping in place, every shifted word 0 .. threads - 1 is written */
-                      LBP_I32(s->in_place && mb_wraps(s) ? 0 : s->misaligned_writes), LBP_I32((int32_t)seed),
+                      LBP_I32(mb_checked_writes(s)), LBP_I32((int32_t)seed),
                       LBP_I32(mode),       LBP_I64(launches % moved),
                       LBP_BUF(b->result)};
     lbp_launch(b->d, support_kernel(b, s->word_bytes, 1), &cfg, 9, args);
