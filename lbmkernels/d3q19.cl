@@ -520,11 +520,19 @@ typedef float2 vreal;
  * cells per thread: held to pull's 80 registers (no spills; NVRTC 12.4
  * on), so that two blocks of 384 threads fit on an SM: with one block of
  * 384 per SM, as its own register count leaves it, that launch runs well
- * below the other block sizes. */
+ * below the other block sizes.  Pull and split, two half cells per thread:
+ * held to 64 registers (no spills), so that two blocks of 512 fit instead
+ * of one (H100, 256^3: pull 33,500 -> 36,440 MLUPS, split 34,490 -> 36,190
+ * there; within 1 % at the other block sizes).  Push spills under 64 (its
+ * exchange's indices) and runs 6-11 % slower at every other block size:
+ * it keeps its 72. */
 #if defined(LBP_CUDA) && defined(LBM_AA) && defined(LBM_HALF) && CELLS_PER_THREAD == 4
 #define LBM_STEP_BOUNDS __launch_bounds__(256, 1)
 #elif defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
 #define LBM_STEP_BOUNDS __launch_bounds__(512, 1)
+#elif defined(LBP_CUDA) && defined(LBM_FP16S) && CELLS_PER_THREAD == 2 && (defined(LBM_PULL) || defined(LBM_SPLIT)) && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
+#define LBM_STEP_BOUNDS __maxnreg__(64)
 #elif defined(LBP_CUDA) && defined(LBM_SPLIT) && CELLS_PER_THREAD == 2 && !defined(LBM_DOUBLE) && \
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
 #define LBM_STEP_BOUNDS __maxnreg__(80)

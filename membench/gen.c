@@ -427,11 +427,11 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
                 "/* membench probe %s (generated): each thread i reads %d words of %d B, word k\n"
                 " * from in[k*stride + i], the first %d of them at i+1 (misaligned), and writes\n"
                 " * word k ^ seed to %s[k*stride + i], the first %d at i+1, after %d\n"
-                " * multiply-adds per word.  Straight-line code, no loop over the words\n"
+                " * multiply-adds per word%s.  Straight-line code, no loop over the words\n"
                 " * (Obrecht Art. B §3).%s%s */\n",
                 mb_spec_name(s, name, sizeof name), s->words, s->word_bytes, s->misaligned_reads,
-                s->in_place ? "in (in place: where it was read; out is not touched)" : "out",
-                s->misaligned_writes, s->payload,
+                s->in_place ? "in" : "out", s->misaligned_writes, s->payload,
+                s->in_place ? " (in place: into the array it reads; out is not touched)" : "",
                 s->swapped ? "  Swapped: the host passes in and out the other way\n"
                              " * round at every other launch; i+1 wraps to 0 at the last thread" : "",
                 mb_vector(s) > 1 ? "  Vector: thread i moves words V i .. V i + V - 1 of each array\n"
