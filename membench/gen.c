@@ -241,16 +241,6 @@ static int tile_check(const mb_probe_spec *s, char *why, size_t why_len)
     return 1;
 }
 
-/* A vector probe whose misaligned words go through the neighbour exchange:
- * misaligned stores without misaligned loads, the shape of the fp16s push
- * kernels that exchange (d3q19.cl, LBM_XCHG); A-A's odd step, misaligned
- * both ways, stores its shifted words one a cell, and so does the probe of
- * that shape. */
-static int vector_exchanges(const mb_probe_spec *s)
-{
-    return mb_vector(s) > 1 && s->misaligned_writes && !s->misaligned_reads;
-}
-
 int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
 {
     if (s->words < 1 || s->words > MB_MAX_WORDS)
@@ -272,10 +262,6 @@ int mb_spec_check(const mb_probe_spec *s, char *why, size_t why_len)
         snprintf(why, why_len, "vector V=%d is not 1, 2 or 4", s->vector);
     else if (mb_vector(s) > 1 && s->word_bytes * s->vector > 8)
         snprintf(why, why_len, "vector V=%d of %d-byte words is wider than 8 bytes", s->vector, s->word_bytes);
-    else if (s->exchange_group && (s->exchange_group < 2 || s->exchange_group > MB_XCHG_BLOCK ||
-                                   !vector_exchanges(s)))
-        snprintf(why, why_len, "an exchange group (G=%d) of 2..%d threads: a vector probe of misaligned writes "
-                 "without misaligned reads", s->exchange_group, MB_XCHG_BLOCK);
     else if (mb_vector(s) > 1 && (s->payload || s->swapped || s->stamps))
         snprintf(why, why_len, "a vector probe (V=%d) has no payload, swapped or stamped form", s->vector);
     else if (s->row < 0 || s->row > MB_MAX_ROW)
@@ -309,7 +295,6 @@ const char *mb_spec_name(const mb_probe_spec *s, char *buf, size_t len)
     if (s->in_place) snprintf(buf + strlen(buf), len - strlen(buf), "-ip");
     if (s->swapped) snprintf(buf + strlen(buf), len - strlen(buf), "-sw");
     if (mb_vector(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-v%d", s->vector);
-    if (s->exchange_group) snprintf(buf + strlen(buf), len - strlen(buf), "-g%d", s->exchange_group);
     if (mb_row(s) > 1) snprintf(buf + strlen(buf), len - strlen(buf), "-r%d", s->row);
     if (s->row_ends) snprintf(buf + strlen(buf), len - strlen(buf), "-e");
     if (s->folded) snprintf(buf + strlen(buf), len - strlen(buf), "-f");
@@ -368,6 +353,16 @@ static void band_index(text *t, const mb_probe_spec *s)
                 "                : (band_ * %d + l_ / %d) * %d + (w_ %% %d) * %d + l_ %% %d;\n",
                 warps, (long long)band_threads(s), (long long)band_threads(s), 32 / bx, bx, MB_BAND_ROW_CELLS,
                 warps, bx, bx);
+}
+
+/* A vector probe whose misaligned words go through the neighbour exchange:
+ * misaligned stores without misaligned loads, the shape of the fp16s push
+ * kernels that exchange (d3q19.cl, LBM_XCHG); A-A's odd step, misaligned
+ * both ways, stores its shifted words one a cell, and so does the probe of
+ * that shape. */
+static int vector_exchanges(const mb_probe_spec *s)
+{
+    return mb_vector(s) > 1 && s->misaligned_writes && !s->misaligned_reads;
 }
 
 /* mb_tile_cell in the dialect: i, the cell of thread t_ (X, Y constants,
@@ -692,14 +687,9 @@ static void exchange_put(text *t, const mb_probe_spec *s)
         text_printf(t, "    if (xl_ < xn_) xb_[%d * %d + xl_] = (%s)((w%d ^ s) >> %d);\n", k, MB_XCHG_BLOCK,
                     mb_word_type(s->word_bytes), k, 8 * s->word_bytes * (v - 1));
     text_put(t, "    LOCAL_BARRIER;\n"
-                "    if (!live_) return;\n");
-    if (s->exchange_group)
-        text_printf(t, "    const i32 take_prev_ = xl_ %% %d > 0 && xl_ < xn_;\n"
-                       "    const i32 next_takes_ = (xl_ + 1) %% %d > 0 && xl_ + 1 < xn_ && i + 1 < threads;\n",
-                    s->exchange_group, s->exchange_group);
-    else
-        text_put(t, "    const i32 take_prev_ = xl_ > 0 && xl_ < xn_;\n"
-                    "    const i32 next_takes_ = xl_ + 1 < xn_ && i + 1 < threads;\n");
+                "    if (!live_) return;\n"
+                "    const i32 take_prev_ = xl_ > 0 && xl_ < xn_;\n"
+                "    const i32 next_takes_ = xl_ + 1 < xn_ && i + 1 < threads;\n");
 }
 
 static void exchange_store(text *t, const mb_probe_spec *s, int k)
@@ -819,7 +809,6 @@ char *mb_generate_probe(const mb_probe_spec *s, mb_probe_record *rec)
             .band = mb_band(s),
             .tile = {s->tile[0], s->tile[1], s->tile[2]},
             .nontemporal = s->nontemporal,
-            .exchange_group = s->exchange_group,
             .bytes_read_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
             .bytes_written_per_thread = (int64_t)s->words * s->word_bytes * mb_vector(s),
         };

@@ -41,8 +41,6 @@ typedef struct {
     int folded;            /* 1: a row probe's 4- or 8-byte payload in the collision's form (below) */
     int runs_on;           /* 1: in place, the last thread's shifted words at index threads, not 0
                               (a described kernel's, checked by mb_verify; mb_wraps) */
-    int exchange_group;    /* G: a vector probe that exchanges does so among G threads (below);
-                              0: a group's first MB_XCHG_BLOCK, as d3q19.cl */
 } mb_probe_spec;
 
 /* A row probe (R > 1) gives each thread R adjacent cells, i = R t .. R t +
@@ -139,12 +137,7 @@ int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len);
  * the word V i taken from thread i - 1 through local memory (its last word,
  * which leaves its vector), one access, the first MB_XCHG_BLOCK threads of a
  * group exchanging and the words at a group's edges single; elsewhere (the
- * openmp backend) as V single words.  With exchange_group G the threads
- * exchange only within runs of G (local ids G j .. G j + G - 1): the words
- * at every run's edges single, as a kernel's at the ends of its rows of
- * G threads (the lattice's row: d3q19.cl stores a row's ends cell by cell,
- * its x neighbours wrapping); the same words move, and the check is the
- * same.  The words are packed little-endian
+ * openmp backend) as V single words.  The words are packed little-endian
  * (word e of the vector at bits 8 word_bytes e), as every GPU and x86
  * stores them.  In place (L = M, A-A's one lattice), every word, shifted
  * or not, is stored back where it was read, one by one where shifted (no
@@ -208,7 +201,6 @@ typedef struct {
     int tile[3];                      /* BX, BY, BZ of a tile probe (0 0 0: none) */
     int nontemporal;                  /* 1: non-temporal stores (a row probe) */
     int folded;                       /* 1: the folded payload */
-    int exchange_group;               /* G (0: a group's first MB_XCHG_BLOCK threads, or none) */
     int64_t bytes_read_per_thread;    /* N * word_bytes * V */
     int64_t bytes_written_per_thread; /* N * word_bytes * V */
 } mb_probe_record;

@@ -583,7 +583,7 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
         snprintf(occupancy, sizeof occupancy, "-1");
     else
         snprintf(occupancy, sizeof occupancy, "%.4f", res->shape.occupancy);
-    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d", it->sweep,
+    lbp_csv_row(r->csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%lld,%lld,%d,%.6f,%.6f,%.6f,%.2f,%.2f,%.6f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s", it->sweep,
                 res->record.words, res->record.word_bytes, res->record.misaligned_reads,
                 res->record.misaligned_writes, c->block_size, c->blocks_per_cu_requested, res->shape.blocks_per_cu,
                 occupancy, (long long)res->threads, (long long)res->bytes_moved, res->ms.n, res->ms.min,
@@ -591,8 +591,7 @@ static void write_probe_row(run *r, const mb_plan_item *it, const mb_result *res
                 c->launches > 1 ? "back_to_back" : "events", res->record.ops_per_thread, c->launches > 1 ? c->launches : 1,
                 res->record.in_place, res->record.swapped, res->record.vector, res->record.row,
                 res->record.band, res->record.tile[0], res->record.tile[1], res->record.tile[2],
-                res->record.nontemporal ? "nontemporal" : "normal", res->record.folded ? "folded" : "masked",
-                res->record.exchange_group);
+                res->record.nontemporal ? "nontemporal" : "normal", res->record.folded ? "folded" : "masked");
 }
 
 static void write_stats_row(lbp_csv *csv, const char *config, const char *phase, int rank, const lbp_stats *s)
@@ -1151,7 +1150,7 @@ static void measure_probes(run *r)
                           "sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                           "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                           "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,vector,row,"
-                          "band,tile_x,tile_y,tile_z,stores,payload_form,exchange_group",
+                          "band,tile_x,tile_y,tile_z,stores,payload_form",
                           info, force);
     if (r->o->plan.stamps && !strcmp(r->stem, "membench"))
         r->warps_csv = lbp_csv_open(r->dir, "warps.csv", "config,phase,rank,count,min_ns,q1_ns,median_ns,q3_ns,max_ns",

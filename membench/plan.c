@@ -145,11 +145,7 @@ static void plan_word_bytes(mb_plan *p, const mb_plan_options *o)
  * words per thread, then A-A's two steps in place (one array, each word
  * stored back where it was read, L = M): A-A's odd step stores its shifted
  * words into the sectors its own loads just brought, where the 10/10 probe
- * above stores them into sectors of another array that nothing read.  Then
- * push's shape exchanging within runs of MB_EXCHANGE_RUN threads (gen.h,
- * exchange_group): its words at every run's edges single, as a push
- * kernel's at the ends of its rows, so that the model prices rows shorter
- * than the exchange's group. */
+ * above stores them into sectors of another array that nothing read. */
 static void plan_vector(mb_plan *p, const mb_plan_options *o)
 {
     static const int lm[6][3] = {{0, 0, 0},
@@ -165,11 +161,6 @@ static void plan_vector(mb_plan *p, const mb_plan_options *o)
             p->items[p->n - 1].cfg.spec.vector = v;
             p->items[p->n - 1].cfg.spec.in_place = lm[i][2];
         }
-    for (int v = 2; v <= MB_MAX_VECTOR; v *= 2) {
-        add(p, o, "vector", D3Q19_WORDS, 2, 0, AA_ODD_MISALIGNED, o->block_size, o->blocks_per_cu, 0);
-        p->items[p->n - 1].cfg.spec.vector = v;
-        p->items[p->n - 1].cfg.spec.exchange_group = MB_EXCHANGE_RUN;
-    }
 }
 
 static void add_threads(mb_plan *p, const mb_plan_options *o, const mb_probe_spec *v, int k, long long threads)

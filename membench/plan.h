@@ -108,10 +108,8 @@ int mb_plan_tile_shapes(const mb_plan_options *o, int (*out)[3], int cap);
  * size not given): N=19 vector probes of 2-byte words (gen.h) at V = 2 and
  * 4, the access widths of fp16s at 2 and 4 cells per thread, each with
  * L, M = 0/0, 10/0, 0/10 and 10/10: what lbmkernels' shifted populations
- * cost, moved one word per cell beside aligned accesses of V words; in
- * place 0/0 and 10/10; and 0/10 exchanging within runs of MB_EXCHANGE_RUN
- * threads (exchange_group).  Part of mb_plan_build. */
-#define MB_EXCHANGE_RUN 32 /* a warp: rows of 64 to 128 cells at 2 and 4 cells a thread */
+ * cost, moved one word per cell beside aligned accesses of V words.  Part
+ * of mb_plan_build. */
 /* The threads sweep (the aligned probe, w-byte words) again at fewer blocks
  * per SM than fit (blocks_fit, 0 or -1: the backend
  * cannot force them, nothing added): 1, 2, 3, 4, 6 (quick: 2, 4) below

@@ -110,7 +110,6 @@ static const model_range
     ROW = {.lo = 1, .hi = 1 << 20, .whole = 1},
     BAND = {.lo = 1, .hi = 32, .whole = 1},
     TILE = {.lo = 0, .hi = 1024, .whole = 1},
-    EXCHANGE_GROUP = {.lo = 0, .hi = 1 << 20, .whole = 1}, /* 0: none; G >= 2 checked with the other columns */
     MICROSECONDS = {.lo = 0, .hi = 1e12},                        /* 0: no measurable interval */
     SLOPE_NS = {.lo = -1e12, .hi = 1e12};
 
@@ -374,12 +373,6 @@ static int read_probe_fields(const lbp_table *t, int r, model_probe_row *p, doub
     if (strcmp(pf, "masked") && strcmp(pf, "folded"))
         return lbp_error(err, err_len, "%s:%d: expected payload_form masked|folded, got '%s'", t->path, t->line[r], pf);
     p->folded = !strcmp(pf, "folded");
-    if (lbp_table_column(t, "exchange_group") >= 0) NUM(t, r, "exchange_group", EXCHANGE_GROUP, p->exchange_group);
-    if (p->exchange_group && (p->exchange_group < 2 || p->vector < 2 || p->misaligned_reads ||
-                              !p->misaligned_writes || p->in_place || p->swapped))
-        return lbp_error(err, err_len, "%s:%d: an exchange_group (%d) of 2 or more threads on a vector probe of "
-                         "misaligned writes without misaligned reads, on two arrays", t->path, t->line[r],
-                         p->exchange_group);
     if (p->folded && ((p->sweep != PROBE_ROWS && p->sweep != PROBE_ROW_NX) || p->ops <= 0))
         return lbp_error(err, err_len, "%s:%d: a folded payload outside the rows and row_nx sweeps' payload probes",
                          t->path, t->line[r]);

@@ -66,8 +66,6 @@ typedef struct {
     int tile[3];            /* BX, BY, BZ of the blocks (tile sweep; 0 0 0 elsewhere or absent) */
     int nontemporal;        /* 1: non-temporal stores (column stores; rows sweep only; 0 absent) */
     int folded;             /* 1: the folded payload (column payload_form; rows sweep only; 0 absent) */
-    int exchange_group;     /* G: push's shape exchanging within runs of G threads (column exchange_group;
-                               vector sweep only; 0 absent) */
     double ns_per_thread;   /* with the single-launch start cost removed (threads
                                sweep: as measured, per launch back to back) */
     double launch_us;       /* threads and geometry sweeps: time per launch, back to back, µs */

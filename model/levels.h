@@ -67,13 +67,6 @@ int model_misaligned_by_word(const model_kernel *k);
  * reads the probes of the access width, as before). */
 double model_vector_ratio(const model_inputs *in, const model_kernel *k, int phase, const model_lattice *lat,
                           model_provenance *prov);
-/* Push's shape (misaligned writes alone, through d3q19.cl's exchange between
- * neighbouring threads): there, times 1 + c (S_kernel - S_probe), S the
- * single words a thread and shifted array stores where the exchange breaks
- * (the ends of a run, a block's first 512 threads, a row: a thread of
- * v cells missing a side stores v / 2 of them), c measured by the vector
- * sweep's probe exchanging within runs of a warp over the whole block's. */
-double model_exchange_singles(int v, long long tpr, int block, int group);
 
 /* A variant's time over its aligned twin's (l: with_aligned, its curves
  * back to back over log(threads)), as measured: at `threads` (clamped to

@@ -42,7 +42,6 @@ int model_probe_matches(const model_probe_row *p, const model_probe_query *q)
     if ((p->row > 1) != (q->sweep == PROBE_ROWS)) return 0; /* row probes answer only for the rows sweep */
     if (!p->nontemporal != !q->nontemporal) return 0; /* non-temporal probes only where asked */
     if (!p->folded != !q->folded) return 0; /* folded payloads only where asked */
-    if (p->exchange_group != q->exchange_group) return 0; /* runs of G threads only where asked */
     return p->word_bytes == q->word_bytes && field_matches(q->block_size, p->block_size) &&
            field_matches(q->blocks_requested, p->blocks_requested) &&
            field_matches(q->misaligned_reads, p->misaligned_reads) && field_matches(q->payload, p->ops > 0) &&

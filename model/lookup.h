@@ -47,7 +47,6 @@ typedef struct {
     int tile[3];             /* BX, BY, BZ of a tile probe; 0 0 0: none (the rows of every other sweep) */
     int nontemporal;         /* 1: the rows sweep's non-temporal probe; 0: every other row */
     int folded;              /* 1: the rows sweep's folded payload; 0: every other row */
-    int exchange_group;      /* G of a vector probe exchanging within runs of G threads; 0: every other row */
 } model_probe_query;
 
 /* The aligned probe without payload, every other field PROBE_ANY. */

@@ -41,9 +41,8 @@ static double mean_ns(const model_inputs *in, const model_probe_query *q)
 }
 
 /* The vector probe at (L, M) over the aligned one, both at q's block size
- * where both were measured there, else at any; -1 where either is missing.
- * *block: the block size of the (first) misaligned row read. */
-static double ratio_at(const model_inputs *in, model_probe_query q, int L, int M, int *block)
+ * where both were measured there, else at any; -1 where either is missing. */
+static double ratio_at(const model_inputs *in, model_probe_query q, int L, int M)
 {
     for (int pass = 0; pass < 2; pass++) {
         if (pass) q.block_size = PROBE_ANY;
@@ -52,14 +51,7 @@ static double ratio_at(const model_inputs *in, model_probe_query q, int L, int M
         q.misaligned_reads = L;
         q.misaligned_writes = M;
         const double misaligned = mean_ns(in, &q);
-        if (aligned > 0 && misaligned > 0) {
-            for (int i = 0; i < in->n_probes; i++)
-                if (model_probe_matches(&in->probes[i], &q)) {
-                    *block = in->probes[i].block_size;
-                    break;
-                }
-            return misaligned / aligned;
-        }
+        if (aligned > 0 && misaligned > 0) return misaligned / aligned;
     }
     return -1;
 }
@@ -134,104 +126,6 @@ static int vector_words(const model_inputs *in, const model_probe_query *q, doub
     return best;
 }
 
-/* ---- push's exchange at the ends of its rows -------------------------- */
-
-/* d3q19.cl's exchange (fp16s push): thread t of a linear launch in blocks
- * of `block`, its local id l = t % block, the first MB_XCHG threads of a
- * block exchanging (membench's MB_XCHG_BLOCK), within runs of `group`
- * threads (0: all of them), its position x = t % tpr in a row of tpr
- * threads (0: one endless row, as a probe's).  It takes the word from the
- * thread before where both exchange and share the run and the row, and
- * gives its own to the one after likewise; each side missing costs it V
- * single words, over its two directions of shifted arrays (c_x = +1: V - 1
- * and 1, c_x = -1: 1 and V - 1): single words per shifted array and thread,
- * V (missing sides) / 2, averaged over threads. */
-#define EXCHANGE_THREADS 512
-#define EXCHANGE_MAX_PERIOD (1 << 20)
-
-static long long gcd_ll(long long a, long long b)
-{
-    while (b) {
-        const long long r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
-double model_exchange_singles(int v, long long tpr, int block, int group)
-{
-    if (v < 2 || block < 1 || tpr < 0) return -1;
-    const int xn = block < EXCHANGE_THREADS ? block : EXCHANGE_THREADS, g = group > 0 ? group : xn;
-    long long period = tpr > 0 ? tpr / gcd_ll(tpr, block) * block : block;
-    if (period > EXCHANGE_MAX_PERIOD) period = EXCHANGE_MAX_PERIOD; /* the mean over as many threads */
-    long long missing = 0;
-    for (long long t = 0; t < period; t++) {
-        const long long l = t % block, x = tpr > 0 ? t % tpr : 1;
-        const int prev = l % g > 0 && l < xn && x > 0;
-        const int next = (l + 1) % g > 0 && l + 1 < xn && (tpr <= 0 || x + 1 < tpr);
-        missing += !prev + !next;
-    }
-    return 0.5 * v * (double)missing / (double)period;
-}
-
-/* The cost of a single word per thread and shifted array, relative: the
- * vector sweep's push-shaped probe exchanging within runs of G threads over
- * the same at its group, at V and the sweep's block size, per single word
- * that the runs add; -1 where not measured (older membench.csv). */
-static double single_word_cost(const model_inputs *in, model_probe_query q, int *g)
-{
-    q.sweep = PROBE_VECTOR;
-    q.block_size = PROBE_ANY;
-    for (int i = 0; i < in->n_probes; i++) {
-        const model_probe_row *p = &in->probes[i];
-        if (p->sweep != PROBE_VECTOR || !p->exchange_group || p->vector != q.vector || p->word_bytes != q.word_bytes ||
-            p->words != q.words || p->misaligned_reads != q.misaligned_reads ||
-            p->misaligned_writes != q.misaligned_writes)
-            continue;
-        model_probe_query runs = q, whole = q;
-        runs.exchange_group = p->exchange_group;
-        runs.block_size = whole.block_size = p->block_size;
-        const double t_runs = mean_ns(in, &runs), t_whole = mean_ns(in, &whole);
-        const double added = model_exchange_singles(q.vector, 0, p->block_size, p->exchange_group) -
-                             model_exchange_singles(q.vector, 0, p->block_size, 0);
-        if (t_runs > 0 && t_whole > 0 && added > 0) {
-            *g = p->exchange_group;
-            return (t_runs / t_whole - 1) / added;
-        }
-    }
-    return -1;
-}
-
-/* Push's shape (misaligned writes alone, two lattices, linear launch):
- * where the kernel's rows are shorter than its exchange, their ends store
- * single words the probe whose ratio was read (its block, no rows) did
- * not: 1 + cost x (kernel's single words - probe's); 1 where not measured
- * or not push's shape. */
-static double row_ends_factor(const model_inputs *in, const model_kernel *k, model_probe_query q, int probe_block,
-                              const model_lattice *lat, model_provenance *prov)
-{
-    const int v = model_cells_per_thread(k);
-    if (q.misaligned_reads || !q.misaligned_writes || k->lattices != 2 || k->launch != MODEL_LAUNCH_LINEAR ||
-        lat->block_size <= 0 || lat->nx <= 0 || probe_block <= 0)
-        return 1;
-    int g = 0;
-    const double cost = single_word_cost(in, q, &g);
-    if (cost < 0) {
-        model_note(prov, "the ends of push's rows: no vector probe exchanging within runs (older membench.csv), "
-                   "not priced");
-        return 1;
-    }
-    const long long tpr = (lat->nx + v - 1) / v;
-    const double kernel = model_exchange_singles(v, tpr, lat->block_size, 0),
-                 probe = model_exchange_singles(v, 0, probe_block, 0);
-    const double f = fmax(1 + cost * (kernel - probe), 0.5);
-    model_note(prov, "the ends of push's rows of %lld threads: %.4f single words a thread and shifted array against "
-               "the probe's %.4f at block %d, x %.4f each (the vector probe exchanging within runs of %d): x %.3f",
-               tpr, kernel, probe, probe_block, cost, g, f);
-    return f;
-}
-
 int model_misaligned_by_word(const model_kernel *k)
 {
     return k->misaligned_access == MODEL_MISALIGNED_BY_WORD && model_cells_per_thread(k) > 1;
@@ -253,18 +147,14 @@ double model_vector_ratio(const model_inputs *in, const model_kernel *k, int pha
     snprintf(asked, sizeof asked, "%d-byte vector probe, V=%d, L=%d M=%d%s", k->word_bytes, v, L, M,
              in_place ? " in place" : "");
     const double at_launch = q.words > 0 ? launch_ratio(in, q, L, M, lat) : -1;
-    model_probe_query shape = q;
-    shape.misaligned_reads = L;
-    shape.misaligned_writes = M;
     if (at_launch > 0) {
         const double ratio = fmax(at_launch, 1); /* faster than aligned: noise, as below */
         model_note(prov, "misaligned words one per cell at %d cells per thread: the %s at N=%d on the occupancy "
                    "sweep at block %d and the kernel's occupancy, x %.3f over aligned", v, asked, q.words,
                    block_size, ratio);
-        return ratio * row_ends_factor(in, k, shape, block_size, lat, prov);
+        return ratio;
     }
-    int read_at = 0;
-    const double measured = q.words > 0 ? ratio_at(in, q, L, M, &read_at) : -1;
+    const double measured = q.words > 0 ? ratio_at(in, q, L, M) : -1;
     if (measured <= 0) {
         model_fell_back(prov, MODEL_FALLBACK_SWEEP, asked,
                         "the probes of the access width, whose misaligned words move as whole vectors",
@@ -280,5 +170,5 @@ double model_vector_ratio(const model_inputs *in, const model_kernel *k, int pha
                asked, q.words, ratio);
     if (fabs(q.words - words) > 1e-9)
         model_note(prov, "vector probe read at N=%d for the kernel's N=%g", q.words, words);
-    return ratio * row_ends_factor(in, k, shape, read_at, lat, prov);
+    return ratio;
 }

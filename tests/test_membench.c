@@ -568,14 +568,7 @@ static void test_vector_probe_ptx(void **state)
                                  {.words = 4, .word_bytes = 2, .vector = 4, .payload = 7},
                                  {.words = 4, .word_bytes = 2, .vector = 2, .in_place = 1, .misaligned_reads = 1},
                                  {.words = 4, .word_bytes = 2, .vector = 2, .swapped = 1},
-                                 {.words = 4, .word_bytes = 2, .vector = 4, .stamps = 1},
-                                 /* an exchange group: only where the probe exchanges, of 2 .. 512 threads */
-                                 {.words = 4, .word_bytes = 2, .vector = 2, .misaligned_writes = 2, .exchange_group = 1},
-                                 {.words = 4, .word_bytes = 2, .vector = 2, .misaligned_writes = 2, .exchange_group = 513},
-                                 {.words = 4, .word_bytes = 2, .vector = 2, .misaligned_writes = 2,
-                                  .misaligned_reads = 1, .exchange_group = 32},
-                                 {.words = 4, .word_bytes = 2, .misaligned_writes = 2, .exchange_group = 32},
-                                 {.words = 4, .word_bytes = 2, .vector = 2, .exchange_group = 32}};
+                                 {.words = 4, .word_bytes = 2, .vector = 4, .stamps = 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(mb_spec_check(&bad[i], why, sizeof why), 1);
         assert_null(mb_generate_probe(&bad[i], NULL));
@@ -586,23 +579,10 @@ static void test_vector_probe_ptx(void **state)
     char *src = mb_generate_probe(&s, &rec);
     assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M10-w2-v4");
     assert_int_equal(rec.vector, 4);
-    assert_int_equal(rec.exchange_group, 0);
     assert_int_equal(rec.bytes_written_per_thread, 19 * 2 * 4);
     assert_non_null(strstr(src, "out[0 * stride + 4 * i + 4] ="));
     assert_non_null(strstr(src, "*(GLOBAL u64 *)(out + 10 * stride + 4 * i) ="));
-    assert_non_null(strstr(src, "take_prev_ = xl_ > 0 && xl_ < xn_;"));
     free(src);
-    /* exchanging within runs of 32 threads: a run's first thread takes no
-     * word from the one before, its last gives none; the rest is the same */
-    s.exchange_group = 32;
-    src = mb_generate_probe(&s, &rec);
-    assert_string_equal(mb_spec_name(&s, name, sizeof name), "N19-L0-M10-w2-v4-g32");
-    assert_int_equal(rec.exchange_group, 32);
-    assert_non_null(strstr(src, "take_prev_ = xl_ % 32 > 0 && xl_ < xn_;"));
-    assert_non_null(strstr(src, "next_takes_ = (xl_ + 1) % 32 > 0 && xl_ + 1 < xn_ && i + 1 < threads;"));
-    assert_non_null(strstr(src, "*(GLOBAL u64 *)(out + 10 * stride + 4 * i) ="));
-    free(src);
-    s.exchange_group = 0;
     if (!nvrtc_available()) skip();
     /* V = 2 and 4: 4- and 8-byte accesses; the 10 misaligned arrays read as
      * V single words each, written (push's shape, M alone) as one vector
@@ -633,17 +613,6 @@ static void test_vector_probe_ptx(void **state)
         free(ptx);
         free(src);
     }
-    /* exchanging within runs of 32: the same accesses (the edges' single
-     * words are the same instructions, taken by more threads) */
-    s = (mb_probe_spec){.words = 19, .word_bytes = 2, .misaligned_writes = 10, .vector = 4, .exchange_group = 32};
-    src = mb_generate_probe(&s, NULL);
-    char *xptx = lbp_nvrtc_ptx(src, "", "compute_90", why, sizeof why);
-    assert_non_null(xptx);
-    assert_int_equal(count_in(xptx, "st.global.u64"), 19);
-    assert_int_equal(count_in(xptx, "st.global.u16"), 40);
-    assert_int_equal(count_in(xptx, "st.shared.u16"), 10);
-    free(xptx);
-    free(src);
     /* in place (A-A's one lattice): every store goes back into in, the
      * shifted words one by one where they were read, no exchange; the loads
      * of an array that is written are no read-only (.nc) loads */
@@ -759,12 +728,9 @@ static void test_vector_probe(void **state)
     open_bench(&b, 6, 8);
     uint64_t *got = malloc(sizeof *got * (size_t)(4 * b.stride + 64));
     for (int v = 2; v <= 4; v += 2)
-        for (int e = 0; e < 6; e++) {
-            /* e 4, 5: push's shape exchanging within runs of 32 and of 6
-             * threads (a run that ends inside a warp) */
-            mb_config cfg = {.spec = {.words = 6, .word_bytes = 2, .misaligned_reads = e & 1 && e < 4 ? 3 : 0,
-                                      .misaligned_writes = e & 2 || e >= 4 ? 5 : 0, .vector = v,
-                                      .exchange_group = e == 4 ? 32 : e == 5 ? 6 : 0},
+        for (int e = 0; e < 4; e++) {
+            mb_config cfg = {.spec = {.words = 6, .word_bytes = 2, .misaligned_reads = e & 1 ? 3 : 0,
+                                      .misaligned_writes = e & 2 ? 5 : 0, .vector = v},
                              .block_size = e % 2 ? 64 : 256};
             const uint32_t seed = run_vector_probe_again(&b, &cfg);
             const int64_t moved = (int64_t)v * TEST_THREADS, stride = b.stride;
@@ -1575,21 +1541,18 @@ static void test_plan_vector(void **state)
     mb_plan_options o = {.sweeps = SW_VECTOR, .word_bytes = 4, .block_size = 256, .vector = 1, .stamps = 1};
     mb_plan p;
     mb_plan_build(&p, &o);
-    assert_int_equal(p.n, 14);
-    /* push's, pull's and A-A's shapes, then A-A's two steps in place; then
-     * push's exchanging within runs of a warp at V = 2 and 4 */
-    static const int lm[7][3] = {{0, 0, 0}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, 1}, {10, 10, 1}, {0, 10, 0}};
+    assert_int_equal(p.n, 12);
+    /* push's, pull's and A-A's shapes, then A-A's two steps in place */
+    static const int lm[6][3] = {{0, 0, 0}, {10, 0, 0}, {0, 10, 0}, {10, 10, 0}, {0, 0, 1}, {10, 10, 1}};
     for (int i = 0; i < p.n; i++) {
         const mb_config *c = &p.items[i].cfg;
-        const int shape = i < 12 ? i % 6 : 6;
         assert_string_equal(p.items[i].sweep, "vector");
-        assert_int_equal(c->spec.vector, i < 12 ? (i < 6 ? 2 : 4) : (i == 12 ? 2 : 4));
+        assert_int_equal(c->spec.vector, i < 6 ? 2 : 4);
         assert_int_equal(c->spec.word_bytes, 2);
         assert_int_equal(c->spec.words, 19);
-        assert_int_equal(c->spec.misaligned_reads, lm[shape][0]);
-        assert_int_equal(c->spec.misaligned_writes, lm[shape][1]);
-        assert_int_equal(c->spec.in_place, lm[shape][2]);
-        assert_int_equal(c->spec.exchange_group, i < 12 ? 0 : MB_EXCHANGE_RUN);
+        assert_int_equal(c->spec.misaligned_reads, lm[i % 6][0]);
+        assert_int_equal(c->spec.misaligned_writes, lm[i % 6][1]);
+        assert_int_equal(c->spec.in_place, lm[i % 6][2]);
         assert_int_equal(p.items[i].stamps, 0);
         char why[128];
         assert_int_equal(mb_spec_check(&c->spec, why, sizeof why), 0);
@@ -2746,8 +2709,8 @@ static void test_cli_threads_sweep(void **state)
         if (!strcmp(sweep, "rows")) { /* a CPU, quick: the aligned probe, 256 cells a work-item, in place or not */
             assert_string_equal(timing, "back_to_back");
             assert_int_equal(l + m + ops, 0);
-            assert_non_null(strstr(line, ",256,32,0,0,0,normal,masked,0\n")); /* row R, band 32, no tile; PoCL: no non-temporal stores */
-            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0,normal,masked,0\n") != NULL]++;
+            assert_non_null(strstr(line, ",256,32,0,0,0,normal,masked\n")); /* row R, band 32, no tile; PoCL: no non-temporal stores */
+            rows_rows[mb_word_slot(wb)][strstr(line, ",1,0,1,256,32,0,0,0,normal,masked\n") != NULL]++;
             continue;
         }
         assert_string_equal(sweep, "threads");
@@ -3092,7 +3055,7 @@ static void test_cli_geometry_sweep(void **state)
     assert_string_equal(line, "device,backend,sweep,words,word_bytes,misaligned_reads,misaligned_writes,block_size,"
                               "blocks_per_cu_requested,blocks_per_cu,occupancy,threads,bytes_moved,reps,ms_min,"
                               "ms_median,ms_max,gbs_max,gbs_median,ns_per_thread,timing,ops,launches,in_place,swapped,"
-                              "vector,row,band,tile_x,tile_y,tile_z,stores,payload_form,exchange_group\n");
+                              "vector,row,band,tile_x,tile_y,tile_z,stores,payload_form\n");
     int rows = 0, seen[2][32] = {{0}};
     long long prev_threads = 0;
     while (fgets(line, sizeof line, f)) {

@@ -1876,94 +1876,6 @@ static void test_vector_probe_level2(void **state)
     remove_folder(dir);
 }
 
-/* Push's exchange breaks at the ends of its rows: a thread of v cells
- * missing a side stores v / 2 single words a shifted array (over both
- * directions), and so does a block's first and last of its first 512
- * exchanging threads, every one past them both sides, a run of G threads'
- * edges; the mean over the launch's threads. */
-static void test_exchange_singles(void **state)
-{
-    (void)state;
-    NEAR(model_exchange_singles(4, 0, 256, 0), 0.5 * 4 * 2 / 256.0);        /* the probe: a block's two ends */
-    NEAR(model_exchange_singles(4, 0, 256, 32), 0.5 * 4 * 2 / 32.0);        /* runs of a warp */
-    NEAR(model_exchange_singles(4, 64, 128, 0), 0.5 * 4 * 2 / 64.0);        /* rows of 64 threads, two a block */
-    NEAR(model_exchange_singles(2, 128, 512, 0), 0.5 * 2 * 2 / 128.0);      /* rows of 128, four a block */
-    NEAR(model_exchange_singles(2, 0, 768, 0), 0.5 * 2 * (2 + 2 * 256) / 768.0); /* 256 past the exchange */
-    /* rows of 50 threads in blocks of 128 (200^3 at 4 cells): by count */
-    long long missing = 0;
-    for (int t = 0; t < 3200; t++) {
-        const int l = t % 128, x = t % 50;
-        missing += !(l > 0 && x > 0) + !(l < 127 && x < 49);
-    }
-    NEAR(model_exchange_singles(4, 50, 128, 0), 0.5 * 4 * missing / 3200.0);
-    assert_true(model_exchange_singles(1, 64, 128, 0) < 0);
-}
-
-/* Push at 4 cells on 128^3 in blocks of 128: rows of 32 threads, each
- * thread 0.125 single words a shifted array against the vector sweep's
- * probe's 0.015625 at block 256; the sweep's probe exchanging within runs
- * of 32 threads (0.125 too) costs 0.52 x (1 + 0.5 x 0.109375), so a single
- * word costs 0.5 and the kernel's M = 10 ratio, 1.3, takes 1 + 0.5 x
- * 0.109375 more; on 512^3 (rows of 128 threads) 1 + 0.5 x 0.015625; pull
- * (L = 10) and the data without the run probe none, said. */
-static void test_exchange_row_ends(void **state)
-{
-    (void)state;
-    char dir[] = "/tmp/lbp-model-runs-XXXXXX", bare[] = "/tmp/lbp-model-runs0-XXXXXX";
-    gpu_folder(dir, NULL);
-    add_vector_sweep(dir);
-    gpu_folder(bare, NULL);
-    add_vector_sweep(bare);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && sed -i '1s/$/,exchange_group/; 2,$s/$/,0/' membench.csv", dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s/membench.csv", dir);
-    FILE *f = fopen(cmd, "a");
-    assert_non_null(f);
-    const double added = 0.125 - 0.015625, ns = 0.52 * (1 + 0.5 * added), ms = ns + 0.002;
-    fprintf(f, "test-gpu,cuda,vector,19,2,0,10,256,0,8,1.0000,1000000,1,10,%.9f,%.9f,%.9f,1,1,%.9f,events,0,4,"
-               "32\n", ms, ms, ms, ms * 1e3);
-    fclose(f);
-    model_inputs in, old;
-    load(&in, dir, "cuda");
-    load(&old, bare, "cuda");
-    model_kernel k;
-    assert_int_equal(model_builtin_kernel(&k, "push", "fp16s"), 0);
-    k.cells_per_thread = 4;
-    for (int n = 128; n <= 512; n *= 4) {
-        model_lattice lat = cube(n);
-        lat.block_size = 128;
-        model_prediction p, q;
-        assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-        assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
-        const double kernel = 0.5 * 4 * 2 / (n / 4.0);
-        NEAR(p.probe.ns_per_cell[0] / q.probe.ns_per_cell[0], 1 + 0.5 * (kernel - 0.015625));
-        char text[128];
-        snprintf(text, sizeof text, "the ends of push's rows of %d threads", n / 4);
-        assert_true(says(&p, text));
-        assert_true(says(&q, "no vector probe exchanging within runs (older membench.csv), not priced"));
-    }
-    /* pull's shifted words are loads: no exchange */
-    assert_int_equal(model_builtin_kernel(&k, "pull", "fp16s"), 0);
-    k.cells_per_thread = 4;
-    model_lattice lat = cube(128);
-    lat.block_size = 128;
-    model_prediction p, q;
-    assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
-    assert_int_equal(model_predict(&old, &k, &lat, &q, err, sizeof err), 0);
-    NEAR(p.probe.ns_per_cell[0], q.probe.ns_per_cell[0]);
-    assert_false(says(&p, "push's rows"));
-    model_inputs_free(&in);
-    model_inputs_free(&old);
-    /* a run probe of pull's shape (its L = 10) is no probe membench runs */
-    snprintf(cmd, sizeof cmd, "cd %s && sed -i '$s/,vector,19,2,0,10,/,vector,19,2,10,10,/' membench.csv", dir);
-    assert_int_equal(system(cmd), 0);
-    assert_int_not_equal(model_inputs_load(&in, dir, "cuda", err, sizeof err), 0);
-    assert_non_null(strstr(err, "an exchange_group (32) of 2 or more threads on a vector probe"));
-    remove_folder(dir);
-    remove_folder(bare);
-}
-
 /* The occupancy sweep's vector probes (2-byte words, V = 2, block 512, 1
  * and 2 blocks per SM: occupancy 0.25 and 0.5) in dir's membench.csv (after
  * add_vector_sweep): aligned 0.20 ns per thread at both; M = 10 (push's
@@ -2532,8 +2444,6 @@ int main(void)
         cmocka_unit_test(test_geometry_swapped),
         cmocka_unit_test(test_geometry_two_cells),
         cmocka_unit_test(test_vector_probe_level2),
-        cmocka_unit_test(test_exchange_singles),
-        cmocka_unit_test(test_exchange_row_ends),
         cmocka_unit_test(test_vector_probe_geometry),
         cmocka_unit_test(test_vector_probe_at_launch),
         cmocka_unit_test(test_geometry_borrowed),
