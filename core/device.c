@@ -329,6 +329,7 @@ const char lbp_prelude[] =
     "#define INLINE __device__ __forceinline__\n"
     "#define LOCAL_BARRIER __syncthreads()\n"
     "#define LBP_HAS_GROUP_BARRIER 1\n"
+    "#define LBP_MAX_GROUP 1024\n"
     "#define DYN_SHARED_PARAM\n"
     "extern __shared__ unsigned char lbp_dyn_shared[];\n"
     "typedef int i32; typedef unsigned int u32;\n"

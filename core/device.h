@@ -269,6 +269,8 @@ int64_t lbp_memory_budget(const lbp_device *d);
  *   KERNEL, GLOBAL, LOCAL, CONSTANT, RESTRICT, INLINE, LOCAL_BARRIER
  *   LBP_HAS_GROUP_BARRIER: 1 where LOCAL_BARRIER holds a whole work-group
  *   of any size (0: the openmp backend, groups of one only)
+ *   LBP_MAX_GROUP: the most threads a group can have, where the dialect
+ *   knows it when compiling (CUDA: 1024); undefined elsewhere
  *   DYN_SHARED_PARAM (last parameter; dynamic shared memory, see cfg)
  *   i32 u32 i64 u64 types; global_id(d) local_id(d) group_id(d)
  *   local_size(d) num_groups(d) (d = 0, 1, 2; 64-bit for global_id)

@@ -454,11 +454,28 @@ typedef float2 vreal;
  * The openmp backend runs groups of one: no barrier, no exchange. */
 #if defined(LBM_HALF) && LBP_HAS_GROUP_BARRIER && defined(LBM_PUSH)
 #define LBM_XCHG 1
+/* The cell a thread hands on it also stores itself where the neighbour
+ * does not take it: read back from the exchange (XOWN), it need not stay in
+ * a register across the barrier (two cells: 64 registers instead of 72, so
+ * two blocks of 512 fit on an SM).  That needs a slot for every thread of
+ * any group: where the dialect bounds a group (LBP_MAX_GROUP), the
+ * exchange covers that many; elsewhere its first 512 threads, and a thread
+ * past them keeps its cell.  H100, 256^3, two cells: blocks of 512 30,600
+ * -> 36,040 MLUPS, 192 and 256 +1.2 and +1.6 %, 64 -2.7 % (the exchange's
+ * 20 KB leave 10 blocks an SM instead of 14), the others within 0.3 %. */
+#if defined(LBP_MAX_GROUP) && LBP_MAX_GROUP <= 1024
+#define LBM_XCHG_BLOCK LBP_MAX_GROUP
+#define XOWN(i, C) XGET(i, 0)
+#else
 #define LBM_XCHG_BLOCK 512
+#define XOWN(i, C) (x_lid < x_n ? XGET(i, 0) : f##i##C)
+#endif
 /* the slot of the 10 populations with c_ix != 0 (1, 2, 7 .. 14) */
 #define XSLOT(i) ((i) < 7 ? ((i) > 0 ? (i) - 1 : 0) : (i) - 5)
 #define XAT(i, k) xchg[XSLOT(i) * LBM_XCHG_BLOCK + x_lid + (k)]
 #define XGET(i, k) lbp_half_to_float(XAT(i, k))
+/* a single word of population i at cell C's shifted place: value v */
+#define XSTORE(C, i, cx, cy, cz, o, v) ST(DST, AT(WSLOT(i, o), n##C + OFS(C, WX(cx), WY(cy), WZ(cz))), v);
 /* this thread's aligned vector of slot WSLOT(i) at the written row */
 #define XV_AT(i, cy, cz, o) AT(WSLOT(i, o), n_a + OFS(_a, 0, WY(cy), WZ(cz)))
 #if CELLS_PER_THREAD == 2
@@ -468,13 +485,13 @@ typedef float2 vreal;
         float2 v_; v_.x = XGET(i, -1); v_.y = f##i##_a;                                  \
         lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else { STORE(_a, i, cx, cy, cz, o) }                                               \
-    if (inside_b && !next_takes) { STORE(_b, i, cx, cy, cz, o) }
+    if (inside_b && !next_takes) { XSTORE(_b, i, cx, cy, cz, o, XOWN(i, _b)) }
 #define XST_DOWN(i, cx, cy, cz, o)                                                       \
     if (take_next) {                                                                     \
         float2 v_; v_.x = f##i##_b; v_.y = XGET(i, 1);                                   \
         lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                 \
-    if (!prev_takes) { STORE(_a, i, cx, cy, cz, o) }
+    if (!prev_takes) { XSTORE(_a, i, cx, cy, cz, o, XOWN(i, _a)) }
 #else
 #define XLAST(i) f##i##_d
 #define XST_UP(i, cx, cy, cz, o)                                                         \
@@ -486,7 +503,7 @@ typedef float2 vreal;
         if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                    \
         if (inside_c) { STORE(_c, i, cx, cy, cz, o) }                                    \
     }                                                                                    \
-    if (inside_d && !next_takes) { STORE(_d, i, cx, cy, cz, o) }
+    if (inside_d && !next_takes) { XSTORE(_d, i, cx, cy, cz, o, XOWN(i, _d)) }
 #define XST_DOWN(i, cx, cy, cz, o)                                                       \
     if (take_next) {                                                                     \
         float4 v_; v_.x = f##i##_b; v_.y = f##i##_c; v_.z = f##i##_d; v_.w = XGET(i, 1); \
@@ -496,7 +513,7 @@ typedef float2 vreal;
         if (inside_c) { STORE(_c, i, cx, cy, cz, o) }                                    \
         if (inside_d) { STORE(_d, i, cx, cy, cz, o) }                                    \
     }                                                                                    \
-    if (!prev_takes) { STORE(_a, i, cx, cy, cz, o) }
+    if (!prev_takes) { XSTORE(_a, i, cx, cy, cz, o, XOWN(i, _a)) }
 #endif
 /* the cell that leaves this thread's vector, as a half, for its neighbour */
 #define XPUT(i, cx, cy, cz, o) \
@@ -523,9 +540,9 @@ typedef float2 vreal;
  * below the other block sizes.  Pull and split, two half cells per thread:
  * held to 64 registers (no spills), so that two blocks of 512 fit instead
  * of one (H100, 256^3: pull 33,500 -> 36,440 MLUPS, split 34,490 -> 36,190
- * there; within 1 % at the other block sizes).  Push spills under 64 (its
- * exchange's indices) and runs 6-11 % slower at every other block size:
- * it keeps its 72. */
+ * there; within 1 % at the other block sizes).  Push needs no cap: its
+ * exchange leaves it at 64 (XOWN above; held to 64 with its cell in a
+ * register it spilled and ran 6-11 % slower). */
 #if defined(LBP_CUDA) && defined(LBM_AA) && defined(LBM_HALF) && CELLS_PER_THREAD == 4
 #define LBM_STEP_BOUNDS __launch_bounds__(256, 1)
 #elif defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)

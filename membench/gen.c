@@ -473,14 +473,19 @@ static void probe_header(text *t, const mb_probe_spec *s, const char *word)
         /* every thread meets the exchange's barrier (vector_writes): one
          * past the launch reads thread 0's words and stores nothing */
         text_printf(t, "#if LBP_HAS_GROUP_BARRIER\n"
-                       "    LOCAL %s xb_[%d * %d];\n"
+                       "#if defined(LBP_MAX_GROUP) && LBP_MAX_GROUP <= 1024\n"
+                       "#define MB_XG LBP_MAX_GROUP /* every thread of any group exchanges */\n"
+                       "#else\n"
+                       "#define MB_XG %d\n"
+                       "#endif\n"
+                       "    LOCAL %s xb_[%d * MB_XG];\n"
                        "    const i32 live_ = global_id(0) < threads;\n"
                        "    const i64 i = live_ ? global_id(0) : 0;\n"
                        "#else\n"
                        "    const i64 i = global_id(0);\n"
                        "    if (i >= threads) return;\n"
                        "#endif\n",
-                    mb_word_type(s->word_bytes), s->misaligned_writes, MB_XCHG_BLOCK);
+                    MB_XCHG_BLOCK, mb_word_type(s->word_bytes), s->misaligned_writes);
     else
         text_put(t, "    const i64 i = global_id(0);\n"
                     "    if (i >= threads) return;\n");
@@ -674,17 +679,16 @@ static void single_words(text *t, const mb_probe_spec *s, int k, int n, const ch
  * hands its misaligned arrays' last words to thread i + 1 through local
  * memory, and after the barrier (every store after it, as in the kernel)
  * stores the aligned vector at V i, its lowest word thread i - 1's, where
- * both are among the group's first MB_XCHG_BLOCK threads; else its words
- * but the last one by one; its last word itself where thread i + 1 does not
- * take it. */
+ * both are among the group's first MB_XG threads; else its words but the
+ * last one by one; its last word itself, read back from the exchange as the
+ * kernel's XOWN, where thread i + 1 does not take it. */
 static void exchange_put(text *t, const mb_probe_spec *s)
 {
     const int v = mb_vector(s);
-    text_printf(t, "    const i32 xl_ = local_id(0);\n"
-                   "    const i32 xn_ = local_size(0) < %d ? local_size(0) : %d;\n",
-                MB_XCHG_BLOCK, MB_XCHG_BLOCK);
+    text_put(t, "    const i32 xl_ = local_id(0);\n"
+                "    const i32 xn_ = local_size(0) < MB_XG ? local_size(0) : MB_XG;\n");
     for (int k = 0; k < s->misaligned_writes; k++)
-        text_printf(t, "    if (xl_ < xn_) xb_[%d * %d + xl_] = (%s)((w%d ^ s) >> %d);\n", k, MB_XCHG_BLOCK,
+        text_printf(t, "    if (xl_ < xn_) xb_[%d * MB_XG + xl_] = (%s)((w%d ^ s) >> %d);\n", k,
                     mb_word_type(s->word_bytes), k, 8 * s->word_bytes * (v - 1));
     text_put(t, "    LOCAL_BARRIER;\n"
                 "    if (!live_) return;\n"
@@ -697,13 +701,13 @@ static void exchange_store(text *t, const mb_probe_spec *s, int k)
     const int v = mb_vector(s), bits = 8 * s->word_bytes;
     const char *vec = mb_word_type(s->word_bytes * v);
     text_printf(t,
-                "    if (take_prev_) *(GLOBAL %s *)(out + %d * stride + %d * i) = ((w%d ^ s) << %d) | (%s)xb_[%d * %d + xl_ - 1];\n"
+                "    if (take_prev_) *(GLOBAL %s *)(out + %d * stride + %d * i) = ((w%d ^ s) << %d) | (%s)xb_[%d * MB_XG + xl_ - 1];\n"
                 "    else {\n",
-                vec, k, v, k, bits, vec, k, MB_XCHG_BLOCK);
+                vec, k, v, k, bits, vec, k);
     single_words(t, s, k, v - 1, "        ");
     text_printf(t, "    }\n"
-                   "    if (!next_takes_) out[%d * stride + %d * i + %d] = (%s)((w%d ^ s) >> %d);\n",
-                k, v, v, mb_word_type(s->word_bytes), k, bits * (v - 1));
+                   "    if (!next_takes_) out[%d * stride + %d * i + %d] = xl_ < xn_ ? xb_[%d * MB_XG + xl_] : (%s)((w%d ^ s) >> %d);\n",
+                k, v, v, k, mb_word_type(s->word_bytes), k, bits * (v - 1));
 }
 
 /* A vector probe's stores: one aligned access of V words, or, misaligned,

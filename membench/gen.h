@@ -136,8 +136,9 @@ int mb_tile_parse(const char *text, int tile[3], char *why, size_t why_len);
  * holds a group (LBP_HAS_GROUP_BARRIER), as the aligned vector at V i with
  * the word V i taken from thread i - 1 through local memory (its last word,
  * which leaves its vector), one access, the first MB_XCHG_BLOCK threads of a
- * group exchanging and the words at a group's edges single; elsewhere (the
- * openmp backend) as V single words.  The words are packed little-endian
+ * group exchanging (every thread where the dialect bounds a group,
+ * LBP_MAX_GROUP, as d3q19.cl) and the words at a group's edges single;
+ * elsewhere (the openmp backend) as V single words.  The words are packed little-endian
  * (word e of the vector at bits 8 word_bytes e), as every GPU and x86
  * stores them.  In place (L = M, A-A's one lattice), every word, shifted
  * or not, is stored back where it was read, one by one where shifted (no
