@@ -460,9 +460,9 @@ typedef float2 vreal;
  * two blocks of 512 fit on an SM).  That needs a slot for every thread of
  * any group: where the dialect bounds a group (LBP_MAX_GROUP), the
  * exchange covers that many; elsewhere its first 512 threads, and a thread
- * past them keeps its cell.  H100, 256^3, two cells: blocks of 512 30,600
- * -> 36,040 MLUPS, 192 and 256 +1.2 and +1.6 %, 64 -2.7 % (the exchange's
- * 20 KB leave 10 blocks an SM instead of 14), the others within 0.3 %. */
+ * past them keeps its cell.  The 20 KB this takes leave fewer blocks of 64
+ * an SM, which costs a little there (doc/findings/fp16.md, "Two cells a
+ * thread at one block of 512 an SM"). */
 #if defined(LBP_MAX_GROUP) && LBP_MAX_GROUP <= 1024
 #define LBM_XCHG_BLOCK LBP_MAX_GROUP
 #define XOWN(i, C) XGET(i, 0)
@@ -539,10 +539,9 @@ typedef float2 vreal;
  * 384 per SM, as its own register count leaves it, that launch runs well
  * below the other block sizes.  Pull and split, two half cells per thread:
  * held to 64 registers (no spills), so that two blocks of 512 fit instead
- * of one (H100, 256^3: pull 33,500 -> 36,440 MLUPS, split 34,490 -> 36,190
- * there; within 1 % at the other block sizes).  Push needs no cap: its
- * exchange leaves it at 64 (XOWN above; held to 64 with its cell in a
- * register it spilled and ran 6-11 % slower). */
+ * of one, where one ran well below the other block sizes.  Push needs no
+ * cap: its exchange leaves it at 64 (XOWN above; held to 64 with its cell
+ * kept in a register, it spilled). */
 #if defined(LBP_CUDA) && defined(LBM_AA) && defined(LBM_HALF) && CELLS_PER_THREAD == 4
 #define LBM_STEP_BOUNDS __launch_bounds__(256, 1)
 #elif defined(LBP_CUDA) && defined(LBM_AA) && CELLS_PER_THREAD > 1 && !defined(LBM_DOUBLE)
