@@ -281,6 +281,17 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
         if (lbm_kernels_build_stores(&k, d, s, o->precision, o->boundary, o->cells_per_thread, o->nontemporal) != 0)
             lbp_fail("the %s %s %s kernel does not compile", lbm_scheme_names[s],
                      lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
+        int max_block;
+        lbm_step_limits(d, &k, o->block_size, NULL, NULL, &max_block, NULL);
+        if (o->block_size > max_block) { /* as the block sweep skips it */
+            char cpt[16];
+            printf("%s: verify %s %s %s, cells/thread %s: skipped, the kernel launches at most %d threads per "
+                   "block, not %d\n", lbp_prog, lbm_scheme_names[s], lbm_precision_names[o->precision],
+                   lbm_boundary_names[o->boundary], lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt), max_block,
+                   o->block_size);
+            lbm_kernels_release(&k, d);
+            continue;
+        }
         lbm_sim m;
         if (lbm_sim_create(&m, d, &k, &L, omega, lid_u, o->block_size) != 0)
             lbp_fail("no device memory for a %dx%dx%d lattice", L.nx, L.ny, L.nz);
