@@ -440,12 +440,16 @@ typedef float2 vreal;
  * thread hands the cell that leaves its vector (the last for c_ix = +1, the
  * first for -1) to its neighbour through local memory, and stores the
  * aligned vector at x_a with the neighbour's cell in it: one 4- or 8-byte
- * store per array, as the aligned side.  Where the neighbour is in another
- * block, past the exchange's LBM_XCHG_BLOCK threads or in another row
- * (x wraps), both sides store cell by cell; the rules below pair up so
- * that every word is stored once:
- *   x_prev  the thread before shares the block, the exchange and the row
- *   x_next  so does the thread after, and its first cell is inside the row
+ * store per array, as the aligned side.  At a row's ends x wraps: the
+ * neighbour of its first thread is its last, and the other way round, where
+ * the row is whole vectors (nx a multiple of v).  Where the neighbour is in
+ * another block or past the exchange's LBM_XCHG_BLOCK threads, or the row
+ * ends in a partial vector, both sides store cell by cell; the rules below
+ * pair up so that every word is stored once:
+ *   x_prev  the thread holding x - 1 shares the block and the exchange, and
+ *           is the one before, or the row's last (whole vectors)
+ *   x_next  the thread holding x + v likewise, the one after (its first
+ *           cell inside the row) or the row's first
  *   take_prev / take_next  this thread stores its vector with that cell
  *   next_takes / prev_takes  the neighbour does (so this one leaves it)
  * Not A-A's odd step: its 19 shifted loads and the exchange's indices
@@ -482,13 +486,13 @@ typedef float2 vreal;
 #define XLAST(i) f##i##_b
 #define XST_UP(i, cx, cy, cz, o)                                                         \
     if (take_prev) {                                                                     \
-        float2 v_; v_.x = XGET(i, -1); v_.y = f##i##_a;                                  \
+        float2 v_; v_.x = XGET(i, x_po); v_.y = f##i##_a;                                \
         lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else { STORE(_a, i, cx, cy, cz, o) }                                               \
     if (inside_b && !next_takes) { XSTORE(_b, i, cx, cy, cz, o, XOWN(i, _b)) }
 #define XST_DOWN(i, cx, cy, cz, o)                                                       \
     if (take_next) {                                                                     \
-        float2 v_; v_.x = f##i##_b; v_.y = XGET(i, 1);                                   \
+        float2 v_; v_.x = f##i##_b; v_.y = XGET(i, x_no);                                \
         lbp_store_half2(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                 \
     if (!prev_takes) { XSTORE(_a, i, cx, cy, cz, o, XOWN(i, _a)) }
@@ -496,7 +500,7 @@ typedef float2 vreal;
 #define XLAST(i) f##i##_d
 #define XST_UP(i, cx, cy, cz, o)                                                         \
     if (take_prev) {                                                                     \
-        float4 v_; v_.x = XGET(i, -1); v_.y = f##i##_a; v_.z = f##i##_b; v_.w = f##i##_c; \
+        float4 v_; v_.x = XGET(i, x_po); v_.y = f##i##_a; v_.z = f##i##_b; v_.w = f##i##_c; \
         lbp_store_half4(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else {                                                                             \
         STORE(_a, i, cx, cy, cz, o)                                                      \
@@ -506,7 +510,7 @@ typedef float2 vreal;
     if (inside_d && !next_takes) { XSTORE(_d, i, cx, cy, cz, o, XOWN(i, _d)) }
 #define XST_DOWN(i, cx, cy, cz, o)                                                       \
     if (take_next) {                                                                     \
-        float4 v_; v_.x = f##i##_b; v_.y = f##i##_c; v_.z = f##i##_d; v_.w = XGET(i, 1); \
+        float4 v_; v_.x = f##i##_b; v_.y = f##i##_c; v_.z = f##i##_d; v_.w = XGET(i, x_no); \
         lbp_store_half4(DST, XV_AT(i, cy, cz, o), v_);                                   \
     } else {                                                                             \
         if (inside_b) { STORE(_b, i, cx, cy, cz, o) }                                    \
@@ -738,10 +742,16 @@ KERNEL void LBM_STEP_BOUNDS lbm_step(LBM_PARAMS, const i32 nx, const i32 ny, con
     LBM_D3Q19(XPUT)
     LOCAL_BARRIER;
     if (!active) return;
-    const i32 x_prev = x_lid > 0 && x_lid < x_n && x_a > 0;
-    const i32 x_next = x_lid + 1 < x_n && x_a + CELLS_PER_THREAD < nx;
+    /* x wraps: the thread before a row's first is the row's last, and the
+     * one after its last its first, where its rows are whole vectors
+     * (x_po, x_no: those threads' local ids less this one's) */
+    const i32 x_row = nx % CELLS_PER_THREAD == 0 ? nx / CELLS_PER_THREAD : 0; /* 0: no wrap */
+    const i32 x_last = x_a + CELLS_PER_THREAD >= nx;
+    const i32 x_po = x_a > 0 ? -1 : x_row - 1, x_no = x_last ? 1 - x_row : 1;
+    const i32 x_prev = x_lid < x_n && x_lid + x_po >= 0 && x_lid + x_po < x_n && (x_a > 0 || x_row > 0);
+    const i32 x_next = x_lid < x_n && x_lid + x_no >= 0 && x_lid + x_no < x_n && (!x_last || x_row > 0);
     const i32 take_prev = x_prev && all_inside, prev_takes = x_prev;
-    const i32 take_next = x_next, next_takes = x_next && x_a + 2 * CELLS_PER_THREAD <= nx;
+    const i32 take_next = x_next, next_takes = x_next && (x_a + 2 * CELLS_PER_THREAD <= nx || x_last);
 #endif
 #if defined(LBM_VECTOR)
     LBM_D3Q19(STOREV)
