@@ -15,10 +15,10 @@
  * probes, which do the same, never the ones that store into another array.
  * First, where the occupancy sweep ran the vector probes (membench on a GPU
  * since it does), their ratio at the kernel's own block size and
- * occupancy: push's exchange holds every thread of a block at its barrier,
- * and single-word accesses cost more the fewer other blocks an SM has to
- * run meanwhile, which the vector sweep's one launch (block 256, as many
- * blocks as fit) does not show. */
+ * occupancy: single-word accesses, and push's exchange and its barrier,
+ * cost more the fewer other blocks an SM has to run meanwhile, which the
+ * vector sweep's one launch (block 256, as many blocks as fit) does not
+ * show. */
 #include "levels.h"
 
 #include <math.h>
