@@ -198,6 +198,12 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
     char why[1024];
     if (strchr(o->file, ',') || strchr(o->file, '"')) lbp_usage_error("--kernel: '%s': a path with a comma or a quote", o->file);
     if (model_kernel_file_read(o->file, &f, why, sizeof why)) lbp_usage_error("%s", why);
+    for (int p = 0; p < f.k.phases; p++)
+        if ((f.k.read_shift[p] | f.k.write_shift[p]) & (MODEL_SHIFT_Y | MODEL_SHIFT_Z)) {
+            fprintf(stderr, "membench: %s: its words a row or plane away (read_shift, write_shift) are moved at "
+                            "the cell, those shifted in x at x + 1: the probe shifts in x only\n", o->file);
+            break;
+        }
     mb_described *ds = calloc((size_t)o->n_sizes, sizeof *ds);
     if (!ds) lbp_fail("out of memory");
     describe_all(&f, o, ds);

@@ -50,6 +50,76 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
     return -1;
 }
 
+static const char *const velocity_names[MODEL_VELOCITY_SETS] = {"", "d2q9", "d3q15", "d3q19", "d3q27"};
+
+int model_velocities_parse(const char *name, model_velocities *out)
+{
+    for (int v = 1; v < MODEL_VELOCITY_SETS; v++)
+        if (!strcmp(name, velocity_names[v])) {
+            *out = (model_velocities)v;
+            return 0;
+        }
+    return -1;
+}
+
+const char *model_velocities_name(model_velocities v)
+{
+    return v > 0 && v < MODEL_VELOCITY_SETS ? velocity_names[v] : "";
+}
+
+/* The standard sets as the squared lengths they keep: D2Q9 every c of
+ * {-1,0,1}^2; D3Q15 0, 1, 3; D3Q19 0, 1, 2; D3Q27 all of {-1,0,1}^3. */
+int model_velocities_of(model_velocities v, int c[MODEL_MAX_Q][3])
+{
+    int q = 0;
+    for (int z = -1; z <= 1; z++)
+        for (int y = -1; y <= 1; y++)
+            for (int x = -1; x <= 1; x++) {
+                const int len2 = x * x + y * y + z * z;
+                const int keep = v == MODEL_D2Q9    ? z == 0
+                                 : v == MODEL_D3Q15 ? len2 != 2
+                                 : v == MODEL_D3Q19 ? len2 != 3
+                                                    : v == MODEL_D3Q27;
+                if (!keep) continue;
+                c[q][0] = x, c[q][1] = y, c[q][2] = z;
+                q++;
+            }
+    return q;
+}
+
+int model_shift_parse(const char *s)
+{
+    if (!strcmp(s, "0")) return 0;
+    if ((s[0] != '+' && s[0] != '-') || s[1] != 'c') return -1;
+    unsigned bits = s[0] == '-' ? MODEL_SHIFT_MINUS : 0, axes = 0;
+    const char *p = s + 2;
+    if (!*p) axes = MODEL_SHIFT_X | MODEL_SHIFT_Y | MODEL_SHIFT_Z;
+    for (unsigned last = 0; *p; p++) { /* x, y, z in order, each once */
+        const unsigned a = *p == 'x' ? MODEL_SHIFT_X : *p == 'y' ? MODEL_SHIFT_Y : *p == 'z' ? MODEL_SHIFT_Z : 0;
+        if (!a || a <= last) return -1;
+        axes |= a, last = a;
+    }
+    return (int)(bits | axes);
+}
+
+void model_shift_text(unsigned shift, char *out, size_t len)
+{
+    const unsigned axes = shift & (MODEL_SHIFT_X | MODEL_SHIFT_Y | MODEL_SHIFT_Z);
+    if (!axes) {
+        snprintf(out, len, "0");
+        return;
+    }
+    snprintf(out, len, "%cc%s%s%s", shift & MODEL_SHIFT_MINUS ? '-' : '+',
+             axes == 7 ? "" : axes & MODEL_SHIFT_X ? "x" : "", axes != 7 && axes & MODEL_SHIFT_Y ? "y" : "",
+             axes != 7 && axes & MODEL_SHIFT_Z ? "z" : "");
+}
+
+void model_shift_apply(unsigned shift, const int c[3], int d[3])
+{
+    const int sign = shift & MODEL_SHIFT_MINUS ? -1 : 1;
+    for (int a = 0; a < 3; a++) d[a] = shift & (1u << a) ? sign * c[a] : 0;
+}
+
 static const char *const launch_names[] = {"linear", "rows", "grid"};
 
 const char *model_launch_name(model_launch_kind k)

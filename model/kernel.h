@@ -29,6 +29,21 @@ typedef enum { MODEL_LAUNCH_LINEAR, MODEL_LAUNCH_ROWS, MODEL_LAUNCH_GRID } model
  * access the GPU has): read on membench's vector probes. */
 typedef enum { MODEL_MISALIGNED_AS_VECTOR, MODEL_MISALIGNED_BY_WORD } model_misaligned_access;
 
+/* A kernel's velocity set (kernel files' velocities; 0: not given), one
+ * word per velocity, and where a launch reads or writes word i: at the
+ * cell (0) or shifted by +-c_i in some of x, y, z (read_shift, write_shift:
+ * "-c" pull's reads, "+c" push's writes, "-cx" split's reads, "+cyz" its
+ * writes).  The model needs it for the words a row or a plane away, which
+ * straddle sectors where the rows are not whole sectors (launch.h). */
+typedef enum {
+    MODEL_VELOCITIES_NONE, MODEL_D2Q9, MODEL_D3Q15, MODEL_D3Q19, MODEL_D3Q27, MODEL_VELOCITY_SETS
+} model_velocities;
+#define MODEL_MAX_Q 27
+#define MODEL_SHIFT_X 1u
+#define MODEL_SHIFT_Y 2u
+#define MODEL_SHIFT_Z 4u
+#define MODEL_SHIFT_MINUS 8u /* -c_i; else +c_i (where any of x, y, z) */
+
 typedef struct {
     char name[48];
     double words_read;             /* per cell and step (N for the probe) */
@@ -51,7 +66,23 @@ typedef struct {
     int block[3];                  /* grid launch: threads per block in x, y, z */
     int nontemporal;               /* its stores skip the write-allocate
                                       (non-temporal: lbm.csv's stores) */
+    model_velocities velocities;   /* 0: not described (no shifts known) */
+    unsigned char read_shift[MODEL_MAX_PHASES];  /* MODEL_SHIFT_* per phase; 0: at the cell */
+    unsigned char write_shift[MODEL_MAX_PHASES];
 } model_kernel;
+
+/* The velocities of a set ("d3q19"): fills c[q][3], returns Q; -1 for an
+ * unknown name (names: model_velocities_name). */
+int model_velocities_parse(const char *name, model_velocities *out);
+const char *model_velocities_name(model_velocities v);
+int model_velocities_of(model_velocities v, int c[MODEL_MAX_Q][3]);
+
+/* "-c", "+cyz", "0" -> MODEL_SHIFT_* bits; -1 for another text.  And back. */
+int model_shift_parse(const char *s);
+void model_shift_text(unsigned shift, char *out, size_t len);
+
+/* Word i's offset under a shift: d[3] = +-c_i in the shifted components. */
+void model_shift_apply(unsigned shift, const int c[3], int d[3]);
 
 /* push, pull, split, aa at fp32, fp64 or fp16s, read from model/kernels/<scheme>.kernel
  * (embedded in the binary) with the precision's word size.  Returns 0, or -1

@@ -12,13 +12,13 @@
 enum {
     KEY_NAME, KEY_WORDS_READ, KEY_WORDS_WRITTEN, KEY_MIS_READS, KEY_MIS_WRITES, KEY_WORD_BYTES, KEY_LATTICES,
     KEY_LAUNCHES, KEY_OPS, KEY_CELLS_PER_THREAD, KEY_LAUNCH, KEY_BLOCK, KEY_BLOCK_SIZE, KEY_REGISTERS,
-    KEY_OCCUPANCY, KEY_BLOCKS_PER_SM, KEY_MIS_ACCESS, KEYS
+    KEY_OCCUPANCY, KEY_BLOCKS_PER_SM, KEY_MIS_ACCESS, KEY_VELOCITIES, KEY_READ_SHIFT, KEY_WRITE_SHIFT, KEYS
 };
 
 static const char *const key_names[KEYS] = {
     "name", "words_read", "words_written", "misaligned_reads", "misaligned_writes", "word_bytes", "lattices",
     "launches_per_step", "ops_per_cell", "cells_per_thread", "launch", "block", "block_size", "registers",
-    "occupancy", "blocks_per_sm", "misaligned_access"};
+    "occupancy", "blocks_per_sm", "misaligned_access", "velocities", "read_shift", "write_shift"};
 
 /* The parse in progress: where each key was given (0: not), for the
  * errors of the checks made after the last line. */
@@ -26,7 +26,7 @@ typedef struct {
     const char *file;
     int line, last_line;
     int at[KEYS];
-    int n_reads, n_writes;
+    int n_reads, n_writes, n_read_shifts, n_write_shifts;
     model_kernel_file *out;
     char *err;
     size_t err_len;
@@ -85,6 +85,28 @@ static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
     return 0;
 }
 
+/* "-c, +c": one shift per alternating launch (model_shift_parse). */
+static int shift_list(parse_state *s, int key, const char *v, unsigned char *out, int *n)
+{
+    char packed[256];
+    size_t len = 0;
+    for (const char *c = v; *c && len < sizeof packed - 1; c++)
+        if (!isspace((unsigned char)*c)) packed[len++] = *c;
+    packed[len] = 0;
+    *n = 0;
+    for (char *tok = packed, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = 0;
+        const int shift = model_shift_parse(tok);
+        if (shift < 0 || *n == MODEL_MAX_PHASES)
+            return fail_at(s, s->line, key,
+                           "'%s' is not 0 or +-c with the axes shifted (-c, +cx, -cyz, ...), or a comma list of "
+                           "them, one per alternating launch (at most 8)", v);
+        out[(*n)++] = (unsigned char)shift;
+    }
+    return 0;
+}
+
 static int block_dims(parse_state *s, const char *v, int *b)
 {
     char tail;
@@ -136,6 +158,12 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_CELLS_PER_THREAD: r = whole(s, key, v, 1, 64, &k->cells_per_thread); break;
     case KEY_LAUNCH: r = launch_kind(s, v, &k->launch); break;
     case KEY_MIS_ACCESS: r = misaligned_access(s, v, &k->misaligned_access); break;
+    case KEY_VELOCITIES:
+        if (model_velocities_parse(v, &k->velocities))
+            r = fail_at(s, s->line, key, "'%s' is not d2q9, d3q15, d3q19 or d3q27", v);
+        break;
+    case KEY_READ_SHIFT: r = shift_list(s, key, v, k->read_shift, &s->n_read_shifts); break;
+    case KEY_WRITE_SHIFT: r = shift_list(s, key, v, k->write_shift, &s->n_write_shifts); break;
     case KEY_BLOCK: r = block_dims(s, v, k->block); break;
     case KEY_BLOCK_SIZE: r = whole(s, key, v, 1, 1024, &f->block_size); break;
     case KEY_REGISTERS: r = whole(s, key, v, 1, 255, &f->registers); break;
@@ -207,14 +235,23 @@ __attribute__((format(printf, 4, 5))) static int fail_later(parse_state *s, int 
 static int check_misalignment(parse_state *s)
 {
     model_kernel *k = &s->out->k;
-    if (s->n_reads > 1 && s->n_writes > 1 && s->n_reads != s->n_writes)
-        return fail_later(s, KEY_MIS_READS, KEY_MIS_WRITES,
-                          "%d launches in misaligned_reads, %d in misaligned_writes: give lists of one length (or "
-                          "one value)", s->n_reads, s->n_writes);
-    k->phases = s->n_reads > s->n_writes ? s->n_reads : s->n_writes;
+    const int keys[4] = {KEY_MIS_READS, KEY_MIS_WRITES, KEY_READ_SHIFT, KEY_WRITE_SHIFT};
+    const int counts[4] = {s->n_reads, s->n_writes, s->n_read_shifts, s->n_write_shifts};
+    k->phases = 1;
+    for (int i = 0; i < 4; i++) {
+        if (counts[i] <= 1) continue;
+        for (int j = 0; j < i; j++)
+            if (counts[j] > 1 && counts[j] != counts[i])
+                return fail_later(s, keys[j], keys[i],
+                                  "%d launches in %s, %d in %s: give lists of one length (or one value)", counts[j],
+                                  key_names[keys[j]], counts[i], key_names[keys[i]]);
+        k->phases = counts[i];
+    }
     for (int p = k->phases - 1; p >= 0; p--) {
         k->misaligned_reads[p] = k->misaligned_reads[s->n_reads > 1 ? p : 0];
         k->misaligned_writes[p] = k->misaligned_writes[s->n_writes > 1 ? p : 0];
+        k->read_shift[p] = k->read_shift[s->n_read_shifts > 1 ? p : 0];
+        k->write_shift[p] = k->write_shift[s->n_write_shifts > 1 ? p : 0];
     }
     for (int p = 0; p < k->phases; p++) {
         if (k->misaligned_reads[p] > k->words_read)
@@ -223,6 +260,58 @@ static int check_misalignment(parse_state *s)
         if (k->misaligned_writes[p] > k->words_written)
             return fail_at(s, s->at[KEY_MIS_WRITES], KEY_MIS_WRITES, "%d is more than words_written",
                            k->misaligned_writes[p]);
+    }
+    return 0;
+}
+
+/* Words of a set that a shift moves in x (at x +- 1: misaligned). */
+static int x_shifted(model_velocities v, unsigned shift)
+{
+    int c[MODEL_MAX_Q][3], n = 0;
+    const int q = model_velocities_of(v, c);
+    for (int i = 0; i < q; i++) {
+        int d[3];
+        model_shift_apply(shift, c[i], d);
+        n += d[0] != 0;
+    }
+    return n;
+}
+
+/* velocities against the words, the shifts against the misalignment (which
+ * they give where the file does not). */
+static int check_stencil(parse_state *s)
+{
+    model_kernel *k = &s->out->k;
+    const int shifts = s->at[KEY_READ_SHIFT] || s->at[KEY_WRITE_SHIFT];
+    if (!s->at[KEY_VELOCITIES]) {
+        if (!shifts) return 0;
+        const int key = s->at[KEY_READ_SHIFT] ? KEY_READ_SHIFT : KEY_WRITE_SHIFT;
+        return fail_at(s, s->at[key], key, "needs velocities (the set whose c_i it shifts by)");
+    }
+    int c[MODEL_MAX_Q][3];
+    const int q = model_velocities_of(k->velocities, c);
+    const char *set = model_velocities_name(k->velocities);
+    if (k->words_read != q)
+        return fail_later(s, KEY_VELOCITIES, KEY_WORDS_READ,
+                          "%s has %d velocities, words_read is %g: a word per velocity", set, q, k->words_read);
+    if (k->words_written != q)
+        return fail_later(s, KEY_VELOCITIES, s->at[KEY_WORDS_WRITTEN] ? KEY_WORDS_WRITTEN : KEY_WORDS_READ,
+                          "%s has %d velocities, words_written is %g: a word per velocity", set, q, k->words_written);
+    for (int side = 0; side < 2; side++) {
+        const int mis_key = side ? KEY_MIS_WRITES : KEY_MIS_READS, shift_key = side ? KEY_WRITE_SHIFT : KEY_READ_SHIFT;
+        int *mis = side ? k->misaligned_writes : k->misaligned_reads;
+        const unsigned char *shift = side ? k->write_shift : k->read_shift;
+        for (int p = 0; p < k->phases; p++) {
+            const int n = x_shifted(k->velocities, shift[p]);
+            if (!s->at[mis_key]) mis[p] = n;
+            else if (mis[p] != n) {
+                char text[16];
+                model_shift_text(shift[p], text, sizeof text);
+                return fail_later(s, mis_key, s->at[shift_key] ? shift_key : KEY_VELOCITIES,
+                                  "%s %s moves %d of %s's words in x (launch %d), %s says %d", key_names[shift_key],
+                                  text, n, set, p + 1, key_names[mis_key], mis[p]);
+            }
+        }
     }
     return 0;
 }
@@ -287,7 +376,8 @@ int model_kernel_file_parse(const char *text, const char *file, model_kernel_fil
 {
     *out = (model_kernel_file){.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1,
                                      .cells_per_thread = 1}};
-    parse_state s = {.file = file, .n_reads = 1, .n_writes = 1, .out = out, .err = err, .err_len = err_len};
+    parse_state s = {.file = file, .n_reads = 1, .n_writes = 1, .n_read_shifts = 1, .n_write_shifts = 1, .out = out,
+                     .err = err, .err_len = err_len};
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         const size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -303,7 +393,8 @@ int model_kernel_file_parse(const char *text, const char *file, model_kernel_fil
         p += n + (nl != NULL);
     }
     s.last_line = s.line > 0 ? s.line : 1;
-    if (check_required(&s) || check_misalignment(&s) || check_block(&s) || check_occupancy(&s)) return -1;
+    if (check_required(&s) || check_misalignment(&s) || check_stencil(&s) || check_block(&s) || check_occupancy(&s))
+        return -1;
     return 0;
 }
 

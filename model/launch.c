@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "levels.h"
 
 double model_busiest_sm_threads(const model_inputs *in, double threads, int block)
 {
@@ -109,6 +110,44 @@ static long long gcd(long long a, long long b)
     return a;
 }
 
+long long model_row_bytes(const model_kernel *k, const model_lattice *lat)
+{
+    const double rows = (double)lat->ny * (double)lat->nz;
+    const long long stride = lat->stored_cells > lat->cells && rows > 0 ? llround(lat->stored_cells / rows) : lat->nx;
+    return stride * k->word_bytes;
+}
+
+/* The vector sweep's exchange (vector.c): misaligned words one per cell,
+ * only the writes misaligned. */
+static int writes_exchanged(const model_kernel *k, int phase)
+{
+    return model_misaligned_by_word(k) && k->misaligned_writes[phase] && !k->misaligned_reads[phase];
+}
+
+model_row_shifted model_row_shifted_words(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                                          int phase)
+{
+    model_row_shifted n = {0, 0, 0};
+    if (!k->velocities || in->is_cpu || k->launch != MODEL_LAUNCH_LINEAR) return n;
+    const long long row = model_row_bytes(k, lat), plane = row * lat->ny;
+    int c[MODEL_MAX_Q][3];
+    const int q = model_velocities_of(k->velocities, c);
+    for (int side = 0; side < 2; side++) {
+        const unsigned shift = side ? k->write_shift[phase] : k->read_shift[phase];
+        const int exchanged = side && writes_exchanged(k, phase);
+        for (int i = 0; i < q; i++) {
+            int d[3];
+            model_shift_apply(shift, c[i], d);
+            const long long at = ((d[1] * row + d[2] * plane) % MODEL_SECTOR_BYTES + MODEL_SECTOR_BYTES) %
+                                 MODEL_SECTOR_BYTES;
+            if (!at) continue;
+            if (!d[0]) (*(side ? &n.writes : &n.reads))++;
+            else if (exchanged) n.exchanged++;
+        }
+    }
+    return n;
+}
+
 int model_row_classes(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                       model_row_class out[MODEL_MAX_ROW_CLASSES])
 {
@@ -117,9 +156,7 @@ int model_row_classes(const model_inputs *in, const model_kernel *k, const model
         out[0].misaligned_reads[p] = k->misaligned_reads[p];
         out[0].misaligned_writes[p] = k->misaligned_writes[p];
     }
-    const double rows = (double)lat->ny * (double)lat->nz;
-    const long long stride = lat->stored_cells > lat->cells && rows > 0 ? llround(lat->stored_cells / rows) : lat->nx;
-    const long long step = gcd(stride * k->word_bytes % MODEL_SECTOR_BYTES, MODEL_SECTOR_BYTES);
+    const long long step = gcd(model_row_bytes(k, lat) % MODEL_SECTOR_BYTES, MODEL_SECTOR_BYTES);
     if (in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || !model_block_rows_start_rows(in, k) ||
         step == MODEL_SECTOR_BYTES)
         return 1;

@@ -64,6 +64,27 @@ typedef struct {
 int model_row_classes(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                       model_row_class out[MODEL_MAX_ROW_CLASSES]);
 
+/* Words a row or a plane away.  A linear launch's warps move contiguous
+ * runs of each array; a word read or written at (y + dy, z + dz) is that
+ * run shifted by dy rows and dz planes, which lands inside a sector where
+ * dy R + dz P (R, P: a stored row's and plane's bytes) is not a multiple of
+ * 32 bytes: the run then straddles one sector more than it fills, as the
+ * misaligned probe's run shifted by a word does.  Counted per phase: the
+ * words whose shift keeps x (a whole word or vector; shifted in x they are
+ * misaligned anyway); apart, at v > 1 cells per thread with the
+ * misaligned words one per cell and only the writes misaligned (push's
+ * exchange: those stores are aligned vectors at their row), the x-shifted
+ * writes a row or plane shift straddles (exchanged).  0 for kernels
+ * without velocities and shifts, a CPU (no warps), or a rows or grid
+ * launch (whose rows' own offsets model_row_classes prices). */
+typedef struct {
+    int reads, writes, exchanged;
+} model_row_shifted;
+model_row_shifted model_row_shifted_words(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                                          int phase);
+/* A stored row's bytes (nx with its padding, times the word size). */
+long long model_row_bytes(const model_kernel *k, const model_lattice *lat);
+
 /* A grid launch whose blocks are narrower in x than a warp (or not whole
  * warps wide): each warp's access covers pieces of several rows. */
 int model_warps_span_rows(const model_inputs *in, const model_kernel *k);

@@ -28,7 +28,7 @@ double model_misalignment_extra(const model_inputs *in, const model_base_probe *
                                 const model_probe_shape *shape, model_provenance *prov);
 
 /* How the linear probe's misaligned extra grows with the count: the
- * one-sided misaligned sweep (reads: writes = 0, else writes) of N=19 (the
+ * misaligned sweep (reads: writes = 0, writes: 1, both: 2) of N=19 (the
  * nearest measured) at this word and block size, its extra at `count` over
  * its extra at `at`; -1 where not measured or the extra at `at` is not
  * above 0. */
@@ -127,6 +127,18 @@ typedef struct {
 /* A path writes out->full.answer[its id] (applies = 0 where it does not
  * apply) and its detail in out->full. */
 void model_geometry_path(const model_path_query *q, model_prediction *out);
+/* The geometry sweep's probe at the kernel's launch (laid out as its
+ * lattices are, no payload) with L and M of 0 or 10, in µs; -1 where not
+ * measured there (path_geometry.c says when it answers). */
+double model_geometry_probe_us(const model_inputs *in, const model_kernel *k, const model_lattice *lat, int L, int M);
+
+/* Level 3's factor per phase for the words a row or plane away that
+ * straddle sectors (launch.h: model_row_shifted_words), on each path's
+ * memory time: the probe of the kernel's access width with those words
+ * misaligned too over the probe with its own (rowshift.c).  Returns 1 where
+ * a factor is not 1, else 0 (factor all 1). */
+int model_row_shift_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
+                            model_provenance *prov);
 void model_threads_path(const model_path_query *q, model_prediction *out);
 void model_size_sweep_path(const model_path_query *q, model_prediction *out);
 

@@ -264,7 +264,8 @@ double model_misaligned_count_ratio(const model_inputs *in, int word_bytes, int 
     model_base_probe b;
     if (!model_base_probe_find(in, word_bytes, block_size, 0, &b, NULL)) return -1;
     const reading r = {in, block_size, D3Q19_Q, word_bytes, &b.found.curve, NULL};
-    const model_probe_sweep s = writes ? PROBE_MISALIGNED_WRITES : PROBE_MISALIGNED_READS;
+    const model_probe_sweep s = writes == 2 ? PROBE_MISALIGNED_BOTH : writes ? PROBE_MISALIGNED_WRITES
+                                                                              : PROBE_MISALIGNED_READS;
     extra_t here = {0}, there = {0};
     const int ok = !curve_extra(&r, s, count, &here) && !curve_extra(&r, s, at, &there);
     model_probe_curve_free(&b.found);

@@ -125,6 +125,20 @@ static double phase_us(const model_inputs *in, const model_kernel *k, model_prob
     return t + fmax(tp - t, 0) * k->ops_per_cell * model_cells_per_thread(k) / ops;
 }
 
+double model_geometry_probe_us(const model_inputs *in, const model_kernel *k, const model_lattice *lat, int L, int M)
+{
+    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || lat->blocks_per_cu < 1 ||
+        model_working_share(k, lat) < 1 || (L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING))
+        return -1;
+    model_probe_query q = launch_query(k, lat);
+    q.layout = layout_of(in, k, lat);
+    if (q.layout == PROBE_LAYOUT_IN_PLACE && L != M) return -1;
+    q.misaligned_reads = L;
+    q.misaligned_writes = M;
+    const double us = probe_us(in, q, 0, model_launched_threads(k, lat), NULL, NULL);
+    return us > 0 ? us : -1;
+}
+
 /* Every phase's launch from `in`'s geometry rows, and the aligned probe
  * there (what predict prints).  Returns 1, or 0 where not measured. */
 static int phases_from(const model_inputs *in, const model_path_query *q, double *us, model_geometry_detail *d,

@@ -1,6 +1,7 @@
 /* The model's three levels put together: see predict.h. */
 #include "predict.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,30 @@ static void add_class(model_full_level *into, const model_full_level *c, double 
     }
 }
 
+/* Every path's memory time of phase p times factor[p], its MLUPS by the
+ * step's change: the size-sweep path's step is each launch's memory time
+ * and device gap, at least the launch interval (path_size_sweep.c), the
+ * others' the memory time. */
+static void scale_memory(const model_kernel *k, const model_lattice *lat, const double *factor,
+                         model_prediction *out)
+{
+    const model_size_sweep_detail *d = &out->full.size_sweep;
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        model_path_answer *a = &out->full.answer[i];
+        double before = 0, after = 0, step_us = 0;
+        for (int p = 0; p < k->phases; p++) {
+            before += a->memory_us[p];
+            a->memory_us[p] *= factor[p];
+            after += a->memory_us[p];
+            step_us += fmax(a->memory_us[p] + d->gap_us, d->launch_us) / k->phases;
+        }
+        if (!a->applies || after <= 0) continue;
+        if (i == MODEL_FULL_SIZE_SWEEP) a->mlups = lat->cells / step_us;
+        else a->mlups *= before / after;
+    }
+    out->full.mlups = model_full_answer(out)->mlups;
+}
+
 /* Level 3 of a grid launch: each path's memory time times the tile sweep's
  * factor of its phase at the launch's block shape, where it lacks that,
  * for blocks narrower than a warp, the narrow sweep's (levels.h); its
@@ -86,17 +111,17 @@ static void grid_level(const model_inputs *in, const model_kernel *k, const mode
     if (model_tile_factors(in, k, lat, factor, &out->prov) != 1 &&
         model_narrow_factors(in, k, lat, factor, &out->prov) != 1)
         return;
-    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
-        model_path_answer *a = &out->full.answer[i];
-        double before = 0, after = 0;
-        for (int p = 0; p < k->phases; p++) {
-            before += a->memory_us[p];
-            a->memory_us[p] *= factor[p];
-            after += a->memory_us[p];
-        }
-        if (a->applies && after > 0) a->mlups *= before / after;
-    }
-    out->full.mlups = model_full_answer(out)->mlups;
+    scale_memory(k, lat, factor, out);
+}
+
+/* Level 3 of a linear launch whose rows are not whole sectors: each path's
+ * memory time of a phase times its words' straddling a row or plane away
+ * (rowshift.c). */
+static void row_shift_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                            model_prediction *out)
+{
+    double factor[MODEL_MAX_PHASES];
+    if (model_row_shift_factors(in, k, lat, factor, &out->prov)) scale_memory(k, lat, factor, out);
 }
 
 /* Level 3 over the launch's row classes (launch.h): each class's kernel (its
@@ -174,6 +199,7 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     if (n == 1) {
         run_paths(&q, out);
         grid_level(in, k, lat, out);
+        row_shift_level(in, k, lat, out);
     }
     full_level(out);
     return 0;

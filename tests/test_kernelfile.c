@@ -58,6 +58,7 @@ static void test_builtin_schemes(void **state)
         assert_int_equal(k.phases, want[i].phases);
         assert_int_equal(k.launches_per_step, 1);
         assert_int_equal(k.cells_per_thread, 1);
+        assert_int_equal(k.velocities, MODEL_D3Q19); /* its stencil: what a row or plane away moves */
         assert_int_equal(k.launch, MODEL_LAUNCH_LINEAR);
         /* d3q19.cl moves a shifted population one word per cell */
         assert_int_equal(k.misaligned_access, MODEL_MISALIGNED_BY_WORD);
@@ -904,6 +905,174 @@ static void test_tile_rows_rejected(void **state)
     }
 }
 
+
+/* ---- the stencil: velocities and shifts --------------------------------- */
+
+/* velocities and read_shift / write_shift: the misalignment they imply
+ * where the file does not give it, per launch; the shifts' text. */
+static void test_stencil_parse(void **state)
+{
+    (void)state;
+    model_kernel_file f = parsed("name = n\nwords_read = 19\nvelocities = d3q19\nread_shift = -c\n");
+    assert_int_equal(f.k.velocities, MODEL_D3Q19);
+    assert_int_equal(f.k.read_shift[0], MODEL_SHIFT_MINUS | MODEL_SHIFT_X | MODEL_SHIFT_Y | MODEL_SHIFT_Z);
+    assert_int_equal(f.k.misaligned_reads[0], 10);
+    assert_int_equal(f.k.misaligned_writes[0], 0);
+    f = parsed("name = n\nwords_read = 19\nvelocities = d3q19\nread_shift = 0, -c\nwrite_shift = 0,+c\n");
+    assert_int_equal(f.k.phases, 2);
+    assert_int_equal(f.k.misaligned_reads[0], 0);
+    assert_int_equal(f.k.misaligned_reads[1], 10);
+    assert_int_equal(f.k.misaligned_writes[1], 10);
+    f = parsed("name = n\nwords_read = 19\nvelocities = d3q19\nread_shift = -cx\nwrite_shift = +cyz\n"
+               "misaligned_reads = 10\n");
+    assert_int_equal(f.k.misaligned_writes[0], 0);
+    static const struct {
+        const char *set;
+        int q, x_moving;
+    } sets[] = {{"d2q9", 9, 6}, {"d3q15", 15, 10}, {"d3q19", 19, 10}, {"d3q27", 27, 18}};
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "name = n\nwords_read = %d\nvelocities = %s\nwrite_shift = +c\n", sets[i].q,
+                 sets[i].set);
+        f = parsed(text);
+        assert_int_equal(f.k.misaligned_writes[0], sets[i].x_moving);
+        int c[MODEL_MAX_Q][3];
+        assert_int_equal(model_velocities_of(f.k.velocities, c), sets[i].q);
+    }
+    static const char *const shifts[] = {"0", "+c", "-c", "+cx", "-cyz", "+cxz"};
+    for (size_t i = 0; i < sizeof shifts / sizeof *shifts; i++) {
+        char text[16];
+        const int bits = model_shift_parse(shifts[i]);
+        assert_true(bits >= 0);
+        model_shift_text((unsigned)bits, text, sizeof text);
+        assert_string_equal(text, shifts[i]);
+    }
+    static const char *const bad[] = {"c", "+q", "-cxx", "+czy", "+cw", "1", "+c,"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(model_shift_parse(bad[i]), -1);
+    static const struct {
+        const char *text, *error;
+    } cases[] = {
+        {"name = n\nwords_read = 19\nvelocities = d3q20\n", "k.kernel:3: velocities: 'd3q20' is not d2q9, d3q15"},
+        {"name = n\nwords_read = 19\nvelocities = d3q19\nread_shift = -q\n", "k.kernel:4: read_shift: '-q' is not 0"},
+        {"name = n\nwords_read = 19\nvelocities = d3q19\nwrite_shift = +czy\n", "k.kernel:4: write_shift: '+czy'"},
+        {"name = n\nwords_read = 19\nread_shift = -c\n", "k.kernel:3: read_shift: needs velocities"},
+        {"name = n\nvelocities = d3q19\nwords_read = 39\n",
+         "k.kernel:3: words_read: d3q19 has 19 velocities, words_read is 39"},
+        {"name = n\nwords_read = 19\nwords_written = 9\nvelocities = d3q19\n",
+         "k.kernel:4: velocities: d3q19 has 19 velocities, words_written is 9"},
+        {"name = n\nwords_read = 19\nmisaligned_reads = 0\nvelocities = d3q19\nread_shift = -c\n",
+         "k.kernel:5: read_shift: read_shift -c moves 10 of d3q19's words in x (launch 1), misaligned_reads says 0"},
+        {"name = n\nwords_read = 19\nvelocities = d3q19\nwrite_shift = +cx\nmisaligned_writes = 0, 10\n",
+         "k.kernel:5: misaligned_writes: write_shift +cx moves 10 of d3q19's words in x (launch 1), "
+         "misaligned_writes says 0"},
+        {"name = n\nwords_read = 19\nvelocities = d3q19\nread_shift = 0, -c\nwrite_shift = 0, +c, 0\n",
+         "k.kernel:5: write_shift: 2 launches in read_shift, 3 in write_shift"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        err[0] = 0;
+        assert_int_equal(model_kernel_file_parse(cases[i].text, "k.kernel", &f, err, sizeof err), -1);
+        if (strncmp(err, cases[i].error, strlen(cases[i].error)))
+            fail_msg("case %zu: got '%s', want '%s...'", i, err, cases[i].error);
+        assert_null(strchr(err, '\n'));
+    }
+}
+
+static model_row_shifted shifted(const char *scheme, const char *precision, int v, long long nx, long long ny,
+                                 int phase, int cpu)
+{
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, scheme, precision), 0);
+    k.cells_per_thread = v;
+    model_inputs in;
+    memset(&in, 0, sizeof in);
+    in.is_cpu = cpu;
+    const model_lattice lat = box(nx, ny, 16, 128);
+    return model_row_shifted_words(&in, &k, &lat, phase);
+}
+
+#define ASSERT_SHIFTED(r, want_reads, want_writes, want_exchanged) \
+    do {                                                           \
+        const model_row_shifted r_ = (r);                          \
+        assert_int_equal(r_.reads, want_reads);                    \
+        assert_int_equal(r_.writes, want_writes);                  \
+        assert_int_equal(r_.exchanged, want_exchanged);            \
+    } while (0)
+
+/* The words a row or a plane away that straddle sectors: D3Q19 in fp16s on
+ * rows of 200 cells (400 bytes, 16 past a sector; planes of whole
+ * sectors): push's 6 stores that keep x, and at 4 cells per thread the 4
+ * it exchanges that also move in y; pull's and A-A's odd launch's 6 reads
+ * (and its 6 stores); split's 10 stores that move in y.  Rows of whole
+ * sectors, a CPU, a rows launch and a kernel without velocities: none.
+ * Rows of 8 fp16s cells and planes of 3 rows (16 and 48 bytes): the words
+ * one row or one plane away straddle, those a row and a plane away land
+ * 32 or 64 bytes on (whole sectors). */
+static void test_row_shifted_words(void **state)
+{
+    (void)state;
+    ASSERT_SHIFTED(shifted("push", "fp16s", 4, 200, 200, 0, 0), 0, 6, 4);
+    ASSERT_SHIFTED(shifted("push", "fp16s", 1, 200, 200, 0, 0), 0, 6, 0);
+    ASSERT_SHIFTED(shifted("pull", "fp16s", 4, 200, 200, 0, 0), 6, 0, 0);
+    ASSERT_SHIFTED(shifted("split", "fp16s", 4, 200, 200, 0, 0), 0, 10, 0);
+    ASSERT_SHIFTED(shifted("aa", "fp16s", 4, 200, 200, 0, 0), 0, 0, 0);
+    ASSERT_SHIFTED(shifted("aa", "fp16s", 4, 200, 200, 1, 0), 6, 6, 0);
+    ASSERT_SHIFTED(shifted("push", "fp32", 1, 100, 100, 0, 0), 0, 6, 0);
+    ASSERT_SHIFTED(shifted("push", "fp32", 1, 104, 104, 0, 0), 0, 0, 0);
+    ASSERT_SHIFTED(shifted("push", "fp16s", 4, 256, 256, 0, 0), 0, 0, 0);
+    ASSERT_SHIFTED(shifted("push", "fp16s", 4, 200, 200, 0, 1), 0, 0, 0);
+    ASSERT_SHIFTED(shifted("pull", "fp16s", 1, 8, 3, 0, 0), 4, 0, 0);
+    model_kernel k;
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp32"), 0);
+    model_inputs in;
+    memset(&in, 0, sizeof in);
+    const model_lattice lat = box(100, 100, 16, 128);
+    k.launch = MODEL_LAUNCH_ROWS;
+    ASSERT_SHIFTED(model_row_shifted_words(&in, &k, &lat, 0), 0, 0, 0);
+    k.launch = MODEL_LAUNCH_LINEAR;
+    k.velocities = MODEL_VELOCITIES_NONE;
+    ASSERT_SHIFTED(model_row_shifted_words(&in, &k, &lat, 0), 0, 0, 0);
+}
+
+/* On the synthetic launch folder (no geometry sweep): push in fp32 on rows
+ * of 100 cells takes its 10 x-shifted stores and the 6 a row away, priced
+ * as level 2 prices 16 misaligned stores over 10; on rows of whole sectors
+ * (and without velocities) the factor is 1. */
+static void test_row_shift_predicted(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in);
+    model_kernel k, plain;
+    assert_int_equal(model_builtin_kernel(&k, "push", "fp32"), 0);
+    plain = k;
+    plain.velocities = MODEL_VELOCITIES_NONE;
+    model_lattice lat = box(100, 64, 64, 256);
+    lat.blocks_per_cu = 8;
+    const model_prediction p = predict(&in, &k, lat), q = predict(&in, &plain, lat);
+    assert_true(model_provenance_says(&p.prov, "rows of 400 bytes are not whole 32-byte sectors"));
+    assert_true(model_provenance_says(&p.prov, "launch 1: 0 read, 6 written"));
+    model_kernel m10 = plain, m16 = plain;
+    m16.misaligned_writes[0] = 16;
+    model_prediction l10, l16;
+    model_provenance_init(&l10.prov);
+    model_provenance_init(&l16.prov);
+    assert_int_equal(model_probe_level_of(&in, &m10, &lat, &l10.probe, &l10.prov, err, sizeof err), 0);
+    assert_int_equal(model_probe_level_of(&in, &m16, &lat, &l16.probe, &l16.prov, err, sizeof err), 0);
+    const double want = l16.probe.ns_per_cell[0] / l10.probe.ns_per_cell[0];
+    assert_true(want > 1);
+    for (int i = 0; i < MODEL_FULL_PATHS; i++) {
+        if (!q.full.answer[i].applies) continue;
+        NEAR(p.full.answer[i].memory_us[0], q.full.answer[i].memory_us[0] * want);
+    }
+    NEAR(p.probe.mlups, q.probe.mlups); /* level 2 knows no lattice */
+    lat.nx = 104;
+    lat.cells = 104.0 * 64 * 64;
+    const model_prediction w = predict(&in, &k, lat), wq = predict(&in, &plain, lat);
+    assert_false(model_provenance_says(&w.prov, "not whole 32-byte sectors"));
+    NEAR(w.full.mlups, wq.full.mlups);
+    model_inputs_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -918,6 +1087,8 @@ int main(void)
         cmocka_unit_test(test_tile_own_blocks),  cmocka_unit_test(test_tile_reference_grows),
         cmocka_unit_test(test_misaligned_past_sweep),
         cmocka_unit_test(test_tile_rows_rejected),
+        cmocka_unit_test(test_stencil_parse),    cmocka_unit_test(test_row_shifted_words),
+        cmocka_unit_test(test_row_shift_predicted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -826,9 +826,11 @@ static void test_full_levels(void **state)
     NEAR(p.full.size_sweep.bandwidth_ratio, 1);
     NEAR(p.full.mlups, 1e4);
     assert_int_equal(p.prov.within_measured, 1);
-    /* between points: 50^3 push, 1.9e7 B between 2e6 (2000 GB/s) and 2e7
-     * (1000 GB/s) in log(size) */
-    p = predict(&in, "push", "fp32", cube(50));
+    /* between points: 8 x 125 x 125 push (50^3's cells, in rows of whole
+     * sectors: no word a row away straddles), 1.9e7 B between 2e6 (2000
+     * GB/s) and 2e7 (1000 GB/s) in log(size) */
+    p = predict(&in, "push", "fp32", (model_lattice){.nx = 8, .ny = 125, .nz = 125, .cells = 125000,
+                                                      .occupancy = -1, .blocks_per_cu = -1});
     double f = log(1.9e7 / 2e6) / log(10), gbs = 2000 - 1000 * f;
     NEAR(p.full.size_sweep.bandwidth_ratio, 1000 / gbs);
     NEAR(p.full.mlups, 1e3 * 125000 / (125000 * 0.25 * 1000 / gbs));
@@ -1729,9 +1731,11 @@ static void test_geometry_two_cells(void **state)
     assert_int_equal(p.full.geometry.word_bytes, 8);
     NEAR(model_full_answer(&p)->memory_us[0], 6 + 5 * 300.0 / 151);
     NEAR(p.full.mlups, 4096 / (6 + 5 * 300.0 / 151));
-    /* 20^3 = 8000 cells, 4000 threads: log-log between 2048 and 4096 */
+    /* 16 x 25 x 20 = 8000 cells (rows of whole sectors), 4000 threads:
+     * log-log between 2048 and 4096 */
     const double f = log(4000.0 / 2048) / log(2), t = 6 * pow(9.5 / 6, f), tp = 11 * pow(16.0 / 11, f);
-    lat = launched(20, 768, 1);
+    lat = launched(16, 768, 1);
+    lat.ny = 25, lat.nz = 20, lat.cells = 8000;
     assert_int_equal(model_predict(&in, &k, &lat, &p, err, sizeof err), 0);
     assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY);
     NEAR(p.full.mlups, 8000 / (t + (tp - t) * 300.0 / 151));
