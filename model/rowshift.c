@@ -96,10 +96,12 @@ int model_row_shift_factors(const model_inputs *in, const model_kernel *k, const
     for (int p = 0; p < k->phases; p++) {
         factor[p] = 1;
         model_row_shifted r = model_row_shifted_words(in, k, lat, p);
-        /* the x-shifted words priced as accesses of the width too: moved as
-         * vectors, or one per cell where the vector sweep is missing (the
-         * exchange's vector stores then are among them) */
-        const int whole = !model_misaligned_by_word(k) || model_vector_ratio(in, k, p, lat, NULL) <= 0;
+        /* the x-shifted words are accesses of the width where they move as
+         * vectors; moved one per cell, they are another access than the
+         * whole vectors a row away (even where the vector sweep is missing
+         * and the geometry path prices them as vectors), and push's
+         * exchanged stores are among those vectors */
+        const int whole = !model_misaligned_by_word(k);
         if (!whole) r.writes += r.exchanged;
         if (!r.reads && !r.writes) continue;
         const int lx = whole ? k->misaligned_reads[p] : 0, mx = whole ? k->misaligned_writes[p] : 0;
