@@ -160,15 +160,27 @@ void model_kernel_describe(const model_kernel *k, char *out, size_t len)
     for (int i = 0; i < k->phases && used < sizeof mis; i++)
         used += snprintf(mis + used, sizeof mis - used, "%s%d/%d", i ? " then " : "",
                          k->misaligned_reads[i], k->misaligned_writes[i]);
+    char stencil[160] = "";
+    if (k->velocities) {
+        size_t at = (size_t)snprintf(stencil, sizeof stencil, " (%s, read at ", model_velocities_name(k->velocities));
+        for (int side = 0; side < 2 && at < sizeof stencil; side++)
+            for (int i = 0; i < k->phases && at < sizeof stencil; i++) {
+                char text[16];
+                model_shift_text(side ? k->write_shift[i] : k->read_shift[i], text, sizeof text);
+                const char *before = i ? ", " : side ? ", written at " : "";
+                at += (size_t)snprintf(stencil + at, sizeof stencil - at, "%s%s%s", before, text,
+                                       side && i == k->phases - 1 ? ")" : "");
+            }
+    }
     char cells[96] = "";
     if (k->cells_per_thread > 1)
         snprintf(cells, sizeof cells, ", %d cells per thread (%d-byte vectors%s)", k->cells_per_thread,
                  k->cells_per_thread * k->word_bytes,
                  k->misaligned_access == MODEL_MISALIGNED_BY_WORD ? ", misaligned words one per cell" : "");
     snprintf(out, len,
-             "%s: %g words read, %g written per cell, misaligned reads/writes %s%s, "
+             "%s: %g words read, %g written per cell%s, misaligned reads/writes %s%s, "
              "%d-byte words%s, %g arithmetic operations per cell, %d lattice%s, %d launch%s per step%s",
-             k->name[0] ? k->name : "kernel", k->words_read, k->words_written, mis,
+             k->name[0] ? k->name : "kernel", k->words_read, k->words_written, stencil, mis,
              k->phases > 1 ? " (alternating launches)" : "", k->word_bytes, cells, k->ops_per_cell, k->lattices,
              k->lattices > 1 ? "s" : "", k->launches_per_step, k->launches_per_step > 1 ? "es" : "",
              k->nontemporal ? ", non-temporal stores" : "");
