@@ -84,6 +84,10 @@ static void test_builtin_schemes(void **state)
     assert_int_equal(model_builtin_kernel(&k, "pull", "fp32"), 0);
     assert_int_equal(k.word_bytes, 4);
     assert_string_equal(k.name, "pull fp32");
+    char line[512];
+    assert_int_equal(model_builtin_kernel(&k, "aa", "fp16s"), 0);
+    model_kernel_describe(&k, line, sizeof line);
+    assert_non_null(strstr(line, "(d3q19, read at 0, -c, written at 0, +c)"));
     assert_int_equal(model_builtin_kernel(&k, "bgk", "fp32"), -1);
     assert_int_equal(model_builtin_kernel(&k, "pull", "fp128"), -1);
 }
