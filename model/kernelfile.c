@@ -71,13 +71,19 @@ static int whole(parse_state *s, int key, const char *v, int lo, int hi, int *ou
     return 0;
 }
 
-static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
+/* v without its spaces ("0, 10" read as "0,10"). */
+static void packed_list(const char *v, char packed[256])
 {
-    char packed[256]; /* "0, 10" read as "0,10" */
     size_t len = 0;
-    for (const char *c = v; *c && len < sizeof packed - 1; c++)
+    for (const char *c = v; *c && len < 255; c++)
         if (!isspace((unsigned char)*c)) packed[len++] = *c;
     packed[len] = 0;
+}
+
+static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
+{
+    char packed[256];
+    packed_list(v, packed);
     if ((*n = model_parse_phase_list(packed, 1000, out)) < 0)
         return fail_at(s, s->line, key,
                        "'%s' is not a whole number 0..1000 or a comma list of them, one per alternating launch "
@@ -89,10 +95,7 @@ static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
 static int shift_list(parse_state *s, int key, const char *v, unsigned char *out, int *n)
 {
     char packed[256];
-    size_t len = 0;
-    for (const char *c = v; *c && len < sizeof packed - 1; c++)
-        if (!isspace((unsigned char)*c)) packed[len++] = *c;
-    packed[len] = 0;
+    packed_list(v, packed);
     *n = 0;
     for (char *tok = packed, *next; tok; tok = next) {
         next = strchr(tok, ',');

@@ -102,6 +102,28 @@ static double probe_us(const model_inputs *in, model_probe_query q, int payload,
     return us;
 }
 
+/* The sweep measured L and M of 0 or 10, in place L = M only. */
+static int measured_lm(const model_probe_query *q, int L, int M)
+{
+    return (!L || L == D3Q19_X_MOVING) && (!M || M == D3Q19_X_MOVING) && (q->layout != PROBE_LAYOUT_IN_PLACE || L == M);
+}
+
+/* The kernel's launch as the sweep measures it, laid out as its lattices
+ * are, into *q and *threads; 0 where the path does not answer: N = 19,
+ * block size and blocks per SM known, every launched thread working (the
+ * probe's all do: not a launch with idle ones). */
+static int measured_launch(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                           model_probe_query *q, double *threads)
+{
+    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || lat->blocks_per_cu < 1 ||
+        model_working_share(k, lat) < 1)
+        return 0;
+    *q = launch_query(k, lat);
+    q->layout = layout_of(in, k, lat);
+    *threads = model_launched_threads(k, lat);
+    return 1;
+}
+
 /* Phase p's launch in µs; -1 where the sweep did not measure it.  A
  * kernel whose misaligned words move one per cell (vector.c; by_word > 0,
  * read from the kernel's backend's own vector sweep): the aligned probe at
@@ -111,8 +133,7 @@ static double phase_us(const model_inputs *in, const model_kernel *k, model_prob
                        double by_word, model_provenance *prov)
 {
     const int L = k->misaligned_reads[p], M = k->misaligned_writes[p];
-    if ((L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING)) return -1; /* what the sweep measured */
-    if (q.layout == PROBE_LAYOUT_IN_PLACE && L != M) return -1;
+    if (!measured_lm(&q, L, M)) return -1;
     q.misaligned_reads = by_word > 0 ? 0 : L;
     q.misaligned_writes = by_word > 0 ? 0 : M;
     const double f = by_word > 0 ? by_word : 1;
@@ -127,15 +148,12 @@ static double phase_us(const model_inputs *in, const model_kernel *k, model_prob
 
 double model_geometry_probe_us(const model_inputs *in, const model_kernel *k, const model_lattice *lat, int L, int M)
 {
-    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || lat->blocks_per_cu < 1 ||
-        model_working_share(k, lat) < 1 || (L && L != D3Q19_X_MOVING) || (M && M != D3Q19_X_MOVING))
-        return -1;
-    model_probe_query q = launch_query(k, lat);
-    q.layout = layout_of(in, k, lat);
-    if (q.layout == PROBE_LAYOUT_IN_PLACE && L != M) return -1;
+    model_probe_query q;
+    double threads;
+    if (!measured_launch(in, k, lat, &q, &threads) || !measured_lm(&q, L, M)) return -1;
     q.misaligned_reads = L;
     q.misaligned_writes = M;
-    const double us = probe_us(in, q, 0, model_launched_threads(k, lat), NULL, NULL);
+    const double us = probe_us(in, q, 0, threads, NULL, NULL);
     return us > 0 ? us : -1;
 }
 
@@ -146,12 +164,9 @@ static int phases_from(const model_inputs *in, const model_path_query *q, double
 {
     const model_kernel *k = q->k;
     const model_lattice *lat = q->lat;
-    if (k->words_read != D3Q19_Q || k->words_written != D3Q19_Q || lat->block_size <= 0 || lat->blocks_per_cu < 1)
-        return 0;
-    if (model_working_share(k, lat) < 1) return 0; /* the probe's threads all work: not a launch with idle ones */
-    model_probe_query launch = launch_query(k, lat);
-    launch.layout = layout_of(in, k, lat);
-    const double threads = model_launched_threads(k, lat);
+    model_probe_query launch;
+    double threads;
+    if (!measured_launch(in, k, lat, &launch, &threads)) return 0;
     for (int p = 0; p < k->phases; p++)
         if ((us[p] = phase_us(in, k, launch, p, threads, model_vector_ratio(q->in, k, p, lat, prov), prov)) <= 0)
             return 0;
