@@ -5,9 +5,9 @@
 # model prices the exchange of overlap rows by), then lbmkernels on 1,
 # 2, 4, ... ranks through MPI, one rank per device, weak scaling (a fixed
 # lattice per rank) and strong scaling (one lattice), each exchange path
-# the probe found, overlap on and off, each scheme at its own best
-# one-device fp32 launch (WORK/lbm.csv's one-rank rows; schemes that share
-# a launch in one lbmkernels call).  Its rows go into the result folder:
+# the probe found, overlap on and off, in FP32 and (a GPU) FP16S, each
+# scheme at its own best one-device launch in that precision (WORK/lbm.csv's
+# one-rank rows; schemes that share a launch in one lbmkernels call).  Its rows go into the result folder:
 # lbm.csv gains the rows of every run (ranks, exchange, overlap, scaling),
 # interconnect.csv and interconnect-fit.csv are the probe's, ranks-meta.csv
 # says what ran (launch: scheme:flags;... each scheme's), topology.txt what
@@ -19,6 +19,8 @@
 #                    the paths, and says so in ranks-meta.csv.
 #   RANKS_PATHS      exchange paths to try (default: host peer mpi)
 #   RANKS_SCHEMES    (default push,pull,split,aa; --quick: pull)
+#   RANKS_PRECISIONS (default: a GPU's "fp32 fp16s", a CPU's fp32; --quick
+#                    fp32), each at its own best one-device launches
 #   RANKS_WEAK_SIZE  lattice per rank, a cube (GPU 256, CPU 64; --quick half)
 #   RANKS_STRONG_SIZE  the strong-scaling cube (GPU: 512, or the largest
 #                    multiple of 64 that fits one device; CPU 128; --quick half)
@@ -78,17 +80,26 @@ fi
 [ -n "$quick" ] && [ -z "${RANKS_STRONG_SIZE:-}" ] && strong=$((strong / 2))
 schemes=${RANKS_SCHEMES:-push,pull,split,aa}
 [ -n "$quick" ] && [ -z "${RANKS_SCHEMES:-}" ] && schemes=pull
+# FP16S halves the bytes a step and an exchange moves: on a GPU it runs
+# beside FP32 (a CPU's FP16S converts in software and is not its case)
+precisions=${RANKS_PRECISIONS:-fp32}
+[ -z "${RANKS_PRECISIONS:-}" ] && [ "$kind" = gpu ] && [ -z "$quick" ] && precisions="fp32 fp16s"
+for p in $precisions; do
+    case $p in fp32 | fp64 | fp16s) ;; *) say "RANKS_PRECISIONS: '$p' is not fp32, fp64 or fp16s"; exit 1 ;; esac
+done
 
-# Each scheme runs at its own best one-device fp32 launch (block size and
-# cells per thread of its best MLUPS at its largest lattice), so that its
-# multi-rank rows differ from its one-device ones by the decomposition
-# alone, and the one-device model's miss at a launch the scheme never runs
-# best at does not enter them.  Schemes that share a launch share an
-# lbmkernels call; a scheme without one-device rows joins the first group
-# (its launch is free, a call is not).  One line a group: SCHEMES|FLAGS.
-groups=$(cat "$work/lbm.csv" 2>/dev/null | awk -F, -v b="$backend" -v list="$schemes" '
+# Each scheme runs at its own best one-device launch in the precision
+# (block size and cells per thread of its best MLUPS at its largest
+# lattice), so that its multi-rank rows differ from its one-device ones by
+# the decomposition alone, and the one-device model's miss at a launch the
+# scheme never runs best at does not enter them.  Schemes that share a
+# launch share an lbmkernels call; a scheme without one-device rows joins
+# the first group (its launch is free, a call is not).  One line a group:
+# SCHEMES|FLAGS.
+groups_of() { # PRECISION
+    cat "$work/lbm.csv" 2>/dev/null | awk -F, -v b="$backend" -v list="$schemes" -v prec="$1" '
     NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-    $h["backend"] == b && $h["precision"] == "fp32" && (!("ranks" in h) || $h["ranks"] == 1) &&
+    $h["backend"] == b && $h["precision"] == prec && (!("ranks" in h) || $h["ranks"] == 1) &&
         (!("scaling" in h) || $h["scaling"] == "none" || $h["scaling"] == "") {
         s = $h["scheme"]; c = $h["cells"] + 0; m = $h["mlups_median"] + 0
         if (!(s in bc) || c > bc[s] || (c == bc[s] && m > bm[s])) {
@@ -101,10 +112,12 @@ groups=$(cat "$work/lbm.csv" 2>/dev/null | awk -F, -v b="$backend" -v list="$sch
             if (!(flags[s] in g)) { g[flags[s]] = ++ng; key[ng] = flags[s]; members[ng] = s } else members[g[flags[s]]] = members[g[flags[s]]] "," s }
         for (i = 1; i <= n; i++) { s = want[i]; if (s in flags) continue
             if (ng == 0) { ng = 1; key[1] = ""; members[1] = s } else members[1] = members[1] "," s }
-        for (i = 1; i <= ng; i++) print members[i] "|" key[i] }')
-ngroups=$(echo "$groups" | grep -c .)
-# what ranks-meta.csv records: scheme:FLAGS;scheme:FLAGS...
-launch=$(echo "$groups" | awk -F'|' '{ n = split($1, s, ","); for (i = 1; i <= n; i++) printf "%s%s:%s", (o++ ? ";" : ""), s[i], $2 }')
+        for (i = 1; i <= ng; i++) print members[i] "|" key[i] }'
+}
+# what ranks-meta.csv records of a precision's groups: scheme:FLAGS;scheme:FLAGS...
+launch_of() { # GROUPS
+    echo "$1" | awk -F'|' '{ n = split($1, s, ","); for (i = 1; i <= n; i++) printf "%s%s:%s", (o++ ? ";" : ""), s[i], $2 }'
+}
 
 # append_rows SRC DST: SRC's rows after DST's; the headers must agree
 append_rows() {
@@ -171,33 +184,45 @@ else
 fi
 
 # ---- lbmkernels on 1, 2, 4, ... ranks -----------------------------------------
-for scaling in weak strong; do
-    size=$weak; [ $scaling = strong ] && size=$strong
-    for np in $counts; do
-        if [ $scaling = strong ] && [ $((size % np)) != 0 ]; then
-            say "strong scaling: $np ranks do not divide $size planes: skipped"
-            continue
-        fi
-        # one rank exchanges nothing: its row is the baseline of the others
-        try=$paths; [ "$np" = 1 ] && try=host
-        for p in $try; do
-            overlap=both; [ "$np" = 1 ] && overlap=off
-            for g in $(echo "$groups" | tr ' ' '+'); do
-                case " $unavailable " in *" $p "*) continue ;; esac
-                members=${g%%|*} flags=$(echo "${g#*|}" | tr '+' ' ')
-                tag=$scaling-$np-$p; [ "$ngroups" = 1 ] || tag=$tag-$(echo "$members" | tr ',' '+')
-                mpi_run "$scaling $size^3 $p $members" "$np" lbmkernels/lbmkernels --backend "$backend" --schemes "$members" \
-                    --precisions fp32 --sizes "$size" $flags --ranks-scaling $scaling --exchange "$p" --overlap $overlap
-                case $? in
-                0) append_rows "$run/lbm.csv" "$work/lbm.csv" || failed="$failed $tag" ;;
-                2) unavailable="$unavailable $p" ;;
-                *) failed="$failed $tag" ;;
-                esac
+launches=""
+for prec in $precisions; do
+    # the one-device rows only: those appended below are not launches
+    groups=$(groups_of "$prec")
+    ngroups=$(echo "$groups" | grep -c .)
+    launches="$launches$prec=$(launch_of "$groups")
+"
+    for scaling in weak strong; do
+        size=$weak; [ $scaling = strong ] && size=$strong
+        for np in $counts; do
+            if [ $scaling = strong ] && [ $((size % np)) != 0 ]; then
+                say "strong scaling: $np ranks do not divide $size planes: skipped"
+                continue
+            fi
+            # one rank exchanges nothing: its row is the baseline of the others
+            try=$paths; [ "$np" = 1 ] && try=host
+            for p in $try; do
+                overlap=both; [ "$np" = 1 ] && overlap=off
+                for g in $(echo "$groups" | tr ' ' '+'); do
+                    case " $unavailable " in *" $p "*) continue ;; esac
+                    members=${g%%|*} flags=$(echo "${g#*|}" | tr '+' ' ')
+                    tag=$scaling-$np-$p; [ "$ngroups" = 1 ] || tag=$tag-$(echo "$members" | tr ',' '+')
+                    [ "$prec" = fp32 ] || tag=$tag-$prec
+                    mpi_run "$scaling $size^3 $p $members $prec" "$np" lbmkernels/lbmkernels --backend "$backend" --schemes "$members" \
+                        --precisions $prec --sizes "$size" $flags --ranks-scaling $scaling --exchange "$p" --overlap $overlap
+                    case $? in
+                    0) append_rows "$run/lbm.csv" "$work/lbm.csv" || failed="$failed $tag" ;;
+                    2) unavailable="$unavailable $p" ;;
+                    *) failed="$failed $tag" ;;
+                    esac
+                done
             done
         done
     done
 done
 rm -rf "$run" "$run.log"
+# launch: FP32's (the first precision's where FP32 is not run); launch_P: each other's
+launch_key() { echo "$launches" | awk -F= -v p="$1" '$1 == p { sub(/^[^=]*=/, ""); print; exit }'; }
+first_prec=fp32; case " $precisions " in *" fp32 "*) ;; *) first_prec=$(echo $precisions | awk '{ print $1 }') ;; esac
 
 {
     echo "key,value"
@@ -208,7 +233,9 @@ rm -rf "$run" "$run.log"
     echo "weak_size,$weak"
     echo "strong_size,$strong"
     echo "schemes,$(echo "$schemes" | tr ',' ';')"
-    echo "launch,$launch"
+    echo "precisions,$(echo $precisions | tr ' ' ';')"
+    echo "launch,$(launch_key $first_prec)"
+    for prec in $precisions; do [ "$prec" = "$first_prec" ] || echo "launch_$prec,$(launch_key "$prec")"; done
     echo "paths_run,$(echo $paths | tr ' ' ';')"
     echo "paths_unavailable,$(echo $unavailable | tr ' ' ';')"
     echo "interconnect_beside,$([ -n "$beside" ] && echo 'none;copy' || echo none)"

@@ -83,15 +83,18 @@ d=$tmp/two; make_tree "$d"
 stage "$d" STUB_DEVICES=2 STUB_PROBE=1
 [ "$rc" = 0 ] && ok || bad "two devices: exit $rc: $(cat "$d/out.log")"
 [ "$(grep -c -- '--interconnect' "$d/mpirun.log")" = 1 ] && grep -q -- '-np 2 stream/stream --backend cuda --interconnect' "$d/mpirun.log" && ok || bad "probe not run once on 2 ranks: $(cat "$d/mpirun.log")"
-[ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 6 ] && ok || bad "expected 6 lbmkernels runs (2 scalings x (1 rank + host, peer)), got: $(grep lbmkernels "$d/mpirun.log")"
+[ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 12 ] && ok || bad "expected 12 lbmkernels runs (2 precisions x 2 scalings x (1 rank + host, peer)), got: $(grep lbmkernels "$d/mpirun.log")"
+# a GPU's FP16S beside FP32, each precision's runs in one call of its own
+[ "$(grep -c -- '--precisions fp16s ' "$d/mpirun.log")" = 6 ] && [ "$(grep -c -- '--precisions fp32 ' "$d/mpirun.log")" = 6 ] &&
+    [ "$(meta "$d" precisions)" = "fp32;fp16s" ] && ok || bad "fp32 and fp16s runs: $(grep -c -- '--precisions fp16s ' "$d/mpirun.log"), meta $(meta "$d" precisions)"
 grep -q -- '--exchange mpi' "$d/mpirun.log" && bad "mpi run though the probe did not measure it" || ok
 grep -q -- '-np 2 lbmkernels/lbmkernels .*--sizes 256 --block-size 192 --ranks-scaling weak --exchange peer --overlap both' "$d/mpirun.log" && ok || bad "weak peer run's flags: $(grep peer "$d/mpirun.log" | head -n 1)"
 grep -q -- '-np 2 lbmkernels/lbmkernels .*--sizes 512 .*--ranks-scaling strong --exchange host' "$d/mpirun.log" && ok || bad "strong host run at 512: $(grep strong "$d/mpirun.log" | head -n 1)"
 grep -q -- '-np 1 lbmkernels.* --exchange host --overlap off' "$d/mpirun.log" && ok || bad "one-rank baseline not run"
 if [ "$(id -u)" = 0 ]; then grep -q -- '--allow-run-as-root' "$d/mpirun.log" && ok || bad "root without --allow-run-as-root"
 else grep -q -- '--allow-run-as-root' "$d/mpirun.log" && bad "--allow-run-as-root though not root" || ok; fi
-[ "$(rows "$d" 2)" = 8 ] && ok || bad "expected 8 two-rank rows in lbm.csv, got $(rows "$d" 2)"
-[ "$(rows "$d" 1)" = 3 ] && ok || bad "expected the one-device row and 2 one-rank baselines, got $(rows "$d" 1)"
+[ "$(rows "$d" 2)" = 16 ] && ok || bad "expected 16 two-rank rows in lbm.csv, got $(rows "$d" 2)"
+[ "$(rows "$d" 1)" = 5 ] && ok || bad "expected the one-device row and 4 one-rank baselines, got $(rows "$d" 1)"
 [ -f "$d/work/interconnect-fit.csv" ] && [ -f "$d/work/interconnect.csv" ] && ok || bad "the probe's files not in the result folder"
 [ "$(meta "$d" oversubscribed)" = no ] && [ "$(meta "$d" paths_unavailable)" = mpi ] && [ "$(meta "$d" counts)" = "1;2" ] &&
     [ "$(meta "$d" git_commit)" = 0123456789ab ] && ok ||
@@ -112,6 +115,19 @@ d=$tmp/eight; make_tree "$d"
 [ "$(meta "$d" counts)" = "1;8" ] && ok || bad "quick counts: $(meta "$d" counts)"
 grep -q -- '-np 8 lbmkernels.*--schemes pull .*--sizes 128 ' "$d/mpirun.log" && ok || bad "quick weak run: $(grep -- '-np 8 lbm' "$d/mpirun.log" | head -n 1)"
 grep -q -- '-np 8 lbmkernels.*--sizes 256 .*strong' "$d/mpirun.log" && ok || bad "quick strong lattice not 256"
+grep -q -- '--precisions fp16s' "$d/mpirun.log" && bad "quick runs fp16s too" || ok
+
+# RANKS_PRECISIONS: the precisions asked for; one that is none: exit 1, named
+d=$tmp/prec; make_tree "$d"
+stage "$d" STUB_DEVICES=2 STUB_PROBE=1 RANKS_PRECISIONS=fp32
+[ "$rc" = 0 ] && [ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 6 ] && ! grep -q -- '--precisions fp16s' "$d/mpirun.log" &&
+    [ "$(meta "$d" precisions)" = fp32 ] && ok || bad "RANKS_PRECISIONS=fp32: exit $rc, $(grep -c lbmkernels "$d/mpirun.log") runs"
+stage "$d" STUB_DEVICES=2 STUB_PROBE=1 RANKS_PRECISIONS="fp32 fp8"
+[ "$rc" = 1 ] && grep -q "RANKS_PRECISIONS: 'fp8' is not fp32, fp64 or fp16s" "$d/out.log" && ok || bad "RANKS_PRECISIONS=fp8: exit $rc, $(tail -n 1 "$d/out.log")"
+# a CPU: FP32 alone unless asked
+d=$tmp/cpu; make_tree "$d"
+(cd "$d" && env PATH="$d/bin:$PATH" STUB_LOG="$d/mpirun.log" STUB_DEVICES=2 STUB_PROBE=1 sh core/bench-ranks.sh work cuda test-gpu cpu) >"$d/out.log" 2>&1
+[ $? = 0 ] && ! grep -q -- '--precisions fp16s' "$d/mpirun.log" && grep -q -- '--precisions fp32' "$d/mpirun.log" && ok || bad "a CPU runs fp32 alone: $(grep -c lbmkernels "$d/mpirun.log") runs"
 
 # 3. one device and RANKS=2: oversubscribed, said so
 d=$tmp/over; make_tree "$d"
@@ -137,7 +153,7 @@ stage "$d" STUB_DEVICES=2 RANKS=two
 d=$tmp/fail; make_tree "$d"
 stage "$d" STUB_DEVICES=2 STUB_PROBE=1 STUB_FAIL=peer
 [ "$rc" = 1 ] && grep -q "failed: weak-2-peer strong-2-peer" "$d/out.log" && ok || bad "failing peer: exit $rc, $(tail -n 2 "$d/out.log")"
-[ "$(rows "$d" 2)" = 4 ] && ok || bad "host rows lost with the failing peer ones: $(rows "$d" 2)"
+[ "$(rows "$d" 2)" = 8 ] && ok || bad "host rows lost with the failing peer ones: $(rows "$d" 2)"
 
 # 7. no probe: every path tried, mpi found unavailable by lbmkernels once
 d=$tmp/noprobe; make_tree "$d"
@@ -174,8 +190,12 @@ grep -q -- '-np 2 lbmkernels/lbmkernels .*--schemes push,aa --precisions fp32 --
     bad "push (and aa) not at push's launch: $(grep -- '--schemes push' "$d/mpirun.log" | head -n 1)"
 grep -q -- '-np 2 lbmkernels/lbmkernels .*--schemes pull,split --precisions fp32 --sizes 256 --block-size 512 --cells-per-thread 2 --ranks-scaling weak --exchange peer' "$d/mpirun.log" && ok ||
     bad "pull and split not in one call at pull's launch: $(grep -- 'pull' "$d/mpirun.log" | head -n 1)"
-# 2 scalings x (1 rank on host + 2 ranks on peer) x 2 launches
-[ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 8 ] && ok || bad "expected 8 lbmkernels runs, got: $(grep lbmkernels "$d/mpirun.log")"
+# fp32: 2 scalings x (1 rank on host + 2 ranks on peer) x 2 launches; fp16s:
+# push's launch for all four (the others have no fp16s rows), 2 x 2 x 1
+[ "$(grep -c 'lbmkernels' "$d/mpirun.log")" = 12 ] && ok || bad "expected 12 lbmkernels runs, got: $(grep lbmkernels "$d/mpirun.log")"
+grep -q -- '-np 2 lbmkernels/lbmkernels .*--schemes push,pull,split,aa --precisions fp16s --sizes 256 --block-size 128 --cells-per-thread 1 --ranks-scaling weak --exchange peer' "$d/mpirun.log" &&
+    [ "$(meta "$d" launch_fp16s)" = "push:--block-size 128 --cells-per-thread 1;pull:--block-size 128 --cells-per-thread 1;split:--block-size 128 --cells-per-thread 1;aa:--block-size 128 --cells-per-thread 1" ] && ok ||
+    bad "fp16s at its own launch: $(grep -- 'fp16s' "$d/mpirun.log" | head -n 1), meta $(meta "$d" launch_fp16s)"
 [ "$(meta "$d" launch)" = "push:--block-size 768 --cells-per-thread 1;aa:--block-size 768 --cells-per-thread 1;pull:--block-size 512 --cells-per-thread 2;split:--block-size 512 --cells-per-thread 2" ] && ok ||
     bad "ranks-meta.csv launch: $(meta "$d" launch)"
 stage "$d" STUB_DEVICES=2 STUB_PROBE=1 STUB_CPT=1 RANKS_PATHS=peer STUB_FAIL=peer
