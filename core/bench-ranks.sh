@@ -6,12 +6,13 @@
 # 2, 4, ... ranks through MPI, one rank per device, weak scaling (a fixed
 # lattice per rank) and strong scaling (one lattice), each exchange path
 # the probe found, overlap on and off, in FP32 and (a GPU) FP16S, each
-# scheme at its own best one-device launch in that precision (WORK/lbm.csv's
-# one-rank rows; schemes that share a launch in one lbmkernels call).  Its rows go into the result folder:
-# lbm.csv gains the rows of every run (ranks, exchange, overlap, scaling),
+# scheme at its own best one-device launch in that precision
+# (WORK/lbm.csv's one-rank rows; schemes that share a launch in one
+# lbmkernels call).  Its rows go into the result folder: lbm.csv gains
+# the rows of every run (ranks, exchange, overlap, scaling),
 # interconnect.csv and interconnect-fit.csv are the probe's, ranks-meta.csv
-# says what ran (launch: scheme:flags;... each scheme's), topology.txt what
-# links the devices.
+# says what ran (launch, launch_<precision>: scheme:flags;... each
+# scheme's), topology.txt what links the devices.
 #   sh core/bench-ranks.sh WORK BACKEND SLUG KIND [--quick]
 #   RANKS=N          ranks (default: the devices named SLUG that BACKEND sees;
 #                    the stage runs from 2).  More ranks than devices
@@ -80,8 +81,9 @@ fi
 [ -n "$quick" ] && [ -z "${RANKS_STRONG_SIZE:-}" ] && strong=$((strong / 2))
 schemes=${RANKS_SCHEMES:-push,pull,split,aa}
 [ -n "$quick" ] && [ -z "${RANKS_SCHEMES:-}" ] && schemes=pull
-# FP16S halves the bytes a step and an exchange moves: on a GPU it runs
-# beside FP32 (a CPU's FP16S converts in software and is not its case)
+# FP16S halves the bytes a step and an exchange moves, which is what GPU
+# codes spread over several GPUs for: a GPU runs it beside FP32; a CPU,
+# whose FP16S kernels are far from its bandwidth, FP32 alone
 precisions=${RANKS_PRECISIONS:-fp32}
 [ -z "${RANKS_PRECISIONS:-}" ] && [ "$kind" = gpu ] && [ -z "$quick" ] && precisions="fp32 fp16s"
 for p in $precisions; do
