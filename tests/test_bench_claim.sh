@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.." || exit 1
 # writing model.csv and a meta saying STUB_RESULT unless STUB_RESULT=none.
 mkdir -p "$tmp/t/core" "$tmp/t/plots" "$tmp/t/stream" "$tmp/t/membench" "$tmp/t/lbmkernels" "$tmp/t/model"
 cp core/bench.sh "$tmp/t/core/"
-printf '#!/bin/sh\necho "$@" >"$(dirname "$0")/render.args"\nexit 0\n' >"$tmp/t/plots/render.sh"
+# (two runs at once render at once: each writes its own file and renames
+# it over render.args, so the file holds one run's arguments whole)
+printf '#!/bin/sh\necho "$@" >"$(dirname "$0")/render.args.$$" && mv "$(dirname "$0")/render.args.$$" "$(dirname "$0")/render.args"\nexit 0\n' >"$tmp/t/plots/render.sh"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/t/core/bench-ranks.sh" # the multi-device stage: nothing to run
 cat >"$tmp/t/stub" <<'STUB'
 #!/bin/sh
