@@ -51,7 +51,8 @@ static const char predict_usage[] =
     "    --misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1   is A-A;\n"
     "  the prediction averages the launches by time.\n"
     "Lattice and launch:\n"
-    "  --size NX[xNYxNZ]       lattice (one number: a cube)\n"
+    "  --size NX[xNYxNZ]       lattice (one number: a cube); one whose words, in every\n"
+    "                          lattice kept, are more than the device's memory: exit 2\n"
     "  --occupancy F           resident threads / max per SM the kernel reaches, (0,1]\n"
     "  --blocks-per-sm K       or resident blocks per SM (with --block-size)\n"
     "  --block-size B          threads per block (picks probes of that block size)\n"
@@ -255,6 +256,10 @@ int model_cmd_predict(int argc, char **argv)
     if (a.kernel_file && model_kernel_file_launch(&a.file, &in, &a.lat, err, sizeof err))
         lbp_usage_error("%s: %s", a.kernel_file, err);
     model_occupancy_from_blocks(&in, &a.lat);
+    /* a lattice the device cannot hold is a mistake in the input, not a
+     * prediction (on ranks: each rank's slab, below) */
+    if (!on_ranks && model_lattice_fits(&in, a.lat.cells, model_kernel_cell_bytes(&a.k), err, sizeof err))
+        lbp_usage_error("--size %s: %s", a.size, err);
     if (on_ranks) {
         const int status = model_predict_ranks(&in, &a.k, &a.lat, &a.ranks, cli.dir);
         model_inputs_free(&in);

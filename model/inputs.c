@@ -153,6 +153,25 @@ const char *model_meta_value(const model_inputs *in, const char *key)
     return NULL;
 }
 
+static void bytes_text(char *out, size_t len, double b)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (b >= 1000 && u < 6) { b /= 1000; u++; }
+    snprintf(out, len, "%.3g %s", b, unit[u]);
+}
+
+int model_lattice_fits(const model_inputs *in, double cells, double bytes_per_cell, char *err, size_t err_len)
+{
+    const double need = cells * bytes_per_cell;
+    if (in->global_mem_bytes <= 0 || need <= in->global_mem_bytes) return 0;
+    char a[32], b[32];
+    bytes_text(a, sizeof a, need);
+    bytes_text(b, sizeof b, in->global_mem_bytes);
+    return lbp_error(err, err_len, "%.4g cells of %g B take %s, more than the %s of %s", cells, bytes_per_cell, a, b,
+                     in->device[0] ? in->device : in->dir);
+}
+
 static double meta_number(const model_inputs *in, const char *key)
 {
     const char *v = model_meta_value(in, key);
@@ -191,8 +210,11 @@ static int load_meta(model_inputs *in, char *err, size_t err_len)
     in->is_cpu = kind && !strcmp(kind, "cpu");
     const char *wa = model_meta_value(in, "write_allocate");
     in->write_allocate = !wa ? -1 : !strcmp(wa, "yes") ? 1 : !strcmp(wa, "no") ? 0 : -1;
-    if (check_meta_bytes(in, path, "l2_bytes", err, err_len)) return -1;
+    if (check_meta_bytes(in, path, "l2_bytes", err, err_len) ||
+        check_meta_bytes(in, path, "global_mem_bytes", err, err_len))
+        return -1;
     in->l2_bytes = meta_number(in, "l2_bytes");
+    in->global_mem_bytes = meta_number(in, "global_mem_bytes");
     in->compute_units = fmax(meta_number(in, "compute_units"), 0);
     in->likwid_copy_mem_gbs = meta_number(in, "likwid_copy_mem_gbs");
     in->likwid_copy_gbs = meta_number(in, "likwid_copy_gbs");

@@ -109,6 +109,7 @@ typedef struct {
     int is_cpu;             /* meta kind=cpu */
     int write_allocate;     /* 1 yes, 0 no, -1 unknown (meta write_allocate) */
     double l2_bytes;        /* 0 unknown */
+    double global_mem_bytes; /* the device's memory (meta global_mem_bytes), 0 unknown */
     double compute_units;   /* SMs (meta compute_units), 0 unknown */
     double likwid_copy_mem_gbs; /* 0 absent */
     double likwid_copy_gbs;     /* the same copy with write-allocate; 0 absent */
@@ -197,6 +198,10 @@ double model_busy_ms(const model_inputs *in, double ms);
 
 /* A stream-meta.csv value, or NULL. */
 const char *model_meta_value(const model_inputs *in, const char *key);
+
+/* 0 where `cells` of bytes_per_cell fit the device's memory (or it is
+ * unknown); else -1 with err saying what they take, against what it has. */
+int model_lattice_fits(const model_inputs *in, double cells, double bytes_per_cell, char *err, size_t err_len);
 
 /* Bandwidth (GB/s, start cost removed) that the copy of the `size` sweep
  * reaches at this working set, interpolated in log(working set), for

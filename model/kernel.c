@@ -27,6 +27,12 @@ int model_precision_word_bytes(const char *precision)
     return -1;
 }
 
+double model_kernel_cell_bytes(const model_kernel *k)
+{
+    const double words = k->words_read > k->words_written ? k->words_read : k->words_written;
+    return words * k->word_bytes * k->lattices;
+}
+
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision)
 {
     memset(k, 0, sizeof *k);

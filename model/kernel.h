@@ -91,6 +91,9 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
 
 /* Bytes per stored word of a precision ("fp32": 4), -1 for an unknown one. */
 int model_precision_word_bytes(const char *precision);
+/* Bytes a cell keeps in memory: the larger of its words read and written,
+ * in every lattice kept (the least a lattice of it takes). */
+double model_kernel_cell_bytes(const model_kernel *k);
 
 /* "0,10" -> {0, 10}: the misalignments of alternating launches.  Returns the
  * count (1..MODEL_MAX_PHASES), or -1 when s is not such a list of whole

@@ -235,6 +235,16 @@ int ranks_predict(const model_inputs *in, const model_kernel *k, const model_lat
         return RANKS_BAD_CASE;
     }
     if (scaling_slab_of(&sc, &out->slab, err, err_len)) return RANKS_BAD_CASE;
+    /* a device holds its ranks' slabs, each with a halo plane on either side */
+    const long long planes = out->slab.nz_local + (sc.ranks > 1 ? 2 : 0);
+    const int per_device = sc.ranks < sc.ranks_per_device ? sc.ranks : sc.ranks_per_device;
+    char why[512];
+    if (model_lattice_fits(in, (double)sc.nx * sc.ny * planes * per_device, model_kernel_cell_bytes(k), why,
+                           sizeof why)) {
+        lbp_error(err, err_len, "a device's %d slab%s of %lldx%lldx%lld (halo planes included): %s", per_device,
+                  per_device > 1 ? "s" : "", sc.nx, sc.ny, planes, why);
+        return RANKS_BAD_CASE;
+    }
     if (one_device_times(in, k, lat, rq, out, err, err_len)) return RANKS_INPUT;
     if (sc.ranks > 1) {
         if (within_node(in, fits, rq, out, err, err_len)) return RANKS_INPUT;
