@@ -167,6 +167,21 @@ int lbp_scan_bytes(const char *s, long long min, long long max, long long *out)
     return 0;
 }
 
+void lbp_bytes_text(char *s, size_t len, double b)
+{
+    static const char *const unit[] = {"MiB", "GiB", "TiB", "PiB", "EiB"};
+    for (int u = 4; u >= 0; u--) {
+        const double size = ldexp(1, 20 + 10 * u);
+        if (b >= size && fmod(b, size) == 0) { snprintf(s, len, "%.0f %s", b / size, unit[u]); return; }
+    }
+    for (int u = 4; u >= 0; u--) {
+        const double size = ldexp(1, 20 + 10 * u);
+        if (b >= size) { snprintf(s, len, "%.1f %s", b / size, unit[u]); return; }
+    }
+    if (b >= 1024 && fmod(b, 1024) == 0) snprintf(s, len, "%.0f KiB", b / 1024);
+    else snprintf(s, len, "%.0f B", b);
+}
+
 long long lbp_parse_bytes(const char *flag, const char *s, long long min, long long max)
 {
     long long v;

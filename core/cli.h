@@ -36,6 +36,10 @@ long long lbp_parse_int(const char *flag, const char *s, long long min, long lon
 double lbp_parse_double(const char *flag, const char *s, double min, double max);
 /* Byte size with optional K, M, G suffix (powers of 1024). */
 long long lbp_parse_bytes(const char *flag, const char *s, long long min, long long max);
+/* A byte count in powers of 1024: "4 KiB", "1536 MiB", "1.5 GiB", "100 B"
+ * (a whole number in the largest unit from MiB up that divides it, else one
+ * decimal in the largest under it). */
+void lbp_bytes_text(char *s, size_t len, double bytes);
 /* Comma-separated whole numbers, or a range "a..b" or "a..b:step" (a range
  * with "x2" as step doubles: "32..1024:x2").  Returns count; values in out. */
 int lbp_parse_int_list(const char *flag, const char *s, long long min, long long max,

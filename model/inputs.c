@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "stats.h"
 
 static void join(char *out, size_t n, const char *dir, const char *name)
@@ -153,21 +154,13 @@ const char *model_meta_value(const model_inputs *in, const char *key)
     return NULL;
 }
 
-static void bytes_text(char *out, size_t len, double b)
-{
-    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-    int u = 0;
-    while (b >= 1000 && u < 6) { b /= 1000; u++; }
-    snprintf(out, len, "%.3g %s", b, unit[u]);
-}
-
 int model_lattice_fits(const model_inputs *in, double cells, double bytes_per_cell, char *err, size_t err_len)
 {
     const double need = cells * bytes_per_cell;
     if (in->global_mem_bytes <= 0 || need <= in->global_mem_bytes) return 0;
     char a[32], b[32];
-    bytes_text(a, sizeof a, need);
-    bytes_text(b, sizeof b, in->global_mem_bytes);
+    lbp_bytes_text(a, sizeof a, need);
+    lbp_bytes_text(b, sizeof b, in->global_mem_bytes);
     return lbp_error(err, err_len, "%.4g cells of %g B take %s, more than the %s of %s", cells, bytes_per_cell, a, b,
                      in->device[0] ? in->device : in->dir);
 }

@@ -297,7 +297,7 @@ static void step_generated(stream_run *r, const stream_step *s, char *label, siz
         fail_run(r, sweep, why);
     if (rc > 0) {
         char what[256], a[32];
-        stream_human_bytes(a, sizeof a, stream_array_bytes(&k.record));
+        lbp_bytes_text(a, sizeof a, stream_array_bytes(&k.record));
         snprintf(what, sizeof what, "verification failed: %s sweep, %s, %s", sweep, label, a);
         fail_run(r, what, why);
     }
@@ -531,7 +531,7 @@ static void write_meta(const stream_run *r, const char *dir, int force, int argc
     const summary_row *best = best_copy(r, &below_l2);
     if (best) {
         char a[32];
-        stream_human_bytes(a, sizeof a, best->array_bytes);
+        lbp_bytes_text(a, sizeof a, best->array_bytes);
         lbp_meta_set(m, "best_copy_gbs", "%.3f", best->gbs_median);
         lbp_meta_set(m, "best_copy_config", "%s sweep: %s; %s arrays%s", stream_sweep_names[best->sweep],
                      best->config, a, below_l2 ? " (no array >= 4x L2 measured)" : "");
@@ -599,7 +599,7 @@ static void print_table(const stream_run *r, const char *dir)
     for (int i = 0; i < r->n_rows; i++) {
         const summary_row *s = &r->rows[i];
         char a[32];
-        stream_human_bytes(a, sizeof a, s->array_bytes);
+        lbp_bytes_text(a, sizeof a, s->array_bytes);
         printf("%-10s  %-30s  %9s  %11.1f  %9.1f\n", stream_sweep_names[s->sweep], s->config, a, s->gbs_median,
                s->gbs_max);
     }
@@ -608,7 +608,7 @@ static void print_table(const stream_run *r, const char *dir)
     const summary_row *best = best_copy(r, &below_l2);
     const double theo = r->d->info.theoretical_gbs > 0 ? r->d->info.theoretical_gbs : NAN;
     char fixed[32];
-    stream_human_bytes(fixed, sizeof fixed, r->plan->fixed);
+    lbp_bytes_text(fixed, sizeof fixed, r->plan->fixed);
     if (best)
         printf("best copy   %9.1f GB/s  (%s, %s%s)\n", best->gbs_median, stream_sweep_names[best->sweep], best->config,
                below_l2 ? "; no array >= 4x L2 measured" : "");

@@ -1,7 +1,6 @@
 /* The steps of a stream run (see plan.h). */
 #include "plan.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,22 +16,12 @@ const char *const stream_likwid_kernels[] = {"copy", "copy_mem", "update", NULL}
 #define MiB ((int64_t)1 << 20)
 #define GiB ((int64_t)1 << 30)
 
-void stream_human_bytes(char *s, size_t len, int64_t b)
-{
-    if (b >= GiB && b % GiB == 0) snprintf(s, len, "%" PRId64 " GiB", b / GiB);
-    else if (b >= MiB && b % MiB == 0) snprintf(s, len, "%" PRId64 " MiB", b / MiB);
-    else if (b >= GiB) snprintf(s, len, "%.1f GiB", (double)b / GiB);
-    else if (b >= MiB) snprintf(s, len, "%.1f MiB", (double)b / MiB);
-    else if (b >= KiB && b % KiB == 0) snprintf(s, len, "%" PRId64 " KiB", b / KiB);
-    else snprintf(s, len, "%" PRId64 " B", b);
-}
-
 _Noreturn void stream_refuse_size(const lbp_device_info *d, const char *flag, int64_t bytes)
 {
     char a[32], m[32], x[32];
-    stream_human_bytes(a, sizeof a, bytes);
-    stream_human_bytes(m, sizeof m, d->global_mem_bytes);
-    stream_human_bytes(x, sizeof x, d->max_alloc_bytes);
+    lbp_bytes_text(a, sizeof a, bytes);
+    lbp_bytes_text(m, sizeof m, d->global_mem_bytes);
+    lbp_bytes_text(x, sizeof x, d->max_alloc_bytes);
     lbp_usage_error("%s: an array of %s does not fit: two are needed, and %s has %s of memory "
                     "(largest buffer %s)", flag, a, d->name, m, x);
 }

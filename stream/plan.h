@@ -83,7 +83,5 @@ int stream_plan_count(const stream_plan *p, stream_step_kind kind);
 
 /* Exit 2: an array of `bytes` (two needed) does not fit on the device. */
 _Noreturn void stream_refuse_size(const lbp_device_info *d, const char *flag, int64_t bytes);
-/* "4 KiB", "1.5 GiB", "100 B". */
-void stream_human_bytes(char *s, size_t len, int64_t bytes);
 
 #endif

@@ -562,6 +562,16 @@ static void test_int_list_and_bytes(void **state)
     for (int i = 0; i < n; i++) assert_int_equal(v[i], want[i]);
     assert_int_equal(lbp_parse_bytes("--s", "4K", 0, 1LL << 40), 4096);
     assert_int_equal(lbp_parse_bytes("--s", "2GiB", 0, 1LL << 40), 2LL << 30);
+    /* and back: whole units where they divide, else one decimal */
+    const struct { double b; const char *text; } t[] = {
+        {100, "100 B"}, {4096, "4 KiB"}, {1500, "1500 B"}, {1536.0 * 1024 * 1024, "1536 MiB"},
+        {2.5 * 1024 * 1024 + 1, "2.5 MiB"}, {3LL << 30, "3 GiB"}, {(3LL << 30) + 1, "3.0 GiB"},
+        {1.5 * 1024 * 1024 * 1024 * 1024 * 1024 + 1, "1.5 PiB"}};
+    char text[32];
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        lbp_bytes_text(text, sizeof text, t[i].b);
+        assert_string_equal(text, t[i].text);
+    }
 }
 
 /* Run a function in a child; return its exit status. */

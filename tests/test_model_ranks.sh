@@ -56,14 +56,14 @@ predict --size 256 --weak --nodes 2 --gpus-per-node 4 --link-latency-us 1 --link
 grep -q '"projection": true}' "$tmp/p.json" && ok || bad "projection JSON"
 # bad flags: exit 2, one line naming the value
 expect 2 "--ranks 3: 3 ranks do not divide nz = 256" predict --size 256 --ranks 3
-# a lattice the device cannot hold: one line, exit 2 (a device of 1 GB
-# here; 256^3 of pull fp32 take 2.55 GB, a quarter slab with its halos
-# 0.66 GB)
+# a lattice the device cannot hold: one line, exit 2 (a device of 1 GiB
+# here; 256^3 of pull fp32 take 2432 MiB, a quarter slab with its halos
+# 627 MiB)
 m=$tmp/small-memory
-mkdir -p "$m" && cp "$d"/*.csv "$m/" && echo "global_mem_bytes,1000000000" >>"$m/stream-meta.csv"
+mkdir -p "$m" && cp "$d"/*.csv "$m/" && echo "global_mem_bytes,1073741824" >>"$m/stream-meta.csv"
 mpredict() { model/model predict --data "$m" --backend cuda --scheme pull --precision fp32 "$@"; }
-expect 2 "--size 256: 1.678e+07 cells of 152 B take 2.55 GB, more than the 1 GB of" mpredict --size 256
-expect 2 "--ranks 2: a device's 1 slab of 256x256x130 (halo planes included): 8.52e+06 cells of 152 B take 1.29 GB" \
+expect 2 "--size 256: 1.678e+07 cells of 152 B take 2432 MiB, more than the 1 GiB of" mpredict --size 256
+expect 2 "--ranks 2: a device's 1 slab of 256x256x130 (halo planes included): 8.52e+06 cells of 152 B take 1235 MiB" \
     mpredict --size 256 --ranks 4,2
 mpredict --size 256 --ranks 4 >/dev/null 2>"$tmp/err" && ok || bad "a slab that fits refused: $(cat "$tmp/err")"
 mpredict --size 128 >/dev/null 2>"$tmp/err" && ok || bad "a lattice that fits refused: $(cat "$tmp/err")"
