@@ -312,6 +312,37 @@ int lbp_common_opt(lbp_common *c, int code, const char *arg, const char *usage_t
     }
 }
 
+int lbp_getopt(int argc, char **argv, const struct option *opts)
+{
+    opterr = 0; /* getopt's own message is a line of its own; ours names the same */
+    int code = getopt_long(argc, argv, ":", opts, NULL);
+    if (code != '?' && code != ':') return code;
+    const char *given = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (strncmp(given, "--", 2)) {
+        if (optopt > 0 && optopt < 256) lbp_usage_error("unknown option '-%c'; see --help", optopt);
+        lbp_usage_error("unknown option '%s'; see --help", given);
+    }
+    const char *name = given + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    if (code == ':') lbp_usage_error("option '--%.*s' needs a value", (int)len, name);
+    char cands[256] = "";
+    int n = 0;
+    for (const struct option *o = opts; o->name; o++) {
+        if (strncmp(o->name, name, len)) continue;
+        if (strlen(o->name) == len) {
+            if (o->has_arg == no_argument && eq) lbp_usage_error("option '--%s' takes no value", o->name);
+            n = 1;
+            break;
+        }
+        size_t used = strlen(cands);
+        if (used + strlen(o->name) + 5 < sizeof cands)
+            snprintf(cands + used, sizeof cands - used, "%s--%s", n ? ", " : "", o->name);
+        n++;
+    }
+    if (n > 1) lbp_usage_error("option '--%.*s' is ambiguous (%s)", (int)len, name, cands);
+    lbp_usage_error("unknown option '--%.*s'; see --help", (int)len, name);
+}
+
 _Noreturn void lbp_bad_option(void)
 {
     fprintf(stderr, "%s: see --help for the options\n", lbp_prog);

@@ -98,7 +98,12 @@ enum { LBP_OPT_BACKEND = 1000, LBP_OPT_DEVICE, LBP_OPT_OUT, LBP_OPT_FORCE, LBP_O
  * --version prints the version and exits 0; returns 0 for codes it does not
  * know.  Call from the default branch of a tool's getopt switch. */
 int lbp_common_opt(lbp_common *c, int code, const char *arg, const char *usage_text);
-/* getopt returned '?': exit 2 (getopt already printed why). */
+/* getopt_long over opts (long options only), but a mistake is one line and
+ * exit 2: an unknown, ambiguous (naming the candidates) or valueless option,
+ * or a value given to one that takes none.  -1 at the end, as getopt_long. */
+struct option;
+int lbp_getopt(int argc, char **argv, const struct option *opts);
+/* An option the tool declared but did not handle: exit 2. */
 _Noreturn void lbp_bad_option(void);
 
 /* After option parsing: handles --list and --describe (exit 0), otherwise

@@ -194,7 +194,6 @@ static void parse_option(int code, const char *arg, lbm_options *o, lbp_common *
                             "then make clean all)");
         parse_ranks_option(code, arg, o);
         break;
-    case '?': lbp_bad_option();
     default:
         if (!lbp_common_opt(c, code, arg, usage())) lbp_bad_option();
     }
@@ -255,7 +254,7 @@ static void parse_options(int argc, char **argv, lbm_options *o, lbp_common *c)
         {"overlap", required_argument, 0, OPT_OVERLAP},
         {0, 0, 0, 0}};
     int code;
-    while ((code = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(code, optarg, o, c);
+    while ((code = lbp_getopt(argc, argv, opts)) != -1) parse_option(code, optarg, o, c);
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
     o->quick = c->quick;
     check_options(o);

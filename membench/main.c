@@ -290,7 +290,6 @@ static void parse_option(int opt, const char *arg, options *o)
     case OPT_REPS: o->reps = (int)lbp_parse_int("--reps", arg, 1, 100000); break;
     case OPT_ALIGNED_ONLY: p->aligned_only = 1; break;
     case OPT_NO_ROWS: o->no_rows = 1; break;
-    case '?': lbp_bad_option();
     default:
         if (!lbp_common_opt(&o->common, opt, arg, USAGE)) lbp_bad_option();
     }
@@ -345,7 +344,7 @@ static void parse_options(int argc, char **argv, options *o)
     p->word_bytes = 4;
     p->block_size = 256;
     int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) parse_option(opt, optarg, o);
+    while ((opt = lbp_getopt(argc, argv, opts)) != -1) parse_option(opt, optarg, o);
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);
     check_described(o);
     if (o->geometry_from) {

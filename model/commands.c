@@ -22,9 +22,8 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
     *cli = (model_cli){.common = {.device = -1}};
     optind = 1;
     int o;
-    while ((o = getopt_long(argc, argv, "", cmd->opts, NULL)) != -1) {
+    while ((o = lbp_getopt(argc, argv, cmd->opts)) != -1) {
         if (o == OPT_DATA) cli->dir = optarg;
-        else if (o == '?') lbp_bad_option();
         else if (o >= LBP_OPT_FIRST_TOOL && cmd->own) cmd->own(o, optarg, ctx);
         else if (!lbp_common_opt(&cli->common, o, optarg, cmd->usage)) lbp_bad_option();
     }

@@ -167,7 +167,7 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
     for (int i = 0; i < STREAM_SW_COUNT; i++)
         so->sweeps[i] = -1;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = lbp_getopt(argc, argv, opts)) != -1) {
         switch (o) {
         case OPT_SIZES: so->n_sizes = parse_sizes(optarg, so->sizes, STREAM_MAX_SIZES); break;
         case OPT_MAX_SIZE: so->max_size = parse_size("--max-size", optarg); break;
@@ -187,8 +187,7 @@ static void parse_options(int argc, char **argv, stream_options *so, stream_ic_o
             beside_given |= o == OPT_BESIDE || o == OPT_BESIDE_BYTES;
             break;
         case OPT_PLANT: ic->plant_error = 1; break;
-        case '?': lbp_bad_option();
-        default:
+            default:
             if (!lbp_common_opt(c, o, optarg, usage()))
                 lbp_bad_option();
         }
