@@ -5,16 +5,21 @@
 # rejected before one is opened.  Last line: "usage: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
-# expect_usage TOOL ARGS...: exit 2 and a non-empty message
+# expect_usage TOOL ARGS...: exit 2 and a message of one line
 expect_usage() {
     "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else bad "'$*' exited $rc (want 2): $(head -c 300 "$tmp/err")"; fi
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ]; then ok
+    else bad "'$*' exited $rc with $lines lines (want 2 and one line): $(head -c 300 "$tmp/err")"; fi
 }
 two=data/nvidia-h200 # a folder with two backends' results
 for t in stream/stream membench/membench lbmkernels/lbmkernels model/model; do
     expect_usage $t --no-such-flag
     expect_usage $t stray-argument
+    expect_usage $t --force=yes   # a value to a flag
+    expect_usage $t --de          # ambiguous: --device, --describe
+    expect_usage $t --out         # no value
 done
 for t in stream/stream membench/membench lbmkernels/lbmkernels; do
     expect_usage $t --backend nosuchbackend
