@@ -13,6 +13,7 @@
 #include "plan.h"
 
 #define DESCRIBED_CSV "membench-kernel.csv"
+#define LAUNCH_PROBE_CSV "membench-launch.csv"
 #define DESCRIBED_HEADER                                                                                          \
     "kernel_file,name,launch,nx,ny,nz,cells,block,block_size,cells_per_thread,launched_threads,"                \
     "blocks_per_cu_requested,blocks_per_cu,occupancy,registers,words_read,words_written,misaligned_reads,"      \
@@ -158,23 +159,38 @@ int mb_parse_sizes(const char *list, long long (*sizes)[3], int max)
     }
 }
 
-/* The lattices as the file's kernels, checked before anything runs. */
-static void describe_all(const model_kernel_file *f, const mb_described_options *o, mb_described *ds)
+/* What runs, checked before anything does: the lattices as the file's
+ * kernels, or each lattice's launch at every probe word count (N read and
+ * written, none misaligned).  Returns how many. */
+static int describe_all(const model_kernel_file *f, const mb_described_options *o, mb_described *ds)
 {
     char why[512];
-    for (int i = 0; i < o->n_sizes; i++)
-        if (mb_described_of(f, o->sizes[i][0], o->sizes[i][1], o->sizes[i][2], o->word_bytes, &ds[i], why,
-                            sizeof why))
+    const int per = o->n_probe_words ? o->n_probe_words : 1;
+    for (int i = 0; i < o->n_sizes; i++) {
+        mb_described d;
+        if (mb_described_of(f, o->sizes[i][0], o->sizes[i][1], o->sizes[i][2], o->word_bytes, &d, why, sizeof why))
             lbp_usage_error("--kernel %s: %s", o->file, why);
+        for (int j = 0; j < per; j++) {
+            mb_described *e = &ds[i * per + j];
+            *e = d;
+            if (!o->n_probe_words) continue;
+            e->words_read = e->words_written = (int)o->probe_words[j];
+            e->misaligned_reads = e->misaligned_writes = 0;
+        }
+    }
+    return o->n_sizes * per;
 }
 
 static void open_for(mb_bench *b, lbp_device *dev, const mb_described *ds, int n)
 {
     int64_t most = 0;
-    for (int i = 0; i < n; i++)
+    int words = 0;
+    for (int i = 0; i < n; i++) {
         if (ds[i].nx * ds[i].ny * ds[i].nz > most) most = ds[i].nx * ds[i].ny * ds[i].nz;
+        if (ds[i].words_read > words) words = ds[i].words_read;
+    }
     char why[512];
-    if (mb_bench_open(b, dev, most, ds[0].words_read, ds[0].word_bytes, 0, 32, why, sizeof why))
+    if (mb_bench_open(b, dev, most, words, ds[0].word_bytes, 0, 32, why, sizeof why))
         lbp_usage_error("--kernel %s: %s", ds[0].file->k.name, why);
 }
 
@@ -198,23 +214,28 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
     char why[1024];
     if (strchr(o->file, ',') || strchr(o->file, '"')) lbp_usage_error("--kernel: '%s': a path with a comma or a quote", o->file);
     if (model_kernel_file_read(o->file, &f, why, sizeof why)) lbp_usage_error("%s", why);
-    for (int p = 0; p < f.k.phases; p++)
+    for (int p = 0; p < f.k.phases && !o->n_probe_words; p++)
         if ((f.k.read_shift[p] | f.k.write_shift[p]) & (MODEL_SHIFT_Y | MODEL_SHIFT_Z)) {
             fprintf(stderr, "membench: %s: its words a row or plane away (read_shift, write_shift) are moved at "
                             "the cell, those shifted in x at x + 1: the probe shifts in x only\n", o->file);
             break;
         }
-    mb_described *ds = calloc((size_t)o->n_sizes, sizeof *ds);
+    mb_described *ds = calloc((size_t)o->n_sizes * (o->n_probe_words ? o->n_probe_words : 1), sizeof *ds);
     if (!ds) lbp_fail("out of memory");
-    describe_all(&f, o, ds);
+    const int n = describe_all(&f, o, ds);
     const char *dir = lbp_result_dir(o->common->out_dir, &dev->info);
-    lbp_check_fresh(dir, (const char *const[]){DESCRIBED_CSV, "membench-kernel-meta.csv", NULL}, o->common->force);
+    const char *csv_name = o->n_probe_words ? LAUNCH_PROBE_CSV : DESCRIBED_CSV,
+               *meta_kind = o->n_probe_words ? "membench-launch" : "membench-kernel";
+    char meta_name[64];
+    snprintf(meta_name, sizeof meta_name, "%s-meta.csv", meta_kind);
+    lbp_check_fresh(dir, (const char *const[]){csv_name, meta_name, NULL}, o->common->force);
     mb_bench b;
-    open_for(&b, dev, ds, o->n_sizes);
-    lbp_csv *csv = lbp_csv_open(dir, DESCRIBED_CSV, DESCRIBED_HEADER, &dev->info, o->common->force);
-    printf("membench --kernel %s on %s (%s): per launch, back to back\n  %-16s %6s %18s %12s %9s %9s %9s\n", o->file,
-           dev->info.name, dev->info.backend, "kernel", "launch", "lattice", "threads", "us", "MLUPS", "GB/s");
-    for (int i = 0; i < o->n_sizes; i++) {
+    open_for(&b, dev, ds, n);
+    lbp_csv *csv = lbp_csv_open(dir, csv_name, DESCRIBED_HEADER, &dev->info, o->common->force);
+    printf("membench --kernel %s%s on %s (%s): per launch, back to back\n  %-16s %6s %18s %5s %12s %9s %9s %9s\n",
+           o->file, o->n_probe_words ? " --launch-probe" : "", dev->info.name, dev->info.backend, "kernel", "launch",
+           "lattice", "words", "threads", "us", "MLUPS", "GB/s");
+    for (int i = 0; i < n; i++) {
         mb_described_result m = {0};
         const int status = mb_described_run(&b, &ds[i], o->reps, &m, why, sizeof why);
         if (status) {
@@ -225,14 +246,20 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
         write_row(csv, o, &ds[i], &m);
         char lattice[64];
         snprintf(lattice, sizeof lattice, "%lldx%lldx%lld", ds[i].nx, ds[i].ny, ds[i].nz);
-        printf("  %-16s %6s %18s %12lld %9.2f %9.1f %9.1f\n", f.k.name, model_launch_name(ds[i].launch), lattice,
-               (long long)m.threads, m.ms.median * 1e3, m.mlups, m.gbs);
+        printf("  %-16s %6s %18s %5d %12lld %9.2f %9.1f %9.1f\n", f.k.name, model_launch_name(ds[i].launch), lattice,
+               ds[i].words_read, (long long)m.threads, m.ms.median * 1e3, m.mlups, m.gbs);
     }
     lbp_csv_finish(csv);
-    lbp_meta *meta = lbp_meta_new("membench-kernel", &dev->info, argc, argv);
+    lbp_meta *meta = lbp_meta_new(meta_kind, &dev->info, argc, argv);
     lbp_meta_set(meta, "kernel_file", "%s", o->file);
+    if (o->n_probe_words) {
+        char words[256] = "";
+        for (int j = 0, used = 0; j < o->n_probe_words && used < (int)sizeof words; j++)
+            used += snprintf(words + used, sizeof words - used, "%s%lld", j ? ";" : "", o->probe_words[j]);
+        lbp_meta_set(meta, "launch_probe_words", "%s", words);
+    }
     lbp_meta_write(meta, dir, o->common->force);
-    printf("  results in %s/" DESCRIBED_CSV "\n", dir);
+    printf("  results in %s/%s\n", dir, csv_name);
     mb_bench_close(&b);
     free(ds);
     return 0;

@@ -20,6 +20,12 @@ typedef struct {
     int n_sizes;
     int word_bytes;                   /* 0: the file's */
     int reps;
+    /* --launch-probe LIST: instead of the file's traffic, its launch with N
+     * words read and written and none misaligned, at each N of the list
+     * (membench-launch.csv): what the model reads to carry its error at
+     * the launch to the kernel's own words */
+    long long probe_words[MB_MAX_LIST];
+    int n_probe_words;
 } mb_described_options;
 
 /* The blocks per SM a kernel file asks for (blocks_per_sm; occupancy or
@@ -59,7 +65,9 @@ int mb_described_geometry(const mb_described_options *o, const lbp_device_info *
                           char *why, size_t why_len);
 
 /* The command: every lattice of o, rows in membench-kernel.csv and
- * membench-kernel-meta.csv.  Returns 0; exits 1 or 2 on failure. */
+ * membench-kernel-meta.csv (with probe words: every lattice at each N, rows
+ * in membench-launch.csv and membench-launch-meta.csv).  Returns 0; exits 1
+ * or 2 on failure. */
 int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, char **argv);
 
 #endif

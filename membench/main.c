@@ -75,6 +75,14 @@ static const char USAGE[] =
     "                      access width, the threads it launches on each lattice\n"
     "                      (lattices that leave threads idle are skipped: the\n"
     "                      probe's threads all work)\n"
+    "  --kernel FILE --size LIST  alone: the traffic of a kernel description file\n"
+    "                      (doc/kernels.md) generated as a streaming kernel, launched\n"
+    "                      as the file says on each lattice (NXxNYxNZ, comma list),\n"
+    "                      timed back to back and verified: membench-kernel.csv\n"
+    "  --launch-probe LIST with --kernel: instead, the file's launch on each lattice\n"
+    "                      with N words read and written, none misaligned, at each N\n"
+    "                      of LIST (e.g. 19,27): membench-launch.csv, which the model\n"
+    "                      reads for that kernel's launch (doc/kernels.md)\n"
     "\n"
     "The threads sweep (membench.csv sweep 'threads') runs the aligned N=19\n"
     "probe (L=M=0, default block size) with 2-, 4- and 8-byte words at 2^12 threads,\n"
@@ -155,7 +163,7 @@ static const char USAGE[] =
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
        OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_ROW_NX, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE,
-       OPT_ALIGNED_ONLY, OPT_NO_ROWS, OPT_TILE, OPT_TILE_FROM };
+       OPT_ALIGNED_ONLY, OPT_NO_ROWS, OPT_TILE, OPT_TILE_FROM, OPT_LAUNCH_PROBE };
 
 typedef struct {
     lbp_common common;
@@ -251,6 +259,10 @@ static void parse_option(int opt, const char *arg, options *o)
         break;
     case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
     case OPT_KERNEL: o->described.file = arg; break;
+    case OPT_LAUNCH_PROBE:
+        o->described.n_probe_words = lbp_parse_int_list("--launch-probe", arg, 1, MB_MAX_WORDS,
+                                                        o->described.probe_words, MB_MAX_LIST);
+        break;
     case OPT_TILE: parse_tiles(p, arg); break;
     case OPT_TILE_FROM:
         tile_files(p, arg, NULL);
@@ -305,6 +317,7 @@ static void check_described(options *o)
     }
     if (!d->file != !o->size_list)
         lbp_usage_error("--kernel FILE (or --geometry-from KERNEL_FILE) and --size LIST go together");
+    if (d->n_probe_words && !d->file) lbp_usage_error("--launch-probe goes with --kernel FILE --size LIST");
     if (!d->file) return;
     const mb_plan_options *p = &o->plan;
     if (o->sweeps_given || o->geometry_from || p->n_words || p->n_misaligned_n || o->threads || p->n_thread_counts ||
@@ -333,6 +346,7 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"no-rows", no_argument, 0, OPT_NO_ROWS},
                                          {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
                                          {"kernel", required_argument, 0, OPT_KERNEL},
+                                         {"launch-probe", required_argument, 0, OPT_LAUNCH_PROBE},
                                          {"size", required_argument, 0, OPT_SIZE},
                                          {"tile", required_argument, 0, OPT_TILE},
                                          {"tile-from", required_argument, 0, OPT_TILE_FROM},

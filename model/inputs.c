@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launchprobe.h"
 #include "stats.h"
 
 static void join(char *out, size_t n, const char *dir, const char *name)
@@ -25,6 +26,7 @@ static const char *meta_of(const char *name)
         {"launch.csv", "membench-meta.csv"},    {"membench-fit.csv", "membench-meta.csv"},
         {"membench-geometry.csv", "membench-geometry-meta.csv"}, {"lbm.csv", "lbm-meta.csv"},
         {"membench-tile.csv", "membench-tile-meta.csv"},
+        {"membench-launch.csv", "membench-launch-meta.csv"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
         if (!strcmp(pairs[i][0], name)) return pairs[i][1];
@@ -577,7 +579,7 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
     measure_start_cost(in);
     if (load_membench(in, MEMBENCH_MAIN, err, err_len) || load_membench(in, MEMBENCH_GEOMETRY, err, err_len) ||
         load_membench(in, MEMBENCH_TILE, err, err_len) || load_fits(in, err, err_len) ||
-        load_launch(in, err, err_len))
+        load_launch(in, err, err_len) || model_launch_probes_load(in, err, err_len))
         goto bad;
     if (model_probe_index_build(&in->probe_index, in->probes, in->n_probes) ||
         model_probe_index_build(&in->borrowed_index, in->borrowed, in->n_borrowed)) {
@@ -599,10 +601,12 @@ void model_inputs_free(model_inputs *in)
     free(in->probes);
     free(in->borrowed);
     free(in->fits);
+    free(in->launch_probes);
     in->copies = NULL;
     in->probes = NULL;
     in->fits = NULL;
-    in->n_copies = in->n_probes = in->n_fits = 0;
+    in->launch_probes = NULL;
+    in->n_copies = in->n_probes = in->n_fits = in->n_launch_probes = 0;
 }
 
 model_inputs model_inputs_borrowed(const model_inputs *in)

@@ -16,6 +16,8 @@
  *                    launches (block size, blocks per SM, thread count),
  *                    sweep `geometry` (optional)
  *   membench-fit.csv extra time per misaligned word (optional)
+ *   membench-launch.csv  described kernels' launches with N aligned words
+ *                    (launchprobe.h; optional)
  *   launch.csv       back-to-back launch interval (optional) */
 #ifndef MODEL_INPUTS_H
 #define MODEL_INPUTS_H
@@ -128,6 +130,8 @@ typedef struct {
     model_probe_index borrowed_index;
     model_misalign_fit *fits;
     int n_fits;
+    struct model_launch_probe *launch_probes; /* membench-launch.csv (launchprobe.h) */
+    int n_launch_probes;
 
     int have_launch;
     double launch_us;       /* ℓ: back-to-back interval per launch, µs */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "launchprobe.h"
 #include "levels.h"
 
 /* Level 3's paths, in the order they are asked: the most direct
@@ -181,8 +182,9 @@ static void note_rows(const model_inputs *in, const model_kernel *k, const model
                (long long)(lat->nx * k->word_bytes), MODEL_SECTOR_BYTES, classes);
 }
 
-int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
-                  char *err, size_t err_len)
+/* Every level from the probes (model_predict less the launch probes). */
+static int predict_levels(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                          model_prediction *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
     model_provenance_init(&out->prov);
@@ -202,6 +204,79 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
         row_shift_level(in, k, lat, out);
     }
     full_level(out);
+    return 0;
+}
+
+/* Least squares line through (x, y), n >= 2 distinct x, read at x0. */
+static double on_line(const double *x, const double *y, int n, double x0)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) mx += x[i] / n, my += y[i] / n;
+    for (int i = 0; i < n; i++) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    return my + (sxx > 0 ? sxy / sxx : 0) * (x0 - mx);
+}
+
+/* Level 3 times the model's error at the kernel's launch (launchprobe.h):
+ * where the folder measured that launch on this lattice with N aligned
+ * words at two or more N, each probe is predicted as the kernel is, and
+ * the measured time over the predicted, on a line through N, read at the
+ * kernel's words, scales every path's time.  What the launch costs beyond
+ * what the sweeps carry (rows that start inside a sector, nearly empty
+ * blocks, a block's shape) grows with the words a thread moves: the line
+ * carries that, the kernel's own misaligned words stay the sweeps'. */
+static void launch_probe_level(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
+                               model_prediction *out)
+{
+    int words[MODEL_MAX_LAUNCH_PROBES];
+    double measured[MODEL_MAX_LAUNCH_PROBES], x[MODEL_MAX_LAUNCH_PROBES], ratio[MODEL_MAX_LAUNCH_PROBES];
+    const int n = model_launch_probes_at(in, k, lat, words, measured, MODEL_MAX_LAUNCH_PROBES);
+    if (!n) return;
+    if (n < 2 || k->phases != 1 || k->launches_per_step != 1) {
+        model_note(&out->prov, "membench-launch.csv has this launch %s: not read", n < 2
+                   ? "at one word count (a line through N needs two)"
+                   : "but the kernel alternates launches or takes several a step (the probes are one launch)");
+        return;
+    }
+    model_prediction *p = malloc(sizeof *p);
+    if (!p) return;
+    char err[256], said[240] = "";
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        const model_kernel pk = model_launch_probe_kernel(k, words[i]);
+        if (predict_levels(in, &pk, lat, p, err, sizeof err) || !(p->full.mlups > 0)) {
+            model_note(&out->prov, "membench-launch.csv: its probe at N=%d not predicted (%s): not read", words[i],
+                       err);
+            free(p);
+            return;
+        }
+        x[i] = words[i];
+        ratio[i] = p->full.mlups / measured[i]; /* measured time over predicted */
+        if (used < (int)sizeof said)
+            used += snprintf(said + used, sizeof said - used, "%sN=%d x %.3f", i ? ", " : "", words[i], ratio[i]);
+    }
+    free(p);
+    const double nk = (k->words_read + k->words_written) / 2;
+    const double e = on_line(x, ratio, n, nk);
+    if (!(e > 0.2 && e < 5)) {
+        model_note(&out->prov, "membench-launch.csv: the model's time at this launch x %s reads x %.3f at N=%g: "
+                   "not read", said, e, nk);
+        return;
+    }
+    if (nk < x[0] || nk > x[n - 1])
+        model_clamped(&out->prov, "the kernel's %g words past its launch probes' %d to %d: read on their line", nk,
+                      words[0], words[n - 1]);
+    double factor[MODEL_MAX_PHASES];
+    for (int i = 0; i < k->phases; i++) factor[i] = e;
+    scale_memory(k, lat, factor, out);
+    model_note(&out->prov, "its launch on this lattice measured with aligned probes (membench-launch.csv): time "
+               "measured over predicted %s; at the kernel's N=%g on their line x %.3f", said, nk, e);
+}
+
+int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
+                  char *err, size_t err_len)
+{
+    if (predict_levels(in, k, lat, out, err, err_len)) return -1;
+    launch_probe_level(in, k, lat, out);
     return 0;
 }
 

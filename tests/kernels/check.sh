@@ -4,23 +4,31 @@
 # at the lattices of its "# check:" line ("# check-quick:" with --quick),
 # then model check-kernels prints, per kernel and lattice, the launch, the
 # threads launched and idle, predicted and measured MLUPS and the error.
+# With --launch-probe LIST each file's launch is measured too at those N
+# aligned words (membench --launch-probe), and the model predicts from a
+# copy of DIR with them (membench-launch.csv, doc/kernels.md).
 # Exit 0: every point within its bar (5 % at 128^3 cells and more, 10 %
 # below); 1: a point over it or a failed measurement; 2: bad usage or input.
 # Run from the repository root after make.
 set -u
 usage() {
     cat <<'EOF'
-usage: sh tests/kernels/check.sh [--backend B] [--device N] [--data DIR] [--quick] [--keep FILE] [KERNEL...]
+usage: sh tests/kernels/check.sh [--backend B] [--device N] [--data DIR] [--quick] [--keep FILE]
+                                 [--launch-probe LIST [--keep-probes FILE]] [KERNEL...]
   --backend B   cuda or opencl (default: the best device's)
   --device N    device index of that backend
   --data DIR    the device's results, to predict from (default: data/<its slug>)
   --quick       the small lattices of each file's "# check-quick:" line
   --keep FILE   copy the merged membench-kernel.csv there
+  --launch-probe LIST  measure each file's launch at these N (e.g. 19,27) and
+                predict from a copy of DIR with those probes
+  --keep-probes FILE   copy the merged membench-launch.csv there (and the first
+                probe run's meta file beside it, FILE less .csv, -meta.csv)
   KERNEL...     kernel description files (default: tests/kernels/*.kernel)
 EOF
 }
 say() { printf 'check.sh: %s\n' "$*" >&2; }
-backend="" device="" data="" quick="" keep=""
+backend="" device="" data="" quick="" keep="" probe_words="" keep_probes=""
 need_value() { [ $# -ge 2 ] || { say "$1 needs a value"; exit 2; }; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,6 +36,8 @@ while [ $# -gt 0 ]; do
     --device) need_value "$@"; device=$2; shift 2 ;;
     --data) need_value "$@"; data=$2; shift 2 ;;
     --keep) need_value "$@"; keep=$2; shift 2 ;;
+    --launch-probe) need_value "$@"; probe_words=$2; shift 2 ;;
+    --keep-probes) need_value "$@"; keep_probes=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --help | -h) usage; exit 0 ;;
     --*) say "unknown option '$1' (--help lists them)"; exit 2 ;;
@@ -50,7 +60,7 @@ work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 line=check; [ -n "$quick" ] && line=check-quick
-merged=$work/membench-kernel.csv
+merged=$work/membench-kernel.csv probes=$work/membench-launch.csv
 n=0 failed=""
 for f in $files; do
     [ -f "$f" ] || { say "'$f' is not a file"; exit 2; }
@@ -68,9 +78,28 @@ for f in $files; do
     fi
     if [ -f "$merged" ]; then tail -n +2 "$work/$n/membench-kernel.csv" >>"$merged"
     else cp "$work/$n/membench-kernel.csv" "$merged"; fi
+    [ -n "$probe_words" ] || continue
+    # shellcheck disable=SC2086
+    membench/membench $devopts $quick --kernel "$f" --size "$sizes" --launch-probe "$probe_words" \
+        --out "$work/p$n" >"$work/log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        cat "$work/log" >&2
+        [ "$rc" -eq 2 ] && { say "$f: membench --launch-probe refused it (exit 2)"; exit 2; }
+        failed="$failed $f(probes)"
+        continue
+    fi
+    if [ -f "$probes" ]; then tail -n +2 "$work/p$n/membench-launch.csv" >>"$probes"
+    else cp "$work/p$n/membench-launch.csv" "$probes"; cp "$work/p$n/membench-launch-meta.csv" "$work/probes-meta"; fi
 done
 [ -f "$merged" ] || { say "no kernel was measured:$failed"; exit 1; }
 [ -n "$keep" ] && cp "$merged" "$keep"
+if [ -f "$probes" ]; then
+    [ -n "$keep_probes" ] && cp "$probes" "$keep_probes" && cp "$work/probes-meta" "${keep_probes%.csv}-meta.csv"
+    cp -r "$data" "$work/data" && cp "$probes" "$work/data/" && cp "$work/probes-meta" "$work/data/membench-launch-meta.csv" ||
+        { say "could not copy $data with the probes"; exit 1; }
+    data=$work/data
+fi
 measured_on=$(awk -F, 'NR == 2 { print $2 }' "$merged")
 model/model check-kernels --data "$data" --backend "$measured_on" --measured "$merged"
 rc=$?
