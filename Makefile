@@ -9,7 +9,7 @@
 #   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
-#   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1]   the model against tests/kernels/
+#   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1] [LAUNCH_PROBE=19,27]   the model against tests/kernels/
 #   make test-sanitize   the test suite built with ASan + UBSan (in .sanitize/)
 
 CC ?= gcc
@@ -95,7 +95,7 @@ clean:
 core/csv.o: .build-commit
 
 # The model against the test kernels of tests/kernels/ on one device:
-#   make check-kernels [BACKEND=cuda] [DATA=data/<slug>] [QUICK=1]
+#   make check-kernels [BACKEND=cuda] [DATA=data/<slug>] [QUICK=1] [LAUNCH_PROBE=19,27]
 check-kernels: all
 	@sh tests/kernels/check.sh $(if $(BACKEND),--backend $(BACKEND)) $(if $(DATA),--data $(DATA)) \
-		$(if $(filter 1,$(QUICK)),--quick)
+		$(if $(filter 1,$(QUICK)),--quick) $(if $(LAUNCH_PROBE),--launch-probe $(LAUNCH_PROBE))

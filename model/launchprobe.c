@@ -96,20 +96,22 @@ static int at_launch(const model_launch_probe *p, const model_kernel *k, const m
 int model_launch_probes_at(const model_inputs *in, const model_kernel *k, const model_lattice *lat, int *words,
                            double *mlups, int max)
 {
-    int n = 0;
+    int n = 0, rows[MODEL_MAX_LAUNCH_PROBES];
+    if (max > MODEL_MAX_LAUNCH_PROBES) max = MODEL_MAX_LAUNCH_PROBES;
     for (int i = 0; i < in->n_launch_probes; i++) {
         const model_launch_probe *p = &in->launch_probes[i];
         if (!at_launch(p, k, lat)) continue;
         int j = 0;
         while (j < n && words[j] < p->words) j++;
-        if (j < n && words[j] == p->words) {
-            mlups[j] = p->mlups;
+        if (j < n && words[j] == p->words) { /* the running mean of the count's rows */
+            mlups[j] += (p->mlups - mlups[j]) / ++rows[j];
             continue;
         }
         if (n == max) continue;
         memmove(words + j + 1, words + j, sizeof *words * (size_t)(n - j));
         memmove(mlups + j + 1, mlups + j, sizeof *mlups * (size_t)(n - j));
-        words[j] = p->words, mlups[j] = p->mlups, n++;
+        memmove(rows + j + 1, rows + j, sizeof *rows * (size_t)(n - j));
+        words[j] = p->words, mlups[j] = p->mlups, rows[j] = 1, n++;
     }
     return n;
 }

@@ -35,8 +35,9 @@ int model_launch_probes_load(model_inputs *in, char *err, size_t err_len);
 
 /* The probes measured at k's launch on lat (launch kind, block, cells per
  * thread, word size, lattices, the lattice, blocks per SM where both say):
- * their word counts ascending and MLUPS (the last row of a count), at most
- * max.  Returns how many counts. */
+ * their word counts ascending and MLUPS (the mean of a count's rows, where
+ * the launch was measured more than once), at most max.  Returns how many
+ * counts. */
 int model_launch_probes_at(const model_inputs *in, const model_kernel *k, const model_lattice *lat, int *words,
                            double *mlups, int max);
 

@@ -370,6 +370,7 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
          * the whole per-launch time, with no floor left unstretched */
         a->memory_us[p] = k->launches_per_step * (rows_f > 0 ? per_launch_us * rows_f
                                                              : stretch(in, per_launch_us, d->kernel_factor[p]));
+        d->own_us[p] = a->memory_us[p];
         step_us += a->memory_us[p] / k->phases;
     }
     a->launch_bound = model_launch_bound(in, k, a->memory_us);

@@ -239,7 +239,7 @@ static void launch_probe_level(const model_inputs *in, const model_kernel *k, co
     }
     model_prediction *p = malloc(sizeof *p);
     if (!p) return;
-    char err[256], said[240] = "";
+    char err[256] = "no MLUPS", said[240] = "";
     int used = 0;
     for (int i = 0; i < n; i++) {
         const model_kernel pk = model_launch_probe_kernel(k, words[i]);

@@ -83,6 +83,8 @@ typedef struct {
     double kernel_factor[MODEL_MAX_PHASES]; /* level 2 / base19 x block and L2 factors */
     double l2_factor[MODEL_MAX_PHASES];     /* misalignment and payload at this thread
                                                count over at the sweep's largest */
+    double own_us[MODEL_MAX_PHASES];        /* the path's time per step before the
+                                               launch's factors (predict.c) scale it */
 } model_threads_detail;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* Printing predict's and validate's results: see report.h. */
 #include "report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,7 +104,13 @@ static void print_threads(const case_t *c, const char *label)
     printf(" (level-2 probe / base probe at N=19, %.4f ns/thread; block-size factor %.3f; L2 factor", d->base19_ns,
            d->block_factor);
     for (int p = 0; p < c->k->phases; p++) printf("%s %.3f", p ? " /" : "", d->l2_factor[p]);
-    printf(") x %d launch%s = %.2f us", K, K > 1 ? "es" : "", a->memory_us[0]);
+    printf(") x %d launch%s", K, K > 1 ? "es" : "");
+    /* the launch's factors (row classes, a grid's shape, words a row away,
+     * launch probes) scale the time after this path's own: say by how
+     * much, so that the line adds up; the notes say which */
+    if (d->own_us[0] > 0 && fabs(a->memory_us[0] / d->own_us[0] - 1) > 5e-4)
+        printf(" x launch factors %.3f (notes)", a->memory_us[0] / d->own_us[0]);
+    printf(" = %.2f us", a->memory_us[0]);
     print_phases_us(c, a->memory_us);
     printf(" per step%s\n", c->k->phases > 1 ? " (phases averaged)" : "");
 }

@@ -4,7 +4,7 @@
 # per lattice with the launch and the threads launched; check-kernels
 # passes a point measured as predicted and fails one 50 % off, at its bar;
 # the H100's committed measurements of the test kernels keep their rows
-# launches within the bar;
+# launches within the bar, and every point with the launch probes;
 # tests/kernels/check.sh runs every test kernel end to end.
 # Last line: "kernel-check: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
@@ -100,6 +100,13 @@ model/model check-kernels --data $h100 --measured $measured >"$tmp/h100" 2>&1
 over=$(awk '$2 == "rows" && $3 != "130x130x130" && /OVER/' "$tmp/h100")
 [ "$(grep -c '^[a-z0-9-]* *rows ' "$tmp/h100")" = 6 ] && [ -z "$over" ] && ok ||
     bad "the H100's rows launches: $(cat "$tmp/h100")"
+# with the launch probes measured beside them (data/nvidia-h100-80gb-hbm3's
+# membench-launch.csv), every test kernel's point within its bar
+model/model check-kernels --data data/nvidia-h100-80gb-hbm3 \
+    --measured tests/kernels/measured/nvidia-h100-80gb-hbm3-launch.csv >"$tmp/launch" 2>&1
+tests=$(grep -c -E '^(d2q9-grid-flat|d3q15-fp64-rows|d3q15-rows-idle|d3q19-linear-flat|d3q19-push-grid3d|d3q27-grid|thermal39-rows) ' "$tmp/launch")
+over=$(grep -E '^(d2q9-grid-flat|d3q15-fp64-rows|d3q15-rows-idle|d3q19-linear-flat|d3q19-push-grid3d|d3q27-grid|thermal39-rows) .*OVER' "$tmp/launch")
+[ "$tests" = 15 ] && [ -z "$over" ] && ok || bad "the test kernels with the launch probes: $(cat "$tmp/launch")"
 # a point measured on another device, or a file without the columns: exit 2
 sed "2s/^$dev,/other-device,/" "$tmp/guess.csv" >"$tmp/other.csv"
 model/model check-kernels --data $data --backend "$be" --measured "$tmp/other.csv" >/dev/null 2>"$tmp/err"
