@@ -13,18 +13,22 @@ static const char FILE_NAME[] = "membench-launch.csv";
 
 static int read_row(const lbp_table *t, int r, model_launch_probe *p, char *err, size_t err_len)
 {
-    static const model_range WHOLE = {.lo = 0, .hi = 1e6, .whole = 1},
-                             CELLS = {.lo = 1, .hi = 1e6, .whole = 1},
+    static const model_range CELLS = {.lo = 1, .hi = 1e6, .whole = 1}, COUNT = {.lo = 0, .hi = 1 << 16, .whole = 1},
+                             PER_THREAD = {.lo = 1, .hi = 64, .whole = 1},
+                             WORD_BYTES = {.lo = 1, .hi = 64, .whole = 1},
+                             LATTICES = {.lo = 1, .hi = 2, .whole = 1},
                              KNOWN_OR_NOT = {.lo = -1, .hi = 1 << 16},
                              MLUPS = {.lo = 0, .hi = 1e9, .lo_open = 1};
+    static const struct {
+        const char *name;
+        const model_range *range;
+    } cols[] = {{"nx", &CELLS},          {"ny", &CELLS},          {"nz", &CELLS},
+                {"cells_per_thread", &PER_THREAD}, {"word_bytes", &WORD_BYTES}, {"lattices", &LATTICES},
+                {"words_read", &COUNT},  {"words_written", &COUNT}, {"misaligned_reads", &COUNT},
+                {"misaligned_writes", &COUNT}, {"mlups_median", &MLUPS}};
     double v[11];
-    static const char *const cols[] = {"nx", "ny", "nz", "cells_per_thread", "word_bytes", "lattices",
-                                       "words_read", "words_written", "misaligned_reads", "misaligned_writes",
-                                       "mlups_median"};
-    for (int i = 0; i < 11; i++) {
-        const model_range range = i < 3 ? CELLS : i == 10 ? MLUPS : WHOLE;
-        if (model_number_in(t, r, cols[i], range, &v[i], err, err_len)) return -1;
-    }
+    for (int i = 0; i < 11; i++)
+        if (model_number_in(t, r, cols[i].name, *cols[i].range, &v[i], err, err_len)) return -1;
     if (model_number_in(t, r, "blocks_per_cu", KNOWN_OR_NOT, &p->blocks_per_cu, err, err_len) ||
         model_number_in(t, r, "occupancy", KNOWN_OR_NOT, &p->occupancy, err, err_len))
         return -1;

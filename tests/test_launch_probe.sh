@@ -5,8 +5,9 @@
 # kernel's launch on its lattice: the probe kernel itself is then predicted
 # at its measured MLUPS, another kernel at that launch moves by the line
 # through N, another lattice or one word count does not move, and a row
-# that is no launch probe, or the file without its meta, is one line and
-# exit 2.  The probes are the H100's committed measurements of the thermal
+# that is no launch probe, a number out of its range, or the file without
+# its meta, is one line and exit 2; a launch measured twice is read at the
+# mean.  The probes are the H100's committed measurements of the thermal
 # model's launch (rows of 130 in blocks of 128 at half occupancy).
 # Last line: "launch-probe: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
@@ -81,6 +82,9 @@ bad_input "membench-launch.csv:2: words read 19, written 19, misaligned 10 and 0
 cp "$tmp/one" "$data/membench-launch.csv"
 sed -i '2s/,128x1x1,/,128x1,/' "$data/membench-launch.csv"
 bad_input "membench-launch.csv:2: block '128x1'"
+cp "$tmp/one" "$data/membench-launch.csv"
+sed -i '2s/,4,2,152,/,4,3,152,/' "$data/membench-launch.csv"
+bad_input "membench-launch.csv:2: column lattices: expected a whole number in \[1, 2\]"
 cp "$tmp/one" "$data/membench-launch.csv"
 rm "$data/membench-launch-meta.csv"
 bad_input "membench-launch-meta.csv: missing"
