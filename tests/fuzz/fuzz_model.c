@@ -26,7 +26,7 @@
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_model: check failed: %s\n", #c); abort(); } } while (0)
 
 static const char *const files[] = {"stream-meta.csv", "stream.csv", "membench.csv", "membench-geometry.csv",
-                                    "membench-fit.csv", "launch.csv"};
+                                    "membench-fit.csv", "launch.csv", "membench-launch.csv"};
 enum { FILES = sizeof files / sizeof *files };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -77,8 +77,8 @@ static void write_folder(const uint8_t *data, size_t size)
     /* the membench meta files the model requires beside membench's data
      * (only that they exist): always there, so that the fuzzer reaches the
      * data behind them; stream-meta.csv, which it reads, comes from the input */
-    static const char *const metas[] = {"membench-meta.csv", "membench-geometry-meta.csv"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const metas[] = {"membench-meta.csv", "membench-geometry-meta.csv", "membench-launch-meta.csv"};
+    for (size_t i = 0; i < sizeof metas / sizeof *metas; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", fuzz_scratch_dir(), metas[i]);
         fuzz_write_file(path, (const uint8_t *)"key,value\n", 10);
