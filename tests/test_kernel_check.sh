@@ -104,8 +104,9 @@ over=$(awk '$2 == "rows" && $3 != "130x130x130" && /OVER/' "$tmp/h100")
 # membench-launch.csv), every test kernel's point within its bar
 model/model check-kernels --data data/nvidia-h100-80gb-hbm3 \
     --measured tests/kernels/measured/nvidia-h100-80gb-hbm3-launch.csv >"$tmp/launch" 2>&1
-tests=$(grep -c -E '^(d2q9-grid-flat|d3q15-fp64-rows|d3q15-rows-idle|d3q19-linear-flat|d3q19-push-grid3d|d3q27-grid|thermal39-rows) ' "$tmp/launch")
-over=$(grep -E '^(d2q9-grid-flat|d3q15-fp64-rows|d3q15-rows-idle|d3q19-linear-flat|d3q19-push-grid3d|d3q27-grid|thermal39-rows) .*OVER' "$tmp/launch")
+names=$(for t in tests/kernels/*.kernel; do basename "$t" .kernel; done | paste -sd'|' -)
+tests=$(grep -c -E "^($names) " "$tmp/launch")
+over=$(grep -E "^($names) .*OVER" "$tmp/launch")
 [ "$tests" = 15 ] && [ -z "$over" ] && ok || bad "the test kernels with the launch probes: $(cat "$tmp/launch")"
 # a point measured on another device, or a file without the columns: exit 2
 sed "2s/^$dev,/other-device,/" "$tmp/guess.csv" >"$tmp/other.csv"

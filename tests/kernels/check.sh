@@ -62,41 +62,36 @@ trap 'exit 1' INT TERM
 line=check; [ -n "$quick" ] && line=check-quick
 merged=$work/membench-kernel.csv probes=$work/membench-launch.csv
 n=0 failed=""
+# measure TAG CSV DEST ARGS...: membench --kernel on $f's lattices with ARGS
+# into $work/TAG$n, CSV's rows appended to DEST (the first run's meta file
+# kept as DEST.meta); 1 after a failed measurement, exit 2 on a refusal
+measure() {
+    tag=$1 csv=$2 dest=$3; shift 3
+    # shellcheck disable=SC2086
+    membench/membench $devopts $quick --kernel "$f" --size "$sizes" "$@" --out "$work/$tag$n" >"$work/log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        cat "$work/log" >&2
+        [ "$rc" -eq 2 ] && { say "$f: membench --kernel${*:+ $*} refused it (exit 2)"; exit 2; }
+        failed="$failed $f${tag:+($tag)}"
+        return 1
+    fi
+    if [ -f "$dest" ]; then tail -n +2 "$work/$tag$n/$csv" >>"$dest"
+    else cp "$work/$tag$n/$csv" "$dest" && cp "$work/$tag$n/${csv%.csv}-meta.csv" "$dest.meta"; fi
+}
 for f in $files; do
     [ -f "$f" ] || { say "'$f' is not a file"; exit 2; }
     sizes=$(sed -n "s/^# $line: *//p" "$f" | head -n 1)
     [ -n "$sizes" ] || { say "$f: no '# $line: NXxNYxNZ,...' line"; exit 2; }
     n=$((n + 1))
-    # shellcheck disable=SC2086
-    membench/membench $devopts $quick --kernel "$f" --size "$sizes" --out "$work/$n" >"$work/log" 2>&1
-    rc=$?
-    if [ "$rc" -ne 0 ]; then
-        cat "$work/log" >&2
-        [ "$rc" -eq 2 ] && { say "$f: membench --kernel refused it (exit 2)"; exit 2; }
-        failed="$failed $f"
-        continue
-    fi
-    if [ -f "$merged" ]; then tail -n +2 "$work/$n/membench-kernel.csv" >>"$merged"
-    else cp "$work/$n/membench-kernel.csv" "$merged"; fi
-    [ -n "$probe_words" ] || continue
-    # shellcheck disable=SC2086
-    membench/membench $devopts $quick --kernel "$f" --size "$sizes" --launch-probe "$probe_words" \
-        --out "$work/p$n" >"$work/log" 2>&1
-    rc=$?
-    if [ "$rc" -ne 0 ]; then
-        cat "$work/log" >&2
-        [ "$rc" -eq 2 ] && { say "$f: membench --launch-probe refused it (exit 2)"; exit 2; }
-        failed="$failed $f(probes)"
-        continue
-    fi
-    if [ -f "$probes" ]; then tail -n +2 "$work/p$n/membench-launch.csv" >>"$probes"
-    else cp "$work/p$n/membench-launch.csv" "$probes"; cp "$work/p$n/membench-launch-meta.csv" "$work/probes-meta"; fi
+    measure "" membench-kernel.csv "$merged" || continue
+    [ -z "$probe_words" ] || measure probes membench-launch.csv "$probes" --launch-probe "$probe_words"
 done
 [ -f "$merged" ] || { say "no kernel was measured:$failed"; exit 1; }
 [ -n "$keep" ] && cp "$merged" "$keep"
 if [ -f "$probes" ]; then
-    [ -n "$keep_probes" ] && cp "$probes" "$keep_probes" && cp "$work/probes-meta" "${keep_probes%.csv}-meta.csv"
-    cp -r "$data" "$work/data" && cp "$probes" "$work/data/" && cp "$work/probes-meta" "$work/data/membench-launch-meta.csv" ||
+    [ -n "$keep_probes" ] && cp "$probes" "$keep_probes" && cp "$probes.meta" "${keep_probes%.csv}-meta.csv"
+    cp -r "$data" "$work/data" && cp "$probes" "$work/data/" && cp "$probes.meta" "$work/data/membench-launch-meta.csv" ||
         { say "could not copy $data with the probes"; exit 1; }
     data=$work/data
 fi
