@@ -534,6 +534,17 @@ static int read_launch(const model_inputs *in, const lbp_table *t, int r, double
     return kind;
 }
 
+/* membench-launch.csv (optional): the described kernels' launches with N
+ * aligned words (launchprobe.h). */
+static int load_launch_probes(model_inputs *in, char *err, size_t err_len)
+{
+    lbp_table t;
+    const int r0 = open_table(&t, in->dir, "membench-launch.csv", model_launch_probe_columns, 1, err, err_len);
+    if (r0 == 1) return 0;
+    if (r0) return -1;
+    return closed(&t, model_launch_probes_read(in, &t, err, err_len));
+}
+
 /* ℓ: the back_to_back row with the most launches (the steady state), the
  * graph row's interval (launches with no host in between) and the
  * sync_each row's (the host waits for each). */
@@ -579,7 +590,7 @@ int model_inputs_load(model_inputs *in, const char *dir, const char *backend, ch
     measure_start_cost(in);
     if (load_membench(in, MEMBENCH_MAIN, err, err_len) || load_membench(in, MEMBENCH_GEOMETRY, err, err_len) ||
         load_membench(in, MEMBENCH_TILE, err, err_len) || load_fits(in, err, err_len) ||
-        load_launch(in, err, err_len) || model_launch_probes_load(in, err, err_len))
+        load_launch(in, err, err_len) || load_launch_probes(in, err, err_len))
         goto bad;
     if (model_probe_index_build(&in->probe_index, in->probes, in->n_probes) ||
         model_probe_index_build(&in->borrowed_index, in->borrowed, in->n_borrowed)) {

@@ -9,8 +9,6 @@
 #include "cli.h"
 #include "launch.h"
 
-static const char FILE_NAME[] = "membench-launch.csv";
-
 static int read_row(const lbp_table *t, int r, model_launch_probe *p, char *err, size_t err_len)
 {
     static const model_range CELLS = {.lo = 1, .hi = 1e6, .whole = 1}, COUNT = {.lo = 0, .hi = 1 << 16, .whole = 1},
@@ -51,28 +49,20 @@ static int read_row(const lbp_table *t, int r, model_launch_probe *p, char *err,
     return 0;
 }
 
-int model_launch_probes_load(model_inputs *in, char *err, size_t err_len)
+const char *const model_launch_probe_columns[] = {
+    "backend", "launch", "nx", "ny", "nz", "block", "cells_per_thread", "blocks_per_cu", "occupancy", "words_read",
+    "words_written", "misaligned_reads", "misaligned_writes", "word_bytes", "lattices", "mlups_median", NULL};
+
+int model_launch_probes_read(model_inputs *in, const lbp_table *t, char *err, size_t err_len)
 {
-    static const char *const cols[] = {"backend", "launch", "nx", "ny", "nz", "block", "cells_per_thread",
-                                       "blocks_per_cu", "occupancy", "words_read", "words_written",
-                                       "misaligned_reads", "misaligned_writes", "word_bytes", "lattices",
-                                       "mlups_median", NULL};
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", in->dir, FILE_NAME);
-    lbp_table t;
-    const int r0 = lbp_table_read_columns(&t, path, cols, err, err_len);
-    if (r0 == LBP_TABLE_MISSING) return 0;
-    if (r0 != LBP_TABLE_OK) return -1;
-    int rc = model_require_meta(in->dir, FILE_NAME, err, err_len);
-    in->launch_probes = calloc((size_t)t.rows + 1, sizeof *in->launch_probes);
-    if (!rc && !in->launch_probes) rc = lbp_error(err, err_len, "%s: out of memory", path);
-    for (int r = 0; r < t.rows && !rc; r++) {
-        if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "backend")), in->backend)) continue;
-        rc = read_row(&t, r, &in->launch_probes[in->n_launch_probes], err, err_len);
-        in->n_launch_probes += !rc;
+    in->launch_probes = calloc((size_t)t->rows + 1, sizeof *in->launch_probes);
+    if (!in->launch_probes) return lbp_error(err, err_len, "%s: out of memory", t->path);
+    for (int r = 0; r < t->rows; r++) {
+        if (strcmp(lbp_table_text(t, r, lbp_table_column(t, "backend")), in->backend)) continue;
+        if (read_row(t, r, &in->launch_probes[in->n_launch_probes], err, err_len)) return -1;
+        in->n_launch_probes++;
     }
-    lbp_table_free(&t);
-    return rc ? -1 : 0;
+    return 0;
 }
 
 /* Blocks per SM, or else occupancy, where both the probe and the kernel's

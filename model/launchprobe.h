@@ -27,11 +27,12 @@ typedef struct model_launch_probe {
     double mlups;
 } model_launch_probe;
 
-/* dir/membench-launch.csv's rows of in->backend into in->launch_probes
- * (none where the file is absent).  0, or -1 with one line in err naming
- * the file and line (a row that is no launch probe: misaligned words, or
- * words read and written apart). */
-int model_launch_probes_load(model_inputs *in, char *err, size_t err_len);
+/* The columns membench-launch.csv must have; its rows of in->backend (t,
+ * read by inputs.c with them) into in->launch_probes.  0, or -1 with one
+ * line in err naming the file and line (a row that is no launch probe:
+ * misaligned words, or words read and written apart). */
+extern const char *const model_launch_probe_columns[];
+int model_launch_probes_read(model_inputs *in, const lbp_table *t, char *err, size_t err_len);
 
 /* The probes measured at k's launch on lat (launch kind, block, cells per
  * thread, word size, lattices, the lattice, blocks per SM where both say):
