@@ -7,7 +7,7 @@
 # ranks left out; a bad command line exits 2.  Last line: "diff: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
-a=data/nvidia-h100-80gb-hbm3 b=data/nvidia-h200
+a=tests/fixtures/nvidia-h100-80gb-hbm3 b=tests/fixtures/nvidia-h200
 
 sh core/diff.sh "$b" "$b" >"$tmp/same" || bad "diff of a run with itself exited $?"
 # the table's rows: a lattice NXxNYxNZ in the fourth column

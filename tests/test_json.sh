@@ -11,7 +11,7 @@ holds() { jq -e "$2" "$1" >/dev/null 2>&1; }
 check() { # FILE FILTER WHAT
     if holds "$1" "$2"; then ok; else bad "$3: $(head -c 300 "$1")"; fi
 }
-two=data/nvidia-h200
+two=tests/fixtures/nvidia-h200
 
 model/model predict --data "$two" --backend cuda --scheme push --precision fp32 --size 256 --json >"$tmp/p.json" ||
     bad "predict --json exited $?"
@@ -37,7 +37,7 @@ sed -i '/,256,256,256,/d' "$tmp/v/lbm.csv"
 model/model validate --data "$tmp/v" --backend cuda --json --force >"$tmp/v2.json"
 check "$tmp/v2.json" '.large.points == 0 and .large.worst_abs_error_pct == null' "validate: no large lattice is null"
 
-for d in data/*/; do
+for d in tests/fixtures/*/; do
     [ -f "$d/model.csv" ] || continue
     model/model summary --data "$d" --json >"$tmp/s.json" || bad "summary --json $d exited $?"
     check "$tmp/s.json" '(.rows | length) > 0 and (.rows | all((.nx | type) == "number" and (.measured_mlups | type) == "number"))' \

@@ -34,7 +34,7 @@ fi
 
 # a folder with the H100's probes of the thermal model's launch on 130^3
 data=$tmp/data
-cp -r data/nvidia-h100-80gb-hbm3-x4 "$data"
+cp -r tests/fixtures/nvidia-h100-80gb-hbm3-x4 "$data"
 offsets=tests/kernels/measured/nvidia-h100-80gb-hbm3-offsets.csv
 { head -n 1 $offsets; grep -E ',rs(19|27)-b128,rows,130,130,130,' $offsets; } >"$data/membench-launch.csv"
 printf 'key,value\ntool,membench-launch\n' >"$data/membench-launch-meta.csv"
@@ -57,13 +57,13 @@ awk -v a="$got" -v b="$measured19" 'BEGIN { m = b * 0.95; exit !(a > 0 && (a - m
     ok || bad "the N=19 probe measured twice predicted $got, not the mean of $measured19 and 0.9 of it"
 cp "$tmp/probes" "$data/membench-launch.csv"
 # the thermal model at that launch: moved, and said so; unchanged elsewhere
-before=$(predict $k 130x130x130 data/nvidia-h100-80gb-hbm3-x4) after=$(predict $k 130x130x130 "$data")
+before=$(predict $k 130x130x130 tests/fixtures/nvidia-h100-80gb-hbm3-x4) after=$(predict $k 130x130x130 "$data")
 awk -v a="$after" -v b="$before" 'BEGIN { exit !(a > 0 && b > 0 && (b - a) / b > 0.01) }' && ok ||
     bad "thermal39 on 130^3: $before without the probes, $after with them"
 model/model predict --kernel $k --size 130x130x130 --data "$data" 2>&1 |
     grep -q "measured with aligned probes (membench-launch.csv).*N=19 x .*N=27 x .*at the kernel's N=39 on their line" &&
     ok || bad "no note of the launch probes"
-[ "$(predict $k 1024x1024x8 "$data")" = "$(predict $k 1024x1024x8 data/nvidia-h100-80gb-hbm3-x4)" ] && ok ||
+[ "$(predict $k 1024x1024x8 "$data")" = "$(predict $k 1024x1024x8 tests/fixtures/nvidia-h100-80gb-hbm3-x4)" ] && ok ||
     bad "another lattice moved"
 # one word count: not read, said
 grep -v ',rs27-b128,' "$data/membench-launch.csv" >"$tmp/one" && cp "$tmp/one" "$data/membench-launch.csv"

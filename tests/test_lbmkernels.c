@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tmp.h"
 #include "backends.h"
 #include "cli.h"
 #include "device.h"
@@ -578,10 +579,11 @@ static void test_half_shifted_stores_are_vectors(void **state)
 /* Run the tool; returns its exit status, stderr's line count in *lines. */
 static int run_tool(const char *args, int *lines, char *err, size_t err_len)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "./lbmkernels/lbmkernels %s 2>/tmp/test_lbmkernels.err >/dev/null", args);
+    char cmd[1600];
+    const char *errfile = lbp_test_tmp("lbmkernels.err");
+    snprintf(cmd, sizeof cmd, "./lbmkernels/lbmkernels %s 2>%s >/dev/null", args, errfile);
     int st = system(cmd);
-    FILE *f = fopen("/tmp/test_lbmkernels.err", "r");
+    FILE *f = fopen(errfile, "r");
     *lines = 0;
     err[0] = 0;
     if (f) {
@@ -614,14 +616,15 @@ static void test_cli_errors(void **state)
         assert_true(lines == 1 || (i == 0 && lines == 2));
     }
     /* A lattice larger than the device: refused, naming size and memory. */
-    assert_int_equal(run_tool("--sizes 1250 --schemes push --precisions fp32 --out /tmp/test_lbmk_out --force",
-                              &lines, err, sizeof err), 2);
+    char args[700];
+    snprintf(args, sizeof args, "--sizes 1250 --schemes push --precisions fp32 --out %s --force", lbp_test_tmp("out"));
+    assert_int_equal(run_tool(args, &lines, err, sizeof err), 2);
     assert_non_null(strstr(err, "1250"));
     assert_non_null(strstr(err, "GB"));
     /* --verify exits 1 on a planted error, 0 otherwise. */
     assert_int_equal(run_tool("--verify --schemes aa --precisions fp32 --boundary cavity --sizes 9x7x6 --plant-error",
                               &lines, err, sizeof err), 1);
-    assert_non_null(strstr(err, "FAILED"));
+    assert_non_null(strstr(err, "caught (planted error)"));
     assert_int_equal(run_tool("--verify --schemes split,aa --precisions fp32 --boundary cavity --sizes 9x7x6",
                               &lines, err, sizeof err), 0);
     assert_int_equal(run_tool("--verify --schemes pull --precisions fp32 --boundary periodic --sizes 19x5x4 "

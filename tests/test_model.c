@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tmp.h"
 #include "../model/drift.h"
 #include "../model/inputs.h"
 #include "../model/interp.h"
@@ -287,7 +288,7 @@ static void test_lookup_index(void **state)
 {
     (void)state;
     model_inputs in;
-    load(&in, "data/nvidia-h100-80gb-hbm3", "cuda");
+    load(&in, "tests/fixtures/nvidia-h100-80gb-hbm3", "cuda");
     int group = 0;
     for (int i = 0; i < in.n_probes; i++) group += in.probes[i].sweep == PROBE_WORDS && in.probes[i].word_bytes == 4;
     assert_true(group > 0 && group * 4 < in.n_probes);
@@ -860,10 +861,13 @@ static void test_device_gap(void **state)
 
 /* ---- the CLI ------------------------------------------------------------ */
 
+#define MODEL_OUT lbp_test_tmp("model.out")
+#define MODEL_ERR lbp_test_tmp("model.err")
+
 static int run(const char *cmd)
 {
     char line[2048];
-    snprintf(line, sizeof line, "%s >/tmp/test_model.out 2>/tmp/test_model.err", cmd);
+    snprintf(line, sizeof line, "%s >%s 2>%s", cmd, MODEL_OUT, MODEL_ERR);
     int s = system(line);
     return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
 }
@@ -1025,13 +1029,13 @@ static void test_full_threads_sweep(void **state)
              dir);
     if (!access("model/model", X_OK)) {
         assert_int_equal(run(cmd), 0);
-        assert_true(file_has("/tmp/test_model.out", "threads-sweep path"));
-        assert_true(file_has("/tmp/test_model.out", "4096 threads"));
-        assert_true(file_has("/tmp/test_model.out", "5.000 us per launch"));
+        assert_true(file_has(MODEL_OUT, "threads-sweep path"));
+        assert_true(file_has(MODEL_OUT, "4096 threads"));
+        assert_true(file_has(MODEL_OUT, "5.000 us per launch"));
         snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000",
                  dir);
         assert_int_equal(run(cmd), 0);
-        assert_true(file_has("/tmp/test_model.out", "level 3 from the membench threads sweep"));
+        assert_true(file_has(MODEL_OUT, "level 3 from the membench threads sweep"));
         snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
         assert_true(file_has(cmd, "full_path,threads_sweep"));
     }
@@ -1461,9 +1465,9 @@ static void test_full_geometry(void **state)
         snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
                  "--size 16 --block-size 768 --blocks-per-sm 1", dir);
         assert_int_equal(run(cmd), 0);
-        assert_true(file_has("/tmp/test_model.out", "geometry path"));
-        assert_true(file_has("/tmp/test_model.out", "4096 threads"));
-        assert_true(file_has("/tmp/test_model.out", "(threads-sweep path, not used)"));
+        assert_true(file_has(MODEL_OUT, "geometry path"));
+        assert_true(file_has(MODEL_OUT, "4096 threads"));
+        assert_true(file_has(MODEL_OUT, "(threads-sweep path, not used)"));
     }
     model_inputs_free(&in);
     model_inputs_free(&plain);
@@ -1477,9 +1481,9 @@ static void test_full_geometry(void **state)
         snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 100 --max-error-small 1000",
                  dir);
         assert_int_equal(run(cmd), 0);
-        assert_true(file_has("/tmp/test_model.out", "1 points from the geometry path"));
+        assert_true(file_has(MODEL_OUT, "1 points from the geometry path"));
         /* the probes of block 256 read for the kernel's 768, counted */
-        assert_true(file_has("/tmp/test_model.out", "points that read a fallback (model predict shows which): block size 1"));
+        assert_true(file_has(MODEL_OUT, "points that read a fallback (model predict shows which): block size 1"));
         snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
         assert_true(file_has(cmd, "geometry_points,1"));
         assert_true(file_has(cmd, "full_path,geometry+threads_sweep"));
@@ -1701,7 +1705,7 @@ static void test_geometry_swapped(void **state)
         snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
                  "--size 16 --block-size 768 --blocks-per-sm 1", dir);
         assert_int_equal(run(cmd), 0);
-        assert_true(file_has("/tmp/test_model.out", "arrays swapped at every launch"));
+        assert_true(file_has(MODEL_OUT, "arrays swapped at every launch"));
     }
     model_inputs_free(&in);
     model_inputs_free(&plain);
@@ -2086,7 +2090,7 @@ static void test_geometry_malformed(void **state)
             snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 "
                      "--size 16", dir);
             assert_int_equal(run(cmd), 2); /* input the model cannot read */
-            assert_true(file_has("/tmp/test_model.err", cases[i].where));
+            assert_true(file_has(MODEL_ERR, cases[i].where));
         }
         remove_folder(dir);
     }
@@ -2187,15 +2191,15 @@ static void test_drift_cli(void **state)
     assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s", dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "cuda      5 probes: median +0.0 %, median |change| 5.0 %, largest -20.0 % "
+    assert_true(file_has(MODEL_OUT, "cuda      5 probes: median +0.0 %, median |change| 5.0 %, largest -20.0 % "
                                                 "at 262144 threads (8 B)"));
-    assert_true(file_has("/tmp/test_model.out", "opencl    1 probes: median +25.0 %"));
+    assert_true(file_has(MODEL_OUT, "opencl    1 probes: median +25.0 %"));
     /* opencl's recheck is the aligned probe alone (a QUICK run's): said;
      * cuda's has variants: nothing said */
-    assert_true(file_has("/tmp/test_model.out", "at 32768 threads (4 B); the aligned probe alone (no payload, L or M "
+    assert_true(file_has(MODEL_OUT, "at 32768 threads (4 B); the aligned probe alone (no payload, L or M "
                                                 "variants measured again)\n"));
-    assert_false(file_has("/tmp/test_model.out", "(8 B); the aligned probe alone"));
-    assert_true(file_has("/tmp/test_model.err", "1 probe(s) with no partner"));
+    assert_false(file_has(MODEL_OUT, "(8 B); the aligned probe alone"));
+    assert_true(file_has(MODEL_ERR, "1 probe(s) with no partner"));
     snprintf(path, sizeof path, "%s/drift.csv", dir);
     assert_true(file_has(path, "device,backend,word_bytes,threads,misaligned_reads,misaligned_writes,ops,block_size,"
                                "blocks_per_cu_requested,first_ms,recheck_ms,change_pct\n"));
@@ -2203,10 +2207,10 @@ static void test_drift_cli(void **state)
     assert_true(file_has(path, "test-gpu,opencl,4,32768,0,0,0,256,0,0.008000,0.010000,25.000\n"));
     /* never overwritten silently */
     assert_int_equal(run(cmd), 1);
-    assert_true(file_has("/tmp/test_model.err", "drift.csv exists"));
+    assert_true(file_has(MODEL_ERR, "drift.csv exists"));
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s --force --max-change 24", dir);
     assert_int_equal(run(cmd), 1);
-    assert_true(file_has("/tmp/test_model.err", "1 probe(s) changed by more than 24.0 %"));
+    assert_true(file_has(MODEL_ERR, "1 probe(s) changed by more than 24.0 %"));
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s --force --max-change 25.5", dir);
     assert_int_equal(run(cmd), 0);
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s --backend cuda", dir);
@@ -2216,15 +2220,15 @@ static void test_drift_cli(void **state)
                               "full_mlups,error_pct\\ntest-gpu,cuda,push,fp32,256,256,256,16777216,4200,6579,4000,-4.762\\n'"
                               " > %s/model.csv && ./model/model summary --data %s", dir, dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32            256\u00b3     4200.0     4000.0     6579.0"));
-    assert_true(file_has("/tmp/test_model.out", "probes measured again after the kernels, change from the first run (drift):\n"));
+    assert_true(file_has(MODEL_OUT, "cuda    push   fp32            256\u00b3     4200.0     4000.0     6579.0"));
+    assert_true(file_has(MODEL_OUT, "probes measured again after the kernels, change from the first run (drift):\n"));
     /* a recheck file it cannot read costs the drift lines, not the table */
     snprintf(cmd, sizeof cmd, "sed -i '2s/,0.011,/,x,/' %s/membench-recheck.csv && ./model/model summary --data %s", dir,
              dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32"));
-    assert_true(file_has("/tmp/test_model.err", "no drift: "));
-    assert_true(file_has("/tmp/test_model.err", "membench-recheck.csv:2:"));
+    assert_true(file_has(MODEL_OUT, "cuda    push   fp32"));
+    assert_true(file_has(MODEL_ERR, "no drift: "));
+    assert_true(file_has(MODEL_ERR, "membench-recheck.csv:2:"));
     remove_folder(dir);
 }
 
@@ -2247,24 +2251,24 @@ static void test_summary_rows(void **state)
              "g,opencl,push,fp32,64,64,64,262144,3000,6579,3100,3.3\\n' > %s/model.csv && ./model/model summary --data %s",
              dir, dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "QUICK run: "));
-    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32            128\u00b3     4000.0"));
-    assert_true(file_has("/tmp/test_model.out", "opencl  push   fp32            128\u00b3     3800.0"));
-    assert_true(file_has("/tmp/test_model.out", "cuda    push   fp32     512\u00d7512\u00d7256     4300.0"));
-    assert_false(file_has("/tmp/test_model.out", "64\u00b3"));
-    assert_true(file_has("/tmp/test_model.out", "(warnings in bench.log): 2\n"));
+    assert_true(file_has(MODEL_OUT, "QUICK run: "));
+    assert_true(file_has(MODEL_OUT, "cuda    push   fp32            128\u00b3     4000.0"));
+    assert_true(file_has(MODEL_OUT, "opencl  push   fp32            128\u00b3     3800.0"));
+    assert_true(file_has(MODEL_OUT, "cuda    push   fp32     512\u00d7512\u00d7256     4300.0"));
+    assert_false(file_has(MODEL_OUT, "64\u00b3"));
+    assert_true(file_has(MODEL_OUT, "(warnings in bench.log): 2\n"));
     /* a full run says nothing of QUICK */
     snprintf(cmd, sizeof cmd,
              "printf 'key,value\\ncommand,lbmkernels/lbmkernels --out x\\n' > %s/lbm-meta.csv && ./model/model summary --data %s",
              dir, dir);
     assert_int_equal(run(cmd), 0);
-    assert_false(file_has("/tmp/test_model.out", "QUICK"));
+    assert_false(file_has(MODEL_OUT, "QUICK"));
     /* no lattice of 128^3 or more */
     snprintf(cmd, sizeof cmd, "sed -i '/,256,256,256,/d' %s/lbm.csv && ./model/model validate --data %s --force", dir,
              dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "no lattice of 128^3 or more measured"));
-    assert_false(file_has("/tmp/test_model.out", "sizes >= 128^3"));
+    assert_true(file_has(MODEL_OUT, "no lattice of 128^3 or more measured"));
+    assert_false(file_has(MODEL_OUT, "sizes >= 128^3"));
     remove_folder(dir);
 }
 
@@ -2295,8 +2299,8 @@ static void test_spills_flagged(void **state)
     gpu_folder(dir, NULL);
     snprintf(cmd, sizeof cmd, "&& mv %s/model.csv %s/model-old.csv", dir, dir);
     assert_int_equal(validate_loosely(dir, cmd), 0);
-    assert_false(file_has("/tmp/test_model.out", "SPILLS"));
-    assert_false(file_has("/tmp/test_model.out", "spills to local memory"));
+    assert_false(file_has(MODEL_OUT, "SPILLS"));
+    assert_false(file_has(MODEL_OUT, "spills to local memory"));
     /* after registers: 96 bytes on the A-A row, 0 on the 256^3 push row,
      * -1 elsewhere */
     assert_int_equal(in_folder(dir, "awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"registers\") r = i; "
@@ -2305,13 +2309,13 @@ static void test_spills_flagged(void **state)
                                     "lbm.csv > l.tmp && mv l.tmp lbm.csv && grep -q '^device,.*,registers,local_bytes,' lbm.csv"),
                      0);
     assert_int_equal(validate_loosely(dir, "--force"), 0);
-    assert_true(file_has("/tmp/test_model.out", "SPILLS"));
-    assert_true(file_has("/tmp/test_model.out", "flagged: 1 point(s) whose kernel spills to local memory"));
+    assert_true(file_has(MODEL_OUT, "SPILLS"));
+    assert_true(file_has(MODEL_OUT, "flagged: 1 point(s) whose kernel spills to local memory"));
     snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
     assert_true(file_has(cmd, "points_spilling,1\n"));
     assert_int_equal(validate_loosely(dir, "--force --json"), 0);
-    assert_true(file_has("/tmp/test_model.out", "\"scheme\":\"aa\""));
-    assert_true(file_has("/tmp/test_model.out", "\"flags\":\"spills\",\"local_bytes\":96"));
+    assert_true(file_has(MODEL_OUT, "\"scheme\":\"aa\""));
+    assert_true(file_has(MODEL_OUT, "\"flags\":\"spills\",\"local_bytes\":96"));
     /* the A-A row alone flagged; every column but flags as before */
     assert_int_equal(in_folder(dir, "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"flags\") f = i; next } "
                                     "($3 == \"aa\") != ($f == \"spills\") { bad = 1 } END { exit !(f && NR == 5 && !bad) }' "
@@ -2331,13 +2335,13 @@ static void test_cli(void **state)
     /* worst error at 256^3 is 4.76 %: passes 5, fails 4 */
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 5", dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "-4.76"));
+    assert_true(file_has(MODEL_OUT, "-4.76"));
     snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
     assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,256,256,256,16777216,256,4200.000,6578.947,4000.000,4000.000,-4.762,yes"));
     assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,10,10,10,1000,256,210.000,6578.947,4000.000,200.000,-4.762,no"));
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 5", dir);
     assert_int_equal(run(cmd), 1); /* refuses to overwrite */
-    assert_true(file_has("/tmp/test_model.err", "--force"));
+    assert_true(file_has(MODEL_ERR, "--force"));
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 4 --force", dir);
     assert_int_equal(run(cmd), 1);
     snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
@@ -2349,34 +2353,34 @@ static void test_cli(void **state)
     assert_int_equal(run(cmd), 0);
     snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "63.8%"));
+    assert_true(file_has(MODEL_OUT, "63.8%"));
     remove_folder(dir);
 
     /* predict: a described A-A equals the built-in */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --words-read 19 "
                          "--misaligned-reads 0,10 --misaligned-writes 0,10 --lattices 1 --size 256"), 0);
-    assert_true(file_has("/tmp/test_model.out", "4444.4"));
+    assert_true(file_has(MODEL_OUT, "4444.4"));
     /* 4 blocks of 256 of the meta's 2048 threads per SM: occupancy 0.5, as
      * --occupancy 0.5 says (probe level 1e3 / 0.3, test_probe_occupancy) */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme push --precision fp32 "
                          "--size 256 --block-size 256 --blocks-per-sm 4"), 0);
-    assert_true(file_has("/tmp/test_model.out", "occupancy 0.500, 4 blocks per SM"));
-    assert_true(file_has("/tmp/test_model.out", "3333.3"));
+    assert_true(file_has(MODEL_OUT, "occupancy 0.500, 4 blocks per SM"));
+    assert_true(file_has(MODEL_OUT, "3333.3"));
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme push --precision fp32 "
                          "--size 256 --block-size 256 --blocks-per-sm 9"), 2);
     /* predict says what it read instead of what was asked */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend opencl --scheme pull --precision fp32 "
                          "--size 256"), 0);
-    assert_true(file_has("/tmp/test_model.out", "read instead (word size): misaligned 4-byte probes: read 8-byte ones "
+    assert_true(file_has(MODEL_OUT, "read instead (word size): misaligned 4-byte probes: read 8-byte ones "
                                                 "scaled by 0.5 (no misaligned 4-byte probes)"));
-    assert_true(file_has("/tmp/test_model.out", "within_measured: no"));
+    assert_true(file_has(MODEL_OUT, "within_measured: no"));
     /* fp16s: 76 B per update; the folder has no 2-byte probes, and says
      * which word size it read instead */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --backend cuda --scheme pull --precision fp16s "
                          "--size 256"), 0);
-    assert_true(file_has("/tmp/test_model.out", "/ 76 B per update"));
-    assert_true(file_has("/tmp/test_model.out", "2-byte words"));
-    assert_true(file_has("/tmp/test_model.out", "read instead (word size)"));
+    assert_true(file_has(MODEL_OUT, "/ 76 B per update"));
+    assert_true(file_has(MODEL_OUT, "2-byte words"));
+    assert_true(file_has(MODEL_OUT, "read instead (word size)"));
     /* bad flags: 2; bad input: 2 as well (issue 36: exit 1 is a failed
      * validation, never unreadable input), naming file and line */
     assert_int_equal(run("./model/model predict --data " DATA "gpu --scheme push --precision fp16 --size 64"), 2);
@@ -2386,7 +2390,7 @@ static void test_cli(void **state)
                          "--misaligned-writes 0,10,5 --size 64"), 2);
     assert_int_equal(run("./model/model predict --data " DATA "bad-membench --backend cuda --scheme push "
                          "--precision fp32 --size 64"), 2);
-    assert_true(file_has("/tmp/test_model.err", "bad-membench/membench.csv:3:"));
+    assert_true(file_has(MODEL_ERR, "bad-membench/membench.csv:3:"));
 }
 
 /* A NaN or infinite error is over any bar (a comparison with NaN is

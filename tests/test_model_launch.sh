@@ -35,7 +35,7 @@ column launch | sed -n 4p | grep -qx rows && ok || bad "model.csv does not say r
 # the prediction is not the linear one's x 256/384 that charging them as
 # working would give, but it moves (they hold a third of the slots: level 2
 # and the threads sweep are read at 2/3 of the occupancy)
-h100=data/nvidia-h100-80gb-hbm3
+h100=tests/fixtures/nvidia-h100-80gb-hbm3
 awk -F, 'NR == 4 { exit !($3 == "push" && $6 == 256 && $11 == 192) }' $h100/lbm.csv || bad "$h100/lbm.csv row 3 moved"
 fresh $h100; validate; column full_mlups >"$tmp/old"
 fresh $h100; add_launch rows 3; validate
@@ -50,9 +50,9 @@ for v in grid bogus; do
 done
 # a model.csv written before the launch column (the committed one with that
 # column cut out) still summarises
-fresh; cp data/nvidia-h100-80gb-hbm3/model-meta.csv "$tmp/d/"
+fresh; cp tests/fixtures/nvidia-h100-80gb-hbm3/model-meta.csv "$tmp/d/"
 awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "launch") c = i }
-    { if (c) { for (i = c; i < NF; i++) $i = $(i + 1); NF-- } print }' data/nvidia-h100-80gb-hbm3/model.csv >"$tmp/d/model.csv"
+    { if (c) { for (i = c; i < NF; i++) $i = $(i + 1); NF-- } print }' tests/fixtures/nvidia-h100-80gb-hbm3/model.csv >"$tmp/d/model.csv"
 if head -1 "$tmp/d/model.csv" | grep -q launch; then bad "the launch column was not cut out"
 else model/model summary --data "$tmp/d" >/dev/null 2>"$tmp/err" && ok || bad "summary of an old model.csv: $(cat "$tmp/err")"; fi
 

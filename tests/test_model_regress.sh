@@ -64,7 +64,7 @@ duplicate_keys() {
 }
 
 folders=0
-for d in data/*/; do
+for d in tests/fixtures/*/; do
     d=${d%/}
     [ -f "$d/model.csv" ] || continue
     folders=$((folders + 1))
@@ -89,11 +89,11 @@ for d in data/*/; do
     dups=$(duplicate_keys "$tmp/$name/model.csv")
     if [ -z "$dups" ]; then ok; else bad "$d: rows of model.csv that share a key: $(echo "$dups" | head -n 3)"; fi
 done
-[ "$folders" -gt 0 ] && ok || bad "no committed data/*/model.csv"
+[ "$folders" -gt 0 ] && ok || bad "no tests/fixtures/*/model.csv"
 
 # the comparison itself can fail: a value moved by 0.02 %, a row dropped,
 # a row added
-ref=$(ls data/*/model.csv | head -n 1)
+ref=$(ls tests/fixtures/*/model.csv | head -n 1)
 awk -F, -v OFS=, 'NR == 2 { $13 = sprintf("%.3f", $13 * 1.0002) } { print }' "$ref" >"$tmp/moved.csv"
 if head -n 1 "$ref" | cut -d, -f13 | grep -qx full_mlups && compare "$ref" "$tmp/moved.csv" | grep -q '^full_mlups'; then
     ok

@@ -14,7 +14,7 @@
 # Last line: "model-rows: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
-src=data/pthread-skylake-avx512-intel-xeon-processor
+src=tests/fixtures/pthread-skylake-avx512-intel-xeon-processor
 
 cp -r "$src" "$tmp/old"
 model/model validate --data "$tmp/old" --force >"$tmp/old.log" 2>&1
@@ -165,7 +165,7 @@ if [ ! -s "$tmp/mdiff" ]; then ok; else bad "rows variants not added (or a launc
 # given is kept.
 if grep -q "bar 10.0 %" "$tmp/old.log" && grep -q "bar 15.0 %" "$tmp/old.log"; then ok
 else bad "a CPU's default bars: $(grep 'bar ' "$tmp/old.log")"; fi
-cp -r data/nvidia-h200 "$tmp/gpu"
+cp -r tests/fixtures/nvidia-h200 "$tmp/gpu"
 model/model validate --data "$tmp/gpu" --force >"$tmp/gpu.log" 2>&1
 if grep -q "bar 5.0 %" "$tmp/gpu.log" && grep -q "bar 10.0 %" "$tmp/gpu.log"; then ok
 else bad "a GPU's default bars: $(grep 'bar ' "$tmp/gpu.log")"; fi

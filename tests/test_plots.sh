@@ -78,7 +78,7 @@ if grep -q "target: model within 5 %" "$tmp/ranks2/report.md"; then ok; else bad
 if [ -f "$tmp/partial/ranks-weak-cuda-fp32.png" ] || [ -f "$tmp/partial/interconnect.png" ]; then bad "scaling figures drawn for one device's folder"; else ok; fi
 
 # 2. a GPU reference run, when committed: warp stamps and both backends
-for g in data/nvidia-h*; do
+for g in tests/fixtures/nvidia-h*; do
     [ -f "$g/warps.csv" ] || continue
     sh plots/render.sh "$g" "$tmp/gpu" >"$tmp/log" 2>&1 || bad "render.sh $g failed: $(cat "$tmp/log")"
     check "$tmp/gpu" stream-size probe-misaligned warp-launch lbm-cuda-fp32 launch transfer
@@ -102,7 +102,7 @@ report_lines_ok() {
     want=$(csvsel "$2/membench.csv" "backend=$b,sweep=words,words=19,word_bytes=4,misaligned_reads=0,misaligned_writes=0" ns_per_thread | head -n 1)
     grep -q "measured: $want ns per thread" "$1" || { echo "N = 19 line of $1 is not the measured $want ns"; return 1; }
 }
-for d in tests/plots-data/cpu-quick data/pthread-skylake-avx512-intel-xeon-processor data/nvidia-h*; do
+for d in tests/plots-data/cpu-quick tests/fixtures/pthread-skylake-avx512-intel-xeon-processor tests/fixtures/nvidia-h*; do
     [ -f "$d/membench.csv" ] || continue
     o=$tmp/report-$(basename "$d")
     sh plots/render.sh "$d" "$o" >"$tmp/log" 2>&1 || bad "render.sh $d failed: $(cat "$tmp/log")"
@@ -124,11 +124,11 @@ done
 # user's comparison under results/ (run from a scratch folder, so nothing is
 # left in the repository), one per precision both measured
 repo=$(pwd)
-mkdir -p "$tmp/cmp" && cp -r data/nvidia-h200 "$tmp/cmp/run"
+mkdir -p "$tmp/cmp" && cp -r tests/fixtures/nvidia-h200 "$tmp/cmp/run"
 # the run without its fp16s rows: a precision one side lacks is not drawn
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "precision") p = i } NR == 1 || $p != "fp16s"' \
-    data/nvidia-h200/lbm.csv >"$tmp/cmp/run/lbm.csv"
-(cd "$tmp/cmp" && mkdir data && ln -s "$repo/data/nvidia-h100-80gb-hbm3" data/ &&
+    tests/fixtures/nvidia-h200/lbm.csv >"$tmp/cmp/run/lbm.csv"
+(cd "$tmp/cmp" && mkdir data && ln -s "$repo/tests/fixtures/nvidia-h100-80gb-hbm3" data/ &&
     sh "$repo/plots/compare.sh" nvidia-h100-80gb-hbm3 run) >"$tmp/log" 2>&1 || bad "compare of a slug and a folder failed: $(cat "$tmp/log")"
 for f in stream-size lbm-best-fp32 lbm-best-fp64; do
     if [ -s "$tmp/cmp/results/compare-nvidia-h100-80gb-hbm3-vs-run/$f.png" ]; then ok; else bad "compare: no $f.png under results/: $(ls -R "$tmp/cmp/results" 2>&1 | head -5)"; fi

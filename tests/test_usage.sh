@@ -13,7 +13,7 @@ expect_usage() {
     if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ]; then ok
     else bad "'$*' exited $rc with $lines lines (want 2 and one line): $(head -c 300 "$tmp/err")"; fi
 }
-two=data/nvidia-h200 # a folder with two backends' results
+two=tests/fixtures/nvidia-h200 # a folder with two backends' results
 for t in stream/stream membench/membench lbmkernels/lbmkernels model/model; do
     expect_usage $t --no-such-flag
     expect_usage $t stray-argument

@@ -17,7 +17,7 @@ usage: sh tests/kernels/check.sh [--backend B] [--device N] [--data DIR] [--quic
                                  [--launch-probe LIST [--keep-probes FILE]] [KERNEL...]
   --backend B   cuda or opencl (default: the best device's)
   --device N    device index of that backend
-  --data DIR    the device's results, to predict from (default: data/<its slug>)
+  --data DIR    the device's results, to predict from (default: data/<its slug>, else results/<its slug>/latest)
   --quick       the small lattices of each file's "# check-quick:" line
   --keep FILE   copy the merged membench-kernel.csv there
   --launch-probe LIST  measure each file's launch at these N (e.g. 19,27) and
@@ -53,7 +53,10 @@ if [ -z "$data" ]; then
     # shellcheck disable=SC2086
     slug=$(stream/stream $devopts --describe | awk -F, '$1 == "slug" { print $2 }')
     [ -n "$slug" ] || { say "no device (stream/stream --list shows what was found)"; exit 2; }
+    # the committed reference, else this machine's own newest bench run
     data=data/$slug
+    [ -d "$data" ] || data=results/$slug/latest
+    [ -d "$data" ] || { say "no results for $slug in data/$slug or results/$slug/latest: run make bench, or give --data DIR"; exit 2; }
 fi
 [ -d "$data" ] || { say "--data: '$data' is not a folder of the device's results (make bench writes one)"; exit 2; }
 work=$(mktemp -d) || exit 2
