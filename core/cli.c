@@ -1,4 +1,5 @@
 /* Command-line helpers: one-line errors, number and list parsing. */
+#include "envvars.h"
 #include "cli.h"
 #include "device.h"
 
@@ -306,7 +307,10 @@ int lbp_common_opt(lbp_common *c, int code, const char *arg, const char *usage_t
     case LBP_OPT_QUICK: c->quick = 1; return 1;
     case LBP_OPT_LIST: c->list = 1; return 1;
     case LBP_OPT_DESCRIBE: c->describe = 1; return 1;
-    case LBP_OPT_HELP: fputs(usage_text, stdout); exit(0);
+    case LBP_OPT_HELP:
+        fputs(usage_text, stdout);
+        lbp_env_help(stdout);
+        exit(0);
     case LBP_OPT_VERSION: printf("%s (lbmprobe) %s\n", lbp_prog, LBP_VERSION); exit(0);
     default: return 0;
     }

@@ -61,7 +61,7 @@ int lbp_parse_choice(const char *flag, const char *s, const char *const *choices
 typedef struct {
     const char *backend; /* NULL: auto */
     int device;          /* -1: auto */
-    const char *out_dir; /* NULL: data/<slug> */
+    const char *out_dir; /* NULL: results/<slug> */
     int force;           /* overwrite existing results */
     int quick;           /* reduced sweep */
     int list;            /* --list */
@@ -90,7 +90,7 @@ enum { LBP_OPT_BACKEND = 1000, LBP_OPT_DEVICE, LBP_OPT_OUT, LBP_OPT_FORCE, LBP_O
     "                      its first GPU, else its first device)\n"                \
     "  --list              list devices of every backend and exit\n"               \
     "  --describe          describe the chosen device (key,value) and exit\n"    \
-    "  --out DIR           result folder (default: data/<device-slug>)\n"          \
+    "  --out DIR           result folder (default: results/<device-slug>)\n"       \
     "  --force             overwrite existing result files\n"                      \
     "  --quick             reduced sweep\n"                                        \
     "  --help, --version\n"

@@ -1,4 +1,5 @@
 /* Result files: temp file + rename, never overwriting without --force. */
+#include "envvars.h"
 #include "csv.h"
 #include "cli.h"
 
@@ -100,7 +101,7 @@ const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info)
 {
     static char *dir;
     free(dir);
-    dir = opt_dir ? copy_text(opt_dir) : format("data/%s", info->slug);
+    dir = opt_dir ? copy_text(opt_dir) : format("results/%s", info->slug);
     check_path_length(dir);
     suggest_out = 1;
     return dir;
@@ -448,6 +449,14 @@ lbp_meta *lbp_meta_new(const char *tool, const lbp_device_info *info, int argc, 
     lbp_meta_set(m, "date", "%s", date);
     lbp_meta_set(m, "git_commit", "%s", LBP_GIT_COMMIT);
     meta_put(m, "command", command_line(argc, argv));
+    /* what the environment changed in how the numbers were made */
+    for (int i = 0; i < lbp_env_var_count; i++) {
+        const char *v = getenv(lbp_env_vars[i].name);
+        if (!v || !lbp_env_vars[i].changes_numbers) continue;
+        char key[64];
+        snprintf(key, sizeof key, "env_%s", lbp_env_vars[i].name);
+        lbp_meta_set(m, key, "%s", v);
+    }
     return m;
 }
 

@@ -20,8 +20,9 @@ int lbp_make_folders(const char *dir, size_t *failed);
 void lbp_mkdir_p(const char *dir);
 
 /* Result folder of a tool that takes --out: opt_dir if given, else
- * "data/<slug>".  A folder whose path leaves no room for the result files'
- * names (PATH_MAX) is a usage error (exit 2).  The string lives until the
+ * "results/<slug>" (never the committed data/).  A folder whose path
+ * leaves no room for the result files' names (PATH_MAX) is a usage error
+ * (exit 2).  The string lives until the
  * next call.  Refusals to overwrite then suggest --out. */
 const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info);
 

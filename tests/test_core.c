@@ -678,6 +678,37 @@ static void test_meta_builder(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* An environment variable that can change a measured number is recorded
+ * as env_<name>; one that cannot (the object cache's folder) is not. */
+static void test_meta_records_environment(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/lbp-test-env-%d", (int)getpid());
+    setenv("LBP_OMP_CFLAGS", "-O3 -funroll-loops", 1);
+    setenv("LBP_OMP_CACHE", "/nowhere", 1);
+    lbp_device_info i = {.slug = "dev", .backend = "openmp", .kind = LBP_KIND_CPU};
+    char *argv[] = {"tool"};
+    lbp_meta *m = lbp_meta_new("t", &i, 1, argv);
+    lbp_meta_write(m, dir, 0); /* frees m */
+    unsetenv("LBP_OMP_CFLAGS");
+    unsetenv("LBP_OMP_CACHE");
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/t-meta.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int cflags = 0, cache = 0;
+    while (fgets(line, sizeof line, f)) {
+        cflags += !strcmp(line, "env_LBP_OMP_CFLAGS,-O3 -funroll-loops\n");
+        cache += !strncmp(line, "env_LBP_OMP_CACHE", 17);
+    }
+    fclose(f);
+    assert_int_equal(cflags, 1);
+    assert_int_equal(cache, 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* What fn writes to stderr (in a child), and its exit status. */
 static int stderr_of(void (*fn)(void), char *buf, size_t len)
 {
@@ -754,7 +785,7 @@ static void test_result_dir_length(void **state)
     assert_int_equal(exit_status_of(long_out), 2);
     assert_int_equal(exit_status_of(long_out_name), 2);
     lbp_device_info i = {.slug = "x"};
-    assert_string_equal(lbp_result_dir(NULL, &i), "data/x");
+    assert_string_equal(lbp_result_dir(NULL, &i), "results/x");
     assert_string_equal(lbp_result_dir("/tmp/o", &i), "/tmp/o");
 }
 
@@ -1175,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_exits_2),
         cmocka_unit_test(test_csv_tmp_rename_and_no_overwrite),
         cmocka_unit_test(test_meta_builder),
+        cmocka_unit_test(test_meta_records_environment),
         cmocka_unit_test(test_check_fresh_suggests_out_only_with_it),
         cmocka_unit_test(test_result_dir_length),
         cmocka_unit_test(test_second_run_into_a_folder_fails),
