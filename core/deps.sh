@@ -29,7 +29,17 @@ command -v jq >/dev/null 2>&1 || want="$want jq"
 command -v clang >/dev/null 2>&1 || want="$want clang"
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || want="$want libclang-rt-dev"
 
-[ -z "$need$want" ] && { echo "deps: everything lbmprobe uses is installed"; exit 0; }
+# Optional packages that could not be installed before are not tried again
+# on every make test (each try is an apt-get update): they are listed in
+# .deps/unavailable; RETRY=1 (make deps RETRY=1) tries them again.
+skipfile=.deps/unavailable
+if [ -n "$want" ] && [ -f "$skipfile" ] && [ "${RETRY:-0}" != 1 ]; then
+    kept=""
+    for p in $want; do grep -qx "$p" "$skipfile" || kept="$kept $p"; done
+    [ "$kept" = "$want" ] || echo "deps: not trying again$(for p in $want; do grep -qx "$p" "$skipfile" && printf ' %s' "$p"; done) (could not be installed before; make deps RETRY=1)"
+    want=$kept
+fi
+[ -z "$need$want" ] && { echo "deps: everything lbmprobe needs is installed"; exit 0; }
 missing="$need$want"
 if [ "$(id -u)" -ne 0 ]; then
     if [ -n "$need" ]; then
@@ -52,6 +62,7 @@ fail=""
 for p in $still; do case " $need " in *" $p "*) fail="$fail $p" ;; esac; done
 opt=""
 for p in $still; do case " $want " in *" $p "*) opt="$opt $p" ;; esac; done
+[ -n "$opt" ] && mkdir -p .deps && for p in $opt; do grep -qsx "$p" "$skipfile" || echo "$p" >>"$skipfile"; done
 [ -n "$opt" ] && echo "deps: could not install$opt; going on without them (no likwid: no CPU bandwidth reference; no gnuplot: render plots elsewhere with make plots; no Open MPI: one rank, the MPI tests skipped; no clang or libclang-rt-dev: no fuzzing)" >&2
 if [ -n "$fail" ]; then
     # PoCL and cmocka are needed for the tests, not for measuring a GPU.
