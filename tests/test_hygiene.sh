@@ -1,0 +1,63 @@
+#!/bin/sh
+# What keeps make test honest on any machine, checked by reading the tree:
+# 1. no test reads the committed data/<device>/ folders or names a folder
+#    after the host (tests read frozen fixtures under tests/, so refreshing
+#    a reference run or another CPU model breaks nothing);
+# 2. every environment variable the tools read is in core/envvars.c's table
+#    and in doc/environment.md, and every LBP_ variable of the scripts too;
+# 3. plots/ in git holds each device's report and the figures README.md
+#    and doc/ show, and every such figure is there.
+# Last line: "hygiene: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+
+# 1. data/<device>, data/$slug, a loop over data/*, results/<slug>
+host_data='(^|[^a-z_-])data/(nvidia|intel|pthread|amd|[a-z0-9-]*-x[0-9]|\$|\*)|results/\$'
+reads_host_data() { grep -n -E "$host_data" "$@"; }
+found=$(reads_host_data $(ls tests/test_*.sh tests/test_*.c tests/*.h | grep -v -x tests/test_hygiene.sh))
+[ -z "$found" ] && ok || bad "tests that read committed data/ or a host's folder: $found"
+printf 'cp -r data/nvidia-h200 "$tmp"\nd=data/$slug\nfor d in data/*/; do :; done\nln -s "$repo/data/pthread-x" .\n' >"$tmp/planted.sh"
+[ "$(reads_host_data "$tmp/planted.sh" | wc -l)" = 4 ] && ok || bad "the check misses a planted read: $(reads_host_data "$tmp/planted.sh")"
+printf 'cp tests/model-data/gpu/x.csv .\ncp tests/fixtures/nvidia-h200/x.csv .\n' >"$tmp/fine.sh"
+[ -z "$(reads_host_data "$tmp/fine.sh")" ] && ok || bad "the check flags fixtures: $(reads_host_data "$tmp/fine.sh")"
+
+# 2. environment variables
+table=$(sed -n 's/^ *{"\([A-Z_]*\)",.*/\1/p' core/envvars.c)
+[ -n "$table" ] && ok || bad "no variables read from core/envvars.c"
+read_by_tools=$(grep -ho 'getenv("[A-Z_]*")' core/*.c stream/*.c membench/*.c lbmkernels/*.c model/*.c |
+    sed 's/getenv("\(.*\)")/\1/' | grep -v -x -e PATH -e HOME | sort -u)
+for v in $read_by_tools; do
+    echo "$table" | grep -qx "$v" && ok || bad "getenv(\"$v\") is not in core/envvars.c's table"
+done
+for v in $table; do
+    grep -q "\`$v\`" doc/environment.md && ok || bad "$v (core/envvars.c) is not in doc/environment.md"
+done
+scripts=$(grep -ho 'LBP_[A-Z][A-Z_]*' Makefile */rules.mk core/*.sh tests/*.sh tests/fuzz/*.sh tests/kernels/*.sh |
+    grep -v -x -e LBP_CFLAGS -e 'LBP_HAVE_[A-Z_]*' -e LBP_GIT_COMMIT -e LBP_CUDA_HOME -e 'LBP_[A-Z_]*_OBJS' | sort -u)
+for v in $scripts; do
+    grep -q "\`$v\`" doc/environment.md && ok || bad "$v (a script's) is not in doc/environment.md"
+done
+./membench/membench --help | grep -q '^  LBP_OMP_CFLAGS *\* ' && ok || bad "membench --help does not list LBP_OMP_CFLAGS as recorded"
+
+# 3. plots/ in git
+shown=$(for md in README.md $(git ls-files 'doc/*.md' 'doc/**/*.md' plots/README.md); do
+    d=$(dirname "$md")
+    grep -oE '\]\([^)]+\.(png|pdf)\)' "$md" | sed 's/^](//; s/)$//' |
+        while read -r t; do realpath -m --relative-to=. "$d/$t"; done
+done | sort -u)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    tracked=$(git ls-files 'plots/*/*')
+    for f in $shown; do
+        echo "$tracked" | grep -qxF "$f" || git ls-files --error-unmatch "$f" >/dev/null 2>&1 && ok ||
+            bad "$f is shown by the docs but not in git"
+    done
+    for f in $tracked; do
+        case "$f" in */report.md | */report.pdf) ok; continue ;; esac
+        echo "$shown" | grep -qxF "$f" && ok || bad "$f is in git but no doc shows it (make plots renders it)"
+    done
+else
+    echo "not a git checkout: the plots check is skipped"
+fi
+
+echo "hygiene: $passed passed, $failed failed"
+[ "$failed" = 0 ]
