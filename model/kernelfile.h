@@ -46,6 +46,8 @@ typedef struct {
     double blocks_per_sm; /* <= 0 not given */
     int registers;        /* per thread, 0 not given */
     int word_bytes_given; /* the file said word_bytes */
+    char blocks_said[640]; /* "FILE:LINE: blocks_per_sm" (or registers): where the blocks per SM
+                              came from, for an error about them; "" not given */
 } model_kernel_file;
 
 /* Parses text (named `file` in errors).  Returns 0, or -1 with err. */
