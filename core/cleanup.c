@@ -30,13 +30,17 @@ static void remove_all(void)
 }
 
 /* The paths removed, then the signal again under the action it had (the
- * default ends the process as it would have; a sanitizer's reports it). */
-static void on_fatal(int sig)
+ * default ends the process as it would have; a sanitizer's reports it): a
+ * fault the kernel raised (si_code > 0) by returning to the instruction,
+ * which faults again with its own address, any other by raise. */
+static void on_fatal(int sig, siginfo_t *info, void *context)
 {
+    (void)context;
     remove_all();
     for (size_t i = 0; i < N_FATAL; i++)
         if (fatal[i] == sig) sigaction(sig, &before[i], NULL);
-    raise(sig);
+    const int fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+    if (!(fault && info && info->si_code > 0)) raise(sig);
 }
 
 static void install(void)
@@ -48,7 +52,8 @@ static void install(void)
     for (size_t i = 0; i < N_FATAL; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal;
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
         if (sigaction(fatal[i], NULL, &before[i]) != 0) continue;
         /* an ignored signal (nohup's SIGHUP) stays ignored */
