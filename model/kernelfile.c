@@ -171,7 +171,7 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_BLOCK_SIZE: r = whole(s, key, v, 1, 1024, &f->block_size); break;
     case KEY_REGISTERS:
         r = whole(s, key, v, 1, 255, &f->registers);
-        snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: registers %s (as blocks per SM)", s->file, s->line, v);
+        snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: registers", s->file, s->line);
         break;
     case KEY_OCCUPANCY:
         r = number(s, key, v, 0, 1, 0, &f->occupancy);

@@ -144,6 +144,11 @@ grep -q -- "--blocks-per-sm" "$tmp/err" && bad "a flag never given named: $(cat 
 refused "--blocks-per-sm given" "^model: --blocks-per-sm: 32 blocks of 256 threads" \
     model/model predict --data tests/model-data/gpu --backend cuda --kernel "$d/k.kernel" --size 64 --blocks-per-sm 32
 
+# registers where the device gives no blocks for them: the file's line
+printf 'name = regs\nwords_read = 19\nblock_size = 256\nregisters = 32\n' >"$d/r.kernel"
+refused "a kernel file's registers" "^model: $d/r.kernel:4: registers: 32 per thread: the device's compute capability" \
+    model/model predict --data tests/model-data/gpu --backend cuda --kernel "$d/r.kernel" --size 64
+
 # ---- bench: the run's folder names -----------------------------------------
 . tests/bench_stub.sh
 d=$(folder); bench_stub_tree "$d"
