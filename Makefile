@@ -6,7 +6,8 @@
 #   make plots DEVICE=<slug>   re-render plots/<slug> from the committed data/<slug>
 #   make plots RUN=<folder>    re-render a run's figures into <folder>/plots
 #   make compare A=<slug|folder> B=<slug|folder>   two devices or runs side by side
-#   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios
+#   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios (runs of one
+#                   device, kind, core count and thread count; ALLOW_OTHER_DEVICE=1 compares others)
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
 #   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1] [LAUNCH_PROBE=19,27]   the model against tests/kernels/
@@ -85,7 +86,7 @@ compare:
 	@sh plots/compare.sh $(A) $(B)
 
 diff:
-	@sh core/diff.sh $(A) $(B)
+	@sh core/diff.sh $(if $(filter 1,$(ALLOW_OTHER_DEVICE)),--allow-other-device) $(A) $(B)
 
 clean:
 	rm -f */*.o */*.d $(foreach t,$(TOOLS),$(t)/$(t)) $(TEST_BINS)

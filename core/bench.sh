@@ -77,10 +77,17 @@ runs=results/$slug; [ -n "$quick" ] && runs=$runs-quick
 run_name=${RUN:-$(date -u +%Y-%m-%dT%H%M%SZ)}
 case "$run_name" in
 '' | latest | .* | */* | *[!A-Za-z0-9._-]*) die "RUN='$run_name': expected a folder name of letters, digits, '.', '_' and '-' (not 'latest')" ;;
+# a run works in <name>.partial: a name of that form would be taken for a
+# run's working folder (and removed by FORCE=1 as one a bench left)
+*.partial) die "RUN='$run_name': a name ending in .partial is a run's working folder; name it otherwise" ;;
 esac
 base=$runs/$run_name
 dir=$base
 mkdir -p "$runs" && [ -w "$runs" ] || die "cannot write to $runs/"
+# latest is the link to the newest run: a folder of that name would never
+# be replaced, so say so before measuring, not after
+latest_is_folder() { [ -d "$runs/latest" ] && [ ! -L "$runs/latest" ]; }
+latest_is_folder && die "$runs/latest is a folder, not the link to the newest run: move it away and run again"
 if [ "${FORCE:-0}" = 1 ]; then
     if ! claim "$dir"; then
         owner_alive "$dir.partial" && die "$dir.partial is in use by another bench (pid $(cat "$dir.partial/.bench-pid" 2>/dev/null || echo unknown))"
@@ -264,8 +271,11 @@ mv -T "$work" "$dir" || die "cannot rename $work to $dir"
 trap - INT TERM
 # latest: the newest complete run, replaced in one rename (a reader never
 # finds it missing or half-written)
-ln -s "$(basename "$dir")" "$runs/.latest.$$" && mv -T "$runs/.latest.$$" "$runs/latest" ||
-    say "could not point $runs/latest at $dir"
+if ! { ln -s "$(basename "$dir")" "$runs/.latest.$$" && mv -T "$runs/.latest.$$" "$runs/latest"; }; then
+    rm -f "$runs/.latest.$$"
+    say "could not point $runs/latest at $dir$(latest_is_folder && echo ': it is a folder, not a link')"
+    failed="$failed latest"
+fi
 log_so_far_to "$dir"
 
 if ! command -v gnuplot >/dev/null 2>&1; then

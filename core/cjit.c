@@ -1,6 +1,7 @@
 /* Kernel text through the host's C compiler into a loaded shared object
  * (cjit.h). */
 #include "cjit.h"
+#include "cleanup.h"
 #include "csv.h"
 #include "device.h"
 
@@ -455,6 +456,7 @@ static int build_open(build *b, const char *options)
     snprintf(b->wrapped, sizeof b->wrapped, "%s/wrapped.i", b->dir);
     snprintf(b->obj, sizeof b->obj, "%s/kernel.so", b->dir);
     snprintf(b->log, sizeof b->log, "%s/log", b->dir);
+    lbp_cleanup_add_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log}, 5);
     int n, a = 0;
     char **cc = compiler_words(&n);
     for (int i = 0; i < n; i++) b->argv[a++] = cc[i];
@@ -471,6 +473,7 @@ static int build_open(build *b, const char *options)
 
 static void build_close(build *b)
 {
+    lbp_cleanup_forget_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log}, 5);
     if (getenv("LBP_OMP_KEEP")) { /* to read what was compiled, and the assembly */
         fprintf(stderr, "lbmprobe: openmp: LBP_OMP_KEEP: the build is kept in %s\n", b->dir);
         free(b->opts_buf);

@@ -272,6 +272,16 @@ int lbp_scan_int_list(const char *s, long long min, long long max, long long *ou
     return bad ? -1 : n;
 }
 
+char *lbp_list_copy(const char *flag, const char *s)
+{
+    const size_t n = strlen(s);
+    if (!n) lbp_usage_error("%s: empty list", flag);
+    if (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,")) lbp_usage_error("%s: empty item in '%s'", flag, s);
+    char *copy = strdup(s);
+    if (!copy) lbp_fail("out of memory");
+    return copy;
+}
+
 int lbp_parse_int_list(const char *flag, const char *s, long long min, long long max, long long *out, int max_count)
 {
     char err[512];

@@ -54,6 +54,10 @@ int lbp_scan_double(const char *s, double min, double max, double *out);
 int lbp_scan_bytes(const char *s, long long min, long long max, long long *out);
 int lbp_scan_int_list(const char *s, long long min, long long max, long long *out, int max_count, char *err,
                       size_t err_len);
+/* A copy of the comma list s (free it) for strtok_r, which skips empty
+ * items in silence: exit 2 naming flag where s is empty or has one ("1,,2",
+ * ",1", "1,"), more likely a typo than intent. */
+char *lbp_list_copy(const char *flag, const char *s);
 /* One of the words in the NULL-terminated choices; returns its index. */
 int lbp_parse_choice(const char *flag, const char *s, const char *const *choices);
 

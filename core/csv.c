@@ -1,6 +1,7 @@
 /* Result files: temp file + rename, never overwriting without --force. */
 #include "envvars.h"
 #include "csv.h"
+#include "cleanup.h"
 #include "cli.h"
 
 #include <dirent.h>
@@ -208,6 +209,7 @@ static result_file result_open(const char *dir, const char *name, int force)
     r.tmp = format("%s.tmp.%ld", r.path, (long)getpid());
     if (!force && access(r.path, F_OK) == 0) refuse_existing(r.path);
     int fd = open(r.tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0) lbp_cleanup_add(r.tmp); /* removed where the run ends before its rename */
     if (fd < 0 || !(r.f = fdopen(fd, "w"))) lbp_fail("cannot write %s: %s", r.tmp, strerror(errno));
     return r;
 }
@@ -236,10 +238,12 @@ static void result_rename(result_file *r)
 {
     if ((r->force ? rename(r->tmp, r->path) : rename_noreplace(r->tmp, r->path))) {
         int err = errno;
+        lbp_cleanup_forget(r->tmp);
         unlink(r->tmp);
         if (err == EEXIST) refuse_existing(r->path);
         lbp_fail("cannot rename %s to %s: %s", r->tmp, r->path, strerror(err));
     }
+    lbp_cleanup_forget(r->tmp);
     free(r->path);
     free(r->tmp);
 }
@@ -253,25 +257,14 @@ static void result_commit(result_file *r)
 /* ---- A tool's set of files, renamed together ----------------------------
  * Files finished with lbp_csv_finish wait under their temp names until the
  * tool writes its meta file, then are renamed just before it: a run killed
- * before the end leaves temp files only (removed by the next run's claim),
- * never a data file without its meta. */
+ * before the end leaves no file (its temp files go at exit or on the
+ * signal, cleanup.h; one killed outright leaves them to the next run's
+ * claim), never a data file without its meta. */
 static result_file *pending;
 static int n_pending, cap_pending;
-static pid_t pending_pid;
-
-/* At exit, a run that failed before its meta: its finished files go. */
-static void discard_pending(void)
-{
-    if (getpid() != pending_pid) return; /* a forked child: the parent's files */
-    for (int i = 0; i < n_pending; i++) unlink(pending[i].tmp);
-}
 
 static void hold_pending(result_file r)
 {
-    if (!pending_pid) {
-        pending_pid = getpid();
-        atexit(discard_pending);
-    }
     if (n_pending == cap_pending) {
         cap_pending = cap_pending ? 2 * cap_pending : 8;
         if (!(pending = realloc(pending, sizeof *pending * (size_t)cap_pending))) lbp_fail("out of memory");
@@ -291,6 +284,7 @@ static void commit_pending(void)
 static void result_abort(result_file *r)
 {
     fclose(r->f);
+    lbp_cleanup_forget(r->tmp);
     unlink(r->tmp);
     free(r->path);
     free(r->tmp);

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cjit.h"
+#include "cli.h"
 #include "embed.h"
 #include "hostcpu.h"
 #include "stats.h"
@@ -86,12 +88,22 @@ static int omp_count(char *why, size_t len)
     return lbp_cjit_available(why, len) ? 1 : -1;
 }
 
-/* OMP_NUM_THREADS where the user set it, else one thread per core. */
+/* OMP_NUM_THREADS where the user set it, else one thread per core.  Read
+ * strictly, one whole number, before the OpenMP runtime reads it: atoi
+ * took "1e9" for 1 thread, and libgomp crashes starting 100000.  More than
+ * 4 threads per online CPU (at most 4096) is no measurement of the CPU but
+ * of its scheduler: exit 2, as a bad flag. */
 static int thread_count(int cores)
 {
     const char *env = getenv("OMP_NUM_THREADS");
-    const int n = env ? atoi(env) : 0;
-    return n > 0 ? n : cores > 0 ? cores : 1;
+    if (!env || !*env) return cores > 0 ? cores : 1; /* set empty: unset, as the runtime reads it */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const long long most = online > 0 && online < 1024 ? 4 * online : 4096;
+    long long n;
+    if (lbp_scan_int(env, 1, most, &n))
+        lbp_usage_error("OMP_NUM_THREADS: '%s' is not a whole number of threads in [1, %lld] (4 per online CPU, "
+                        "at most 4096)", env, most);
+    return (int)n;
 }
 
 /* No carveout, clock or graphs; the memory the host had free when the

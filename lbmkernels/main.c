@@ -90,7 +90,7 @@ static void list_text(const int *v, int n, char *out, size_t len)
 
 static void parse_names(const char *flag, const char *arg, const char *const *names, int *out, int *n, int max)
 {
-    char *copy = strdup(arg);
+    char *copy = lbp_list_copy(flag, arg);
     *n = 0;
     for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         int v = lbp_parse_choice(flag, item, names);
@@ -105,7 +105,7 @@ static void parse_names(const char *flag, const char *arg, const char *const *na
 /* "16,24,32..64:16" cubes, or "NXxNYxNZ" items. */
 static int parse_sizes(const char *arg, lbm_dims *out)
 {
-    char *copy = strdup(arg);
+    char *copy = lbp_list_copy("--sizes", arg);
     int n = 0;
     for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         if (strchr(item, 'x')) {
@@ -138,7 +138,7 @@ static int parse_sizes(const char *arg, lbm_dims *out)
 
 static void parse_cells_per_thread(const char *arg, lbm_options *o)
 {
-    char *copy = strdup(arg);
+    char *copy = lbp_list_copy("--cells-per-thread", arg);
     o->ncpt = 0;
     for (char *save, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         int n = !strcmp(item, "row") ? LBM_ROW_PER_THREAD : (int)lbp_parse_int("--cells-per-thread", item, 1, 4);

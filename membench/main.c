@@ -183,7 +183,7 @@ static int parse_sweeps(const char *s)
 {
     static const char *const names[] = {"words", "misaligned", "occupancy", "word_bytes", "launch", "threads",
                                         "payload", "vector", "narrow", "tile", NULL};
-    char *copy = strdup(s), *save = NULL;
+    char *copy = lbp_list_copy("--sweeps", s), *save = NULL;
     int bits = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const int i = lbp_parse_choice("--sweeps", tok, names);
@@ -207,7 +207,7 @@ static void add_tile(mb_plan_options *p, const int tile[3], const char *flag, co
 /* --tile LIST: BXxBYxBZ shapes. */
 static void parse_tiles(mb_plan_options *p, const char *arg)
 {
-    char *copy = strdup(arg), *save = NULL, why[160];
+    char *copy = lbp_list_copy("--tile", arg), *save = NULL, why[160];
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int tile[3];
         if (mb_tile_parse(tok, tile, why, sizeof why)) lbp_usage_error("--tile: %s", why);
@@ -234,7 +234,7 @@ static void add_forced_tile(mb_plan_options *p, const int tile[3], int blocks, c
 static void tile_files(mb_plan_options *p, const char *arg, const lbp_device *d)
 {
     if (!arg || (d && !d->info.caps.force_blocks_per_cu)) return;
-    char *copy = strdup(arg), *save = NULL, err[512];
+    char *copy = lbp_list_copy("--tile-from", arg), *save = NULL, err[512];
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         model_kernel_file f;
         if (model_kernel_file_read(tok, &f, err, sizeof err)) lbp_usage_error("--tile-from: %s", err);

@@ -75,8 +75,8 @@ static double predict_row(const model_inputs *in, const check_row *row, model_pr
     k.ops_per_cell = 0;
     model_lattice lat = {.nx = row->nx, .ny = row->ny, .nz = row->nz, .occupancy = -1, .blocks_per_cu = -1};
     lat.cells = (double)lat.nx * lat.ny * lat.nz;
-    if (model_kernel_file_launch(&f, in, &lat, err, sizeof err)) model_bad_input("%s: %s", row->file, err);
-    model_occupancy_from_blocks(in, &lat);
+    if (model_kernel_file_launch(&f, in, &lat, err, sizeof err)) model_bad_input("%s", err);
+    model_occupancy_from_blocks(in, &lat, f.blocks_said);
     if (model_predict(in, &k, &lat, pr, err, sizeof err)) {
         lbp_warn("%s: %s", row->file, err);
         return NAN;

@@ -253,9 +253,11 @@ int model_cmd_predict(int argc, char **argv)
     model_inputs in;
     model_load_or_fail(&in, cli.dir, cli.backend);
     char err[1024];
+    /* blocks per SM from the command line, else from the file (its line) */
+    const char *blocks_said = a.lat.blocks_per_cu > 0 || !a.kernel_file ? "--blocks-per-sm" : a.file.blocks_said;
     if (a.kernel_file && model_kernel_file_launch(&a.file, &in, &a.lat, err, sizeof err))
-        lbp_usage_error("%s: %s", a.kernel_file, err);
-    model_occupancy_from_blocks(&in, &a.lat);
+        lbp_usage_error("%s", err);
+    model_occupancy_from_blocks(&in, &a.lat, blocks_said);
     /* a lattice the device cannot hold is a mistake in the input, not a
      * prediction (on ranks: each rank's slab, below) */
     if (!on_ranks && model_lattice_fits(&in, a.lat.cells, model_kernel_cell_bytes(&a.k), err, sizeof err))

@@ -342,6 +342,22 @@ static void summary_json(const summary_view *v)
     model_json_end(&j);
 }
 
+/* Every row's MLUPS what a run can be: finite, above 0 and at most 1e7
+ * (10 TLUPS: the inputs' 1 PB/s bandwidth cap, inputs.c, over the
+ * smallest update lbmkernels writes, D3Q19 fp16s's 76 B, is 1.3e7), or
+ * exit 2 on the first that is not (a percentage of -inf or of 30 digits
+ * is no summary). */
+static void check_mlups(const lbp_table *t)
+{
+    static const char *const cols[] = {"measured_mlups", "full_mlups", "roofline_mlups"};
+    static const model_range MLUPS = {.lo = 0, .hi = 1e7, .lo_open = 1};
+    char err[1024];
+    double v;
+    for (int r = 0; r < t->rows; r++)
+        for (int c = 0; c < 3; c++)
+            if (model_number_in(t, r, cols[c], MLUPS, &v, err, sizeof err)) model_bad_input("%s", err);
+}
+
 static void summary_option(int o, const char *arg, void *ctx)
 {
     (void)arg;
@@ -363,6 +379,7 @@ int model_cmd_summary(int argc, char **argv)
     int r = lbp_table_read_columns(&t, path, cols, err, sizeof err);
     if (r == LBP_TABLE_MISSING) model_bad_input("%s: missing (run model validate first)", path);
     if (r) model_bad_input("%s", err);
+    check_mlups(&t);
     static const char *const schemes[] = {"push", "pull", "split", "aa"}, *const precisions[] = {"fp32", "fp64", "fp16s"};
     char backends[4][16];
     const int nb = backends_of(&t, cli.backend, backends, 4);

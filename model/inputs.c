@@ -234,6 +234,44 @@ static int read_copy(const model_inputs *in, const lbp_table *t, int r, model_co
     return 1;
 }
 
+/* The device's theoretical bandwidth (stream-meta.csv's theoretical_gbs:
+ * 2 x memory clock x bus width, the DRAM's), 0 where it is not known (a
+ * CPU's 0.0). */
+static double theoretical_gbs(const model_inputs *in)
+{
+    const char *v = model_meta_value(in, "theoretical_gbs");
+    return v ? atof(v) : 0;
+}
+
+/* A row's measured bandwidth (gbs_median, and the bytes it moved over its
+ * median time, which the model reads too) above the device's theoretical:
+ * no device moves more than its bus carries, so the file is not a
+ * measurement (a unit slip, a scaled copy).  The margin covers only the
+ * theoretical figure's own rounding: written to 0.1 GB/s, from a memory
+ * clock the driver reports rounded (to a kHz on CUDA, a MHz elsewhere:
+ * 0.1 % at 1 GHz), and the event timer's ~0.5 us on the shortest copy
+ * past the L2 (tens of us: ~1 %); 2 % in all, while the best copies
+ * measured reach 88..91 % of it (data/).  Rows whose working set fits the
+ * L2 are served by it, which may outrun the DRAM: only rows past it
+ * (every row where the L2 is unknown) are held to the figure. */
+#define THEORETICAL_MARGIN 1.02
+static int check_physical(const model_inputs *in, const lbp_table *t, int r, char *err, size_t err_len)
+{
+    const double theory = theoretical_gbs(in);
+    double gbs, bytes, ms, array;
+    if (!(theory > 0) || !row_is_backend(t, r, in->backend) || !strcmp(text(t, r, "sweep"), "likwid")) return 0;
+    NUM(t, r, "gbs_median", POSITIVE_GBS, gbs);
+    NUM(t, r, "bytes_moved", POSITIVE_BYTES, bytes);
+    NUM(t, r, "ms_median", POSITIVE_MS, ms);
+    NUM(t, r, "array_bytes", POSITIVE_BYTES, array);
+    if (in->l2_bytes > 0 && 2 * array <= in->l2_bytes) return 0;
+    const double timed = bytes / (ms * 1e6), most = fmax(gbs, timed);
+    if (most <= THEORETICAL_MARGIN * theory) return 0;
+    return lbp_error(err, err_len, "%s:%d: %s %.6g GB/s is above the device's theoretical %.1f GB/s "
+                     "(stream-meta.csv theoretical_gbs): not a measurement", t->path, t->line[r],
+                     gbs >= timed ? "gbs_median" : "bytes_moved / ms_median", most, theory);
+}
+
 static int load_stream(model_inputs *in, char *err, size_t err_len)
 {
     static const char *const cols[] = {"device", "backend", "sweep", "kernel", "word_bytes",
@@ -243,7 +281,7 @@ static int load_stream(model_inputs *in, char *err, size_t err_len)
     in->copies = calloc(t.rows ? t.rows : 1, sizeof *in->copies);
     for (int r = 0; r < t.rows; r++) {
         const int got = read_copy(in, &t, r, &in->copies[in->n_copies], err, err_len);
-        if (got < 0) return closed(&t, -1);
+        if (got < 0 || check_physical(in, &t, r, err, err_len)) return closed(&t, -1);
         if (got && !in->device[0]) snprintf(in->device, sizeof in->device, "%s", text(&t, r, "device"));
         in->n_copies += got;
     }

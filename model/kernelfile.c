@@ -169,7 +169,10 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_WRITE_SHIFT: r = shift_list(s, key, v, k->write_shift, &s->n_write_shifts); break;
     case KEY_BLOCK: r = block_dims(s, v, k->block); break;
     case KEY_BLOCK_SIZE: r = whole(s, key, v, 1, 1024, &f->block_size); break;
-    case KEY_REGISTERS: r = whole(s, key, v, 1, 255, &f->registers); break;
+    case KEY_REGISTERS:
+        r = whole(s, key, v, 1, 255, &f->registers);
+        snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: registers", s->file, s->line);
+        break;
     case KEY_OCCUPANCY:
         r = number(s, key, v, 0, 1, 0, &f->occupancy);
         if (!r && f->occupancy <= 0) r = fail_at(s, s->line, key, "'%s' is out of range (0, 1]", v);
@@ -177,6 +180,7 @@ static int set_value(parse_state *s, int key, const char *v)
     case KEY_BLOCKS_PER_SM:
         r = number(s, key, v, 1, 64, 1, &x);
         f->blocks_per_sm = x;
+        snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: blocks_per_sm", s->file, s->line);
         break;
     }
     return r;

@@ -46,6 +46,8 @@ typedef struct {
     double blocks_per_sm; /* <= 0 not given */
     int registers;        /* per thread, 0 not given */
     int word_bytes_given; /* the file said word_bytes */
+    char blocks_said[640]; /* "FILE:LINE: blocks_per_sm" (or registers): where the blocks per SM
+                              come from, for an error about them; "" not given */
 } model_kernel_file;
 
 /* Parses text (named `file` in errors).  Returns 0, or -1 with err. */
@@ -56,8 +58,9 @@ int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, 
 
 /* The file's launch on lat (block size, occupancy or blocks per SM; from
  * registers through the device's compute capability) where lat leaves them
- * unknown.  Returns 0, or -1 with err when registers were given and the
- * device (in) cannot turn them into blocks per SM. */
+ * unknown.  Returns 0, or -1 with err ("FILE:LINE: registers: ...") when
+ * registers were given and the device (in) cannot turn them into blocks
+ * per SM. */
 int model_kernel_file_launch(const model_kernel_file *f, const model_inputs *in, model_lattice *lat, char *err,
                              size_t err_len);
 

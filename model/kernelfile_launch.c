@@ -20,9 +20,9 @@ int model_kernel_file_launch(const model_kernel_file *f, const model_inputs *in,
         blocks = lbp_nv_blocks_per_sm(major, minor, f->registers, lat->block_size, 0);
     if (blocks < 1) {
         snprintf(err, err_len,
-                 "registers = %d: the device's compute capability (%s) does not give blocks per SM: give "
+                 "%s: %d per thread: the device's compute capability (%s) does not give blocks per SM: give "
                  "occupancy or blocks_per_sm instead",
-                 f->registers, cc ? cc : "not in stream-meta.csv");
+                 f->blocks_said, f->registers, cc ? cc : "not in stream-meta.csv");
         return -1;
     }
     lat->blocks_per_cu = blocks;

@@ -195,12 +195,12 @@ model_launch_shape model_launch_shape_of(const model_inputs *in, const model_ker
 
 /* Blocks per SM mean the occupancy lbmkernels would record for them
  * (validate passes both), where the device says its threads per SM. */
-void model_occupancy_from_blocks(const model_inputs *in, model_lattice *lat)
+void model_occupancy_from_blocks(const model_inputs *in, model_lattice *lat, const char *said)
 {
     const char *mt = model_meta_value(in, "max_threads_per_cu");
     if (lat->blocks_per_cu > 0 && lat->block_size > 0 && mt && atof(mt) > 0)
         lat->occupancy = lat->blocks_per_cu * lat->block_size / atof(mt);
     if (lat->occupancy > 1)
-        lbp_usage_error("--blocks-per-sm %g of %d threads: more than the %s threads an SM holds", lat->blocks_per_cu,
+        lbp_usage_error("%s: %g blocks of %d threads: more than the %s threads an SM holds", said, lat->blocks_per_cu,
                         lat->block_size, mt);
 }

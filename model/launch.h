@@ -112,7 +112,9 @@ int model_launch_bound(const model_inputs *in, const model_kernel *k, const doub
 
 /* Blocks per SM as the occupancy lbmkernels would record for them (the
  * probes are read at it; model validate passes both), where the device
- * says its threads per SM; exit 2 when that is more than an SM holds. */
-void model_occupancy_from_blocks(const model_inputs *in, model_lattice *lat);
+ * says its threads per SM; exit 2 when that is more than an SM holds,
+ * naming where they came from (said: "--blocks-per-sm", or a kernel
+ * file's line). */
+void model_occupancy_from_blocks(const model_inputs *in, model_lattice *lat, const char *said);
 
 #endif

@@ -149,6 +149,20 @@ static void print_level_3(const case_t *c)
     }
 }
 
+/* flags: a level 3 above the roofline of its working set is said beside
+ * the clamps, never passed over: no kernel moves its bytes faster than a
+ * copy of the same working set. */
+static void print_flags(const model_prediction *p)
+{
+    char flags[64];
+    const int f = model_prediction_flags(p);
+    printf("flags: %s", model_flags_text(f, flags, sizeof flags));
+    if (f & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE)
+        printf(" (level 3's %.1f MLUPS is %.2f x the roofline of its working set, %.1f MLUPS: not a bound the kernel "
+               "can pass)", p->full.mlups, p->full.mlups / p->roofline.working_set_mlups, p->roofline.working_set_mlups);
+    printf("\n");
+}
+
 static void print_provenance(const model_provenance *p)
 {
     printf("within_measured: %s\n", p->within_measured ? "yes" : "no");
@@ -171,6 +185,7 @@ void model_report_prediction(const model_inputs *in, const model_kernel *k, cons
         printf("single-launch start cost removed from copy and probe times: %.2f us (fit over %d L2-resident copy "
                "sizes)\n", in->start_cost_ms * 1e3, in->start_cost_points);
     print_provenance(&p->prov);
+    print_flags(p);
 }
 
 /* ---- validate ----------------------------------------------------------- */

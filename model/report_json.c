@@ -84,6 +84,8 @@ void model_json_prediction(model_json *j, const model_inputs *in, const model_ke
     model_json_close(j);
     json_level_3(j, &p->full);
     json_provenance(j, &p->prov);
+    char flags[64];
+    model_json_string(j, "flags", model_flags_text(model_prediction_flags(p), flags, sizeof flags));
 }
 
 static void json_point(model_json *j, const model_validated_point *v, const model_error_bars *bars)

@@ -12,13 +12,18 @@ int model_spill_flag(long long local_bytes)
     return local_bytes > 0 ? MODEL_FLAG_SPILLS : 0;
 }
 
+int model_prediction_flags(const model_prediction *p)
+{
+    const double roof = p->roofline.working_set_mlups;
+    return roof > 0 && p->full.mlups > roof ? MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE : 0;
+}
+
 int model_point_flags(const model_validated_point *v)
 {
     const double roof = v->pr.roofline.working_set_mlups;
     const int spills = model_spill_flag(v->local_bytes);
     if (!(roof > 0)) return spills;
-    return (v->pr.full.mlups > roof ? MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE : 0) |
-           (v->measured > roof ? MODEL_FLAG_MEASURED_ABOVE_ROOFLINE : 0) | spills;
+    return model_prediction_flags(&v->pr) | (v->measured > roof ? MODEL_FLAG_MEASURED_ABOVE_ROOFLINE : 0) | spills;
 }
 
 const char *model_flags_text(int flags, char *buf, size_t len)

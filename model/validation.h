@@ -45,6 +45,10 @@ typedef struct {
  * and the prediction leaves out. */
 enum { MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE = 1, MODEL_FLAG_MEASURED_ABOVE_ROOFLINE = 2, MODEL_FLAG_SPILLS = 4 };
 int model_point_flags(const model_validated_point *v);
+/* A prediction's own: MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE where level 3
+ * passes the roofline of its working set (an input read past what was
+ * measured, or a path that does not fit the kernel), else 0. */
+int model_prediction_flags(const model_prediction *p);
 /* A kernel of local_bytes per thread: MODEL_FLAG_SPILLS above 0, else 0. */
 int model_spill_flag(long long local_bytes);
 /* "predicted>roofline;measured>roofline;spills" (those set), or "none". */

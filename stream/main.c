@@ -79,7 +79,7 @@ static int64_t parse_size(const char *flag, const char *s)
 static int parse_sizes(const char *s, int64_t *out, int max)
 {
     int n = 0;
-    char *copy = strdup(s);
+    char *copy = lbp_list_copy("--sizes", s);
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
         char *dots = strstr(tok, "..");
         if (dots) {
@@ -108,7 +108,7 @@ static void parse_sweeps(const char *s, int *sweeps)
 {
     for (int i = 0; i < STREAM_SW_COUNT; i++)
         sweeps[i] = 0;
-    char *copy = strdup(s);
+    char *copy = lbp_list_copy("--sweeps", s);
     int any = 0;
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
         sweeps[lbp_parse_choice("--sweeps", tok, stream_sweep_names)] = 1;
@@ -124,7 +124,7 @@ static int parse_paths(const char *s, int *out)
 {
     static const char *const paths[] = {"host", "peer", "mpi", NULL};
     int n = 0;
-    char *copy = strdup(s);
+    char *copy = lbp_list_copy("--exchange", s);
     for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const int p = 1 + lbp_parse_choice("--exchange", tok, paths);
         int dup = 0;
@@ -141,7 +141,7 @@ static void parse_beside(const char *s, int *out)
 {
     int any = 0;
     for (int b = 0; b < STREAM_IC_BESIDE_KINDS; b++) out[b] = 0;
-    char *copy = strdup(s);
+    char *copy = lbp_list_copy("--beside", s);
     for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         out[lbp_parse_choice("--beside", tok, stream_ic_beside_names)] = 1;
         any = 1;

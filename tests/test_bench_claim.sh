@@ -10,50 +10,9 @@
 # alone.  Last line: "bench-claim: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
+. tests/bench_stub.sh
 
-# A tree with core/bench.sh and stub tools: each stage writes its CSV into
-# --out after STUB_SLEEP seconds; model validate exits STUB_MODEL_RC,
-# writing model.csv and a meta saying STUB_RESULT unless STUB_RESULT=none.
-mkdir -p "$tmp/t/core" "$tmp/t/plots" "$tmp/t/stream" "$tmp/t/membench" "$tmp/t/lbmkernels" "$tmp/t/model"
-cp core/bench.sh "$tmp/t/core/"
-# (two runs at once render at once: each writes its own file and renames
-# it over render.args, so the file holds one run's arguments whole)
-printf '#!/bin/sh\necho "$@" >"$(dirname "$0")/render.args.$$" && mv "$(dirname "$0")/render.args.$$" "$(dirname "$0")/render.args"\nexit 0\n' >"$tmp/t/plots/render.sh"
-printf '#!/bin/sh\nexit 0\n' >"$tmp/t/core/bench-ranks.sh" # the multi-device stage: nothing to run
-cat >"$tmp/t/stub" <<'STUB'
-#!/bin/sh
-tool=$(basename "$0")
-out=""; data=""; cmd=""
-for a in "$@"; do
-    case "$prev" in --out) out=$a ;; --data) data=$a ;; esac
-    case "$a" in --describe) printf 'slug,stub-dev\nname,Stub Device\nbackend,opencl\nkind,cpu\n'; exit 0 ;; esac
-    prev=$a
-done
-sleep "${STUB_SLEEP:-0}"
-case $tool in
-stream) echo "device,backend,x" >"$out/stream.csv" ;;
-membench)
-    case " $* " in *" --thread-counts "*) echo "$@" >"$(dirname "$0")/recheck.args" ;; esac
-    echo "device,backend,sweep,threads" >"$out/membench.csv"
-    [ -n "${STUB_RECHECK:-}" ] && echo "stub-dev,opencl,threads,32768" >>"$out/membench.csv" ;;
-lbmkernels)
-    echo "device,backend,cells" >"$out/lbm.csv"
-    [ -n "${STUB_RECHECK:-}" ] && echo "stub-dev,opencl,32768" >>"$out/lbm.csv" ;;
-model)
-    case $1 in
-    validate)
-        if [ "${STUB_RESULT:-pass}" != none ]; then
-            echo "backend,predicted" >"$data/model.csv"
-            printf 'key,value\nresult,%s\n' "${STUB_RESULT:-pass}" >"$data/model-meta.csv"
-        fi
-        exit "${STUB_MODEL_RC:-0}" ;;
-    summary) echo "summary of $data" ;;
-    esac ;;
-esac
-exit 0
-STUB
-for t in stream membench lbmkernels model; do cp "$tmp/t/stub" "$tmp/t/$t/$t"; chmod +x "$tmp/t/$t/$t"; done
-
+bench_stub_tree "$tmp/t"
 bench() { (cd "$tmp/t" && sh core/bench.sh); }
 
 # 1. two benches at once: different folders, each complete, both exit 0

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -935,6 +936,55 @@ static void test_result_set_committed_with_its_meta(void **state)
     remove_tree(lockdir);
 }
 
+/* A run that ends early with a result file still open (a failed
+ * measurement's lbp_fail, SIGTERM, a crash's abort) leaves no temp file of
+ * it, and one in the middle of an OpenMP compile no build folder: each in
+ * a folder of its own (mkdtemp), TMPDIR for the compile. */
+static char early_dir[64];
+static void open_csv(void)
+{
+    lbp_device_info i = {.slug = "x", .backend = "openmp"};
+    lbp_csv_row(lbp_csv_open(early_dir, "lbm.csv", "a", &i, 0), "1");
+}
+static void open_then_fail(void) { open_csv(); lbp_fail("a measurement failed"); }
+static void open_then_term(void) { open_csv(); raise(SIGTERM); }
+static void open_then_abort(void) { open_csv(); abort(); }
+static void start_compile(void)
+{
+    setenv("TMPDIR", early_dir, 1);
+    setenv("LBP_OMP_CACHE", "off", 1);
+    lbp_cjit_start_kernel("void k(float *a) { a[0] = 1; }\n", "k", "");
+}
+static void compile_then_fail(void) { start_compile(); lbp_fail("a compile's caller failed"); }
+static void compile_then_term(void) { start_compile(); raise(SIGTERM); }
+
+/* What a run of ours leaves: result temp files ("*.csv.tmp.<pid>") and
+ * build folders ("lbmprobe-omp-*"); not the compiler's own temp files
+ * (it runs on, orphaned, and removes them as it ends). */
+static int leftovers_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strstr(e->d_name, ".tmp.") || !strncmp(e->d_name, "lbmprobe-omp-", 13);
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_early_end_leaves_no_temps(void **state)
+{
+    (void)state;
+    void (*const ends[])(void) = {open_then_fail, open_then_term, open_then_abort, compile_then_fail,
+                                  compile_then_term};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        snprintf(early_dir, sizeof early_dir, "/tmp/lbp-early-XXXXXX");
+        assert_non_null(mkdtemp(early_dir));
+        exit_status_of(ends[i]);
+        assert_int_equal(leftovers_in(early_dir), 0);
+        remove_tree(early_dir);
+    }
+}
+
 /* ---- the openmp backend ---------------------------------------------------- */
 
 /* The wrapper generator reads an entry's parameters from preprocessed text:
@@ -1213,6 +1263,7 @@ int main(void)
         cmocka_unit_test(test_commit_never_replaces_without_force),
         cmocka_unit_test(test_claim_removes_stale_temps),
         cmocka_unit_test(test_result_set_committed_with_its_meta),
+        cmocka_unit_test(test_early_end_leaves_no_temps),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, lbp_test_close_devices);
 }

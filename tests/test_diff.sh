@@ -15,7 +15,7 @@ rows=$(awk '$4 ~ /^[0-9]+x[0-9]+x[0-9]+$/' "$tmp/same" | wc -l)
 ones=$(awk '$4 ~ /^[0-9]+x[0-9]+x[0-9]+$/ && $7 == "1.000" && $9 == "yes"' "$tmp/same" | wc -l)
 if [ "$rows" -gt 0 ] && [ "$rows" = "$ones" ]; then ok; else bad "a run against itself: $ones of $rows ratios 1.000"; fi
 
-sh core/diff.sh "$a" "$b" >"$tmp/ab" || bad "diff $a $b exited $?"
+sh core/diff.sh --allow-other-device "$a" "$b" >"$tmp/ab" || bad "diff $a $b exited $?"
 # cuda push fp32 256^3: the best mlups_median of each lbm.csv, and their ratio
 best() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["backend"] == "cuda" && $c["scheme"] == "push" && $c["precision"] == "fp32" && $c["nx"] == 256 && $c["ny"] == 256 && $c["nz"] == 256 &&
