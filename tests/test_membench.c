@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "full.h"
 #include "cpucubes.h"
 #include "device.h"
 #include "../membench/gen.h"
@@ -97,7 +98,8 @@ static void test_nvrtc_compiles_generated_kernels(void **state)
     (void)state;
     if (!nvrtc_available()) skip();
     batch b = {0};
-    for (int n = 1; n <= 64; n++)
+    /* make test: every seventh N (1, 8, ..., 64), each word size and mix */
+    for (int n = 1; n <= 64; n += lbp_test_full() ? 1 : 7)
         for (int wi = 0; wi < N_WORD_SIZES; wi++) {
             const int w = word_sizes[wi];
             int e = (n + w) % 5;
@@ -462,7 +464,11 @@ static void test_probes_run_correctly(void **state)
                                    {19, 4, 0, 10, 7}, {19, 8, 10, 0, 7}, {1, 4, 0, 0, 64}, {19, 2, 10, 0, 0},
                                    {19, 2, 0, 10, 7}, {5, 2, 5, 5, 0},   {1, 2, 0, 0, 64}};
     uint64_t *got = malloc(sizeof *got * (size_t)mb_bench_stride(&b, b.threads, 2)); /* the widest layout in words */
+    /* make test: one word, misaligned reads at 2 B, both at 8 B, the stamps,
+     * writes with the payload at 4 B and 2 B, the payload alone at 2 B */
+    static const int quick[] = {1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        if (!lbp_test_full() && !quick[c]) continue;
         mb_config cfg = {.spec = {.words = cases[c][0], .word_bytes = cases[c][1], .misaligned_reads = cases[c][2],
                                   .misaligned_writes = cases[c][3], .payload = cases[c][4]},
                          .block_size = c % 2 ? 64 : 256};
@@ -988,6 +994,8 @@ static void test_row_probe(void **state)
     uint64_t *got = malloc(sizeof *got * (size_t)b.stride);
     for (int wi = 0; wi < N_WORD_SIZES; wi++)
         for (int e = 0; e < 4; e++) {
+            /* make test: each variant at two of the three word sizes */
+            if (!lbp_test_full() && (wi + e) % 3 == 2) continue;
             const int wb = word_sizes[wi], in_place = e == 3;
             mb_config cfg = {.spec = {.words = 6, .word_bytes = wb, .misaligned_reads = e & 1 ? 3 : 0,
                                       .misaligned_writes = e & 2 ? (in_place ? 3 : 5) : 0, .in_place = in_place,
