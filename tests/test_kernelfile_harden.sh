@@ -119,6 +119,14 @@ for f in fifo dir huge dev; do
     refused "$what" model/model check-kernels --data $data --backend "$be" --measured "$tmp/check.csv"
 done
 [ ! -e "$tmp/f" ] && ok || bad "a refused kernel file left $tmp/f"
+# check-kernels prints each row's name: one that is no kernel name (an
+# escape sequence, a comma's quoted field) is refused before it is printed
+for name in "$(printf 'x\033[2Jy')" '"a,b"' 'sp ace'; do
+    { echo "$header"; echo "$dev,$be,tests/kernels/d3q27-grid.kernel,$name,grid,4096,64,64,16777216,4,100"; } \
+        >"$tmp/check.csv"
+    refused "check.csv:2: column 'name': not a kernel name" \
+        model/model check-kernels --data $data --backend "$be" --measured "$tmp/check.csv"
+done
 
 # a file that is no kernel file: its lines are never echoed
 printf 'root:$6$S3cr3tSalt$S3cr3tHash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n' >"$tmp/shadow"
