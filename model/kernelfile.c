@@ -283,8 +283,8 @@ static int list_key(int key)
 }
 
 /* A value's text, before its meaning: at most MAX_VALUE characters (never
- * cut), printable ASCII (no control byte or escape sequence reaches an
- * error, a CSV file or generated source), and no space inside one value
+ * cut), printable ASCII (no control byte, tab or escape sequence reaches
+ * an error, a CSV file or generated source), and no space inside one value
  * ("1 0" once read as 10), only around a list's commas.  The value is not
  * echoed here: it is not yet known to be printable. */
 static int check_value_text(parse_state *s, int key, const char *v)
@@ -294,14 +294,14 @@ static int check_value_text(parse_state *s, int key, const char *v)
         return fail_at(s, s->line, key, "a value of %zu characters, over the %d a value may have", n, MAX_VALUE);
     for (size_t i = 0; i < n; i++) {
         const unsigned char c = (unsigned char)v[i];
-        if ((c < 0x20 && c != '\t') || c > 0x7e)
+        if (c < 0x20 || c > 0x7e) /* a tab too: an error echoes the value */
             return fail_at(s, s->line, key, "a control or non-ASCII byte (0x%02x, character %zu of the value): "
                            "values are printable ASCII", c, i + 1);
     }
     for (size_t i = 0; i < n; i++) {
-        if (v[i] != ' ' && v[i] != '\t') continue;
+        if (v[i] != ' ') continue;
         size_t j = i;
-        while (v[j] == ' ' || v[j] == '\t') j++;
+        while (v[j] == ' ') j++;
         if (!list_key(key) || (v[i - 1] != ',' && v[j] != ','))
             return fail_at(s, s->line, key, "a space inside the value (character %zu): one value, no spaces%s",
                            i + 1, list_key(key) ? " but around a list's commas" : "");

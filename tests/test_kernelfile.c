@@ -259,7 +259,8 @@ static void test_name_whitelist(void **state)
         assert_false(model_kernel_name_ok(bytes[i]));
     }
     refused_as("name = sp ace\nwords_read = 19\n", "k.kernel:1: name: a space inside the value (character 3)");
-    refused_as("name = tab\tin\nwords_read = 19\n", "k.kernel:1: name: a space inside the value");
+    refused_as("name = tab\tin\nwords_read = 19\n", "k.kernel:1: name: a control or non-ASCII byte (0x09");
+    refused_as("name = n\nwords_read = 19\nmisaligned_reads = 0,\t10\n", "k.kernel:3: misaligned_reads: a control");
     refused_as("name = 012345678901234567890123456789012345678901234567\nwords_read = 9\n",
                "k.kernel:1: name: 48 characters, over 47");
     /* a newline ends the name; the next line is named, never echoed */
