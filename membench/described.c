@@ -148,7 +148,9 @@ static void described_update(FILE *t, const mb_described *d, const char *word, i
 char *mb_generate_described(const mb_described *d)
 {
     const char *word = mb_word_type(d->word_bytes);
-    if (!word) return NULL;
+    /* the name is the only text of the file's in the source (its comment):
+     * whitelisted characters only, whoever filled the record */
+    if (!word || !model_kernel_name_ok(d->file->k.name)) return NULL;
     char *s = NULL;
     size_t len = 0;
     FILE *t = open_memstream(&s, &len);

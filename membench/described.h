@@ -38,7 +38,8 @@ int mb_described_of(const model_kernel_file *f, long long nx, long long ny, long
  * in[k stride + c (+1 for k < L)] and, for k < W, written xored with the
  * seed word to out[k stride + c (+1 for k < M)] (in place: back to in
  * where it was read), the layout and values of membench's probes, so that
- * mb_verify checks them. */
+ * mb_verify checks them.  NULL for a name that is not a kernel name
+ * (model_kernel_name_ok): no other text of the file reaches the source. */
 #define MB_DESCRIBED_ENTRY "membench_described"
 char *mb_generate_described(const mb_described *d);
 

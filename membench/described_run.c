@@ -94,6 +94,9 @@ static int verify_one(described_ctx *r, char *why, size_t why_len)
 static lbp_kernel *compile_described(lbp_device *dev, const mb_described *d)
 {
     char *src = mb_generate_described(d);
+    if (!src && !model_kernel_name_ok(d->file->k.name))
+        lbp_usage_error("the kernel's name is not 1 to %d of A-Z a-z 0-9 . _ -: no source generated",
+                        MODEL_KERNEL_NAME_MAX);
     if (!src) lbp_fail("internal: no kernel text for %s", d->file->k.name);
     lbp_kernel *k = lbp_compile(dev, src, MB_DESCRIBED_ENTRY, "");
     free(src);
@@ -212,7 +215,11 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
 {
     model_kernel_file f;
     char why[1024];
-    if (strchr(o->file, ',') || strchr(o->file, '"')) lbp_usage_error("--kernel: '%s': a path with a comma or a quote", o->file);
+    /* the path is a field of membench-kernel.csv: no comma, quote or control byte */
+    for (const char *c = o->file; *c; c++)
+        if (*c == ',' || *c == '"' || (unsigned char)*c < 0x20 || *c == 0x7f)
+            lbp_usage_error("--kernel: a path with a comma, a quote or a control byte (character %d): membench-kernel.csv "
+                            "keeps it in a field", (int)(c - o->file) + 1);
     if (model_kernel_file_read(o->file, &f, why, sizeof why)) lbp_usage_error("%s", why);
     for (int p = 0; p < f.k.phases && !o->n_probe_words; p++)
         if ((f.k.read_shift[p] | f.k.write_shift[p]) & (MODEL_SHIFT_Y | MODEL_SHIFT_Z)) {

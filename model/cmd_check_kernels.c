@@ -52,6 +52,11 @@ typedef struct {
 static void read_row(const lbp_table *t, int r, check_row *out)
 {
     char err[1024];
+    /* the name is printed: a kernel name (membench wrote one), no text
+     * that could reach the console as an escape sequence */
+    if (!model_kernel_name_ok(lbp_table_text(t, r, lbp_table_column(t, "name"))))
+        model_bad_input("%s:%d: column 'name': not a kernel name (1 to %d of A-Z a-z 0-9 . _ -)", t->path, t->line[r],
+                        MODEL_KERNEL_NAME_MAX);
     snprintf(out->file, sizeof out->file, "%s", lbp_table_text(t, r, lbp_table_column(t, "kernel_file")));
     if (lbp_table_whole_in_by_name(t, r, "nx", 1, 1000000, &out->nx, err, sizeof err) ||
         lbp_table_whole_in_by_name(t, r, "ny", 1, 1000000, &out->ny, err, sizeof err) ||

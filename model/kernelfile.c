@@ -3,11 +3,20 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The longest value a key takes, and the largest file read: a longer one
+ * is refused, never cut (a cut "000...0010" once read as 1). */
+#define MAX_VALUE 255
+#define MAX_FILE_BYTES 16383
 
 enum {
     KEY_NAME, KEY_WORDS_READ, KEY_WORDS_WRITTEN, KEY_MIS_READS, KEY_MIS_WRITES, KEY_WORD_BYTES, KEY_LATTICES,
@@ -50,39 +59,71 @@ __attribute__((format(printf, 4, 5))) static int fail_at(parse_state *s, int lin
     return -1;
 }
 
-/* A number within [lo, hi] (whole: no fraction), or -1 with the error. */
-static int number(parse_state *s, int key, const char *v, double lo, double hi, int whole, double *out)
+/* A number within [lo, hi], in decimal (no hex, inf or nan), or -1 with
+ * the error. */
+static int number(parse_state *s, int key, const char *v, double lo, double hi, double *out)
 {
     char *end;
     errno = 0;
     const double x = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(x) || (whole && x != floor(x)))
-        return fail_at(s, s->line, key, "'%s' is not %s", v, whole ? "a whole number" : "a number");
+    if (end == v || *end || errno || !isfinite(x) || strspn(v, "0123456789.eE+-") != strlen(v))
+        return fail_at(s, s->line, key, "'%s' is not a number", v);
     if (x < lo || x > hi) return fail_at(s, s->line, key, "'%s' is out of range %g..%g", v, lo, hi);
     *out = x;
     return 0;
 }
 
+/* v as a whole number lo..hi: decimal digits after an optional '-',
+ * strtoll's overflow (ERANGE) out of range, never wrapped.  0, or -1 not
+ * a whole number, -2 out of range. */
+static int whole_in(const char *v, long long lo, long long hi, long long *out)
+{
+    const char *digits = v + (*v == '-');
+    if (!isdigit((unsigned char)*digits) || strspn(digits, "0123456789") != strlen(digits)) return -1;
+    errno = 0;
+    const long long x = strtoll(v, NULL, 10);
+    if (errno == ERANGE || x < lo || x > hi) return -2;
+    *out = x;
+    return 0;
+}
+
+static int whole_ll(parse_state *s, int key, const char *v, long long lo, long long hi, long long *out)
+{
+    const int r = whole_in(v, lo, hi, out);
+    if (r == -1) return fail_at(s, s->line, key, "'%s' is not a whole number", v);
+    if (r == -2) return fail_at(s, s->line, key, "'%s' is out of range %lld..%lld", v, lo, hi);
+    return 0;
+}
+
 static int whole(parse_state *s, int key, const char *v, int lo, int hi, int *out)
 {
-    double x;
-    if (number(s, key, v, lo, hi, 1, &x)) return -1;
+    long long x;
+    if (whole_ll(s, key, v, lo, hi, &x)) return -1;
     *out = (int)x;
     return 0;
 }
 
-/* v without its spaces ("0, 10" read as "0,10"). */
-static void packed_list(const char *v, char packed[256])
+static int whole_double(parse_state *s, int key, const char *v, int lo, int hi, double *out)
+{
+    long long x;
+    if (whole_ll(s, key, v, lo, hi, &x)) return -1;
+    *out = (double)x;
+    return 0;
+}
+
+/* v without its spaces ("0, 10" read as "0,10"): only those around a
+ * comma are left by check_value_text, and v fits (MAX_VALUE). */
+static void packed_list(const char *v, char packed[MAX_VALUE + 1])
 {
     size_t len = 0;
-    for (const char *c = v; *c && len < 255; c++)
+    for (const char *c = v; *c && len < MAX_VALUE; c++)
         if (!isspace((unsigned char)*c)) packed[len++] = *c;
     packed[len] = 0;
 }
 
 static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
 {
-    char packed[256];
+    char packed[MAX_VALUE + 1];
     packed_list(v, packed);
     if ((*n = model_parse_phase_list(packed, 1000, out)) < 0)
         return fail_at(s, s->line, key,
@@ -94,7 +135,7 @@ static int phase_list(parse_state *s, int key, const char *v, int *out, int *n)
 /* "-c, +c": one shift per alternating launch (model_shift_parse). */
 static int shift_list(parse_state *s, int key, const char *v, unsigned char *out, int *n)
 {
-    char packed[256];
+    char packed[MAX_VALUE + 1];
     packed_list(v, packed);
     *n = 0;
     for (char *tok = packed, *next; tok; tok = next) {
@@ -110,13 +151,27 @@ static int shift_list(parse_state *s, int key, const char *v, unsigned char *out
     return 0;
 }
 
+/* BXxBYxBZ: three whole numbers, each read with its overflow check (a
+ * %d of 4294967297 once wrapped to 1). */
 static int block_dims(parse_state *s, const char *v, int *b)
 {
-    char tail;
-    if (sscanf(v, "%dx%dx%d%c", &b[0], &b[1], &b[2], &tail) != 3 || !isdigit((unsigned char)v[0]))
-        return fail_at(s, s->line, KEY_BLOCK, "'%s' is not BXxBYxBZ (three whole numbers)", v);
-    if (b[0] < 1 || b[1] < 1 || b[2] < 1 || b[0] > 1024 || b[1] > 1024 || b[2] > 1024 ||
-        (long)b[0] * b[1] * b[2] > 1024)
+    char part[3][MAX_VALUE + 1];
+    const char *p = v;
+    int range = 0;
+    for (int i = 0; i < 3; i++) {
+        const size_t n = i < 2 ? strcspn(p, "x") : strlen(p);
+        if ((i < 2 && !p[n]) || n == 0)
+            return fail_at(s, s->line, KEY_BLOCK, "'%s' is not BXxBYxBZ (three whole numbers)", v);
+        memcpy(part[i], p, n);
+        part[i][n] = 0;
+        p += n + (i < 2);
+        long long x;
+        const int r = whole_in(part[i], 1, 1024, &x);
+        if (r == -1) return fail_at(s, s->line, KEY_BLOCK, "'%s' is not BXxBYxBZ (three whole numbers)", v);
+        range |= r == -2;
+        b[i] = r ? 0 : (int)x;
+    }
+    if (range || (long)b[0] * b[1] * b[2] > 1024)
         return fail_at(s, s->line, KEY_BLOCK, "'%s' is out of range (each >= 1, at most 1024 threads)", v);
     return 0;
 }
@@ -135,6 +190,25 @@ static int misaligned_access(parse_state *s, const char *v, model_misaligned_acc
     return 0;
 }
 
+int model_kernel_name_ok(const char *name)
+{
+    const size_t n = strspn(name, MODEL_KERNEL_NAME_CHARS);
+    return n >= 1 && n <= MODEL_KERNEL_NAME_MAX && !name[n];
+}
+
+/* The name reaches generated source (membench's kernel), CSV files and
+ * the console: whitelisted characters only, the first other one named. */
+static int name_check(parse_state *s, const char *v)
+{
+    const size_t n = strlen(v), ok = strspn(v, MODEL_KERNEL_NAME_CHARS);
+    if (ok < n)
+        return fail_at(s, s->line, KEY_NAME, "'%c' (character %zu) is not allowed: a name is 1 to %d of A-Z a-z "
+                       "0-9 . _ -", v[ok], ok + 1, MODEL_KERNEL_NAME_MAX);
+    if (n > MODEL_KERNEL_NAME_MAX)
+        return fail_at(s, s->line, KEY_NAME, "%zu characters, over %d", n, MODEL_KERNEL_NAME_MAX);
+    return 0;
+}
+
 static int set_value(parse_state *s, int key, const char *v)
 {
     model_kernel_file *f = s->out;
@@ -143,11 +217,11 @@ static int set_value(parse_state *s, int key, const char *v)
     int r = 0;
     switch (key) {
     case KEY_NAME:
-        if (strlen(v) >= sizeof k->name) return fail_at(s, s->line, key, "'%s' is over 47 characters", v);
+        if (name_check(s, v)) return -1;
         snprintf(k->name, sizeof k->name, "%s", v);
         break;
-    case KEY_WORDS_READ: r = number(s, key, v, 1, 1000, 1, &k->words_read); break;
-    case KEY_WORDS_WRITTEN: r = number(s, key, v, 1, 1000, 1, &k->words_written); break;
+    case KEY_WORDS_READ: r = whole_double(s, key, v, 1, 1000, &k->words_read); break;
+    case KEY_WORDS_WRITTEN: r = whole_double(s, key, v, 1, 1000, &k->words_written); break;
     case KEY_MIS_READS: r = phase_list(s, key, v, k->misaligned_reads, &s->n_reads); break;
     case KEY_MIS_WRITES: r = phase_list(s, key, v, k->misaligned_writes, &s->n_writes); break;
     case KEY_WORD_BYTES:
@@ -157,7 +231,7 @@ static int set_value(parse_state *s, int key, const char *v)
         break;
     case KEY_LATTICES: r = whole(s, key, v, 1, 2, &k->lattices); break;
     case KEY_LAUNCHES: r = whole(s, key, v, 1, 64, &k->launches_per_step); break;
-    case KEY_OPS: r = number(s, key, v, 0, 1e6, 0, &k->ops_per_cell); break;
+    case KEY_OPS: r = number(s, key, v, 0, 1e6, &k->ops_per_cell); break;
     case KEY_CELLS_PER_THREAD: r = whole(s, key, v, 1, 64, &k->cells_per_thread); break;
     case KEY_LAUNCH: r = launch_kind(s, v, &k->launch); break;
     case KEY_MIS_ACCESS: r = misaligned_access(s, v, &k->misaligned_access); break;
@@ -174,12 +248,11 @@ static int set_value(parse_state *s, int key, const char *v)
         snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: registers", s->file, s->line);
         break;
     case KEY_OCCUPANCY:
-        r = number(s, key, v, 0, 1, 0, &f->occupancy);
+        r = number(s, key, v, 0, 1, &f->occupancy);
         if (!r && f->occupancy <= 0) r = fail_at(s, s->line, key, "'%s' is out of range (0, 1]", v);
         break;
     case KEY_BLOCKS_PER_SM:
-        r = number(s, key, v, 1, 64, 1, &x);
-        f->blocks_per_sm = x;
+        if (!(r = whole_double(s, key, v, 1, 64, &x))) f->blocks_per_sm = x;
         snprintf(f->blocks_said, sizeof f->blocks_said, "%s:%d: blocks_per_sm", s->file, s->line);
         break;
     }
@@ -207,13 +280,56 @@ static int split_line(char *line, char **key, char **value)
     return 1;
 }
 
+/* Keys whose value is a comma list, spaces allowed around the commas. */
+static int list_key(int key)
+{
+    return key == KEY_MIS_READS || key == KEY_MIS_WRITES || key == KEY_READ_SHIFT || key == KEY_WRITE_SHIFT;
+}
+
+/* A value's text, before its meaning: at most MAX_VALUE characters (never
+ * cut), printable ASCII (no control byte, tab or escape sequence reaches
+ * an error, a CSV file or generated source), and no space inside one value
+ * ("1 0" once read as 10), only around a list's commas.  The value is not
+ * echoed here: it is not yet known to be printable. */
+static int check_value_text(parse_state *s, int key, const char *v)
+{
+    const size_t n = strlen(v);
+    if (n > MAX_VALUE)
+        return fail_at(s, s->line, key, "a value of %zu characters, over the %d a value may have", n, MAX_VALUE);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)v[i];
+        if (c < 0x20 || c > 0x7e) /* a tab too: an error echoes the value */
+            return fail_at(s, s->line, key, "a control or non-ASCII byte (0x%02x, character %zu of the value): "
+                           "values are printable ASCII", c, i + 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] != ' ') continue;
+        size_t j = i;
+        while (v[j] == ' ') j++;
+        if (!list_key(key) || (v[i - 1] != ',' && v[j] != ','))
+            return fail_at(s, s->line, key, "a space inside the value (character %zu): one value, no spaces%s",
+                           i + 1, list_key(key) ? " but around a list's commas" : "");
+        i = j - 1;
+    }
+    return 0;
+}
+
+/* A key is a word of a-z, 0-9 and _: anything else is no kernel-file
+ * line, and is never echoed (a file that is not a kernel description,
+ * /etc/shadow, would be). */
+static int key_word(const char *key)
+{
+    const size_t n = strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    return n >= 1 && n <= 32 && !key[n];
+}
+
 static int one_line(parse_state *s, char *line)
 {
     char *key, *value;
     const int r = split_line(line, &key, &value);
     if (!r) return 0;
-    if (r < 0) {
-        snprintf(s->err, s->err_len, "%s:%d: '%s' is not a 'key = value' line", s->file, s->line, line);
+    if (r < 0 || !key_word(key)) {
+        snprintf(s->err, s->err_len, "%s:%d: not a 'key = value' line (keys: doc/kernels.md)", s->file, s->line);
         return -1;
     }
     int id = 0;
@@ -225,6 +341,7 @@ static int one_line(parse_state *s, char *line)
     if (s->at[id]) return fail_at(s, s->line, id, "given again (first on line %d)", s->at[id]);
     s->at[id] = s->line;
     if (!*value) return fail_at(s, s->line, id, "no value");
+    if (check_value_text(s, id, value)) return -1;
     return set_value(s, id, value);
 }
 
@@ -405,21 +522,61 @@ int model_kernel_file_parse(const char *text, const char *file, model_kernel_fil
     return 0;
 }
 
-int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, size_t err_len)
+/* What a path that is not a regular file is, for the error. */
+static const char *file_kind(mode_t m)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    return S_ISDIR(m) ? "directory" : S_ISFIFO(m) ? "FIFO" : S_ISCHR(m) ? "character device" : S_ISBLK(m) ? "block device"
+           : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+/* The file's bytes (at most MAX_FILE_BYTES) into text; 0, or -1 with err.
+ * Opened without blocking (a FIFO with no writer would block open and
+ * read) and refused unless fstat says a regular file. */
+static int read_text(const char *path, char *text, size_t *len, char *err, size_t err_len)
+{
+    for (const char *c = path; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            snprintf(err, err_len, "a kernel file path with a control byte (0x%02x, character %zu): not read",
+                     (unsigned char)*c, (size_t)(c - path) + 1);
+            return -1;
+        }
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(err, err_len, "%s: cannot open (%s)", path, strerror(errno));
         return -1;
     }
-    char text[16384];
-    const size_t n = fread(text, 1, sizeof text - 1, f);
-    const int too_long = !feof(f);
-    fclose(f);
-    if (too_long) {
-        snprintf(err, err_len, "%s: longer than %zu bytes: not a kernel description", path, sizeof text - 1);
-        return -1;
+    struct stat st;
+    int r = -1;
+    if (fstat(fd, &st)) snprintf(err, err_len, "%s: cannot stat (%s)", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(err, err_len, "%s: a %s, not a regular file: not a kernel description", path, file_kind(st.st_mode));
+    else if (st.st_size > MAX_FILE_BYTES)
+        snprintf(err, err_len, "%s: %lld bytes, over the %d a kernel description may have", path,
+                 (long long)st.st_size, MAX_FILE_BYTES);
+    else
+        r = 0;
+    *len = 0;
+    while (!r) { /* to the end, or one byte past the limit (a file that grew) */
+        const ssize_t n = read(fd, text + *len, MAX_FILE_BYTES + 1 - *len);
+        if (n == 0) break;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            snprintf(err, err_len, "%s: cannot read (%s)", path, strerror(errno));
+            r = -1;
+        } else if ((*len += (size_t)n) > MAX_FILE_BYTES) {
+            snprintf(err, err_len, "%s: over the %d bytes a kernel description may have", path, MAX_FILE_BYTES);
+            r = -1;
+        }
     }
+    close(fd);
+    return r;
+}
+
+int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, size_t err_len)
+{
+    char text[MAX_FILE_BYTES + 2];
+    size_t n;
+    if (read_text(path, text, &n, err, err_len)) return -1;
     text[n] = 0;
     if (memchr(text, 0, n)) {
         snprintf(err, err_len, "%s: holds a NUL byte: not a kernel description", path);

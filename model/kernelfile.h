@@ -1,7 +1,8 @@
 /* A kernel described in a file (doc/kernels.md): `key = value` lines, `#`
  * starts a comment, blank lines are skipped, keys in any order, each once.
  *
- *   name               required; up to 47 characters
+ *   name               required; 1 to 47 of A-Z a-z 0-9 . _ - (it reaches
+ *                      generated source, CSV files and the console)
  *   words_read         required; whole number 1..1000 (N, per cell and step)
  *   words_written      1..1000, default: as read
  *   misaligned_reads   L, 0..words_read; a comma list, one per alternating
@@ -29,7 +30,15 @@
  * registers, occupancy, blocks_per_sm; a misalignment above the words it
  * counts.  Every error is one line, "FILE:LINE: KEY: what", and the CLI
  * exits 2 on it; a required key that is missing is reported at the last
- * line. */
+ * line.
+ *
+ * What a value may be, before what it means: printable ASCII, at most 255
+ * characters (never cut), no space inside it (a list's commas may have
+ * spaces around them); whole numbers in decimal, read with their overflow
+ * checked (never wrapped).  A line that is not "key = value" with a key of
+ * a-z, 0-9 and _ is named by its number, never echoed.  A file is read
+ * only if it is a regular file (a FIFO, a directory or a device is
+ * refused, without blocking) of at most 16383 bytes. */
 #ifndef MODEL_KERNELFILE_H
 #define MODEL_KERNELFILE_H
 
@@ -49,6 +58,12 @@ typedef struct {
     char blocks_said[640]; /* "FILE:LINE: blocks_per_sm" (or registers): where the blocks per SM
                               come from, for an error about them; "" not given */
 } model_kernel_file;
+
+/* A kernel name: 1 to MODEL_KERNEL_NAME_MAX of these characters, the only
+ * ones that may reach generated kernel source. */
+#define MODEL_KERNEL_NAME_MAX 47 /* model_kernel's name[48] */
+#define MODEL_KERNEL_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+int model_kernel_name_ok(const char *name);
 
 /* Parses text (named `file` in errors).  Returns 0, or -1 with err. */
 int model_kernel_file_parse(const char *text, const char *file, model_kernel_file *out, char *err, size_t err_len);

@@ -28,6 +28,11 @@ FUZZ_LIB_OBJS := $(addprefix .fuzz/,$(CORE_OBJS) $(model_OBJS))
 $(FUZZ_BINS): .fuzz/%: .fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# fuzz_gen_name drives membench's generator of described kernels: it
+# links that generator too
+.fuzz/fuzz_gen_name: .fuzz/membench/described.o .fuzz/membench/gen.o
+.fuzz/tests/fuzz/fuzz_gen_name.o .fuzz/membench/described.o: CPPFLAGS += -Imodel
+
 .PHONY: fuzz fuzz-bins test-sanitize clean-fuzz
 fuzz-bins: $(FUZZ_BINS)
 fuzz: fuzz-bins

@@ -70,6 +70,36 @@ static void test_launch_threads_and_grid(void **state)
     assert_int_equal(mb_described_threads(&d), 1024);
 }
 
+/* The name is the only text of the file's in the generated source: a
+ * record whose name is not a kernel name (filled by other code than the
+ * parser) gets no source; a kernel name appears once, in the comment, and
+ * the source is that of any other name with the name replaced. */
+static void test_source_takes_whitelisted_names(void **state)
+{
+    (void)state;
+    model_kernel_file f = parse("name = x\nwords_read = 3\n");
+    mb_described d = describe(&f, 10, 10, 10);
+    char *plain = mb_generate_described(&d);
+    assert_non_null(plain);
+    static const char *const bad[] = {"*/[[gnu::constructor]]f(){}/*", "a\"b", "a\\b", "a,b", "a\nb", "a b",
+                                      "\033[31m", "\001", "e\303\251", "\377", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(f.k.name, sizeof f.k.name, "%s", bad[i]);
+        assert_null(mb_generate_described(&d));
+    }
+    snprintf(f.k.name, sizeof f.k.name, "%s", "Aa0._-z");
+    char *named = mb_generate_described(&d);
+    assert_non_null(named);
+    const char *at = strstr(named, "Aa0._-z");
+    assert_non_null(at);
+    assert_null(strstr(at + 1, "Aa0._-z"));
+    const size_t before = (size_t)(at - named);
+    assert_memory_equal(named, plain, before);
+    assert_string_equal(at + strlen("Aa0._-z"), plain + before + 1);
+    free(named);
+    free(plain);
+}
+
 static void assert_refused(const char *text, long long ny, const char *says)
 {
     model_kernel_file f = parse(text);
@@ -230,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_threads_and_grid),
+        cmocka_unit_test(test_source_takes_whitelisted_names),
         cmocka_unit_test(test_refuses_what_it_does_not_generate),
         cmocka_unit_test(test_parse_sizes),
         cmocka_unit_test(test_nvrtc_compiles_every_launch),

@@ -13,9 +13,11 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,11 +114,11 @@ static void test_example_files(void **state)
 static void test_parse_values(void **state)
 {
     (void)state;
-    model_kernel_file f = parsed("# a comment\n\n  name = my kernel  # trailing comment\nwords_read=39\n"
+    model_kernel_file f = parsed("# a comment\n\n  name = my-kernel  # trailing comment\nwords_read=39\n"
                                  "misaligned_reads = 0, 20\nmisaligned_writes = 0,20\nword_bytes = 2\nlattices = 1\n"
                                  "launches_per_step = 2\nops_per_cell = 12.5\ncells_per_thread = 2\n"
                                  "launch = grid\nblock = 32x4x2\nregisters = 40");
-    assert_string_equal(f.k.name, "my kernel");
+    assert_string_equal(f.k.name, "my-kernel");
     assert_true(f.k.words_read == 39 && f.k.words_written == 39); /* written: as read */
     assert_int_equal(f.k.phases, 2);
     assert_int_equal(f.k.misaligned_reads[1], 20);
@@ -159,7 +161,7 @@ static void test_parse_errors(void **state)
     static const struct {
         const char *text, *error;
     } cases[] = {
-        {"name = n\nwords_read 19\n", "k.kernel:2: 'words_read 19' is not a 'key = value' line"},
+        {"name = n\nwords_read 19\n", "k.kernel:2: not a 'key = value' line"},
         {"name = n\nwords_read = 19\nword_size = 4\n", "k.kernel:3: word_size: unknown key"},
         {"name = n\nwords_read = 19\n# c\nwords_read = 19\n", "k.kernel:4: words_read: given again (first on line 2)"},
         {"name = n\n", "k.kernel:1: words_read: missing"},
@@ -210,6 +212,228 @@ static void test_parse_errors(void **state)
     model_kernel_file f;
     assert_int_equal(model_kernel_file_read("tests/no-such.kernel", &f, err, sizeof err), -1);
     assert_non_null(strstr(err, "tests/no-such.kernel: cannot open"));
+}
+
+/* ---- what a value may be (issue 55) ------------------------------------- */
+
+/* An error is one line of printable ASCII: no byte of the file's that is
+ * not reaches the console. */
+static void assert_printable(const char *e)
+{
+    for (const char *c = e; *c; c++) assert_true(*c >= 0x20 && *c <= 0x7e);
+}
+
+static void refused_as(const char *text, const char *error)
+{
+    model_kernel_file f;
+    err[0] = 0;
+    const int r = model_kernel_file_parse(text, "k.kernel", &f, err, sizeof err);
+    if (r != -1 || strncmp(err, error, strlen(error)))
+        fprintf(stderr, "text '%s': got %d '%s', want '%s...'\n", text, r, err, error);
+    assert_int_equal(r, -1);
+    assert_int_equal(strncmp(err, error, strlen(error)), 0);
+    assert_printable(err);
+}
+
+/* Every character class that could leave a comment, a string or a CSV
+ * field, or reach a terminal, refused in a name with one line that names
+ * the file, the line and the key; a name of the whitelist is kept whole. */
+static void test_name_whitelist(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"*/[[gnu::constructor]]f(){system(\"id\");}/*", "a,b\"c", "q\"", "b\\s",
+                                      "star*/", "/*c", "semi;", "dollar$", "paren(", "brace{", "tick`", "apos'",
+                                      "slash/", "lt<", "pct%", "at@", "colon:", "eq=x", "plus+"};
+    char text[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "name = %s\nwords_read = 19\n", bad[i]);
+        refused_as(text, "k.kernel:1: name: '");
+        assert_non_null(strstr(err, "is not allowed: a name is 1 to 47 of A-Z a-z 0-9 . _ -"));
+        assert_false(model_kernel_name_ok(bad[i]));
+    }
+    static const char *const bytes[] = {"esc\033[31m", "ctl\001", "del\177", "cr\rx", "bell\007", "e\303\251",
+                                        "high\377", "ell\342\204\223", "vt\vx", "ff\fx"};
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        snprintf(text, sizeof text, "name = %s\nwords_read = 19\n", bytes[i]);
+        refused_as(text, "k.kernel:1: name: a control or non-ASCII byte (0x");
+        assert_false(model_kernel_name_ok(bytes[i]));
+    }
+    refused_as("name = sp ace\nwords_read = 19\n", "k.kernel:1: name: a space inside the value (character 3)");
+    refused_as("name = tab\tin\nwords_read = 19\n", "k.kernel:1: name: a control or non-ASCII byte (0x09");
+    refused_as("name = n\nwords_read = 19\nmisaligned_reads = 0,\t10\n", "k.kernel:3: misaligned_reads: a control");
+    refused_as("name = 012345678901234567890123456789012345678901234567\nwords_read = 9\n",
+               "k.kernel:1: name: 48 characters, over 47");
+    /* a newline ends the name; the next line is named, never echoed */
+    refused_as("name = a\n*/[[gnu::constructor]]f(){}/*\nwords_read = 9\n", "k.kernel:2: not a 'key = value' line");
+    assert_null(strstr(err, "constructor"));
+    model_kernel_file f = parsed("name = D3Q19_push-grid.v2\nwords_read = 19\n");
+    assert_string_equal(f.k.name, "D3Q19_push-grid.v2");
+    f = parsed("name = 01234567890123456789012345678901234567890123456\nwords_read = 19\n");
+    assert_int_equal(strlen(f.k.name), 47);
+    assert_true(model_kernel_name_ok("a") && model_kernel_name_ok("-._"));
+    assert_false(model_kernel_name_ok(""));
+}
+
+/* Whole numbers are the numbers written, or refused: never wrapped, cut,
+ * or read across a space. */
+static void test_values_not_wrapped(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *error;
+    } cases[] = {
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 4294967297x1x1\n",
+         "k.kernel:4: block: '4294967297x1x1' is out of range"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 4294967328x1x1\n",
+         "k.kernel:4: block: '4294967328x1x1' is out of range"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32x99999999999999999999999x1\n",
+         "k.kernel:4: block: '32x99999999999999999999999x1' is out of range"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32x-1x1\n", "k.kernel:4: block: '32x-1x1' is out of range"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = +32x1x1\n", "k.kernel:4: block: '+32x1x1' is not BXxBYxBZ"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32x1x1x1\n", "k.kernel:4: block: '32x1x1x1' is not"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32xx1\n", "k.kernel:4: block: '32xx1' is not"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32x1x\n", "k.kernel:4: block: '32x1x' is not"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 0x20x1x1\n", "k.kernel:4: block: '0x20x1x1' is not"},
+        {"name = b\nwords_read = 19\nlaunch = grid\nblock = 32 x 1 x 1\n", "k.kernel:4: block: a space inside"},
+        {"name = m\nwords_read = 19\nmisaligned_reads = 1 0\n", "k.kernel:3: misaligned_reads: a space inside the value"},
+        {"name = m\nwords_read = 19\nmisaligned_reads = 0, 1 0\n", "k.kernel:3: misaligned_reads: a space inside"},
+        {"name = m\nwords_read = 19\nvelocities = d3q19\nread_shift = - c\n", "k.kernel:4: read_shift: a space inside"},
+        {"name = m\nwords_read = 1 9\n", "k.kernel:2: words_read: a space inside the value (character 2)"},
+        {"name = m\nwords_read = 18446744073709551635\n", "k.kernel:2: words_read: '18446744073709551635' is out of"},
+        {"name = m\nwords_read = 4294967315\n", "k.kernel:2: words_read: '4294967315' is out of range 1..1000"},
+        {"name = m\nwords_read = 19.0\n", "k.kernel:2: words_read: '19.0' is not a whole number"},
+        {"name = m\nwords_read = 1e1\n", "k.kernel:2: words_read: '1e1' is not a whole number"},
+        {"name = m\nwords_read = 0x13\n", "k.kernel:2: words_read: '0x13' is not a whole number"},
+        {"name = m\nwords_read = 19\nlaunches_per_step = 4294967297\n", "k.kernel:3: launches_per_step: '4294967297'"},
+        {"name = m\nwords_read = 19\nmisaligned_reads = 4294967306\n", "k.kernel:3: misaligned_reads: '4294967306'"},
+        {"name = m\nwords_read = 19\nblock_size = 4294967424\n", "k.kernel:3: block_size: '4294967424' is out of"},
+        {"name = m\nwords_read = 19\nblock_size = 64\nregisters = 4294967328\n", "k.kernel:4: registers: '4294967328'"},
+        {"name = m\nwords_read = 19\nblock_size = 64\nblocks_per_sm = 4.5\n", "k.kernel:4: blocks_per_sm: '4.5' is not"},
+        {"name = m\nwords_read = 19\nops_per_cell = 0x10\n", "k.kernel:3: ops_per_cell: '0x10' is not a number"},
+        {"name = m\nwords_read = 19\nops_per_cell = inf\n", "k.kernel:3: ops_per_cell: 'inf' is not a number"},
+        {"name = m\nwords_read = 19\noccupancy = nan\n", "k.kernel:3: occupancy: 'nan' is not a number"},
+        {"name = m\nwords_read = 19\nlaunch = grid\033[2J\n", "k.kernel:3: launch: a control or non-ASCII byte (0x1b"},
+        {"name = m\nwords_read = 19\nlaunch = r\303\266ws\n", "k.kernel:3: launch: a control or non-ASCII byte (0xc3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) refused_as(cases[i].text, cases[i].error);
+    /* a value over 255 characters is refused, not cut: 254 zeros then 10
+     * once read as 1 */
+    char text[600];
+    snprintf(text, sizeof text, "name = m\nwords_read = 19\nmisaligned_reads = %0256d\n", 10);
+    refused_as(text, "k.kernel:3: misaligned_reads: a value of 256 characters, over the 255 a value may have");
+    /* at 255 characters it is the number written */
+    snprintf(text, sizeof text, "name = m\nwords_read = 19\nmisaligned_reads = %0255d\n", 10);
+    model_kernel_file f = parsed(text);
+    assert_int_equal(f.k.misaligned_reads[0], 10);
+    /* the bounds are read exactly; spaces around a list's commas are fine */
+    f = parsed("name = m\nwords_read = 1000\nmisaligned_reads = 0 , 1000\nlaunches_per_step = 64\nlaunch = grid\n"
+               "block = 0001x1x1024\nblocks_per_sm = 64\n");
+    assert_true(f.k.words_read == 1000);
+    assert_int_equal(f.k.misaligned_reads[1], 1000);
+    assert_int_equal(f.k.launches_per_step, 64);
+    assert_int_equal(f.k.block[0], 1);
+    assert_int_equal(f.k.block[2], 1024);
+    assert_true(f.blocks_per_sm == 64);
+    f = parsed("name = m\nwords_read = 19\nlaunch = grid\nblock = 8x8x16\n");
+    assert_int_equal(f.block_size, 1024);
+    refused_as("name = m\nwords_read = 19\nlaunch = grid\nblock = 8x8x17\n", "k.kernel:4: block: '8x8x17' is out of");
+}
+
+/* A line that is not a kernel-file line is named by its number, never
+ * echoed: a file that is no kernel description (/etc/shadow) keeps its
+ * content. */
+static void test_lines_not_echoed(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {"root:$6$S3cr3t:19000:0:99999:7:::", "PASS=S3cr3t", "my key = S3cr3t",
+                                        "k\033[2J = S3cr3t", "S3cr3t", "key\303\251 = S3cr3t"};
+    char text[256];
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        snprintf(text, sizeof text, "%s\nname = n\nwords_read = 9\n", lines[i]);
+        refused_as(text, "k.kernel:1: not a 'key = value' line");
+        assert_null(strstr(err, "S3cr3t"));
+    }
+    /* a known key's value is only echoed once it is printable */
+    refused_as("name = n\nwords_read = S3cr3t\033]0;x\007\n", "k.kernel:2: words_read: a control or non-ASCII");
+    assert_null(strstr(err, "S3cr3t"));
+}
+
+/* Gives up after 10 s: a FIFO that blocked the reader would hang the test. */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_kernelfile: reading a kernel file blocked for 10 s\n";
+    if (write(2, msg, sizeof msg - 1)) _exit(1);
+    _exit(1);
+}
+
+static void read_refused(const char *path, const char *error)
+{
+    model_kernel_file f;
+    err[0] = 0;
+    alarm(10);
+    const int r = model_kernel_file_read(path, &f, err, sizeof err);
+    alarm(0);
+    if (r != -1 || !strstr(err, error)) fprintf(stderr, "%s: got %d '%s', want '%s'\n", path, r, err, error);
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, error));
+    assert_null(strchr(err, '\n'));
+}
+
+/* Regular files only, of at most 16383 bytes: a FIFO (no writer: an open
+ * that waits for one would block), a folder, a device are refused at once
+ * with one line. */
+static void test_file_kinds(void **state)
+{
+    (void)state;
+    signal(SIGALRM, on_alarm);
+    char dir[] = "/tmp/lbp-kernelfile-kinds-XXXXXX", path[128], fifo[128], big[128], link[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo.kernel", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    read_refused(fifo, "fifo.kernel: a FIFO, not a regular file");
+    read_refused(dir, ": a directory, not a regular file");
+    read_refused("/dev/null", "/dev/null: a character device, not a regular file");
+    read_refused("/dev/zero", "/dev/zero: a character device");
+    /* at the limit it is read; a byte over, refused (not "longer than"
+     * after reading a folder as empty) */
+    snprintf(big, sizeof big, "%s/big.kernel", dir);
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    const char *body = "name = n\nwords_read = 19\n";
+    fputs(body, f);
+    for (size_t i = strlen(body); i < 16382; i++) fputc('#', f);
+    fputc('\n', f);
+    fclose(f);
+    model_kernel_file k;
+    assert_int_equal(model_kernel_file_read(big, &k, err, sizeof err), -1); /* one comment line over 511 */
+    assert_non_null(strstr(err, "big.kernel:3: line longer than"));
+    f = fopen(big, "w"); /* 255 lines of 64 bytes and 63 more: 16383, read whole ("000..." is no key = value) */
+    for (int i = 0; i < 255; i++) fprintf(f, "%063d\n", 0);
+    fprintf(f, "%063d", 0);
+    fclose(f);
+    read_refused(big, "big.kernel:1: not a 'key = value' line");
+    f = fopen(big, "a");
+    fputc('#', f);
+    fclose(f);
+    read_refused(big, "big.kernel: 16384 bytes, over the 16383 a kernel description may have");
+    /* a link to a regular file is that file */
+    snprintf(path, sizeof path, "%s/ok.kernel", dir);
+    f = fopen(path, "w");
+    fputs(body, f);
+    fclose(f);
+    snprintf(link, sizeof link, "%s/link.kernel", dir);
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(model_kernel_file_read(link, &k, err, sizeof err), 0);
+    /* a path with a control byte is not read: it would reach a CSV and the
+     * console */
+    read_refused("tests/kernels/d3q27-grid.kernel\n", "a kernel file path with a control byte (0x0a");
+    read_refused("tests/\033[2Jx.kernel", "a kernel file path with a control byte (0x1b, character 7)");
+    unlink(link);
+    unlink(path);
+    unlink(big);
+    unlink(fifo);
+    rmdir(dir);
 }
 
 /* ---- the launch --------------------------------------------------------- */
@@ -1082,6 +1306,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_schemes),  cmocka_unit_test(test_example_files),
         cmocka_unit_test(test_parse_values),     cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_name_whitelist),   cmocka_unit_test(test_values_not_wrapped),
+        cmocka_unit_test(test_lines_not_echoed), cmocka_unit_test(test_file_kinds),
         cmocka_unit_test(test_launched_threads), cmocka_unit_test(test_idle_threads_predicted),
         cmocka_unit_test(test_working_share),    cmocka_unit_test(test_row_classes),
         cmocka_unit_test(test_row_classes_predicted),
