@@ -1,6 +1,8 @@
 # lbmprobe — the only entry point a user needs.
 #   make            build every tool
-#   make test       run the test suite (no GPU needed: PoCL and NVRTC)
+#   make test       run the test suite (no GPU needed: PoCL and NVRTC); each
+#                   matrix once, on its smallest cases
+#   make test-full  the whole matrix and the short fuzz runs (CI runs both)
 #   make bench      measure the best device, predict, validate, plot
 #   make bench      ... into results/<slug>/<UTC date-time>/ (and results/<slug>/latest)
 #   make plots DEVICE=<slug>   re-render plots/<slug> from the committed data/<slug>
@@ -67,13 +69,19 @@ TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 # Tool-specific rules (embedded kernel files and the like).
 -include $(wildcard */rules.mk)
 
-.PHONY: all deps test bench plots compare diff clean check-kernels
+.PHONY: all deps test test-full bench plots compare diff clean check-kernels
 deps:
 	@sh core/deps.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BINS)
 	@sh tests/run.sh $(TEST_BINS)
+
+# the whole matrix: make test's programs with every case (tests/full.h) and
+# the short fuzz runs
+test-full: deps
+	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@LBP_TEST_FULL=1 sh tests/run.sh $(TEST_BINS)
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -62,7 +62,7 @@ command -v gcc >/dev/null 2>&1 && export LBP_OMP_CC=gcc
 # tests that cannot run under ASan skip themselves (ulimit -v: ASan's shadow
 # memory needs terabytes of address space)
 export LBP_SANITIZE=1
-# the fuzz harnesses run in make test already, with their own sanitizers
+# the fuzz harnesses run in make test-full, with their own sanitizers
 export LBP_FUZZ_SECONDS=0
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
 echo "test-sanitize: building with $cc $san in $dir/"
