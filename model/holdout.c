@@ -33,11 +33,13 @@ static int at_threads(double threads, const model_holdout *h)
 
 /* The rows the geometry path reads at the point's launch (path_geometry.c's
  * launch_query: width, block size, forced blocks per SM; any layout, L, M
- * and payload) at its thread count. */
+ * and payload), at every thread count: membench measures them at the
+ * launches of lbm.csv's kernels, after the kernels ran, so a kernel not
+ * yet written has none at its launch, whatever its lattice. */
 static int geometry_at(const model_probe_row *p, const model_holdout *h)
 {
     return p->sweep == PROBE_GEOMETRY && h->block_size > 0 && h->blocks_requested > 0 && p->word_bytes == h->width &&
-           p->block_size == h->block_size && p->blocks_requested == h->blocks_requested && at_threads(p->threads, h);
+           p->block_size == h->block_size && p->blocks_requested == h->blocks_requested;
 }
 
 /* Row p is held out (counted in *held).  own: this backend's rows (the

@@ -2339,9 +2339,10 @@ static int fixture_launch_at(const model_probe_row *p, double threads)
 }
 
 /* The holdout of pull at 16^3 in blocks of 768 (4096 threads) takes out
- * exactly the geometry rows at that launch and count and the threads
- * sweep's row at 4096; the same launch's other counts, other launches at
- * that count, and the threads sweep's other counts stay. */
+ * every geometry row at that launch (membench measured them at the
+ * kernels' launches, after the kernels ran: a kernel not yet written has
+ * none, whatever its lattice) and the threads sweep's row at 4096; other
+ * launches' rows and the threads sweep's other counts stay. */
 static void test_holdout_rows(void **state)
 {
     (void)state;
@@ -2354,29 +2355,27 @@ static void test_holdout_rows(void **state)
     const model_holdout h = model_holdout_of(&pull, &lat);
     model_holdout_inputs v;
     assert_int_equal(model_holdout_inputs_of(&in, &h, &v, err, sizeof err), 0);
-    int geometry = 0, threads = 0, kept_2048 = 0, other_launch = 0;
+    int launch = 0, at_4096 = 0, threads = 0, other_launch = 0;
     for (int i = 0; i < in.n_probes; i++) {
         const model_probe_row *p = &in.probes[i];
-        geometry += fixture_launch_at(p, 4096);
+        launch += fixture_launch_at(p, p->threads);
+        at_4096 += fixture_launch_at(p, 4096);
         threads += p->sweep == PROBE_THREADS && p->threads == 4096;
-        kept_2048 += fixture_launch_at(p, 2048);
-        other_launch += p->sweep == PROBE_GEOMETRY && p->threads == 4096 && !fixture_launch_at(p, 4096);
+        other_launch += p->sweep == PROBE_GEOMETRY && !fixture_launch_at(p, p->threads);
     }
-    assert_true(geometry >= 8 && threads == 1 && kept_2048 > 0 && other_launch > 0);
-    assert_int_equal(v.held.geometry, geometry);
+    assert_true(at_4096 >= 8 && launch > at_4096 && threads == 1 && other_launch > 0);
+    assert_int_equal(v.held.geometry, launch);
     assert_int_equal(v.held.threads, threads);
     assert_int_equal(v.held.row_nx + v.held.launch_probes, 0);
-    assert_int_equal(v.in.n_probes, in.n_probes - geometry - threads);
-    int left = 0, left_2048 = 0, left_other = 0, left_threads = 0;
+    assert_int_equal(v.in.n_probes, in.n_probes - launch - threads);
+    int left = 0, left_other = 0, left_threads = 0;
     for (int i = 0; i < v.in.n_probes; i++) {
         const model_probe_row *p = &v.in.probes[i];
-        left += fixture_launch_at(p, 4096) || (p->sweep == PROBE_THREADS && p->threads == 4096);
-        left_2048 += fixture_launch_at(p, 2048);
-        left_other += p->sweep == PROBE_GEOMETRY && p->threads == 4096;
+        left += fixture_launch_at(p, p->threads) || (p->sweep == PROBE_THREADS && p->threads == 4096);
+        left_other += p->sweep == PROBE_GEOMETRY;
         left_threads += p->sweep == PROBE_THREADS;
     }
     assert_int_equal(left, 0);
-    assert_int_equal(left_2048, kept_2048);
     assert_int_equal(left_other, other_launch);
     assert_int_equal(left_threads, 4); /* threads_folder's 16384, 65536, 1048576, 256^3 */
     model_holdout_inputs_free(&v);
@@ -2403,7 +2402,8 @@ static void plant_geometry_row(const char *dir, double threads, int ops, double 
 /* A geometry row planted at the point's launch and thread count, 2x off
  * (pull at 24^3: 13824 threads, read between 4096 and 32768 before it):
  * the prediction at the kernel's launch reads it (half the MLUPS), the
- * one before the kernel does not (the folder's answer without it). */
+ * one before the kernel reads no geometry row of that launch at all (the
+ * threads sweep answers, the same with and without the planted rows). */
 static void test_holdout_planted_row(void **state)
 {
     (void)state;
@@ -2415,11 +2415,11 @@ static void test_holdout_planted_row(void **state)
     const model_lattice lat = launched(24, 768, 1);
     const model_prediction at = predict(&in, "pull", "fp32", lat);
     assert_int_equal(at.full.path, MODEL_FULL_GEOMETRY);
-    model_prediction p;
-    model_held_out held;
-    assert_int_equal(model_predict_before_kernel(&in, &pull, &lat, &at, &p, &held, err, sizeof err), 0);
-    NEAR(p.full.mlups, at.full.mlups); /* nothing measured at 13824: the same */
-    assert_int_equal(held.geometry + held.threads, 0);
+    model_prediction before, p;
+    model_held_out held, held0;
+    assert_int_equal(model_predict_before_kernel(&in, &pull, &lat, &at, &before, &held0, err, sizeof err), 0);
+    assert_true(held0.geometry > 0 && held0.threads == 0); /* the launch's rows; nothing at 13824 */
+    assert_true(before.full.path != MODEL_FULL_GEOMETRY);
     const double f = log(1.5) / log(2), t = 7 * pow(24.0 / 7, f), tp = 10 * pow(33.0 / 10, f);
     snprintf(cmd, sizeof cmd, "cp -r %s %s-planted", dir, dir);
     assert_int_equal(system(cmd), 0);
@@ -2431,10 +2431,12 @@ static void test_holdout_planted_row(void **state)
     assert_int_equal(moved.full.path, MODEL_FULL_GEOMETRY);
     NEAR(moved.full.mlups, at.full.mlups / 2);
     assert_int_equal(model_predict_before_kernel(&planted, &pull, &lat, &moved, &p, &held, err, sizeof err), 0);
-    assert_int_equal(held.geometry, 2);
-    assert_int_equal(p.full.path, MODEL_FULL_GEOMETRY); /* between 4096 and 32768 again */
-    NEAR(p.full.mlups, at.full.mlups);
-    assert_true(says(&p, "before the kernel: held out 2 geometry rows"));
+    assert_int_equal(held.geometry, held0.geometry + 2);
+    assert_int_equal(p.full.path, before.full.path);
+    NEAR(p.full.mlups, before.full.mlups);
+    char said[64];
+    snprintf(said, sizeof said, "before the kernel: held out %d geometry rows", held.geometry);
+    assert_true(says(&p, said));
     model_inputs_free(&in);
     model_inputs_free(&plain);
     model_inputs_free(&planted);
@@ -2515,7 +2517,7 @@ static void test_holdout_falls_back(void **state)
         skip();
     }
     assert_int_equal(validate_loosely(dir, ""), 0);
-    assert_true(file_has("/tmp/test_model.out", "before the kernel, level 3 from: geometry 0, threads sweep 5"));
+    assert_true(file_has(MODEL_OUT, "before the kernel, level 3 from: geometry 0, threads sweep 5"));
     snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
     assert_true(file_has(cmd, "before_kernel_points_over_bar,"));
     snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
@@ -2537,9 +2539,9 @@ static void test_holdout_falls_back(void **state)
     snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 --size 16 "
              "--block-size 768 --blocks-per-sm 1 --before-kernel", dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "before the kernel: held out "));
-    assert_true(file_has("/tmp/test_model.out", "threads-sweep path: N=19"));
-    assert_false(file_has("/tmp/test_model.out", "geometry path: N=19"));
+    assert_true(file_has(MODEL_OUT, "before the kernel: held out "));
+    assert_true(file_has(MODEL_OUT, "threads-sweep path: N=19"));
+    assert_false(file_has(MODEL_OUT, "geometry path: N=19"));
     remove_folder(dir);
 }
 
@@ -2568,11 +2570,11 @@ static void test_two_errors_reported(void **state)
     char dir[] = "/tmp/test_model_geometry_XXXXXX", cmd[1024], at[64], before[64], line[200];
     own_launch_only_folder(dir);
     assert_int_equal(validate_loosely(dir, ""), 0);
-    assert_true(file_has("/tmp/test_model.out", "model error, |error| % mean / worst: at the kernel's launch"));
+    assert_true(file_has(MODEL_OUT, "model error, |error| % mean / worst: at the kernel's launch"));
     assert_int_equal(validate_loosely(dir, "--force --json"), 0);
-    assert_true(file_has("/tmp/test_model.out", "\"before_kernel\":{\"mlups\":"));
-    assert_true(file_has("/tmp/test_model.out", "\"model_error\":[{\"backend\":\"cuda\",\"precision\":\"fp32\""));
-    assert_true(file_has("/tmp/test_model.out", "\"before_kernel\":{\"large\":{"));
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"mlups\":"));
+    assert_true(file_has(MODEL_OUT, "\"model_error\":[{\"backend\":\"cuda\",\"precision\":\"fp32\""));
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"large\":{"));
     snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
     lbp_table t;
     static const char *const cols[] = {"cells", "error_pct", "before_kernel_error_pct", NULL};
@@ -2584,19 +2586,19 @@ static void test_two_errors_reported(void **state)
     snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
     assert_int_equal(run(cmd), 0);
     snprintf(line, sizeof line, "cuda    fp32  <128^3   %6d %s %s\n", 2, at, before);
-    assert_true(file_has("/tmp/test_model.out", line));
-    assert_true(file_has("/tmp/test_model.out", "cuda    fp32  >=128^3  "));
+    assert_true(file_has(MODEL_OUT, line));
+    assert_true(file_has(MODEL_OUT, "cuda    fp32  >=128^3  "));
     snprintf(cmd, sizeof cmd, "./model/model summary --data %s --json", dir);
     assert_int_equal(run(cmd), 0);
-    assert_true(file_has("/tmp/test_model.out", "\"lattices\":\"small\",\"at_launch\":{\"points\":2,"));
-    assert_true(file_has("/tmp/test_model.out", "\"before_kernel\":{\"points\":2,\"mean_abs_error_pct\":"));
+    assert_true(file_has(MODEL_OUT, "\"lattices\":\"small\",\"at_launch\":{\"points\":2,"));
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"points\":2,\"mean_abs_error_pct\":"));
     /* a model.csv from before the columns: the error at launch, before the kernel not known */
     assert_int_equal(in_folder(dir, "cut -d, -f1-32 model.csv > m && mv m model.csv"), 0);
     snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
     assert_int_equal(run(cmd), 0);
     snprintf(line, sizeof line, "cuda    fp32  <128^3   %6d %s %17s\n", 2, at, "-");
-    assert_true(file_has("/tmp/test_model.out", line));
-    assert_true(file_has("/tmp/test_model.out", "before the kernel: not known for 5 point(s)"));
+    assert_true(file_has(MODEL_OUT, line));
+    assert_true(file_has(MODEL_OUT, "before the kernel: not known for 5 point(s)"));
     remove_folder(dir);
 }
 
