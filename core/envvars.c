@@ -2,6 +2,7 @@
 
 const lbp_env_var lbp_env_vars[] = {
     {"LBP_NVRTC", "path of the NVRTC library to load (default: libnvrtc.so, then the toolkit's)", 1},
+    {"LBP_OCL_OPTIONS", "extra OpenCL build options for every kernel (make test: -cl-opt-disable)", 1},
     {"LBP_OMP_CC", "C compiler of the OpenMP backend's kernels (default: $CC, else cc)", 1},
     {"CC", "the OpenMP backend's compiler where LBP_OMP_CC is unset", 1},
     {"LBP_OMP_CFLAGS", "extra flags for that compiler, before the kernel's own", 1},

@@ -373,11 +373,13 @@ static lbp_kernel *ocl_compile(lbp_device *d, const char *source, const char *en
     const char *src = full;
     cl_int err;
     cl_program prog = CLE(clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err), err);
-    size_t olen = strlen(options) + 96;
+    const char *extra = getenv("LBP_OCL_OPTIONS");
+    if (!extra) extra = "";
+    size_t olen = strlen(options) + strlen(extra) + 96;
     char *opts = malloc(olen);
     /* a CPU runs a work-group as a loop: half conversions it vectorizes */
-    snprintf(opts, olen, "-DLBP_OPENCL=1 %s%s%s", d->info.kind == LBP_KIND_CPU ? "-DLBP_HALF_BITS=1 " : "",
-             o->nvidia ? "-cl-nv-verbose " : "", options);
+    snprintf(opts, olen, "-DLBP_OPENCL=1 %s%s%s %s", d->info.kind == LBP_KIND_CPU ? "-DLBP_HALF_BITS=1 " : "",
+             o->nvidia ? "-cl-nv-verbose " : "", extra, options);
     err = clBuildProgram(prog, 1, &o->dev, opts, NULL, NULL);
     free(opts);
     char *log = build_log(prog, o->dev);
