@@ -71,7 +71,7 @@ deps:
 	@sh core/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
 	@sh tests/run.sh $(TEST_BINS)
 
 bench: deps
