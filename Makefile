@@ -74,7 +74,7 @@ deps:
 	@sh core/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
 	@sh tests/run.sh $(TEST_BINS)
 
 # the whole matrix: make test's programs with every case (tests/full.h) and

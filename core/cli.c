@@ -23,11 +23,16 @@ void lbp_cli_init(const char *prog)
     setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
+/* The last error said, kept for a rank whose stderr is muted: the MPI
+ * layer passes it to rank 0 (core/ranks.c). */
+static char last_error[1024];
+
+const char *lbp_last_error(void) { return last_error; }
+
 static void vsay(const char *fmt, va_list ap)
 {
-    fprintf(stderr, "%s: ", lbp_prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    fprintf(stderr, "%s: %s\n", lbp_prog, last_error);
 }
 
 _Noreturn void lbp_usage_error(const char *fmt, ...)
@@ -359,6 +364,7 @@ int lbp_getopt(int argc, char **argv, const struct option *opts)
 
 _Noreturn void lbp_bad_option(void)
 {
-    fprintf(stderr, "%s: see --help for the options\n", lbp_prog);
+    snprintf(last_error, sizeof last_error, "see --help for the options");
+    fprintf(stderr, "%s: %s\n", lbp_prog, last_error);
     exit(LBP_EXIT_USAGE);
 }

@@ -16,6 +16,9 @@ void lbp_cli_init(const char *prog);
 /* "<prog>: <message>" on stderr, then exit 2 (usage) or 1 (failure). */
 _Noreturn void lbp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void lbp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The message of the last lbp_usage_error or lbp_fail (without "<prog>: "),
+ * "" before any. */
+const char *lbp_last_error(void);
 void lbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress line on stderr ("<prog>: [3/40] what ... ETA 12 s"). */
 void lbp_progress(int done, int total, double elapsed_s, const char *fmt, ...)

@@ -48,16 +48,21 @@ static void unmute(void)
     saved_out = saved_err = -1;
 }
 
+static void agree_replicated(int stopped, int code);
+
 void lbp_mpi_replicated_begin(void)
 {
     replicated = 1;
     if (lbp_ranks.rank != 0) mute();
 }
 
+/* A rank that got through the span says so to those that stopped in it
+ * (their exit handler agrees, see at_exit). */
 void lbp_mpi_replicated_end(void)
 {
     unmute();
     replicated = 0;
+    agree_replicated(0, 0);
 }
 
 #if defined(LBP_HAVE_MPI)
@@ -96,8 +101,53 @@ static int launched(void)
     return 0;
 }
 
+/* How the ranks left a replicated span (the parsing of a command line that
+ * mpirun's MPMD form may give each rank differently): every rank, stopped
+ * in it (exit status code) or through it, calls this once.  Where any
+ * stopped, every rank ends with the worst status, and where rank 0 did not
+ * say the worst itself it prints the first such rank's one line, "rank R:
+ * <its line>".  A rank that stopped with success (--help) while others went
+ * on is bad usage: the ranks' options differ. */
+static void agree_replicated(int stopped, int code)
+{
+    if (!lbp_ranks.initialized) return;
+    char msg[512] = "";
+    if (stopped && code == 0)
+        snprintf(msg, sizeof msg, "ended at --help or --version: give every rank the same options");
+    else if (stopped)
+        snprintf(msg, sizeof msg, "%s", lbp_last_error()[0] ? lbp_last_error() : "stopped while parsing its options");
+    /* [0]: 1 + the status of a rank that stopped (0: went on); [1]: some rank went on */
+    int mine[2] = {stopped ? 1 + code : 0, !stopped}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!all[0]) return;
+    const int lone_success = all[0] == 1 && all[1];
+    const int worst = lone_success ? LBP_EXIT_USAGE : all[0] - 1;
+    const int said = lone_success ? 1 : all[0]; /* whose line rank 0 passes on */
+    int first = mine[0] == said ? lbp_ranks.rank : lbp_ranks.size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    const int own = stopped ? code : 0; /* rank 0 has said its own line, unmuted */
+    if (lbp_ranks.rank == 0 && (own < worst || lone_success)) {
+        fprintf(stderr, "%s: rank %d: %s\n", lbp_prog, first, msg);
+        fflush(stderr);
+    }
+    if (stopped) {
+        /* called from the exit handler: end MPI here, and with the agreed status */
+        MPI_Finalize();
+        if (code != worst) {
+            fflush(stdout);
+            fflush(stderr);
+            _exit(worst);
+        }
+        return;
+    }
+    collective_exit = 1;
+    exit(worst);
+}
+
 /* A rank that ends on its own (an error not every rank sees) must take the
- * others with it, or they wait for it for ever. */
+ * others with it, or they wait for it for ever.  One that ends while the
+ * command line is parsed agrees with the others how they all end. */
 static void at_exit(int status, void *arg)
 {
     (void)arg;
@@ -105,7 +155,12 @@ static void at_exit(int status, void *arg)
     MPI_Finalized(&done);
     if (done) return;
     unmute();
-    if (status == 0 || collective_exit || replicated) {
+    if (replicated) {
+        replicated = 0;
+        agree_replicated(1, status);
+        return;
+    }
+    if (status == 0 || collective_exit) {
         MPI_Finalize();
         return;
     }
@@ -240,6 +295,7 @@ void lbp_mpi_init(int *argc, char ***argv)
     }
 }
 void lbp_mpi_finalize(void) {}
+static void agree_replicated(int stopped, int code) { (void)stopped, (void)code; }
 
 void lbp_mpi_agree(int code, const char *fmt, ...)
 {
@@ -338,6 +394,10 @@ const lbp_rank_device *lbp_mpi_devices(void) { return rank_devices; }
 
 void lbp_mpi_open_device(lbp_device *d, const lbp_common *c)
 {
+    /* --list and --describe end every rank in the span below: all or none */
+    const double ends = c->list || c->describe;
+    lbp_mpi_agree(lbp_mpi_reduce_all(ends, LBP_MPI_MAX) != lbp_mpi_reduce_all(ends, LBP_MPI_MIN) ? LBP_EXIT_USAGE : 0,
+                  "--list or --describe given to some ranks only: give every rank the same options");
     if (lbp_ranks.size == 1 || c->list || c->describe) {
         /* --list and --describe print once (rank 0) and end every rank */
         lbp_mpi_replicated_begin();

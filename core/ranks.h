@@ -7,10 +7,14 @@
  * cost half a second at start and change nothing).
  *
  * Errors, so that no rank is ever left waiting:
- *  - while the command line is parsed (lbp_mpi_replicated_begin/end) every
- *    rank sees the same arguments, so a usage error or --help ends every
- *    rank alike; ranks other than 0 print nothing then, and each ends MPI
- *    cleanly with the exit status (2 for bad usage);
+ *  - while the command line is parsed (lbp_mpi_replicated_begin/end) ranks
+ *    other than 0 print nothing, and their arguments may differ (mpirun's
+ *    MPMD form): a rank that stops there (a usage error, --help) and the
+ *    ranks that get through agree at lbp_mpi_replicated_end (an allreduce
+ *    from the stopped rank's exit handler), so every rank exits with the
+ *    worst status (2 for bad usage; one rank's --help while others go on
+ *    is bad usage too), and rank 0 prints the one line of the first rank
+ *    that stopped worst ("rank R: ...") where it has not said its own;
  *  - a check whose verdict may differ between ranks (a rank's device) goes
  *    through lbp_mpi_agree: every rank gives its verdict, rank 0 prints the
  *    first failing rank's one-line message, and every rank exits with the
@@ -52,6 +56,7 @@ void lbp_mpi_init(int *argc, char ***argv);
 void lbp_mpi_finalize(void);
 
 void lbp_mpi_replicated_begin(void);
+/* Collective: where any rank stopped in the span, every rank exits here. */
 void lbp_mpi_replicated_end(void);
 
 /* Collective.  code 0: this rank is fine; else its exit status and a

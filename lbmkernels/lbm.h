@@ -97,6 +97,10 @@ void lbm_from_scheme(const lbm_layout *L, lbm_scheme s, lbm_boundary b, const do
 
 /* ---- device side ------------------------------------------------------- */
 extern const char lbm_kernel_source[]; /* d3q19.cl, embedded */
+/* The text every kernel is built from: lbm_kernel_source.  Only a test
+ * program points it elsewhere (tests/lbmkernels_fault.c plants a fault in a
+ * copy); no option or environment variable of the tools can. */
+extern const char *lbm_source;
 
 /* Cells per thread LBM_ROW_PER_THREAD: one thread per row (y, z), its cells
  * in a loop over x (the CPU's shape; d3q19.cl, LBM_ROW). */

@@ -17,6 +17,7 @@
 #include "multi.h"
 #include "plan.h"
 #include "ranks.h"
+#include "reach.h"
 #include "verify.h"
 
 #define USAGE_HEAD                                                                                     \
@@ -25,7 +26,9 @@
     "fp64 and fp16s (half in memory, fp32 arithmetic).  Default: MLUPS over a block-size sweep\n"  \
     "(at 256^3) and a domain-size sweep; results in <out>/lbm.csv and lbm-meta.csv.  --verify:\n" \
     "check every scheme against a host reference.\n"                                             \
-    "  --verify            verify (host reference, schemes against each other, mass, Taylor-Green)\n" \
+    "  --verify            verify (host reference, schemes against each other, mass, Taylor-Green;\n" \
+    "                      then each kernel at the timed runs' reach: rows a cell longer than the\n" \
+    "                      longest timed, more threads than the largest block timed, at that block)\n" \
     "                      and exit: 0 all passed, 1 a check failed\n"                            \
     "  --schemes LIST      any of push,pull,split,aa (default: all)\n"                           \
     "  --precisions LIST   any of fp32,fp64,fp16s (default: all; fp64 skipped where unsupported)\n" \
@@ -277,22 +280,41 @@ static lbm_dims verify_size(const lbm_options *o)
     return o->nsizes ? o->sizes[0] : (lbm_dims){20, 18, 16};
 }
 
+/* In the periodic box (what timing runs), the kernels are checked at the
+ * reach of the timed runs a timing with these options would launch too
+ * (reach.h): rows a cell longer than the longest timed, more threads than
+ * the largest block timed, launched with that block; a fault past a row
+ * or a block shows there where the small lattice misses it. */
 static int verify_one(lbp_device *d, const lbm_options *o, lbm_precision prec, int cpt, lbm_boundary b, int nt)
 {
     const lbm_dims size = verify_size(o);
     lbm_scheme schemes[LBM_SCHEMES];
     const int nschemes = schemes_storing(o, prec, cpt, b, nt, schemes);
     if (!nschemes) return 0;
-    lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = lbm_plan_padding(o, d, prec, cpt),
+    const int padding = lbm_plan_padding(o, d, prec, cpt);
+    lbm_verify_opts v = {.nx = size.nx, .ny = size.ny, .nz = size.nz, .padding = padding,
                          .steps = o->steps ? o->steps : 20, .block_size = o->block_size ? o->block_size : 64,
                          .cells_per_thread = cpt, .nontemporal = nt, .precision = prec, .boundary = b,
                          .schemes = schemes, .nschemes = nschemes, .tau = 0.6, .u0 = 0.05, .noise = 0.01, .lid_u = 0.05,
                          .tg_u0 = 0.01, .plant_error = o->plant_error, .verbose = 1};
+    lbm_reach reach = {0};
+    lbm_verify_lattice at;
+    char where[128] = "";
+    if (b == LBM_PERIODIC) lbm_reach_of_timing(&reach, o, d, prec, cpt, nt);
+    if (reach.nx) {
+        at = lbm_reach_check(&reach, reach.nx + 1, d, prec, cpt, padding);
+        at.blocks = &reach.blocks[reach.nblocks - 1]; /* the largest: timing checks each of its own */
+        at.nblocks = 1;
+        v.reach = &at;
+        char text[64];
+        lbm_reach_text(&at, text, sizeof text);
+        snprintf(where, sizeof where, ", and at the timed runs' reach (%s)", text);
+    }
     int r = lbm_verify_schemes(d, &v);
     if (b == LBM_PERIODIC) r |= lbm_verify_taylor_green(d, &v);
     char t[16];
-    printf("%s: verify %s %s, %s per thread%s: %s\n", lbp_prog, lbm_precision_names[prec], lbm_boundary_names[b],
-           lbm_cpt_text(cpt, t, sizeof t), nt ? ", non-temporal stores" : "", r ? "FAILED" : "passed");
+    printf("%s: verify %s %s, %s per thread%s%s: %s\n", lbp_prog, lbm_precision_names[prec], lbm_boundary_names[b],
+           lbm_cpt_text(cpt, t, sizeof t), nt ? ", non-temporal stores" : "", where, r ? "FAILED" : "passed");
     return r;
 }
 
@@ -465,24 +487,32 @@ static int keep_sweep(lbm_run *r, const sweep_item *it, int n)
     return best;
 }
 
-/* First each kernel itself: a small non-cubic lattice against the host
- * reference, so no number below comes from a wrong kernel (nx = 29 leaves a
- * partial last chunk of each row for 2 and 4 cells per thread); then its
- * build for timing and the largest block it launches. */
-static void build_kernels(lbm_run *r, const lbm_group *g, lbm_kernels *k, int *max_block)
+/* First each kernel itself against the host reference, at the timed
+ * launch (reach.h): rows as long as the longest it times, every block it
+ * launches, more threads than the largest; a short z and few steps keep
+ * it cheap.  So no number below comes from a kernel wrong at a row or a
+ * block the timing reaches.  Then its build for timing and the largest
+ * block it launches. */
+static void build_kernels(lbm_run *r, const lbm_group *g, lbm_cubes cubes, lbm_kernels *k, int *max_block)
 {
     const char *s = group_name(g), *prec = lbm_precision_names[g->prec];
     for (int ci = 0; ci < g->ncpt; ci++) {
         lbm_scheme one[1] = {g->scheme};
-        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, g->prec, g->cpts[ci]),
-                             .steps = 10, .block_size = 64, .cells_per_thread = g->cpts[ci],
-                             .nontemporal = g->nontemporal, .precision = g->prec,
-                             .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
-                             .noise = 0.01, .plant_error = r->o->plant_error};
-        char cpt[16];
+        const int padding = lbm_plan_padding(r->o, r->d, g->prec, g->cpts[ci]);
+        lbm_reach reach = {0};
+        lbm_reach_add(&reach, r->p, r->o, r->d, g, ci, cubes);
+        const lbm_verify_lattice at = lbm_reach_check(&reach, 3, r->d, g->prec, g->cpts[ci], padding);
+        lbm_verify_opts v = {.padding = padding, .block_size = 64, .cells_per_thread = g->cpts[ci],
+                             .nontemporal = g->nontemporal, .precision = g->prec, .boundary = LBM_PERIODIC,
+                             .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
+                             .plant_error = r->o->plant_error};
+        lbm_verify_at(&v, &at);
+        char cpt[16], where[LBM_REACH_BLOCKS * 6 + 64];
         lbm_cpt_text(g->cpts[ci], cpt, sizeof cpt);
+        lbm_reach_text(&at, where, sizeof where);
         if (lbm_verify_schemes(r->d, &v) != 0)
-            fail_run(r, "the %s %s kernel (cells per thread %s) failed verification; nothing written", s, prec, cpt);
+            fail_run(r, "the %s %s kernel (cells per thread %s) failed verification at the timed launch (%s); nothing "
+                     "written", s, prec, cpt, where);
         if (lbm_kernels_build_stores(&k[ci], r->d, g->scheme, g->prec, LBM_PERIODIC, g->cpts[ci], g->nontemporal) != 0)
             fail_run(r, "the %s %s kernel (cells per thread %s) does not compile", s, prec, cpt);
         lbm_step_limits(r->d, &k[ci], 0, NULL, NULL, &max_block[ci], NULL);
@@ -555,8 +585,8 @@ static void run_group(lbm_run *r, int gi)
     if (gi > 0 && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
     lbm_kernels k[LBM_MAX_CPT];
     int max_block[LBM_MAX_CPT];
-    build_kernels(r, g, k, max_block);
     const lbm_cubes cubes = lbm_plan_cubes(r->p, r->o, r->d, g);
+    build_kernels(r, g, cubes, k, max_block);
     sweep_item *it = calloc((size_t)g->n, sizeof *it);
     if (!it) lbp_fail("out of memory");
     group_result *res = &r->groups[gi];

@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "exchange.h"
 #include "ranks.h"
+#include "reach.h"
 #include "slab.h"
 #include "verify.h"
 
@@ -187,27 +188,40 @@ static _Noreturn void fail_all(multi_run *r, const char *why)
     exit(LBP_EXIT_FAIL); /* not reached: the verdict ends every rank */
 }
 
-/* No number from a wrong decomposition: this scheme's slabs on a small
- * lattice (nx = 29: a partial last vector of each row) against one rank,
- * with this run's path and overlaps; one rank: the single-device check. */
-static void check_before_timing(multi_run *r, lbm_scheme s, lbm_precision prec, int cpt)
+/* No number from a wrong kernel or decomposition: this scheme at the timed
+ * launch (reach.h: rows as long as the longest timed, more threads per
+ * rank than the run's block, launched with it) against the host reference
+ * on every rank's device; then across ranks decomposed into slabs of 4
+ * planes, with this run's path and overlaps, against one rank's run (the
+ * same kernel: bit for bit, which a fault in both would pass). */
+static void check_before_timing(multi_run *r, lbm_scheme s, lbm_precision prec, int cpt, const lbm_dims *sizes,
+                                int nsizes)
 {
     char why[1024];
-    if (lbp_ranks.size == 1) {
-        lbm_scheme one[1] = {s};
-        lbm_verify_opts v = {.nx = 29, .ny = 14, .nz = 10, .padding = lbm_plan_padding(r->o, r->d, prec, cpt),
-                             .steps = 10, .block_size = 64, .cells_per_thread = cpt, .precision = prec,
-                             .boundary = LBM_PERIODIC, .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05,
-                             .noise = 0.01, .plant_error = r->o->plant_error};
-        if (lbm_verify_schemes(r->d, &v)) {
-            snprintf(why, sizeof why, "the %s %s kernel failed verification; nothing written", lbm_scheme_names[s],
-                     lbm_precision_names[prec]);
-            fail_all(r, why);
-        }
-        return;
+    const int padding = lbm_plan_padding(r->o, r->d, prec, cpt);
+    lbm_reach reach = {.nblocks = 1, .blocks = {block_of(r->d, r->o)}};
+    for (int i = 0; i < nsizes; i++)
+        if (sizes[i].nx > reach.nx) reach.nx = sizes[i].nx;
+    const lbm_verify_lattice at = lbm_reach_check(&reach, 3, r->d, prec, cpt, padding);
+    lbm_scheme one[1] = {s};
+    lbm_verify_opts v = {.padding = padding, .cells_per_thread = cpt, .precision = prec, .boundary = LBM_PERIODIC,
+                         .schemes = one, .nschemes = 1, .tau = 0.6, .u0 = 0.05, .noise = 0.01,
+                         .plant_error = r->o->plant_error};
+    lbm_verify_at(&v, &at);
+    const int mine = lbm_verify_schemes(r->d, &v) ? lbp_ranks.rank + 1 : 0;
+    const int failed = (int)lbp_mpi_reduce_all(mine, LBP_MPI_MAX); /* the last failing rank, + 1 */
+    if (failed) {
+        char on[32] = "";
+        if (lbp_ranks.size > 1) snprintf(on, sizeof on, " on rank %d's device", failed - 1);
+        snprintf(why, sizeof why, "the %s %s kernel failed verification at the timed launch%s; nothing written",
+                 lbm_scheme_names[s], lbm_precision_names[prec], on);
+        fail_all(r, why);
     }
-    lbm_slab_check_opts co = check_opts(r->d, r->o, (lbm_dims){29, 14, 4 * lbp_ranks.size}, prec, cpt, LBM_PERIODIC, s);
+    if (lbp_ranks.size == 1) return;
+    lbm_slab_check_opts co = check_opts(r->d, r->o, (lbm_dims){at.nx, at.ny, at.nz * lbp_ranks.size}, prec, cpt,
+                                        LBM_PERIODIC, s);
     co.steps = 10;
+    co.block_size = reach.blocks[0];
     if (check_decomposed(r->d, r->o, &co)) {
         snprintf(why, sizeof why, "the decomposed %s %s run failed its check; nothing written", lbm_scheme_names[s],
                  lbm_precision_names[prec]);
@@ -275,7 +289,7 @@ static void run_group(multi_run *r, lbm_scheme s, lbm_precision prec, const lbm_
     /* a context that keeps what one group freed from the next: a fresh one */
     if (r->groups++ && r->d->info.caps.fresh_context_per_group) lbp_reopen(r->d);
     const int cpt = cpt_of(r->d, r->o, prec, s);
-    check_before_timing(r, s, prec, cpt);
+    check_before_timing(r, s, prec, cpt, sizes, nsizes);
     lbm_kernels slab = {0}, whole;
     int bad = lbm_kernels_build(&whole, r->d, s, prec, LBM_PERIODIC, cpt) != 0;
     if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(&slab, r->d, s, prec, LBM_PERIODIC, cpt) != 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 LBP_EMBED_TEXT(lbm_kernel_source, "lbmkernels/d3q19.cl");
+const char *lbm_source = lbm_kernel_source;
 
 #define MASS_BLOCK 256 /* d3q19.cl's default */
 
@@ -54,7 +55,7 @@ static int build_mass(lbm_kernels *k, lbp_device *d, lbm_precision p)
     char opt[200];
     for (k->mass_block = MASS_BLOCK;; k->mass_block = 1) {
         mass_options(opt, sizeof opt, d, p, k->mass_block);
-        if (!(k->mass = lbp_compile(d, lbm_kernel_source, "lbm_mass", opt))) return -1;
+        if (!(k->mass = lbp_compile(d, lbm_source, "lbm_mass", opt))) return -1;
         lbp_kernel_info ki;
         d->be->kernel_info(d, k->mass, &ki);
         if (k->mass_block == 1 || ki.max_block_size <= 0 || ki.max_block_size >= k->mass_block) return 0;
@@ -106,13 +107,13 @@ void lbm_kernels_prefetch(lbp_device *d, lbm_scheme s, lbm_precision p, lbm_boun
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
         step_options(opt, sizeof opt, s, p, b, phase, cells_per_thread, nontemporal ? "-DLBM_NT=1" : "");
-        lbp_prefetch(d, lbm_kernel_source, "lbm_step", opt);
+        lbp_prefetch(d, lbm_source, "lbm_step", opt);
     }
     init_options(opt, sizeof opt, p);
-    lbp_prefetch(d, lbm_kernel_source, "lbm_init", opt);
+    lbp_prefetch(d, lbm_source, "lbm_init", opt);
     for (int mb = MASS_BLOCK;; mb = 1) { /* the barrier's, and one thread per block */
         mass_options(opt, sizeof opt, d, p, mb);
-        lbp_prefetch(d, lbm_kernel_source, "lbm_mass", opt);
+        lbp_prefetch(d, lbm_source, "lbm_mass", opt);
         if (mb == 1) break;
     }
 }
@@ -130,10 +131,10 @@ int lbm_kernels_build_with(lbm_kernels *k, lbp_device *d, lbm_scheme s, lbm_prec
     char opt[256];
     for (int phase = 0; phase < (s == LBM_SCHEME_AA ? 2 : 1); phase++) {
         step_options(opt, sizeof opt, s, p, b, phase, cells_per_thread, step_defines);
-        if (!(k->step[phase] = lbp_compile(d, lbm_kernel_source, "lbm_step", opt))) goto fail;
+        if (!(k->step[phase] = lbp_compile(d, lbm_source, "lbm_step", opt))) goto fail;
     }
     init_options(opt, sizeof opt, p);
-    if (!(k->init = lbp_compile(d, lbm_kernel_source, "lbm_init", opt))) goto fail;
+    if (!(k->init = lbp_compile(d, lbm_source, "lbm_init", opt))) goto fail;
     if (build_mass(k, d, p) != 0) goto fail;
     return 0;
 fail:

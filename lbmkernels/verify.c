@@ -224,20 +224,46 @@ static check_tolerances half_tolerances(const lbm_layout *L, int steps, double g
  * FAILED in it). */
 static const char *over_word(const lbm_verify_opts *o) { return o->plant_error ? "  caught (planted error)" : "  FAILED"; }
 
-static int check(const lbm_verify_opts *o, const char *what, lbm_scheme s, double err, double tol)
+/* One comparison; block > 0: the block it ran with, said where several ran. */
+static int check(const lbm_verify_opts *o, int block, const char *what, lbm_scheme s, double err, double tol)
 {
     int ok = err < tol; /* NaN fails */
-    char cpt[16];
+    char cpt[16], launch[32] = "";
+    if (block > 0 && o->nblocks) snprintf(launch, sizeof launch, ", block %d", block);
     if (!ok || o->verbose)
         fprintf(ok ? stdout : stderr,
-                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, cells/thread %s%s, %d steps: error %.3e, tolerance %.2e%s\n",
+                "%s: verify %-28s %-5s %s %-8s %dx%dx%d, cells/thread %s%s%s, %d steps: error %.3e, tolerance %.2e%s\n",
                 lbp_prog, what, lbm_scheme_names[s], lbm_precision_names[o->precision],
                 lbm_boundary_names[o->boundary], o->nx, o->ny, o->nz, lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt),
-                o->nontemporal ? ", non-temporal stores" : "", o->steps, err, tol, ok ? "" : over_word(o));
+                launch, o->nontemporal ? ", non-temporal stores" : "", o->steps, err, tol, ok ? "" : over_word(o));
     return ok ? 0 : 1;
 }
 
-int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
+/* The blocks a scheme's kernel runs with (lbm_verify_opts.blocks); 0 where
+ * it cannot launch block_size (said, as the block sweep skips it). */
+static int blocks_to_run(const lbm_verify_opts *o, lbm_scheme s, int max_block, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < o->nblocks && n < LBM_VERIFY_MAX_BLOCKS; i++)
+        if (o->blocks[i] <= max_block) out[n++] = o->blocks[i];
+    if (o->nblocks) {
+        if (!n) out[n++] = max_block;
+        return n;
+    }
+    if (o->block_size <= max_block) {
+        out[0] = o->block_size;
+        return 1;
+    }
+    char cpt[16];
+    printf("%s: verify %s %s %s, cells/thread %s: skipped, the kernel launches at most %d threads per "
+           "block, not %d\n", lbp_prog, lbm_scheme_names[s], lbm_precision_names[o->precision],
+           lbm_boundary_names[o->boundary], lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt), max_block,
+           o->block_size);
+    return 0;
+}
+
+/* Every scheme of o at o's lattice, with its kernel k[si] (built). */
+static int verify_lattice(lbp_device *d, const lbm_verify_opts *o, const lbm_kernels *k)
 {
     lbm_layout L = lbm_layout_on(d, o->nx, o->ny, o->nz, o->padding, o->precision);
     const double omega = 1.0 / o->tau;
@@ -264,7 +290,7 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
                 for (int i = 0; i < LBM_Q; i++) ref_post[lbm_at(&L, i, x, y, z)] = g[i];
             }
     /* The reference itself must conserve mass. */
-    int failures = check(o, "reference mass drift", LBM_SCHEME_PUSH,
+    int failures = check(o, 0, "reference mass drift", LBM_SCHEME_PUSH,
                          fabs(lbm_mass(&L, ref) / lbm_mass(&L, f0) - 1), 1e-12);
     check_tolerances tol;
     if (o->precision == LBM_FP16S) {
@@ -282,58 +308,83 @@ int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
     int first = -1;
     for (int si = 0; si < o->nschemes; si++) {
         lbm_scheme s = o->schemes[si];
-        lbm_kernels k;
-        if (lbm_kernels_build_stores(&k, d, s, o->precision, o->boundary, o->cells_per_thread, o->nontemporal) != 0)
-            lbp_fail("the %s %s %s kernel does not compile", lbm_scheme_names[s],
-                     lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
-        int max_block;
-        lbm_step_limits(d, &k, o->block_size, NULL, NULL, &max_block, NULL);
-        if (o->block_size > max_block) { /* as the block sweep skips it */
-            char cpt[16];
-            printf("%s: verify %s %s %s, cells/thread %s: skipped, the kernel launches at most %d threads per "
-                   "block, not %d\n", lbp_prog, lbm_scheme_names[s], lbm_precision_names[o->precision],
-                   lbm_boundary_names[o->boundary], lbm_cpt_text(o->cells_per_thread, cpt, sizeof cpt), max_block,
-                   o->block_size);
-            lbm_kernels_release(&k, d);
-            continue;
-        }
-        lbm_sim m;
-        if (lbm_sim_create(&m, d, &k, &L, omega, lid_u, o->block_size) != 0)
-            lbp_fail("no device memory for a %dx%dx%d lattice", L.nx, L.ny, L.nz);
-        lbm_to_scheme(&L, s, o->boundary, omega, f0, stored);
-        lbm_sim_upload(&m, stored);
-        double mass_before = lbm_sim_mass(&m), mass_host = lbm_mass(&L, stored);
-        lbm_sim_steps(&m, o->steps);
-        lbm_sim_download(&m, stored);
-        double mass_after = lbm_sim_mass(&m);
-        lbm_sim_destroy(&m);
-        lbm_kernels_release(&k, d);
-        if (o->plant_error) /* a corrupted population must be caught */
-            stored[lbm_at(&L, 5, L.nx / 2, L.ny / 3, L.nz - 1)] += 0.05;
-        lbm_from_scheme(&L, s, o->boundary, stored, got);
-        fields(&L, got, rho, u);
+        int max_block, blocks[LBM_VERIFY_MAX_BLOCKS], nblocks;
+        lbm_step_limits(d, &k[si], o->block_size, NULL, NULL, &max_block, NULL);
+        nblocks = blocks_to_run(o, s, max_block, blocks);
+        for (int bi = 0; bi < nblocks; bi++) {
+            const int block = blocks[bi];
+            lbm_sim m;
+            if (lbm_sim_create(&m, d, &k[si], &L, omega, lid_u, block) != 0)
+                lbp_fail("no device memory for a %dx%dx%d lattice", L.nx, L.ny, L.nz);
+            lbm_to_scheme(&L, s, o->boundary, omega, f0, stored);
+            lbm_sim_upload(&m, stored);
+            double mass_before = lbm_sim_mass(&m), mass_host = lbm_mass(&L, stored);
+            lbm_sim_steps(&m, o->steps);
+            lbm_sim_download(&m, stored);
+            double mass_after = lbm_sim_mass(&m);
+            lbm_sim_destroy(&m);
+            if (o->plant_error) /* a corrupted population must be caught */
+                stored[lbm_at(&L, 5, L.nx / 2, L.ny / 3, L.nz - 1)] += 0.05;
+            lbm_from_scheme(&L, s, o->boundary, stored, got);
+            fields(&L, got, rho, u);
 
-        failures += check(o, "rho vs host reference", s, rel_l2(rho, rho_ref, L.cells), tol.rho);
-        failures += check(o, "u vs host reference", s, rel_l2(u, u_ref, 3 * L.cells), tol.u);
-        failures += check(o, "populations vs host reference", s,
-                          rel_l2(got, s == LBM_SCHEME_PULL ? ref_post : ref, lbm_words(&L)), tol.populations);
-        failures += check(o, "mass drift (device sum)", s, fabs(mass_after / mass_before - 1), tol.mass_steps);
-        failures += check(o, "mass drift (host sum)", s, fabs(lbm_mass(&L, stored) / mass_host - 1), tol.mass_all);
-        failures += check(o, "device mass sum vs host", s, fabs(mass_before / mass_host - 1), tol.mass_upload);
-        if (first < 0) {
-            first = s;
-            memcpy(rho_first, rho, sizeof(double) * (size_t)L.cells);
-            memcpy(u_first, u, sizeof(double) * 3 * (size_t)L.cells);
-        } else {
-            char what[64];
-            snprintf(what, sizeof what, "rho vs %s", lbm_scheme_names[first]);
-            failures += check(o, what, s, rel_l2(rho, rho_first, L.cells), 2 * tol.rho);
-            snprintf(what, sizeof what, "u vs %s", lbm_scheme_names[first]);
-            failures += check(o, what, s, rel_l2(u, u_first, 3 * L.cells), 2 * tol.u);
+            failures += check(o, block, "rho vs host reference", s, rel_l2(rho, rho_ref, L.cells), tol.rho);
+            failures += check(o, block, "u vs host reference", s, rel_l2(u, u_ref, 3 * L.cells), tol.u);
+            failures += check(o, block, "populations vs host reference", s,
+                              rel_l2(got, s == LBM_SCHEME_PULL ? ref_post : ref, lbm_words(&L)), tol.populations);
+            failures += check(o, block, "mass drift (device sum)", s, fabs(mass_after / mass_before - 1), tol.mass_steps);
+            failures += check(o, block, "mass drift (host sum)", s, fabs(lbm_mass(&L, stored) / mass_host - 1),
+                              tol.mass_all);
+            failures += check(o, block, "device mass sum vs host", s, fabs(mass_before / mass_host - 1), tol.mass_upload);
+            if (first < 0) {
+                first = s;
+                memcpy(rho_first, rho, sizeof(double) * (size_t)L.cells);
+                memcpy(u_first, u, sizeof(double) * 3 * (size_t)L.cells);
+            } else if (s != (lbm_scheme)first) {
+                char what[64];
+                snprintf(what, sizeof what, "rho vs %s", lbm_scheme_names[first]);
+                failures += check(o, block, what, s, rel_l2(rho, rho_first, L.cells), 2 * tol.rho);
+                snprintf(what, sizeof what, "u vs %s", lbm_scheme_names[first]);
+                failures += check(o, block, what, s, rel_l2(u, u_first, 3 * L.cells), 2 * tol.u);
+            }
         }
     }
     free(f0); free(ref); free(tmp); free(ref_post); free(stored); free(got);
     free(rho_ref); free(u_ref); free(rho_first); free(u_first); free(rho); free(u);
+    return failures;
+}
+
+void lbm_verify_at(lbm_verify_opts *o, const lbm_verify_lattice *at)
+{
+    o->nx = at->nx;
+    o->ny = at->ny;
+    o->nz = at->nz;
+    o->steps = at->steps;
+    o->blocks = at->blocks;
+    o->nblocks = at->nblocks;
+    if (at->nblocks) o->block_size = at->blocks[at->nblocks - 1];
+}
+
+/* The kernels are built once for both lattices: a build costs more than a
+ * check on a small lattice (PoCL preprocesses the source to look up its
+ * cache). */
+int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o)
+{
+    lbm_kernels k[LBM_SCHEMES];
+    for (int si = 0; si < o->nschemes; si++)
+        if (lbm_kernels_build_stores(&k[si], d, o->schemes[si], o->precision, o->boundary, o->cells_per_thread,
+                                     o->nontemporal) != 0)
+            lbp_fail("the %s %s %s kernel does not compile", lbm_scheme_names[o->schemes[si]],
+                     lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
+    int failures = verify_lattice(d, o, k);
+    if (o->reach) {
+        lbm_verify_opts at = *o;
+        lbm_verify_at(&at, o->reach);
+        at.reach = NULL;
+        at.verbose = 0;
+        failures += verify_lattice(d, &at, k);
+    }
+    for (int si = 0; si < o->nschemes; si++) lbm_kernels_release(&k[si], d);
     return failures ? 1 : 0;
 }
 

@@ -32,8 +32,23 @@ lbm_half_bounds lbm_half_bounds_for(double g_norm, int steps);
 /* ||f - w||_w of a lattice of plain populations. */
 double lbm_deviation_norm(const lbm_layout *L, const double *f);
 
+#define LBM_VERIFY_MAX_BLOCKS 128 /* lbm_verify_opts.blocks */
+/* A lattice and launch to check kernels at (lbmkernels/reach.h makes the
+ * timed runs' reach). */
+typedef struct {
+    int nx, ny, nz, steps;
+    const int *blocks; /* as lbm_verify_opts.blocks */
+    int nblocks;
+} lbm_verify_lattice;
+
 typedef struct {
     int nx, ny, nz, padding, steps, block_size;
+    /* nblocks > 0: each scheme launched with each of these blocks (a timed
+     * run's launches, lbmkernels/reach.h) that its kernel can launch, or
+     * with its largest where it can launch none; block_size unused.  0: with
+     * block_size alone (skipped where the kernel cannot launch it). */
+    const int *blocks;
+    int nblocks;
     int cells_per_thread; /* of lbm_step: 1, 2, 4 or LBM_ROW_PER_THREAD */
     lbm_precision precision;
     int nontemporal;      /* non-temporal stores (schemes where lbm_nontemporal_ok) */
@@ -43,7 +58,13 @@ typedef struct {
     double tau, u0, noise, lid_u, tg_u0;
     int plant_error; /* corrupt one population before comparing */
     int verbose;     /* print passing checks too */
+    /* non-NULL: the same kernels then checked at this lattice and launch
+     * too (its passing checks not printed) */
+    const lbm_verify_lattice *reach;
 } lbm_verify_opts;
+
+/* o's lattice, steps and blocks those of at (block_size its largest). */
+void lbm_verify_at(lbm_verify_opts *o, const lbm_verify_lattice *at);
 
 /* Host memory lbm_verify_schemes takes for lattice L: its double-precision
  * copies of the lattice and the fields of every cell. */
@@ -54,8 +75,10 @@ int64_t lbm_verify_host_bytes(const lbm_layout *L);
 int64_t lbm_host_memory_bytes(void);
 
 /* Every scheme of o against the host reference, the first scheme, and mass
- * conservation.  Prints each failed check (which, scheme, precision, error,
- * tolerance) on stderr; returns 0 when all pass, 1 otherwise. */
+ * conservation, at o's lattice, then at o->reach where given (one build of
+ * each kernel for both).  Prints each failed check (which, scheme,
+ * precision, error, tolerance) on stderr; returns 0 when all pass, 1
+ * otherwise. */
 int lbm_verify_schemes(lbp_device *d, const lbm_verify_opts *o);
 
 /* The Taylor-Green amplitude after `steps` steps on an n x n x 1 periodic

@@ -46,3 +46,9 @@ clean-fuzz:
 	rm -rf .fuzz .sanitize
 
 -include $(wildcard .fuzz/*/*.d .fuzz/tests/fuzz/*.d)
+
+# lbmkernels with a fault planted in its kernel text (tests/lbmkernels_fault.c,
+# for tests/test_verify_reach.sh): the tool's own objects and the fault
+TEST_HELPERS += tests/lbmkernels_fault
+tests/lbmkernels_fault: tests/lbmkernels_fault.o lbmkernels/main.o $(lbmkernels_OBJS) $(CORE_OBJS) model/kernelfile.o model/kernel.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

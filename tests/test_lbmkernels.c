@@ -22,6 +22,7 @@
 #include "../lbmkernels/bench.h"
 #include "../lbmkernels/lbm.h"
 #include "../lbmkernels/plan.h"
+#include "../lbmkernels/reach.h"
 #include "../lbmkernels/record.h"
 #include "cpucubes.h"
 #include "../lbmkernels/verify.h"
@@ -331,6 +332,61 @@ static void test_plan_cpu_length(void **state)
         assert_int_equal(fp16_nt, 0);
         lbm_plan_free(&p);
     }
+}
+
+/* The timed runs' reach (reach.h) that --verify and timing's own check
+ * run at: the longest row timed and every block launched, as the size
+ * sweep shrinks a CPU row kernel's blocks (16 cores: 32^3's 1024 rows, 64
+ * a core); the check's lattice has rows a cell longer (--verify) and more
+ * threads than the largest block. */
+static void test_reach_of_plans(void **state)
+{
+    (void)state;
+    lbp_device d = {.info = {.kind = LBP_KIND_CPU, .compute_units = 16, .fp64 = 1, .max_block_size = 4096,
+                             .global_mem_bytes = 64LL << 30, .max_alloc_bytes = 64LL << 30,
+                             .caps = {.usable_bytes = 64LL << 30}}};
+    lbm_options o = {.nschemes = 1, .schemes = {LBM_SCHEME_PULL}, .nprecisions = 1, .precisions = {LBM_FP32}};
+    lbm_reach r = {0};
+    lbm_reach_of_timing(&r, &o, &d, LBM_FP32, LBM_ROW_PER_THREAD, 0);
+    assert_int_equal(r.nx, 256);
+    assert_int_equal(r.nblocks, 2);
+    assert_int_equal(r.blocks[0], 64);
+    assert_int_equal(r.blocks[1], 256);
+    lbm_verify_lattice at = lbm_reach_check(&r, r.nx + 1, &d, LBM_FP32, LBM_ROW_PER_THREAD, 8);
+    assert_int_equal(at.nx, 257);
+    assert_int_equal(at.nz, LBM_REACH_NZ);
+    assert_true(at.ny * at.nz > 256); /* rows: a thread each */
+    assert_int_equal(at.steps % 2, 0);
+    /* --quick: 16 and 64 rows a block, 256 the longest row */
+    o.quick = 1;
+    r = (lbm_reach){0};
+    lbm_reach_of_timing(&r, &o, &d, LBM_FP32, LBM_ROW_PER_THREAD, 0);
+    assert_int_equal(r.nx, 256);
+    assert_int_equal(r.nblocks, 2);
+    assert_int_equal(r.blocks[0], 16);
+    assert_int_equal(r.blocks[1], 64);
+    /* --block-size and --sizes: those alone */
+    o = (lbm_options){.nschemes = 1, .schemes = {LBM_SCHEME_AA}, .nprecisions = 1, .precisions = {LBM_FP32},
+                      .block_size = 128, .nsizes = 2, .sizes = {{48, 48, 48}, {300, 20, 10}}};
+    lbm_plan p;
+    lbm_plan_build(&p, &o, &d);
+    r = (lbm_reach){0};
+    lbm_reach_add(&r, &p, &o, &d, &p.groups[0], 0, lbm_plan_cubes(&p, &o, &d, &p.groups[0]));
+    assert_int_equal(r.nx, 300);
+    assert_int_equal(r.nblocks, 2); /* 128, and 300x20x10's 200 rows on 16 cores: 13 */
+    assert_int_equal(r.blocks[0], 13);
+    assert_int_equal(r.blocks[1], 128);
+    lbm_plan_free(&p);
+    /* a GPU: every block of the sweep, rows past 768, threads past 1024 */
+    d.info.kind = LBP_KIND_GPU;
+    o = (lbm_options){.nschemes = 1, .schemes = {LBM_SCHEME_PULL}, .nprecisions = 1, .precisions = {LBM_FP32}};
+    r = (lbm_reach){0};
+    lbm_reach_of_timing(&r, &o, &d, LBM_FP32, 1, 0);
+    assert_true(r.nx >= 768);
+    assert_int_equal(r.nblocks, 8);
+    assert_int_equal(r.blocks[7], 1024);
+    at = lbm_reach_check(&r, r.nx + 1, &d, LBM_FP32, 1, 1);
+    assert_true((int64_t)at.nx * at.ny * at.nz > 1024);
 }
 
 /* Threads of the step launch: nxp / cells per thread per row. */
@@ -765,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_step_threads),
         cmocka_unit_test(test_plan_nontemporal_groups),
         cmocka_unit_test(test_plan_cpu_length),
+        cmocka_unit_test(test_reach_of_plans),
         cmocka_unit_test(test_population_stride),
         LBP_TEST_ON_CPU_BACKENDS(test_cells_per_thread),
         LBP_TEST_ON_CPU_BACKENDS(test_row_per_thread),
