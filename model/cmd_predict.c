@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd_ranks.h"
+#include "holdout.h"
 #include "kernel.h"
 #include "kernelfile.h"
 #include "launch.h"
@@ -63,6 +64,11 @@ static const char predict_usage[] =
     "                          membench-fit.csv, launch.csv)\n"
     "  --backend cuda|opencl   rows of this backend (needed when DIR holds several)\n"
     MODEL_RANKS_HELP
+    "  --before-kernel         the prediction before the kernel (model validate's\n"
+    "                          before_kernel_mlups): none of the probes measured at this\n"
+    "                          launch and lattice (membench-geometry.csv's rows at its\n"
+    "                          launch and thread count, the threads sweep at that count,\n"
+    "                          launch probes of it); one device only\n"
     "  --json                  one JSON object instead of the text: the levels, the path\n"
     "                          that answered, within_measured, read_instead and notes\n"
     "  --help, --version\n" MODEL_LEVELS_HELP;
@@ -72,7 +78,7 @@ typedef struct {
     model_kernel k; /* the description flags */
     model_kernel_file file; /* --kernel FILE */
     model_lattice lat;
-    int described, have_written, cells_per_thread, json;
+    int described, have_written, cells_per_thread, json, before_kernel;
     int n_reads, n_writes, reads[MODEL_MAX_PHASES], writes[MODEL_MAX_PHASES];
     model_ranks_args ranks; /* several devices */
 } predict_args;
@@ -135,6 +141,7 @@ static void predict_option(int o, const char *arg, void *ctx)
         a->cells_per_thread = !strcmp(arg, "row") ? -1 : (int)lbp_parse_int("--cells-per-thread", arg, 1, 64);
         break;
     case OPT_JSON: a->json = 1; break;
+    case OPT_BEFORE_KERNEL: a->before_kernel = 1; break;
     }
 }
 
@@ -215,6 +222,44 @@ static void kernel_from_args(predict_args *a)
         a->k.cells_per_thread = a->cells_per_thread < 0 ? 0 : a->cells_per_thread ? a->cells_per_thread : 1;
 }
 
+/* What --before-kernel held out, as JSON. */
+static void json_held_out(model_json *j, const model_held_out *h)
+{
+    model_json_object(j, "before_kernel");
+    model_json_number(j, "geometry_rows", h->geometry);
+    model_json_number(j, "threads_rows", h->threads);
+    model_json_number(j, "row_nx_rows", h->row_nx);
+    model_json_number(j, "launch_probes", h->launch_probes);
+    model_json_close(j);
+}
+
+/* One device: the prediction (before the kernel where asked), as text or
+ * JSON. */
+static void predict_one(const model_inputs *in, const predict_args *a)
+{
+    char err[1024];
+    model_held_out held;
+    model_prediction *pr = malloc(sizeof *pr);
+    if (!pr) lbp_fail("out of memory");
+    const int failed = a->before_kernel ? model_predict_before_kernel(in, &a->k, &a->lat, NULL, pr, &held, err, sizeof err)
+                                        : model_predict(in, &a->k, &a->lat, pr, err, sizeof err);
+    if (failed) model_bad_input("%s", err); /* inputs that cannot answer */
+    if (a->json) {
+        model_json j;
+        model_json_begin(&j, stdout);
+        model_json_prediction(&j, in, &a->k, &a->lat, pr);
+        if (a->before_kernel) json_held_out(&j, &held);
+        model_json_end(&j);
+    } else {
+        if (a->before_kernel)
+            printf("before the kernel: held out %d geometry rows at its launch and thread count, %d threads-sweep "
+                   "rows at that count, %d row_nx rows at its cells, %d launch probes\n", held.geometry, held.threads,
+                   held.row_nx, held.launch_probes);
+        model_report_prediction(in, &a->k, &a->lat, pr);
+    }
+    free(pr);
+}
+
 int model_cmd_predict(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -233,7 +278,8 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("cells-per-thread", required_argument, OPT_CELLS_PER_THREAD),
         MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
         MODEL_OPT("misaligned-access", required_argument, OPT_MIS_ACCESS),
-        MODEL_RANKS_OPTS, MODEL_OPT("json", no_argument, OPT_JSON), {0, 0, 0, 0}};
+        MODEL_RANKS_OPTS, MODEL_OPT("json", no_argument, OPT_JSON),
+        MODEL_OPT("before-kernel", no_argument, OPT_BEFORE_KERNEL), {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,
                       .n_writes = 1, .ranks = MODEL_RANKS_ARGS_INIT};
@@ -250,6 +296,7 @@ int model_cmd_predict(int argc, char **argv)
         a.ranks.format = RANKS_JSON;
     }
     if (on_ranks) model_ranks_check(&a.ranks);
+    if (on_ranks && a.before_kernel) lbp_usage_error("--before-kernel: one device only (drop --ranks)");
     model_inputs in;
     model_load_or_fail(&in, cli.dir, cli.backend);
     char err[1024];
@@ -267,18 +314,7 @@ int model_cmd_predict(int argc, char **argv)
         model_inputs_free(&in);
         return status;
     }
-    model_prediction *pr = malloc(sizeof *pr);
-    if (!pr) lbp_fail("out of memory");
-    if (model_predict(&in, &a.k, &a.lat, pr, err, sizeof err)) model_bad_input("%s", err); /* inputs that cannot answer */
-    if (a.json) {
-        model_json j;
-        model_json_begin(&j, stdout);
-        model_json_prediction(&j, &in, &a.k, &a.lat, pr);
-        model_json_end(&j);
-    } else {
-        model_report_prediction(&in, &a.k, &a.lat, pr);
-    }
-    free(pr);
+    predict_one(&in, &a);
     model_inputs_free(&in);
     return 0;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "csv.h"
+#include "errortable.h"
+#include "holdout.h"
 #include "kernel.h"
 #include "ranks_validate.h"
 #include "report.h"
@@ -28,6 +30,11 @@ static const char validate_usage[] =
     "  --force                 replace existing model.csv / model-meta.csv\n"
     "  --json                  print one JSON object (every point with its provenance, the\n"
     "                          bars) instead of the text; the files are written the same\n"
+    "Every point is also predicted before the kernel: without the probes measured at\n"
+    "its own launch and lattice (membench-geometry.csv at its launch and thread count,\n"
+    "the threads sweep at that count, its launch probes; model predict --before-kernel),\n"
+    "in model.csv's before_kernel_* columns; the closing lines give both errors per\n"
+    "backend and precision.  The exit status stays on the error at the kernel's launch.\n"
     "Rows of several ranks (lbm.csv's ranks > 1) are predicted on ranks (model predict\n"
     "--ranks: the slab's pieces and DIR/interconnect-fit.csv), held to the same bars by\n"
     "the slab's size (several ranks on one device: to none), written to model.csv with\n"
@@ -190,6 +197,23 @@ static long long local_bytes_of(const validation *v, int row)
     return (long long)lbm_number(v, row, "local_bytes", LOCAL_BYTES, -1);
 }
 
+/* The point predicted before the kernel (holdout.h): its MLUPS, error and
+ * path beside the full prediction's. */
+static void predict_before(const validation *v, int row, const model_inputs *in, const model_kernel *k,
+                           const model_lattice *lat, model_validated_point *pt)
+{
+    model_prediction *pr = malloc(sizeof *pr);
+    if (!pr) lbp_fail("%s: out of memory", v->path);
+    char err[1024];
+    if (model_predict_before_kernel(in, k, lat, &pt->pr, pr, NULL, err, sizeof err)) model_bad_input("%s", err);
+    check_finite_prediction(v, row, pr);
+    pt->before_mlups = pr->full.mlups;
+    pt->before_error_pct = 100 * (pr->full.mlups - pt->measured) / pt->measured;
+    pt->before_path = pr->full.path;
+    pt->before_within_measured = pr->prov.within_measured;
+    free(pr);
+}
+
 /* One periodic row of lbm.csv of one rank, predicted. */
 static void add_point(validation *v, int row, const ranks_row *ranks)
 {
@@ -219,6 +243,7 @@ static void add_point(validation *v, int row, const ranks_row *ranks)
     pt->block_size = lat.block_size;
     pt->cells = lat.cells;
     pt->error_pct = 100 * (pt->pr.full.mlups - pt->measured) / pt->measured;
+    predict_before(v, row, in, &k, &lat, pt);
     pt->ranks = *ranks;
     v->n++;
 }
@@ -300,7 +325,8 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
     lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
                                 "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
                                 "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
-                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch,exchange_beside",
+                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch,exchange_beside,"
+                                "before_kernel_mlups,before_kernel_error_pct,before_kernel_path",
                                 info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
@@ -308,19 +334,20 @@ static void write_model_csv(const validation *v, const lbp_device_info *info, in
         const ranks_row *r = &pt->ranks;
         char flags[64];
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s,-",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s,-,%.3f,%.3f,%s",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
                     r->exchange_us, pt->cells_per_thread, pt->stores, p->roofline.working_set_mlups,
-                    model_flags_text(model_point_flags(pt), flags, sizeof flags), model_launch_name(pt->launch));
+                    model_flags_text(model_point_flags(pt), flags, sizeof flags), model_launch_name(pt->launch),
+                    pt->before_mlups, pt->before_error_pct, model_full_path_name(pt->before_path));
     }
     for (int i = 0; i < v->ranks.n; i++) {
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
         char flags[64];
-        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s,%s", row, v->ranks.pts[i].cells_per_thread,
+        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s,%s,-1,-,-", row, v->ranks.pts[i].cells_per_thread,
                     model_flags_text(model_spill_flag(v->rank_local_bytes[i]), flags, sizeof flags),
                     model_launch_name(v->rank_launch[i]),
                     interconnect_beside_names[v->ranks.pts[i].pr.exchange_beside]);
@@ -347,7 +374,7 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
     const int over = s->over_large + s->over_small + ranks_over;
     char borrowed[128];
     borrowed_backends(v, borrowed, sizeof borrowed);
-    lbp_kv extra[20];
+    lbp_kv extra[24];
     int ne = 0;
 #define KV(k, ...) do { extra[ne].key = k; snprintf(extra[ne].value, sizeof extra[ne].value, __VA_ARGS__); ne++; } while (0)
     KV("points", "%d", v->n);
@@ -369,6 +396,9 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
     KV("points_predicted_above_roofline", "%d", s->predicted_above_roofline);
     KV("points_measured_above_roofline", "%d", s->measured_above_roofline);
     KV("points_spilling", "%d", s->spilling);
+    KV("before_kernel_points_over_bar", "%d", s->before_over_large + s->before_over_small);
+    KV("before_kernel_worst_error_pct", "%.3f", s->before_worst_large);
+    KV("before_kernel_worst_error_small_pct", "%.3f", s->before_worst_small);
 #undef KV
     lbp_write_meta(v->dir, "model", info, model_argc, model_argv, extra, ne, force);
 }
@@ -410,6 +440,9 @@ int model_cmd_validate(int argc, char **argv)
     } else {
         model_report_points(v.pts, v.n, &bars);
         model_report_validation(&s, &bars, v.inputs, v.n_inputs);
+        model_error_table t;
+        model_validation_errors(v.pts, v.n, &t);
+        model_error_table_print(stdout, &t);
     }
     const int ranks_over = args.json ? ranks_points_over(&v.ranks, &bars)
                                      : ranks_validation_report(stdout, &v.ranks, bars.large, bars.small);

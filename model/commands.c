@@ -10,6 +10,7 @@
 
 #include "csv.h"
 #include "drift.h"
+#include "errortable.h"
 #include "json.h"
 #include "ranks_print.h"
 #include "table.h"
@@ -62,7 +63,11 @@ static const char summary_usage[] =
     "From DIR/model.csv: for each scheme and precision, every backend at the largest\n"
     "lattice they all measured (best block size there; a backend's larger lattice on\n"
     "a line of its own): measured, predicted (full model) and roofline\n"
-    "MLUPS, measured as % of the roofline, and the model's error; then, where model.csv\n"
+    "MLUPS, measured as % of the roofline, and the model's error; then the model's\n"
+    "two errors per backend and precision, from 128^3 and below (points, mean and\n"
+    "worst |error|): at the kernel's launch (error_pct) and before the kernel\n"
+    "(before_kernel_error_pct: none of the probes measured at its own launch and\n"
+    "lattice; '-' in a model.csv written before that column); then, where model.csv\n"
     "has rows of several ranks, per backend, scaling, exchange path and overlap the\n"
     "fastest scheme at the most ranks (measured, predicted, error, efficiencies) and\n"
     "whether the multi-device targets are met (weak-scaling efficiency >= 95 % at 8 GPUs\n"
@@ -277,12 +282,29 @@ static int scatter_warnings(const char *dir)
     return scattered;
 }
 
-/* What summary shows: its rows of model.csv, the drift, the tallies. */
+/* model.csv's points of one rank (every row in files without the column),
+ * their two errors: at the kernel's launch and before it (NAN in files
+ * written before that column). */
+static void errors_of(const lbp_table *t, model_error_table *e)
+{
+    memset(e, 0, sizeof *e);
+    const int before = lbp_table_column(t, "before_kernel_error_pct") >= 0, ranks = lbp_table_column(t, "ranks") >= 0;
+    for (int i = 0; i < t->rows; i++) {
+        if (ranks && number_or_fail(t, i, "ranks") > 1) continue;
+        model_error_table_add(e, text_of(t, i, "backend"), text_of(t, i, "precision"), number_or_fail(t, i, "cells"),
+                              number_or_fail(t, i, "error_pct"),
+                              before ? number_or_fail(t, i, "before_kernel_error_pct") : NAN);
+    }
+}
+
+/* What summary shows: its rows of model.csv, the model's two errors, the
+ * drift, the tallies. */
 typedef struct {
     const char *dir;
     const lbp_table *t;
     const int *rows;
     int n;
+    model_error_table errors;
     model_drift_row *drift;
     int n_drift, within, drift_points, scattered, quick;
 } summary_view;
@@ -293,6 +315,7 @@ static void summary_text(const summary_view *v)
     printf("%-7s %-6s %-5s %14s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "lattice", "measured",
            "predicted", "roofline", "% roofline", "error%");
     for (int i = 0; i < v->n; i++) print_summary_row(v->t, v->rows[i]);
+    model_error_table_print(stdout, &v->errors);
     char err[1024];
     if (ranks_summary_print(stdout, v->t, err, sizeof err)) model_bad_input("%s", err);
     if (v->n_drift) {
@@ -325,6 +348,7 @@ static void summary_json(const summary_view *v)
     model_json_array(&j, "rows");
     for (int i = 0; i < v->n; i++) summary_json_row(&j, v->t, v->rows[i]);
     model_json_close(&j);
+    model_error_table_json(&j, "model_error", &v->errors);
     char err[1024];
     if (ranks_summary_json(&j, v->t, err, sizeof err)) model_bad_input("%s", err);
     if (v->n_drift) {
@@ -392,6 +416,7 @@ int model_cmd_summary(int argc, char **argv)
             for (int p = 0; p < 3; p++)
                 v.n += scheme_rows(&t, backends, nb, schemes[s], precisions[p], stores[st], rows + v.n);
     if (!v.n) model_bad_input("%s: no rows%s%s", path, cli.backend ? " for backend " : "", cli.backend ? cli.backend : "");
+    errors_of(&t, &v.errors);
     v.n_drift = drift_rows_if_any(cli.dir, &v.drift);
     if (v.n_drift) count_within_drift(&t, v.drift, v.n_drift, &v.within, &v.drift_points);
     if (json) summary_json(&v);

@@ -74,7 +74,7 @@ static int same_residency(const model_launch_probe *p, const model_lattice *lat)
     return 1;
 }
 
-static int at_launch(const model_launch_probe *p, const model_kernel *k, const model_lattice *lat)
+int model_launch_probe_at(const model_launch_probe *p, const model_kernel *k, const model_lattice *lat)
 {
     const int size = p->block[0] * p->block[1] * p->block[2];
     if (p->launch != k->launch || p->nx != lat->nx || p->ny != lat->ny || p->nz != lat->nz ||
@@ -94,7 +94,7 @@ int model_launch_probes_at(const model_inputs *in, const model_kernel *k, const 
     if (max > MODEL_MAX_LAUNCH_PROBES) max = MODEL_MAX_LAUNCH_PROBES;
     for (int i = 0; i < in->n_launch_probes; i++) {
         const model_launch_probe *p = &in->launch_probes[i];
-        if (!at_launch(p, k, lat)) continue;
+        if (!model_launch_probe_at(p, k, lat)) continue;
         int j = 0;
         while (j < n && words[j] < p->words) j++;
         if (j < n && words[j] == p->words) { /* the running mean of the count's rows */

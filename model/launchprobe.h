@@ -34,6 +34,11 @@ typedef struct model_launch_probe {
 extern const char *const model_launch_probe_columns[];
 int model_launch_probes_read(model_inputs *in, const lbp_table *t, char *err, size_t err_len);
 
+/* Probe p measured at k's launch on lat: launch kind, block, cells per
+ * thread, word size, lattices, the lattice, blocks per SM (or occupancy)
+ * where both say them. */
+int model_launch_probe_at(const model_launch_probe *p, const model_kernel *k, const model_lattice *lat);
+
 /* The probes measured at k's launch on lat (launch kind, block, cells per
  * thread, word size, lattices, the lattice, blocks per SM where both say):
  * their word counts ascending and MLUPS (the mean of a count's rows, where

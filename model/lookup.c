@@ -75,6 +75,7 @@ static int candidates(const model_inputs *in, int sweep, int word_bytes, int **o
         for (int i = 0; i < in->n_probes; i++) idx[n++] = i;
         return n;
     }
+    int groups = 0;
     for (int g = 0; g < ix->n_groups; g++) {
         const model_probe_group *gr = &ix->groups[g];
         const int sweep_ok = sweep == PROBE_ANY ? 1
@@ -84,29 +85,34 @@ static int candidates(const model_inputs *in, int sweep, int word_bytes, int **o
         if (!sweep_ok || (word_bytes != PROBE_ANY && gr->word_bytes != word_bytes)) continue;
         memcpy(idx + n, ix->order + gr->start, sizeof *idx * (size_t)gr->n);
         n += gr->n;
+        groups++;
     }
-    qsort(idx, (size_t)n, sizeof *idx, ascending); /* several groups: file order again */
+    if (groups > 1) qsort(idx, (size_t)n, sizeof *idx, ascending); /* several groups: file order again */
     return n;
+}
+
+/* Word size w is nearer to word_bytes than *best (at *best_d): equally
+ * near, the wider (more bytes in flight per access). */
+static void nearer_word(int w, int word_bytes, int *best, double *best_d)
+{
+    if (w == word_bytes || w == *best || w <= 0) return;
+    const double d = fabs(log((double)w / word_bytes));
+    if (*best < 0 || d < *best_d - 1e-12 || (d < *best_d + 1e-12 && w > *best)) {
+        *best = w;
+        *best_d = d;
+    }
 }
 
 int model_other_word(const model_inputs *in, int word_bytes)
 {
     int best = -1;
     double best_d = 0;
-    int *idx;
-    const int n = candidates(in, PROBE_ANY, PROBE_ANY, &idx);
-    for (int k = 0; k < n; k++) {
-        const int w = in->probes[idx[k]].word_bytes;
-        rows_visited++;
-        if (w == word_bytes || w == best || w <= 0) continue;
-        const double d = fabs(log((double)w / word_bytes));
-        /* equally near: the wider (more bytes in flight per access) */
-        if (best < 0 || d < best_d - 1e-12 || (d < best_d + 1e-12 && w > best)) {
-            best = w;
-            best_d = d;
-        }
+    const model_probe_index *ix = &in->probe_index;
+    if (ix->order) { /* the groups' word sizes are every row's */
+        for (int g = 0; g < ix->n_groups; g++) nearer_word(ix->groups[g].word_bytes, word_bytes, &best, &best_d);
+        return best;
     }
-    free(idx);
+    for (int k = 0; k < in->n_probes; k++, rows_visited++) nearer_word(in->probes[k].word_bytes, word_bytes, &best, &best_d);
     return best;
 }
 

@@ -280,6 +280,12 @@ int model_predict(const model_inputs *in, const model_kernel *k, const model_lat
     return 0;
 }
 
+const char *model_full_path_name(model_full_path path)
+{
+    static const char *const names[MODEL_FULL_PATHS] = {"geometry", "threads-sweep", "size-sweep"};
+    return path >= 0 && path < MODEL_FULL_PATHS ? names[path] : "none";
+}
+
 const model_path_answer *model_full_answer(const model_prediction *p)
 {
     return &p->full.answer[p->full.path];

@@ -122,6 +122,10 @@ typedef struct {
 int model_predict(const model_inputs *in, const model_kernel *k, const model_lattice *lat, model_prediction *out,
                   char *err, size_t err_len);
 
+/* "geometry", "threads-sweep", "size-sweep": the name model.csv and the
+ * JSON give a path. */
+const char *model_full_path_name(model_full_path path);
+
 /* The answering path's answer (out->full.answer[out->full.path]). */
 const model_path_answer *model_full_answer(const model_prediction *p);
 

@@ -258,6 +258,19 @@ static void print_fallbacks(const model_validation_stats *s)
     printf(" of %d\n", s->points);
 }
 
+/* Before the kernel (holdout.h): how far it misses, and the path each
+ * point then took. */
+static void print_before_kernel(const model_validation_stats *s, const model_error_bars *bars)
+{
+    printf("before the kernel (none of the probes measured at its own launch and lattice): worst |error| %.2f %% from "
+           "128^3 (bar %.1f %%, %d over), %.2f %% below (bar %.1f %%, %d over); the verdict stays on the error at "
+           "the kernel's launch\n", s->before_worst_large, bars->large, s->before_over_large, s->before_worst_small,
+           bars->small, s->before_over_small);
+    printf("before the kernel, level 3 from: geometry %d, threads sweep %d, size sweep %d of %d points\n",
+           s->before_paths[MODEL_FULL_GEOMETRY], s->before_paths[MODEL_FULL_THREADS_SWEEP],
+           s->before_paths[MODEL_FULL_SIZE_SWEEP], s->points);
+}
+
 /* A backend that forced no blocks per SM reads another's sweeps. */
 static void print_borrowed(const model_inputs *in)
 {
@@ -274,6 +287,7 @@ void model_report_validation(const model_validation_stats *s, const model_error_
     print_large_sizes(s, bars);
     if (s->small) print_small_sizes(s, bars);
     if (s->geometry) print_geometry_points(s);
+    if (s->points) print_before_kernel(s, bars);
     if (s->predicted_above_roofline || s->measured_above_roofline)
         printf("flagged: %d prediction(s) and %d measurement(s) above the roofline of their working set (level 1 "
                "scaled by the stream size sweep's copy there over the DRAM copy's)\n",

@@ -4,8 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const path_names[MODEL_FULL_PATHS] = {"geometry", "threads-sweep", "size-sweep"};
-
 static void json_provenance(model_json *j, const model_provenance *p)
 {
     model_json_bool(j, "within_measured", p->within_measured);
@@ -51,12 +49,12 @@ static void json_level_3(model_json *j, const model_full_level *f)
 {
     model_json_object(j, "full");
     model_json_number(j, "mlups", f->mlups);
-    model_json_string(j, "path", path_names[f->path]);
+    model_json_string(j, "path", model_full_path_name(f->path));
     model_json_bool(j, "launch_bound", f->answer[f->path].launch_bound);
     model_json_bool(j, "complete", f->answer[f->path].complete);
     model_json_object(j, "other_paths");
     for (int i = 0; i < MODEL_FULL_PATHS; i++)
-        if (i != (int)f->path && f->answer[i].applies) model_json_number(j, path_names[i], f->answer[i].mlups);
+        if (i != (int)f->path && f->answer[i].applies) model_json_number(j, model_full_path_name((model_full_path)i), f->answer[i].mlups);
     model_json_close(j);
     model_json_close(j);
 }
@@ -106,11 +104,18 @@ static void json_point(model_json *j, const model_validated_point *v, const mode
     model_json_number(j, "full_mlups", p->full.mlups);
     model_json_number(j, "error_pct", v->error_pct);
     model_json_bool(j, "over_bar", model_point_over(v, bars));
-    model_json_string(j, "path", path_names[p->full.path]);
+    model_json_string(j, "path", model_full_path_name(p->full.path));
     model_json_bool(j, "launch_bound", model_full_answer(p)->launch_bound);
     char flags[64];
     model_json_string(j, "flags", model_flags_text(model_point_flags(v), flags, sizeof flags));
     model_json_number(j, "local_bytes", (double)v->local_bytes);
+    model_json_object(j, "before_kernel");
+    model_json_number(j, "mlups", v->before_mlups);
+    model_json_number(j, "error_pct", v->before_error_pct);
+    model_json_bool(j, "over_bar", model_point_over_before(v, bars));
+    model_json_string(j, "path", model_full_path_name(v->before_path));
+    model_json_bool(j, "within_measured", v->before_within_measured);
+    model_json_close(j);
     json_provenance(j, &p->prov);
     model_json_close(j);
 }
@@ -134,4 +139,11 @@ void model_json_validation(model_json *j, const model_validated_point *pts, int 
     model_json_close(j);
     json_bar(j, "large", s->points - s->small, s->worst_large, bars->large, s->over_large);
     json_bar(j, "small", s->small, s->worst_small, bars->small, s->over_small);
+    model_json_object(j, "before_kernel");
+    json_bar(j, "large", s->points - s->small, s->before_worst_large, bars->large, s->before_over_large);
+    json_bar(j, "small", s->small, s->before_worst_small, bars->small, s->before_over_small);
+    model_json_close(j);
+    model_error_table t;
+    model_validation_errors(pts, n, &t);
+    model_error_table_json(j, "model_error", &t);
 }

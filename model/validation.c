@@ -55,6 +55,11 @@ int model_point_over(const model_validated_point *v, const model_error_bars *bar
     return !(fabs(v->error_pct) <= (model_point_is_large(v) ? bars->large : bars->small));
 }
 
+int model_point_over_before(const model_validated_point *v, const model_error_bars *bars)
+{
+    return !(fabs(v->before_error_pct) <= (model_point_is_large(v) ? bars->large : bars->small));
+}
+
 static double error_pct_of(double predicted, double measured)
 {
     return 100 * (predicted - measured) / measured;
@@ -90,6 +95,23 @@ static void add_fallbacks(const model_provenance *p, model_validation_stats *s)
     for (int k = 0; k < MODEL_FALLBACK_KINDS; k++) s->fallback_points[k] += seen[k];
 }
 
+/* |error| e of point v, over its bar or not, into the worst and the count
+ * over the bar of its size class: [0] from 128^3, [1] below. */
+static void add_to_bar(const model_validated_point *v, double e, int over, double *worst[2], int *count[2])
+{
+    const int small = !model_point_is_large(v);
+    *worst[small] = fmax(*worst[small], e);
+    *count[small] += over;
+}
+
+static void add_before(const model_validated_point *v, const model_error_bars *bars, model_validation_stats *s)
+{
+    add_to_bar(v, fabs(v->before_error_pct), model_point_over_before(v, bars),
+               (double *[]){&s->before_worst_large, &s->before_worst_small},
+               (int *[]){&s->before_over_large, &s->before_over_small});
+    s->before_paths[v->before_path]++;
+}
+
 void model_validation_stats_of(const model_validated_point *pts, int n, const model_error_bars *bars,
                                model_validation_stats *s)
 {
@@ -98,21 +120,23 @@ void model_validation_stats_of(const model_validated_point *pts, int n, const mo
     s->alternative_is_sum = n && pts[0].pr.full.path == MODEL_FULL_SIZE_SWEEP;
     for (int i = 0; i < n; i++) {
         const model_validated_point *v = &pts[i];
-        const double e = fabs(v->error_pct);
-        const int over = model_point_over(v, bars);
-        if (model_point_is_large(v)) {
-            s->worst_large = fmax(s->worst_large, e);
-            s->over_large += over;
-        } else {
-            s->worst_small = fmax(s->worst_small, e);
-            s->over_small += over;
-            add_small(v, s);
-        }
+        add_to_bar(v, fabs(v->error_pct), model_point_over(v, bars), (double *[]){&s->worst_large, &s->worst_small},
+                   (int *[]){&s->over_large, &s->over_small});
+        if (!model_point_is_large(v)) add_small(v, s);
         if (v->pr.full.path == MODEL_FULL_GEOMETRY) add_geometry(v, s);
         const int flags = model_point_flags(v);
         s->predicted_above_roofline += (flags & MODEL_FLAG_PREDICTED_ABOVE_ROOFLINE) != 0;
         s->measured_above_roofline += (flags & MODEL_FLAG_MEASURED_ABOVE_ROOFLINE) != 0;
         s->spilling += (flags & MODEL_FLAG_SPILLS) != 0;
         add_fallbacks(&v->pr.prov, s);
+        add_before(v, bars, s);
     }
+}
+
+void model_validation_errors(const model_validated_point *pts, int n, model_error_table *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < n; i++)
+        model_error_table_add(t, pts[i].backend, pts[i].precision, pts[i].cells, pts[i].error_pct,
+                              pts[i].before_error_pct);
 }

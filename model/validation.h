@@ -3,6 +3,7 @@
 #ifndef MODEL_VALIDATION_H
 #define MODEL_VALIDATION_H
 
+#include "errortable.h"
 #include "predict.h"
 #include "ranks_rows.h"
 
@@ -14,7 +15,12 @@ typedef struct {
     long long local_bytes; /* lbm.csv's: the kernel's spilled bytes per thread; -1 unknown or no column */
     double cells, measured;
     double error_pct; /* 100 (predicted - measured) / measured: > 0 the model is optimistic */
-    model_prediction pr;
+    model_prediction pr;  /* at the kernel's launch: every probe read */
+    /* before the kernel (holdout.h): the same prediction without the probes
+     * measured at its launch and lattice */
+    double before_mlups, before_error_pct;
+    model_full_path before_path;
+    int before_within_measured;
     ranks_row ranks; /* lbm.csv's multi-rank columns: one rank here (several: ranks_validate.h) */
 } model_validated_point;
 
@@ -37,6 +43,10 @@ typedef struct {
     int fallback_points[MODEL_FALLBACK_KINDS]; /* points that read a fallback of each kind */
     int predicted_above_roofline, measured_above_roofline; /* points flagged so */
     int spilling;                   /* points flagged spills */
+    /* before the kernel (holdout.h) */
+    int before_over_large, before_over_small;
+    double before_worst_large, before_worst_small;
+    int before_paths[MODEL_FULL_PATHS]; /* points each path answered */
 } model_validation_stats;
 
 /* What a point is flagged for, never silently: a prediction above the
@@ -56,8 +66,13 @@ const char *model_flags_text(int flags, char *buf, size_t len);
 
 int model_point_is_large(const model_validated_point *v);
 int model_point_over(const model_validated_point *v, const model_error_bars *bars);
+/* The same of the error before the kernel. */
+int model_point_over_before(const model_validated_point *v, const model_error_bars *bars);
 
 void model_validation_stats_of(const model_validated_point *pts, int n, const model_error_bars *bars,
                                model_validation_stats *s);
+
+/* The points' two errors per backend and precision (errortable.h). */
+void model_validation_errors(const model_validated_point *pts, int n, model_error_table *t);
 
 #endif

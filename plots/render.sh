@@ -356,6 +356,23 @@ else note "no lbm.csv: LBM figures skipped"; fi
 . "$here/ranks.sh"
 
 # ---- report ----------------------------------------------------------------
+# The model's two errors (model summary prints the same from model.csv):
+# per backend and precision, from 128^3 and below, points, mean and worst
+# |error| at the kernel's launch (error_pct) and before the kernel
+# (before_kernel_error_pct, "-" in a model.csv written before it).
+two_errors() { # MODEL_CSV
+    sel="$(head -n 1 "$1" | tr ',' '\n' | grep -qx ranks && echo ranks=1)"
+    bk=error_pct; head -n 1 "$1" | tr ',' '\n' | grep -qx before_kernel_error_pct && bk=before_kernel_error_pct
+    csvsel "$1" "$sel" backend precision cells error_pct $bk | awk -v has="$bk" '
+        function a(x) { return x < 0 ? -x : x }
+        { k = $1 " " $2 " " ($3 >= 2097152 ? ">=128^3" : "<128^3"); if (!(k in n)) ord[++m] = k; n[k]++
+          s[k] += a($4); if (a($4) > w[k]) w[k] = a($4); t[k] += a($5); if (a($5) > v[k]) v[k] = a($5) }
+        END { printf "\nmodel error, |error| %% mean / worst: at the kernel'"'"'s launch (probes measured there read), before the kernel (none measured at its own launch and lattice)\n"
+              printf "%-7s %-5s %-8s %6s %17s %17s\n", "backend", "prec", "lattices", "points", "at launch", "before kernel"
+              for (i = 1; i <= m; i++) { k = ord[i]; split(k, f, " ")
+                  printf "%-7s %-5s %-8s %6d %7.2f / %7.2f", f[1], f[2], f[3], n[k], s[k] / n[k], w[k]
+                  if (has == "error_pct") printf " %17s\n", "-"; else printf " %7.2f / %7.2f\n", t[k] / n[k], v[k] } }'
+}
 summary=""
 [ -x model/model ] && [ -f "$data/model.csv" ] && summary=$(model/model summary --data "$data" 2>/dev/null)
 if [ -z "$summary" ] && [ -f "$data/model.csv" ]; then
@@ -366,6 +383,8 @@ if [ -z "$summary" ] && [ -f "$data/model.csv" ]; then
              END { printf "%-7s %-6s %-5s %12s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "cells", "measured", "predicted", "roofline", "% roofline", "error%"
                    for (i = 1; i <= n; i++) { split(r[ord[i]], f, " ")
                        printf "%-7s %-6s %-5s %12s %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", f[1], f[2], f[3], f[4], f[5], f[6], f[7], (f[7] > 0 ? 100 * f[5] / f[7] : 0), f[8] } }')
+    summary="$summary
+$(two_errors "$data/model.csv")"
 fi
 
 # The N = 19 aligned probe's measured time per thread (membench.csv's words
@@ -440,6 +459,7 @@ grep -qs '^command,.* --quick' "$data"/*-meta*.csv &&
     echo "$keys"
     if [ -n "$summary" ]; then
         echo; echo "## Measured vs predicted (each scheme at the lattice every backend measured, and any larger one)"; echo; echo '```'; echo "$summary"; echo '```'
+        echo; echo "The model error table gives two errors for every point: *at the kernel's launch* (the full prediction, which may read probes measured at the kernel's own launch and lattice: a diagnosis of a kernel that exists) and *before the kernel* (none of them: the prediction for a kernel not yet written). See \`doc/model.md\`, \"Validation: two errors\"."
     fi
     echo
     echo "## Figures"

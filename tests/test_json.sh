@@ -32,6 +32,14 @@ check "$tmp/v.json" '.points | all((.error_pct | type) == "number" and (.within_
     "validate: each point with its provenance"
 check "$tmp/v.json" '.large.points >= 1 and (.large.worst_abs_error_pct | type) == "number"' "validate: the large lattices"
 if [ -f "$tmp/v/model.csv" ]; then ok; else bad "validate --json wrote no model.csv"; fi
+# the two errors: each point's before the kernel, and per backend and precision
+check "$tmp/v.json" '.points | all((.before_kernel.error_pct | type) == "number" and (.before_kernel.path | type) == "string")' \
+    "validate: each point's error before the kernel"
+check "$tmp/v.json" '(.model_error | length) > 0 and (.model_error | all(.at_launch.points == .before_kernel.points and (.before_kernel.worst_abs_error_pct | type) == "number"))' \
+    "validate: both errors per backend and precision"
+model/model summary --data "$tmp/v" --json >"$tmp/sv.json" || bad "summary --json of a fresh model.csv exited $?"
+check "$tmp/sv.json" '(.model_error | length) > 0 and (.model_error | all((.at_launch.mean_abs_error_pct | type) == "number" and (.before_kernel.mean_abs_error_pct | type) == "number"))' \
+    "summary: both errors per backend and precision"
 # no lattice of 128^3: its worst error is null, not 0
 sed -i '/,256,256,256,/d' "$tmp/v/lbm.csv"
 model/model validate --data "$tmp/v" --backend cuda --json --force >"$tmp/v2.json"

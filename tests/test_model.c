@@ -17,9 +17,11 @@
 
 #include "tmp.h"
 #include "../model/drift.h"
+#include "../model/holdout.h"
 #include "../model/inputs.h"
 #include "../model/interp.h"
 #include "../model/kernel.h"
+#include "../model/launchprobe.h"
 #include "../model/levels.h"
 #include "../model/lookup.h"
 #include "../model/predict.h"
@@ -2326,6 +2328,280 @@ static void test_spills_flagged(void **state)
     remove_folder(dir);
 }
 
+/* ---- before the kernel: the point's own probes held out (holdout.h) ---- */
+
+/* A row the geometry sweep of the fixture would hold: 4-byte accesses,
+ * blocks of 768, one forced per SM. */
+static int fixture_launch_at(const model_probe_row *p, double threads)
+{
+    return p->sweep == PROBE_GEOMETRY && p->word_bytes == 4 && p->block_size == 768 && p->blocks_requested == 1 &&
+           p->threads == threads;
+}
+
+/* The holdout of pull at 16^3 in blocks of 768 (4096 threads) takes out
+ * every geometry row at that launch (membench measured them at the
+ * kernels' launches, after the kernels ran: a kernel not yet written has
+ * none, whatever its lattice) and the threads sweep's row at 4096; other
+ * launches' rows and the threads sweep's other counts stay. */
+static void test_holdout_rows(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX";
+    model_inputs in, plain;
+    geometry_and_plain(dir, plain_dir, &in, &plain);
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    const model_lattice lat = launched(16, 768, 1);
+    const model_holdout h = model_holdout_of(&pull, &lat);
+    model_holdout_inputs v;
+    assert_int_equal(model_holdout_inputs_of(&in, &h, &v, err, sizeof err), 0);
+    int launch = 0, at_4096 = 0, threads = 0, other_launch = 0;
+    for (int i = 0; i < in.n_probes; i++) {
+        const model_probe_row *p = &in.probes[i];
+        launch += fixture_launch_at(p, p->threads);
+        at_4096 += fixture_launch_at(p, 4096);
+        threads += p->sweep == PROBE_THREADS && p->threads == 4096;
+        other_launch += p->sweep == PROBE_GEOMETRY && !fixture_launch_at(p, p->threads);
+    }
+    assert_true(at_4096 >= 8 && launch > at_4096 && threads == 1 && other_launch > 0);
+    assert_int_equal(v.held.geometry, launch);
+    assert_int_equal(v.held.threads, threads);
+    assert_int_equal(v.held.row_nx + v.held.launch_probes, 0);
+    assert_int_equal(v.in.n_probes, in.n_probes - launch - threads);
+    int left = 0, left_other = 0, left_threads = 0;
+    for (int i = 0; i < v.in.n_probes; i++) {
+        const model_probe_row *p = &v.in.probes[i];
+        left += fixture_launch_at(p, p->threads) || (p->sweep == PROBE_THREADS && p->threads == 4096);
+        left_other += p->sweep == PROBE_GEOMETRY;
+        left_threads += p->sweep == PROBE_THREADS;
+    }
+    assert_int_equal(left, 0);
+    assert_int_equal(left_other, other_launch);
+    assert_int_equal(left_threads, 4); /* threads_folder's 16384, 65536, 1048576, 256^3 */
+    model_holdout_inputs_free(&v);
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
+/* The fixture's geometry row at `threads` of pull's L=10 M=0 launch
+ * (payload ops 0 or 151), `us` per launch back to back. */
+static void plant_geometry_row(const char *dir, double threads, int ops, double us)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/membench-geometry.csv", dir);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    const double bytes = 152 * threads, ms = us / 1e3;
+    fprintf(f, "test-gpu,cuda,geometry,19,4,10,0,768,1,1,0.375,%.0f,%.0f,10,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,back_to_back,%d,200,0\n",
+            threads, bytes, ms, ms, ms, bytes / (ms * 1e6), bytes / (ms * 1e6), us * 1e3 / threads, ops);
+    fclose(f);
+}
+
+/* A geometry row planted at the point's launch and thread count, 2x off
+ * (pull at 24^3: 13824 threads, read between 4096 and 32768 before it):
+ * the prediction at the kernel's launch reads it (half the MLUPS), the
+ * one before the kernel reads no geometry row of that launch at all (the
+ * threads sweep answers, the same with and without the planted rows). */
+static void test_holdout_planted_row(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", plain_dir[] = "/tmp/test_model_geometry_XXXXXX", cmd[200], other[64];
+    model_inputs in, plain, planted;
+    geometry_and_plain(dir, plain_dir, &in, &plain);
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    const model_lattice lat = launched(24, 768, 1);
+    const model_prediction at = predict(&in, "pull", "fp32", lat);
+    assert_int_equal(at.full.path, MODEL_FULL_GEOMETRY);
+    model_prediction before, p;
+    model_held_out held, held0;
+    assert_int_equal(model_predict_before_kernel(&in, &pull, &lat, &at, &before, &held0, err, sizeof err), 0);
+    assert_true(held0.geometry > 0 && held0.threads == 0); /* the launch's rows; nothing at 13824 */
+    assert_true(before.full.path != MODEL_FULL_GEOMETRY);
+    const double f = log(1.5) / log(2), t = 7 * pow(24.0 / 7, f), tp = 10 * pow(33.0 / 10, f);
+    snprintf(cmd, sizeof cmd, "cp -r %s %s-planted", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(other, sizeof other, "%s-planted", dir);
+    plant_geometry_row(other, 13824, 0, 2 * t);
+    plant_geometry_row(other, 13824, 151, 2 * tp);
+    load(&planted, other, "cuda");
+    const model_prediction moved = predict(&planted, "pull", "fp32", lat);
+    assert_int_equal(moved.full.path, MODEL_FULL_GEOMETRY);
+    NEAR(moved.full.mlups, at.full.mlups / 2);
+    assert_int_equal(model_predict_before_kernel(&planted, &pull, &lat, &moved, &p, &held, err, sizeof err), 0);
+    assert_int_equal(held.geometry, held0.geometry + 2);
+    assert_int_equal(p.full.path, before.full.path);
+    NEAR(p.full.mlups, before.full.mlups);
+    char said[64];
+    snprintf(said, sizeof said, "before the kernel: held out %d geometry rows", held.geometry);
+    assert_true(says(&p, said));
+    model_inputs_free(&in);
+    model_inputs_free(&plain);
+    model_inputs_free(&planted);
+    remove_folder(other);
+    remove_folder(dir);
+    remove_folder(plain_dir);
+}
+
+/* membench-launch.csv's probes at the kernel's launch on its lattice are
+ * held out, another lattice's stay. */
+static void test_holdout_launch_probes(void **state)
+{
+    (void)state;
+    model_inputs in;
+    load(&in, DATA "gpu", "cuda");
+    model_launch_probe probes[3];
+    for (int i = 0; i < 3; i++)
+        probes[i] = (model_launch_probe){.launch = MODEL_LAUNCH_LINEAR, .block = {256, 1, 1}, .cells_per_thread = 1,
+                                         .nx = i == 2 ? 32 : 64, .ny = 64, .nz = 64, .blocks_per_cu = -1,
+                                         .occupancy = -1, .word_bytes = 4, .lattices = 2, .words = i ? 27 : 19,
+                                         .mlups = 1000};
+    model_launch_probe *own = in.launch_probes;
+    const int n_own = in.n_launch_probes;
+    in.launch_probes = probes;
+    in.n_launch_probes = 3;
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    model_lattice lat = cube(64);
+    lat.block_size = 256;
+    const model_holdout h = model_holdout_of(&pull, &lat);
+    model_holdout_inputs v;
+    assert_int_equal(model_holdout_inputs_of(&in, &h, &v, err, sizeof err), 0);
+    assert_int_equal(v.held.launch_probes, 2);
+    assert_int_equal(v.in.n_launch_probes, 1);
+    assert_int_equal(v.in.launch_probes[0].nx, 32);
+    assert_int_equal(v.in.n_probes, in.n_probes); /* no geometry or threads rows in the fixture */
+    model_holdout_inputs_free(&v);
+    in.launch_probes = own;
+    in.n_launch_probes = n_own;
+    model_inputs_free(&in);
+}
+
+/* threads_folder plus the geometry fixture's rows at 4096 threads alone,
+ * and an lbm.csv row of pull at 16^3 in blocks of 768, one per SM (410
+ * MLUPS): its only geometry rows are at its own launch and count. */
+static void own_launch_only_folder(char *dir)
+{
+    char cmd[1024];
+    threads_folder(dir);
+    snprintf(cmd, sizeof cmd, "cp " DATA "geometry/membench-geometry-meta.csv %s/ && awk -F, 'NR == 1 || $12 == 4096' "
+             DATA "geometry/membench-geometry.csv > %s/membench-geometry.csv && echo test-gpu,cuda,pull,fp32,periodic,"
+             "16,16,16,16,4096,768,10,5,0.0999,0.0999,0.0999,410,410,0,-1,1,0.375,2,152 >> %s/lbm.csv", dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A point whose only geometry rows are at its own launch: the geometry
+ * path answers at the kernel's launch, the threads sweep before it, and
+ * model.csv's before_kernel_path says so. */
+static void test_holdout_falls_back(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", cmd[1024];
+    own_launch_only_folder(dir);
+    model_inputs in;
+    load(&in, dir, "cuda");
+    model_kernel pull;
+    assert_int_equal(model_builtin_kernel(&pull, "pull", "fp32"), 0);
+    const model_lattice lat = launched(16, 768, 1);
+    const model_prediction at = predict(&in, "pull", "fp32", lat);
+    assert_int_equal(at.full.path, MODEL_FULL_GEOMETRY);
+    model_prediction before;
+    assert_int_equal(model_predict_before_kernel(&in, &pull, &lat, &at, &before, NULL, err, sizeof err), 0);
+    assert_int_equal(before.full.path, MODEL_FULL_THREADS_SWEEP);
+    assert_false(before.full.answer[MODEL_FULL_GEOMETRY].applies);
+    model_inputs_free(&in);
+    if (access("model/model", X_OK)) {
+        remove_folder(dir);
+        skip();
+    }
+    assert_int_equal(validate_loosely(dir, ""), 0);
+    assert_true(file_has(MODEL_OUT, "before the kernel, level 3 from: geometry 0, threads sweep 5"));
+    snprintf(cmd, sizeof cmd, "%s/model-meta.csv", dir);
+    assert_true(file_has(cmd, "before_kernel_points_over_bar,"));
+    snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
+    lbp_table t;
+    static const char *const cols[] = {"nx", "full_mlups", "before_kernel_mlups", "before_kernel_error_pct",
+                                       "before_kernel_path", NULL};
+    assert_int_equal(lbp_table_read_columns(&t, cmd, cols, err, sizeof err), 0);
+    int found = 0;
+    for (int r = 0; r < t.rows; r++) {
+        if (strcmp(lbp_table_text(&t, r, lbp_table_column(&t, "nx")), "16")) continue;
+        found++;
+        assert_string_equal(lbp_table_text(&t, r, lbp_table_column(&t, "before_kernel_path")), "threads-sweep");
+        double mlups;
+        assert_int_equal(lbp_table_number_by_name(&t, r, "before_kernel_mlups", &mlups, err, sizeof err), 0);
+        assert_true(fabs(mlups - before.full.mlups) < 1e-3);
+    }
+    assert_int_equal(found, 1);
+    lbp_table_free(&t);
+    snprintf(cmd, sizeof cmd, "./model/model predict --data %s --backend cuda --scheme pull --precision fp32 --size 16 "
+             "--block-size 768 --blocks-per-sm 1 --before-kernel", dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has(MODEL_OUT, "before the kernel: held out "));
+    assert_true(file_has(MODEL_OUT, "threads-sweep path: N=19"));
+    assert_false(file_has(MODEL_OUT, "geometry path: N=19"));
+    remove_folder(dir);
+}
+
+/* "%7.2f / %7.2f": the mean and worst |error| of model.csv's column at
+ * lattices below 128^3, as summary prints them. */
+static void small_errors(const lbp_table *t, const char *column, char *out, size_t len)
+{
+    double sum = 0, worst = 0, e, cells;
+    int n = 0;
+    for (int r = 0; r < t->rows; r++) {
+        assert_int_equal(lbp_table_number_by_name(t, r, "cells", &cells, err, sizeof err), 0);
+        assert_int_equal(lbp_table_number_by_name(t, r, column, &e, err, sizeof err), 0);
+        if (cells >= MODEL_LARGE_CELLS) continue;
+        sum += fabs(e), worst = fmax(worst, fabs(e)), n++;
+    }
+    assert_true(n > 0);
+    snprintf(out, len, "%7.2f / %7.2f", sum / n, worst);
+}
+
+/* validate's closing lines and --json, summary's text and --json: both
+ * errors, per backend and precision, split at 128^3. */
+static void test_two_errors_reported(void **state)
+{
+    (void)state;
+    if (access("model/model", X_OK)) skip();
+    char dir[] = "/tmp/test_model_geometry_XXXXXX", cmd[1024], at[64], before[64], line[200];
+    own_launch_only_folder(dir);
+    assert_int_equal(validate_loosely(dir, ""), 0);
+    assert_true(file_has(MODEL_OUT, "model error, |error| % mean / worst: at the kernel's launch"));
+    assert_int_equal(validate_loosely(dir, "--force --json"), 0);
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"mlups\":"));
+    assert_true(file_has(MODEL_OUT, "\"model_error\":[{\"backend\":\"cuda\",\"precision\":\"fp32\""));
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"large\":{"));
+    snprintf(cmd, sizeof cmd, "%s/model.csv", dir);
+    lbp_table t;
+    static const char *const cols[] = {"cells", "error_pct", "before_kernel_error_pct", NULL};
+    assert_int_equal(lbp_table_read_columns(&t, cmd, cols, err, sizeof err), 0);
+    small_errors(&t, "error_pct", at, sizeof at);
+    small_errors(&t, "before_kernel_error_pct", before, sizeof before);
+    assert_true(strcmp(at, before)); /* the 16^3 point moved */
+    lbp_table_free(&t);
+    snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
+    assert_int_equal(run(cmd), 0);
+    snprintf(line, sizeof line, "cuda    fp32  <128^3   %6d %s %s\n", 2, at, before);
+    assert_true(file_has(MODEL_OUT, line));
+    assert_true(file_has(MODEL_OUT, "cuda    fp32  >=128^3  "));
+    snprintf(cmd, sizeof cmd, "./model/model summary --data %s --json", dir);
+    assert_int_equal(run(cmd), 0);
+    assert_true(file_has(MODEL_OUT, "\"lattices\":\"small\",\"at_launch\":{\"points\":2,"));
+    assert_true(file_has(MODEL_OUT, "\"before_kernel\":{\"points\":2,\"mean_abs_error_pct\":"));
+    /* a model.csv from before the columns: the error at launch, before the kernel not known */
+    assert_int_equal(in_folder(dir, "cut -d, -f1-32 model.csv > m && mv m model.csv"), 0);
+    snprintf(cmd, sizeof cmd, "./model/model summary --data %s", dir);
+    assert_int_equal(run(cmd), 0);
+    snprintf(line, sizeof line, "cuda    fp32  <128^3   %6d %s %17s\n", 2, at, "-");
+    assert_true(file_has(MODEL_OUT, line));
+    assert_true(file_has(MODEL_OUT, "before the kernel: not known for 5 point(s)"));
+    remove_folder(dir);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -2456,6 +2732,11 @@ int main(void)
         cmocka_unit_test(test_vector_probe_at_launch),
         cmocka_unit_test(test_geometry_borrowed),
         cmocka_unit_test(test_geometry_malformed),
+        cmocka_unit_test(test_holdout_rows),
+        cmocka_unit_test(test_holdout_planted_row),
+        cmocka_unit_test(test_holdout_launch_probes),
+        cmocka_unit_test(test_holdout_falls_back),
+        cmocka_unit_test(test_two_errors_reported),
         cmocka_unit_test(test_drift_match),
         cmocka_unit_test(test_drift_malformed),
         cmocka_unit_test(test_drift_cli),

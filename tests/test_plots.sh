@@ -57,6 +57,9 @@ if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "precision") c = i } N
 sh plots/render.sh "$tmp/half-data" "$tmp/half" >"$tmp/log" 2>&1 || bad "render.sh failed with fp16s rows: $(cat "$tmp/log")"
 check "$tmp/half" lbm-opencl-fp32 lbm-opencl-fp16s
 if grep -q "fp16s" "$tmp/half/report.md"; then ok; else bad "report.md's summary lacks fp16s"; fi
+# the model's two errors, at the kernel's launch and before it, per backend and precision
+if grep -q "^model error, |error| % mean / worst: at the kernel's launch" "$tmp/half/report.md" &&
+    grep -Eq '^opencl  fp16s <128\^3 +[0-9]+ +[0-9.]+ / +[0-9.]+ +[0-9.]+ / +[0-9.]+$' "$tmp/half/report.md"; then ok; else bad "report.md lacks the two errors"; fi
 
 # 1d. a run on several ranks (tests/model-data/ranks beside the gpu
 # folder's probes): the scaling figures, weak and strong, and the
