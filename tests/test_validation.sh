@@ -55,6 +55,11 @@ run_corpus() {
     if [ -n "${2:-}" ]; then # predicted from DATA: a number in every row
         np=$(awk -F, 'NR > 1 && $13 != "n/a" && $13 > 0' "$d/out/validation.csv" | wc -l)
         [ "$np" = "$want" ] && ok || bad "$1: $np of $want rows predicted: $(cat "$d/log")"
+        if model/model predict --help 2>&1 | grep -q -- --before-kernel; then # both predictions
+            nb=$(awk -F, 'NR == 1 && $15 != "mlups_predicted_before_kernel" { exit } NR > 1 && $15 != "n/a" && $15 > 0' \
+                "$d/out/validation.csv" | wc -l)
+            [ "$nb" = "$want" ] && ok || bad "$1: $nb of $want rows predicted before the kernel: $(cat "$d/log")"
+        fi
         model/model check-kernels --data "$2" --backend "$1" --measured "$d/out/membench-kernel.csv" >"$d/check" 2>&1
         [ $? -le 1 ] && grep -q "of $want points within the bar" "$d/check" && ok ||
             bad "check-kernels on the corpus rows: $(cat "$d/check")"
