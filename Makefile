@@ -13,6 +13,8 @@
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
 #   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1] [LAUNCH_PROBE=19,27]   the model against tests/kernels/
+#   make validate-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1] [OUT=dir] [FORCE=1]   the model against the
+#                   independent LBM kernels of tests/validation/ (verified, timed, predicted)
 #   make test-sanitize   the test suite built with ASan + UBSan (in .sanitize/)
 
 CC ?= gcc
@@ -69,7 +71,7 @@ TEST_BINS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 # Tool-specific rules (embedded kernel files and the like).
 -include $(wildcard */rules.mk)
 
-.PHONY: all deps test test-full bench plots compare diff clean check-kernels
+.PHONY: all deps test test-full bench plots compare diff clean check-kernels validate-kernels
 deps:
 	@sh core/deps.sh
 
@@ -108,3 +110,9 @@ core/csv.o: .build-commit
 check-kernels: all
 	@sh tests/kernels/check.sh $(if $(BACKEND),--backend $(BACKEND)) $(if $(DATA),--data $(DATA)) \
 		$(if $(filter 1,$(QUICK)),--quick) $(if $(LAUNCH_PROBE),--launch-probe $(LAUNCH_PROBE))
+
+# The model against the independent kernels of tests/validation/ (issue 56):
+#   make validate-kernels [BACKEND=cuda] [DATA=data/<slug>] [QUICK=1] [OUT=dir] [FORCE=1]
+validate-kernels: all
+	@sh tests/validation/run.sh $(if $(BACKEND),--backend $(BACKEND)) $(if $(DATA),--data $(DATA)) \
+		$(if $(filter 1,$(QUICK)),--quick) $(if $(OUT),--out $(OUT)) $(if $(filter 1,$(FORCE)),--force)

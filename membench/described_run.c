@@ -11,14 +11,11 @@
 #include "cli.h"
 #include "csv.h"
 #include "plan.h"
+#include "source_run.h"
 
-#define DESCRIBED_CSV "membench-kernel.csv"
+#define DESCRIBED_CSV MB_DESCRIBED_CSV
+#define DESCRIBED_HEADER MB_DESCRIBED_HEADER
 #define LAUNCH_PROBE_CSV "membench-launch.csv"
-#define DESCRIBED_HEADER                                                                                          \
-    "kernel_file,name,launch,nx,ny,nz,cells,block,block_size,cells_per_thread,launched_threads,"                \
-    "blocks_per_cu_requested,blocks_per_cu,occupancy,registers,words_read,words_written,misaligned_reads,"      \
-    "misaligned_writes,word_bytes,lattices,bytes_per_update,reps,launches,ms_min,ms_median,ms_max,mlups_median," \
-    "gbs_median"
 
 int mb_file_blocks_per_sm(const model_kernel_file *f, const lbp_device_info *i, int block_size)
 {
@@ -197,13 +194,12 @@ static void open_for(mb_bench *b, lbp_device *dev, const mb_described *ds, int n
         lbp_usage_error("--kernel %s: %s", ds[0].file->k.name, why);
 }
 
-static void write_row(lbp_csv *csv, const mb_described_options *o, const mb_described *d,
-                      const mb_described_result *m)
+void mb_described_write_row(lbp_csv *csv, const char *file, const mb_described *d, const mb_described_result *m)
 {
     const model_kernel *k = &d->file->k;
     lbp_csv_row(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%dx%dx%d,%d,%d,%lld,%d,%d,%.4f,%d,%d,%d,%d,%d,%d,%d,%.0f,%d,%d,"
                      "%.6f,%.6f,%.6f,%.2f,%.2f",
-                o->file, k->name, model_launch_name(d->launch), d->nx, d->ny, d->nz, d->nx * d->ny * d->nz, d->block[0],
+                file, k->name, model_launch_name(d->launch), d->nx, d->ny, d->nz, d->nx * d->ny * d->nz, d->block[0],
                 d->block[1], d->block[2], d->block[0] * d->block[1] * d->block[2], d->cells_per_thread,
                 (long long)m->threads, m->blocks_per_cu_requested, m->shape.blocks_per_cu, m->shape.occupancy,
                 m->shape.registers, d->words_read, d->words_written, d->misaligned_reads, d->misaligned_writes,
@@ -213,6 +209,7 @@ static void write_row(lbp_csv *csv, const mb_described_options *o, const mb_desc
 
 int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, char **argv)
 {
+    if (o->source) return mb_source_main(dev, o, argc, argv);
     model_kernel_file f;
     char why[1024];
     /* the path is a field of membench-kernel.csv: no comma, quote or control byte */
@@ -250,7 +247,7 @@ int mb_described_main(lbp_device *dev, const mb_described_options *o, int argc, 
             if (status == 2) lbp_usage_error("--kernel %s: %s", o->file, why);
             lbp_fail("%s", why);
         }
-        write_row(csv, o, &ds[i], &m);
+        mb_described_write_row(csv, o->file, &ds[i], &m);
         char lattice[64];
         snprintf(lattice, sizeof lattice, "%lldx%lldx%lld", ds[i].nx, ds[i].ny, ds[i].nz);
         printf("  %-16s %6s %18s %5d %12lld %9.2f %9.1f %9.1f\n", f.k.name, model_launch_name(ds[i].launch), lattice,

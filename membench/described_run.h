@@ -7,11 +7,20 @@
 #define MB_DESCRIBED_RUN_H
 
 #include "cli.h"
+#include "csv.h"
 #include "described.h"
 #include "plan.h"
 #include "probe.h"
 
 #define MB_MAX_SIZES 32
+
+/* membench-kernel.csv: one row per lattice (data/FORMAT.md). */
+#define MB_DESCRIBED_CSV "membench-kernel.csv"
+#define MB_DESCRIBED_HEADER                                                                                       \
+    "kernel_file,name,launch,nx,ny,nz,cells,block,block_size,cells_per_thread,launched_threads,"                \
+    "blocks_per_cu_requested,blocks_per_cu,occupancy,registers,words_read,words_written,misaligned_reads,"      \
+    "misaligned_writes,word_bytes,lattices,bytes_per_update,reps,launches,ms_min,ms_median,ms_max,mlups_median," \
+    "gbs_median"
 
 typedef struct {
     const lbp_common *common;
@@ -26,6 +35,14 @@ typedef struct {
      * the launch to the kernel's own words */
     long long probe_words[MB_MAX_LIST];
     int n_probe_words;
+    /* --source SRC: instead of the generated kernel, the LBM kernel source
+     * SRC that the file describes, verified against a host reference and
+     * timed (source_run.h); --verify-size LIST its verification lattices
+     * (0: the defaults), --nvrtc-check ARCH: compile it with NVRTC only */
+    const char *source;
+    long long verify_sizes[MB_MAX_SIZES][3];
+    int n_verify_sizes;
+    const char *nvrtc_arch;
 } mb_described_options;
 
 /* The blocks per SM a kernel file asks for (blocks_per_sm; occupancy or
@@ -48,6 +65,9 @@ typedef struct {
 /* Time (reps runs after 2 warm-ups) and verify d on b's buffers.  Returns
  * 0; 1 with why when an element is wrong; 2 with why for a launch the
  * device cannot make (block size, blocks per SM). */
+/* One row of membench-kernel.csv for d's lattice, file the kernel file. */
+void mb_described_write_row(lbp_csv *csv, const char *file, const mb_described *d, const mb_described_result *m);
+
 int mb_described_run(mb_bench *b, const mb_described *d, int reps, mb_described_result *out, char *why,
                      size_t why_len);
 

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "described_run.h"
+#include "source_run.h"
 #include "gen.h"
 #include "kernelfile.h"
 #include "probe.h"
@@ -79,6 +80,15 @@ static const char USAGE[] =
     "                      (doc/kernels.md) generated as a streaming kernel, launched\n"
     "                      as the file says on each lattice (NXxNYxNZ, comma list),\n"
     "                      timed back to back and verified: membench-kernel.csv\n"
+    "  --source SRC        with --kernel FILE --size LIST: instead, the LBM kernel\n"
+    "                      source SRC that FILE describes (entry lbm_step; contract:\n"
+    "                      doc/kernels.md, Independent kernels), verified against a\n"
+    "                      double-precision BGK reference (exit 1, no row, when it is\n"
+    "                      off) and timed: membench-kernel.csv\n"
+    "  --verify-size LIST  with --source: the lattices it is verified on (default:\n"
+    "                      two small ones around FILE's block)\n"
+    "  --nvrtc-check ARCH  with --kernel FILE --source SRC: compile SRC with NVRTC\n"
+    "                      for ARCH (sm_90), no GPU needed; nothing is run\n"
     "  --launch-probe LIST with --kernel: instead, the file's launch on each lattice\n"
     "                      with N words read and written, none misaligned, at each N\n"
     "                      of LIST (e.g. 19,27): membench-launch.csv, which the model\n"
@@ -162,7 +172,7 @@ static const char USAGE[] =
     "row's tile is 0x0x0.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
-       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_ROW_NX, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SIZE,
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_ROW_NX, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SOURCE, OPT_VERIFY_SIZE, OPT_NVRTC_CHECK, OPT_SIZE,
        OPT_ALIGNED_ONLY, OPT_NO_ROWS, OPT_TILE, OPT_TILE_FROM, OPT_LAUNCH_PROBE };
 
 typedef struct {
@@ -259,6 +269,17 @@ static void parse_option(int opt, const char *arg, options *o)
         break;
     case OPT_GEOMETRY_FROM: o->geometry_from = arg; break;
     case OPT_KERNEL: o->described.file = arg; break;
+    case OPT_SOURCE: o->described.source = arg; break;
+    case OPT_NVRTC_CHECK:
+        if (strspn(arg, "smcomputeabf_0123456789") != strlen(arg) || !*arg || strlen(arg) > 32)
+            lbp_usage_error("--nvrtc-check: '%s' is not an architecture such as sm_90", arg);
+        o->described.nvrtc_arch = arg;
+        break;
+    case OPT_VERIFY_SIZE:
+        if ((o->described.n_verify_sizes = mb_parse_sizes(arg, o->described.verify_sizes, MB_MAX_SIZES)) < 0)
+            lbp_usage_error("--verify-size: '%s' is not NXxNYxNZ or a comma list of up to %d (each 1..1000000)", arg,
+                            MB_MAX_SIZES);
+        break;
     case OPT_LAUNCH_PROBE:
         o->described.n_probe_words = lbp_parse_int_list("--launch-probe", arg, 1, MB_MAX_WORDS,
                                                         o->described.probe_words, MB_MAX_LIST);
@@ -311,6 +332,14 @@ static void parse_option(int opt, const char *arg, options *o)
 static void check_described(options *o)
 {
     mb_described_options *d = &o->described;
+    if ((d->source || d->nvrtc_arch || d->n_verify_sizes) && !d->file)
+        lbp_usage_error("--source, --verify-size and --nvrtc-check go with --kernel FILE");
+    if ((d->nvrtc_arch || d->n_verify_sizes) && !d->source)
+        lbp_usage_error("--verify-size and --nvrtc-check go with --source SRC");
+    if (d->nvrtc_arch) { /* a compile check alone: no device, no lattice */
+        d->word_bytes = o->plan.word_bytes_given ? o->plan.word_bytes : 0;
+        return;
+    }
     if (o->geometry_from && o->size_list && !d->file) { /* the geometry of a kernel file (plan_geometry) */
         d->word_bytes = o->plan.word_bytes_given ? o->plan.word_bytes : 0;
         return;
@@ -346,6 +375,9 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"no-rows", no_argument, 0, OPT_NO_ROWS},
                                          {"geometry-from", required_argument, 0, OPT_GEOMETRY_FROM},
                                          {"kernel", required_argument, 0, OPT_KERNEL},
+                                         {"source", required_argument, 0, OPT_SOURCE},
+                                         {"verify-size", required_argument, 0, OPT_VERIFY_SIZE},
+                                         {"nvrtc-check", required_argument, 0, OPT_NVRTC_CHECK},
                                          {"launch-probe", required_argument, 0, OPT_LAUNCH_PROBE},
                                          {"size", required_argument, 0, OPT_SIZE},
                                          {"tile", required_argument, 0, OPT_TILE},
@@ -1189,6 +1221,7 @@ int main(int argc, char **argv)
     lbp_cli_init("membench");
     options o;
     parse_options(argc, argv, &o);
+    if (o.described.nvrtc_arch) return mb_source_nvrtc_check(&o.described);
     lbp_device d;
     lbp_open_from_cli(&d, &o.common);
     if (o.described.file) {

@@ -8,12 +8,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "../membench/described_run.h"
+#include "../membench/lbmref.h"
 
 static model_kernel_file parse(const char *text)
 {
@@ -256,6 +258,92 @@ static void test_parse_sizes(void **state)
     assert_int_equal(mb_parse_sizes("1x1x1,1x1x1,1x1x1", s, 2), -1);
 }
 
+/* The host reference the independent kernels are verified against
+ * (membench --source): every set's weights sum to 1 with zero first
+ * moment; a uniform equilibrium is a fixed point; mass and momentum are
+ * conserved by both schemes; pull and push are the same steps in another
+ * order (a shift after a pull step is a push step after a shift). */
+static double moment(const mb_lbm_set *s, int64_t cells, const double *f, int axis)
+{
+    double m = 0;
+    for (int i = 0; i < s->q; i++)
+        for (int64_t c = 0; c < cells; c++) m += (axis < 0 ? 1 : s->c[i][axis]) * f[i * cells + c];
+    return m;
+}
+
+/* Pure streaming to x + c_i, periodic (one push step at omega 0). */
+static void shift(const mb_lbm_set *s, const mb_lbm_lattice *l, const double *src, double *dst)
+{
+    mb_lbm_step(s, l, MB_LBM_PUSH, 0.0, src, dst);
+}
+
+static void test_reference_conserves_and_commutes(void **state)
+{
+    (void)state;
+    const model_velocities sets[] = {MODEL_D2Q9, MODEL_D3Q15, MODEL_D3Q19, MODEL_D3Q27};
+    for (size_t v = 0; v < sizeof sets / sizeof *sets; v++) {
+        mb_lbm_set s;
+        const int q = mb_lbm_set_of(sets[v], &s);
+        double w = 0, wc[3] = {0, 0, 0};
+        for (int i = 0; i < q; i++) {
+            w += s.w[i];
+            for (int d = 0; d < 3; d++) wc[d] += s.w[i] * s.c[i][d];
+        }
+        assert_true(fabs(w - 1) < 1e-15 && fabs(wc[0]) + fabs(wc[1]) + fabs(wc[2]) < 1e-15);
+        const mb_lbm_lattice l = {7, 5, sets[v] == MODEL_D2Q9 ? 1 : 4};
+        const int64_t cells = l.nx * l.ny * l.nz, n = cells * q;
+        double *f = malloc(n * sizeof *f), *g = malloc(n * sizeof *g), *h = malloc(n * sizeof *h),
+               *k = malloc(n * sizeof *k);
+        assert_non_null(f), assert_non_null(g), assert_non_null(h), assert_non_null(k);
+        for (int i = 0; i < q; i++)
+            for (int64_t c = 0; c < cells; c++) f[i * cells + c] = s.w[i];
+        mb_lbm_step(&s, &l, MB_LBM_PULL, 1.25, f, g);
+        for (int64_t j = 0; j < n; j++) assert_true(fabs(g[j] - f[j]) < 1e-15);
+        mb_lbm_init(&s, &l, f);
+        for (int scheme = 0; scheme < 2; scheme++) {
+            mb_lbm_step(&s, &l, (mb_lbm_scheme)scheme, 1.25, f, g);
+            for (int axis = -1; axis < 3; axis++)
+                assert_true(fabs(moment(&s, cells, g, axis) - moment(&s, cells, f, axis)) < 1e-12);
+        }
+        mb_lbm_step(&s, &l, MB_LBM_PULL, 1.25, f, g); /* shift(pull(f)) */
+        shift(&s, &l, g, h);
+        shift(&s, &l, f, g); /* push(shift(f)) */
+        mb_lbm_step(&s, &l, MB_LBM_PUSH, 1.25, g, k);
+        for (int64_t j = 0; j < n; j++) assert_true(fabs(h[j] - k[j]) < 1e-15);
+        free(f), free(g), free(h), free(k);
+    }
+}
+
+/* A source's "memory order:" reorders the set; a list that is short, has
+ * a velocity twice or one not of the set is refused; FP16S words hold
+ * 32768 (f_i - w_i) and decode to within half's rounding. */
+static void test_reference_order_and_words(void **state)
+{
+    (void)state;
+    mb_lbm_set s, t;
+    char why[256];
+    mb_lbm_set_of(MODEL_D2Q9, &s);
+    t = s;
+    assert_int_equal(mb_lbm_set_order(&t, "no marker here", why, sizeof why), 1);
+    assert_int_equal(mb_lbm_set_order(&t, "/* memory order: 0,0,0 1,0,0 0,1,0 -1,0,0 0,-1,0\n * 1,1,0 -1,1,0 -1,-1,0 1,-1,0 */",
+                                      why, sizeof why), 0);
+    assert_int_equal(t.c[3][0], -1), assert_int_equal(t.c[6][1], 1);
+    assert_true(t.w[0] == 4.0 / 9 && t.w[2] == 1.0 / 9 && t.w[8] == 1.0 / 36);
+    t = s;
+    assert_int_equal(mb_lbm_set_order(&t, "memory order: 0,0,0 1,0,0", why, sizeof why), -1);
+    assert_non_null(strstr(why, "lists 2 velocities"));
+    assert_int_equal(mb_lbm_set_order(&t, "memory order: 0,0,0 1,0,0 1,0,0", why, sizeof why), -1);
+    assert_non_null(strstr(why, "a repeat"));
+    assert_int_equal(mb_lbm_set_order(&t, "memory order: 0,0,1", why, sizeof why), -1);
+    assert_non_null(strstr(why, "not one"));
+    const double f[9] = {0.45, 0.11, 0.1, 0.12, 0.1111, 0.03, 0.02, 0.028, 0.0277};
+    uint16_t words[9];
+    double back[9];
+    mb_lbm_encode(&s, 2, 1, f, words);
+    mb_lbm_decode(&s, 2, 1, words, back);
+    for (int i = 0; i < 9; i++) assert_true(fabs(back[i] - f[i]) <= fabs(f[i] - s.w[i]) * 0x1p-11 + 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +354,8 @@ int main(void)
         cmocka_unit_test(test_nvrtc_compiles_every_launch),
         cmocka_unit_test(test_described_kernels_run_verified_on_pocl),
         cmocka_unit_test(test_verifier_sees_other_traffic),
+        cmocka_unit_test(test_reference_conserves_and_commutes),
+        cmocka_unit_test(test_reference_order_and_words),
     };
     return cmocka_run_group_tests(tests, open_pocl, close_pocl);
 }
