@@ -82,7 +82,7 @@ test: deps
 # the whole matrix: make test's programs with every case (tests/full.h) and
 # the short fuzz runs
 test-full: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
 	@LBP_TEST_FULL=1 sh tests/run.sh $(TEST_BINS)
 
 bench: deps
