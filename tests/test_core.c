@@ -1097,7 +1097,7 @@ static void saxpy_runs(lbp_device *d, const char *options)
 static int files_in(const char *dir)
 {
     char cmd[300];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.so$'", dir);
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.lbpobj$'", dir);
     FILE *p = popen(cmd, "r");
     int n = -1;
     if (p && fscanf(p, "%d", &n) != 1) n = -1;
@@ -1125,7 +1125,7 @@ static void test_openmp_object_cache(void **state)
     saxpy_runs(&d, opt);
     assert_int_equal(lbp_cjit_compiles(), before + 1);
     lbp_close(&d);
-    snprintf(cmd, sizeof cmd, "for f in %s/*.so; do echo damaged > $f; done", dir);
+    snprintf(cmd, sizeof cmd, "for f in %s/*.lbpobj; do echo damaged > $f; done", dir);
     assert_int_equal(system(cmd), 0);
     lbp_open(&d, "openmp", 0);
     saxpy_runs(&d, opt);
