@@ -611,7 +611,44 @@ struct lbp_cjit_job {
     lbp_objcache cache; /* fd -1: none */
     char name[64];      /* the object's record in it */
     int hit;            /* 1: its checked bytes in b.cached, no compile */
+    pid_t owner;        /* the process that started it */
+    struct lbp_cjit_job *next; /* among the unfinished */
 };
+
+/* Jobs started and not finished.  A process that exits meanwhile (a usage
+ * error found while its prefetched compilers run) waits for their
+ * compilers (a compile is a second; one killed leaves its driver's
+ * temporary files in TMPDIR) and removes their build folders; a forked
+ * child that exits leaves its parent's alone. */
+static lbp_cjit_job *unfinished;
+
+static void remove_unfinished(void)
+{
+    for (lbp_cjit_job *j = unfinished; j; j = j->next) {
+        if (j->owner != getpid()) continue;
+        wait_exit(j->compiler);
+        j->compiler = -1;
+        build_close(&j->b);
+    }
+}
+
+static void track(lbp_cjit_job *j)
+{
+    static int registered;
+    if (!registered++) atexit(remove_unfinished);
+    j->owner = getpid();
+    j->next = unfinished;
+    unfinished = j;
+}
+
+static void untrack(lbp_cjit_job *j)
+{
+    for (lbp_cjit_job **p = &unfinished; *p; p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            return;
+        }
+}
 
 /* Preprocess, find the entry, wrap it and start the compiler (j->failed
  * where one of those fails). */
@@ -651,6 +688,7 @@ lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, 
         free(j);
         return NULL;
     }
+    track(j);
     const char *const words[] = {"-shared", "-o", "kernel.so", "-lm", NULL};
     if (j->cache.fd >= 0)
         cache_name(j->name, sizeof j->name, compiler_argv(&j->b, words, "wrapped.i"), entry, full_source);
@@ -661,6 +699,7 @@ lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, 
 
 static void job_free(lbp_cjit_job *j)
 {
+    untrack(j);
     build_close(&j->b);
     lbp_objcache_close(&j->cache);
     free(j);
