@@ -4,6 +4,7 @@
 #include "cleanup.h"
 #include "csv.h"
 #include "device.h"
+#include "objcache.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -440,6 +441,7 @@ static int write_file(const char *path, const char *s)
 typedef struct {
     char dir[64];
     char src[96], pre[96], wrapped[96], obj[96], log[96];
+    char cached[96]; /* an object from the cache, checked (objcache.h) */
     char *argv[160];
     char *opts_buf;
     int argc_fixed; /* words before the per-run ones */
@@ -456,7 +458,8 @@ static int build_open(build *b, const char *options)
     snprintf(b->wrapped, sizeof b->wrapped, "%s/wrapped.i", b->dir);
     snprintf(b->obj, sizeof b->obj, "%s/kernel.so", b->dir);
     snprintf(b->log, sizeof b->log, "%s/log", b->dir);
-    lbp_cleanup_add_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log}, 5);
+    snprintf(b->cached, sizeof b->cached, "%s/cached.so", b->dir);
+    lbp_cleanup_add_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log, b->cached}, 6);
     int n, a = 0;
     char **cc = compiler_words(&n);
     for (int i = 0; i < n; i++) b->argv[a++] = cc[i];
@@ -473,13 +476,13 @@ static int build_open(build *b, const char *options)
 
 static void build_close(build *b)
 {
-    lbp_cleanup_forget_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log}, 5);
+    lbp_cleanup_forget_folder(b->dir, (const char *const[]){b->src, b->pre, b->wrapped, b->obj, b->log, b->cached}, 6);
     if (getenv("LBP_OMP_KEEP")) { /* to read what was compiled, and the assembly */
         fprintf(stderr, "lbmprobe: openmp: LBP_OMP_KEEP: the build is kept in %s\n", b->dir);
         free(b->opts_buf);
         return;
     }
-    const char *files[] = {b->src, b->pre, b->wrapped, b->obj, b->log};
+    const char *files[] = {b->src, b->pre, b->wrapped, b->obj, b->log, b->cached};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) unlink(files[i]);
     rmdir(b->dir);
     free(b->opts_buf);
@@ -547,21 +550,6 @@ static int compiles; /* final compiles started (lbp_cjit_compiles) */
 
 int lbp_cjit_compiles(void) { return compiles; }
 
-/* The cache folder (made where missing), or "" where there is none. */
-static const char *cache_dir(void)
-{
-    static char dir[512];
-    dir[0] = 0;
-    const char *set = getenv("LBP_OMP_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (set && !strcmp(set, "off")) return dir;
-    if (set && *set) snprintf(dir, sizeof dir, "%s", set);
-    else if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/lbmprobe/openmp", xdg);
-    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/lbmprobe/openmp", home);
-    struct stat st;
-    if (*dir && (lbp_make_folders(dir, NULL) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) dir[0] = 0;
-    return dir;
-}
-
 /* s into two 64-bit FNV-1a hashes of different bases (128 bits of name) */
 static void fnv(uint64_t h[2], const char *s)
 {
@@ -572,15 +560,13 @@ static void fnv(uint64_t h[2], const char *s)
     }
 }
 
-/* The cached object's path for the compiler, its words, the entry and
- * the kernel's full source (what the object is made from: the headers it
- * includes are the compiler's, named by its version line); "" without a
- * cache.  Its parsed entry is kept beside it (".entry"). */
-static void cache_path(char *out, size_t len, char *const *argv, const char *entry, const char *full_source)
+/* The cached object's name (objcache.h) for the compiler, its words, the
+ * entry and the kernel's full source (what the object is made from: the
+ * headers it includes are the compiler's, named by its version line); ""
+ * where it cannot be named. */
+static void cache_name(char *out, size_t len, char *const *argv, const char *entry, const char *full_source)
 {
     out[0] = 0;
-    const char *dir = cache_dir();
-    if (!*dir) return;
     uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
     fnv(h, lbp_cjit_compiler_version());
     for (int i = 0; argv[i]; i++) fnv(h, argv[i]);
@@ -613,52 +599,7 @@ static void cache_path(char *out, size_t len, char *const *argv, const char *ent
     fnv(h, wrapper);
     fnv(h, entry);
     fnv(h, full_source);
-    snprintf(out, len, "%s/%016llx%016llx.so", dir, (unsigned long long)h[0], (unsigned long long)h[1]);
-}
-
-/* Copy file from to to; 0 or -1. */
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-    int ok = in && out;
-    char chunk[65536];
-    size_t n;
-    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0) ok = fwrite(chunk, 1, n, out) == n;
-    if (in) fclose(in);
-    if (out && fclose(out) != 0) ok = 0;
-    return ok ? 0 : -1;
-}
-
-/* The object just built into the cache: copied beside it, then renamed
- * (a reader never sees half a file; two writers leave one whole). */
-static void cache_store(const char *obj, const lbp_cjit_entry *e, const char *path)
-{
-    char tmp[800], side[700];
-    snprintf(side, sizeof side, "%s.entry", path);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", side, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(e, sizeof *e, 1, f) == 1;
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, side) != 0) {
-        unlink(tmp);
-        return;
-    }
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (copy_file(obj, tmp) != 0 || rename(tmp, path) != 0) unlink(tmp);
-}
-
-/* The cached object's parsed entry into *e: 1, or 0 where there is none
- * (or not one of this build's layout). */
-static int cache_entry(const char *path, lbp_cjit_entry *e)
-{
-    char side[700];
-    snprintf(side, sizeof side, "%s.entry", path);
-    struct stat st;
-    if (access(path, R_OK) != 0 || stat(side, &st) != 0 || st.st_size != (off_t)sizeof *e) return 0;
-    FILE *f = fopen(side, "rb");
-    const int ok = f && fread(e, sizeof *e, 1, f) == 1;
-    if (f) fclose(f);
-    return ok;
+    snprintf(out, len, "%016llx%016llx" LBP_OBJCACHE_SUFFIX, (unsigned long long)h[0], (unsigned long long)h[1]);
 }
 
 /* A kernel's compile: preprocessed and wrapped at once, the compiler then
@@ -670,9 +611,47 @@ struct lbp_cjit_job {
     char why[512];
     char entry[128];
     lbp_cjit_entry parsed;
-    char cached[600]; /* the object in the cache, "" none */
-    int hit;          /* 1: loaded from there, no compile */
+    lbp_objcache cache; /* fd -1: none */
+    char name[64];      /* the object's record in it */
+    int hit;            /* 1: its checked bytes in b.cached, no compile */
+    pid_t owner;        /* the process that started it */
+    struct lbp_cjit_job *next; /* among the unfinished */
 };
+
+/* Jobs started and not finished.  A process that exits meanwhile (a usage
+ * error found while its prefetched compilers run) waits for their
+ * compilers (a compile is a second; one killed leaves its driver's
+ * temporary files in TMPDIR) and removes their build folders; a forked
+ * child that exits leaves its parent's alone. */
+static lbp_cjit_job *unfinished;
+
+static void remove_unfinished(void)
+{
+    for (lbp_cjit_job *j = unfinished; j; j = j->next) {
+        if (j->owner != getpid()) continue;
+        wait_exit(j->compiler);
+        j->compiler = -1;
+        build_close(&j->b);
+    }
+}
+
+static void track(lbp_cjit_job *j)
+{
+    static int registered;
+    if (!registered++) atexit(remove_unfinished);
+    j->owner = getpid();
+    j->next = unfinished;
+    unfinished = j;
+}
+
+static void untrack(lbp_cjit_job *j)
+{
+    for (lbp_cjit_job **p = &unfinished; *p; p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            return;
+        }
+}
 
 /* Preprocess, find the entry, wrap it and start the compiler (j->failed
  * where one of those fails). */
@@ -703,17 +682,38 @@ lbp_cjit_job *lbp_cjit_start_kernel(const char *full_source, const char *entry, 
     if (!j) lbp_api_fail("openmp", "calloc", __FILE__, __LINE__, "out of host memory");
     j->compiler = -1;
     snprintf(j->entry, sizeof j->entry, "%s", entry);
+    /* the folder first: a bad LBP_OMP_CACHE exits before a build folder is made */
+    j->cache.fd = -1;
+    if (!getenv("LBP_OMP_KEEP")) lbp_objcache_open(&j->cache); /* a kept build has all its files: not cached */
     if (build_open(&j->b, options) != 0) {
         fprintf(stderr, "lbmprobe: openmp: cannot create a temporary folder: %s\n", strerror(errno));
+        lbp_objcache_close(&j->cache);
         free(j);
         return NULL;
     }
+    track(j);
     const char *const words[] = {"-shared", "-o", "kernel.so", "-lm", NULL};
-    if (!getenv("LBP_OMP_KEEP")) /* a kept build has all its files: compiled, not cached */
-        cache_path(j->cached, sizeof j->cached, compiler_argv(&j->b, words, "wrapped.i"), entry, full_source);
-    j->hit = *j->cached && cache_entry(j->cached, &j->parsed);
+    if (j->cache.fd >= 0)
+        cache_name(j->name, sizeof j->name, compiler_argv(&j->b, words, "wrapped.i"), entry, full_source);
+    j->hit = *j->name && lbp_objcache_load(&j->cache, j->name, &j->parsed, j->b.cached);
     if (!j->hit) compile_start(j, full_source);
     return j;
+}
+
+static void job_free(lbp_cjit_job *j)
+{
+    untrack(j);
+    build_close(&j->b);
+    lbp_objcache_close(&j->cache);
+    free(j);
+}
+
+void lbp_cjit_check_cache(void)
+{
+    if (getenv("LBP_OMP_KEEP")) return;
+    lbp_objcache c;
+    lbp_objcache_open(&c);
+    lbp_objcache_close(&c);
 }
 
 /* The wrapper's functions, and the parameter sizes and kinds it reports. */
@@ -739,20 +739,20 @@ int lbp_cjit_finish_kernel(lbp_cjit_job *j, const char *full_source, int quiet, 
     memset(out, 0, sizeof *out);
     if (!j) return -1;
     if (j->hit && !j->failed) {
-        /* loaded from a copy in the build folder, as a compiled one is: the
-         * process never maps the cache's file, which another may replace;
-         * a cached object that does not load (damaged) is compiled again */
+        /* the bytes the cache's record was checked against, copied into
+         * the build folder (lbp_objcache_load): the process never maps the
+         * cache's file, which another may replace */
         out->entry = j->parsed;
-        if (copy_file(j->cached, j->b.obj) == 0)
-            out->handle = dlopen(j->b.obj, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        out->handle = dlopen(j->b.cached, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (out->handle && bind_wrapper(out, j->entry) == 0) {
-            build_close(&j->b);
-            free(j);
+            job_free(j);
             return 0;
         }
+        char why[512];
+        snprintf(why, sizeof why, "does not load (%s)", out->handle ? "its wrapper is missing" : dlerror());
         lbp_cjit_release(out);
         memset(out, 0, sizeof *out);
-        unlink(j->cached);
+        lbp_objcache_drop(&j->cache, j->name, why);
         compile_start(j, full_source);
     }
     const int status = j->compiler >= 0 ? wait_exit(j->compiler) : -1;
@@ -777,10 +777,9 @@ int lbp_cjit_finish_kernel(lbp_cjit_job *j, const char *full_source, int quiet, 
     out->entry = j->parsed;
     if (rc == 0) rc = load(&j->b, j->entry, out);
     if (rc == 0) rc = bind_wrapper(out, j->entry);
-    if (rc == 0 && *j->cached) cache_store(j->b.obj, &j->parsed, j->cached);
+    if (rc == 0 && *j->name) lbp_objcache_store(&j->cache, j->name, &j->parsed, j->b.obj);
     if (rc != 0) lbp_cjit_release(out);
-    build_close(&j->b);
-    free(j);
+    job_free(j);
     return rc;
 }
 

@@ -94,10 +94,15 @@ int lbp_cjit_finish_kernel(lbp_cjit_job *job, const char *full_source, int quiet
  * LBP_OMP_CACHE=off: none; LBP_OMP_KEEP: not used), named by a hash of
  * the processor's model and flags (-march=native), the compiler's version
  * line, its words, the wrapper and the kernel's full source, its parsed
- * entry beside it: the same kernel is compiled once per processor and
- * compiler, and loaded from there after.  How many compiles this process
- * started (the cache's misses): */
+ * entry in the same file: the same kernel is compiled once per processor
+ * and compiler, and loaded from there after, once its SHA-256 matches
+ * (objcache.h: the folder must be private; a damaged object is removed and
+ * compiled again).  How many compiles this process started (the cache's
+ * misses): */
 int lbp_cjit_compiles(void);
+/* Open and check the cache folder now, so that a bad LBP_OMP_CACHE stops a
+ * tool (one line, exit 2) before it compiles or measures anything. */
+void lbp_cjit_check_cache(void);
 /* Compile plain C (no wrapper) into an object; same returns. */
 int lbp_cjit_build_plain(const char *source, const char *what, lbp_cjit_object *out);
 void *lbp_cjit_symbol(const lbp_cjit_object *o, const char *name);

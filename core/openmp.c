@@ -153,6 +153,7 @@ static void omp_open(lbp_device *d, int index)
      * runtime when the first kernel's object loads it */
     setenv("OMP_PLACES", "cores", 0);
     setenv("OMP_PROC_BIND", "close", 0);
+    lbp_cjit_check_cache();
     lbp_host_cpu h;
     lbp_host_cpu_describe(&h);
     omp_impl *o = calloc(1, sizeof *o);

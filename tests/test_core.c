@@ -1178,7 +1178,7 @@ static void saxpy_runs(lbp_device *d, const char *options)
 static int files_in(const char *dir)
 {
     char cmd[300];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.so$'", dir);
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.lbpobj$'", dir);
     FILE *p = popen(cmd, "r");
     int n = -1;
     if (p && fscanf(p, "%d", &n) != 1) n = -1;
@@ -1206,7 +1206,7 @@ static void test_openmp_object_cache(void **state)
     saxpy_runs(&d, opt);
     assert_int_equal(lbp_cjit_compiles(), before + 1);
     lbp_close(&d);
-    snprintf(cmd, sizeof cmd, "for f in %s/*.so; do echo damaged > $f; done", dir);
+    snprintf(cmd, sizeof cmd, "for f in %s/*.lbpobj; do echo damaged > $f; done", dir);
     assert_int_equal(system(cmd), 0);
     lbp_open(&d, "openmp", 0);
     saxpy_runs(&d, opt);
@@ -1227,6 +1227,60 @@ static void test_openmp_object_cache(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Build folders (lbmprobe-omp-*) in dir. */
+static int build_folders_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strncmp(e->d_name, "lbmprobe-omp-", 13) == 0;
+    if (d) closedir(d);
+    return n;
+}
+
+/* A process that exits while prefetched compilers run (a tool's usage
+ * error) leaves no build folder in TMPDIR; a forked child's exit leaves its
+ * parent's. */
+static void test_openmp_exit_removes_build_folders(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lbp-cjit-exit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *was_tmp = getenv("TMPDIR"), *was_cache = getenv("LBP_OMP_CACHE");
+    char *saved_tmp = was_tmp ? strdup(was_tmp) : NULL, *saved_cache = was_cache ? strdup(was_cache) : NULL;
+    setenv("TMPDIR", dir, 1);
+    setenv("LBP_OMP_CACHE", "off", 1);
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        lbp_device d;
+        lbp_open(&d, "openmp", 0);
+        lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=1");
+        lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=2");
+        exit(build_folders_in(dir) >= 1 ? 2 : 3); /* one compiler per CPU at once */
+    }
+    int st;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 2);
+    assert_int_equal(build_folders_in(dir), 0);
+    lbp_device d;
+    lbp_open(&d, "openmp", 0);
+    lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=3");
+    fflush(NULL);
+    if ((p = fork()) == 0) exit(0);
+    assert_int_equal(waitpid(p, &st, 0), p);
+    assert_int_equal(build_folders_in(dir), 1);
+    lbp_close(&d);
+    assert_int_equal(build_folders_in(dir), 0);
+    if (saved_tmp) setenv("TMPDIR", saved_tmp, 1);
+    else unsetenv("TMPDIR");
+    if (saved_cache) setenv("LBP_OMP_CACHE", saved_cache, 1);
+    else unsetenv("LBP_OMP_CACHE");
+    free(saved_tmp);
+    free(saved_cache);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     lbp_cli_init("test_core");
@@ -1245,6 +1299,7 @@ int main(void)
         LBP_TEST_ON_CPU_BACKENDS(test_runs_every_id),
         LBP_TEST_ON(test_openmp_refuses_what_it_cannot_run, "openmp"),
         LBP_TEST_ON(test_openmp_object_cache, "openmp"),
+        LBP_TEST_ON(test_openmp_exit_removes_build_folders, "openmp"),
         cmocka_unit_test(test_stats_and_fit),
         cmocka_unit_test(test_time_runs_retries_scattered_sets),
         cmocka_unit_test(test_time_runs_cpu_long_runs),

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "objcache.h"
+#include "sha256.h"
 #include "table.h"
 
 static char err[1024];
@@ -268,6 +270,142 @@ static void test_table_numbers_in_range(void **state)
     unlink(p);
 }
 
+/* ---- the OpenMP backend's object cache (issue 55) ------------------------ */
+
+static void hex(const unsigned char *d, char *out)
+{
+    for (int i = 0; i < LBP_SHA256_BYTES; i++) sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* FIPS 180-4's examples, and lengths around a block's padding, fed whole
+ * and a byte at a time. */
+static void test_sha256_known_digests(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *digest;
+    } known[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    unsigned char d[LBP_SHA256_BYTES];
+    char h[2 * LBP_SHA256_BYTES + 1];
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        lbp_sha256_of(known[i].text, strlen(known[i].text), d);
+        hex(d, h);
+        assert_string_equal(h, known[i].digest);
+        lbp_sha256 s;
+        lbp_sha256_init(&s);
+        for (const char *c = known[i].text; *c; c++) lbp_sha256_update(&s, c, 1);
+        lbp_sha256_final(&s, d);
+        hex(d, h);
+        assert_string_equal(h, known[i].digest);
+    }
+    char *a = malloc(1000000);
+    memset(a, 'a', 1000000);
+    lbp_sha256_of(a, 1000000, d);
+    hex(d, h);
+    assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(a);
+}
+
+/* A record of a small entry and an "object" (an ELF header and filler). */
+static unsigned char *sample_record(size_t *len, lbp_cjit_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->nparams = 2;
+    snprintf(e->params[0].name, sizeof e->params[0].name, "a");
+    snprintf(e->params[0].decl, sizeof e->params[0].decl, "float *a");
+    snprintf(e->params[1].name, sizeof e->params[1].name, "n");
+    snprintf(e->params[1].decl, sizeof e->params[1].decl, "long n");
+    unsigned char obj[3000];
+    for (size_t i = 0; i < sizeof obj; i++) obj[i] = (unsigned char)(i * 7 + 1);
+    memcpy(obj, "\177ELF", 4);
+    return lbp_objcache_record(e, obj, sizeof obj, len);
+}
+
+static void test_objcache_record_round_trip(void **state)
+{
+    (void)state;
+    size_t len, at, n;
+    lbp_cjit_entry e, back;
+    unsigned char *rec = sample_record(&len, &e);
+    assert_int_equal(lbp_objcache_check(rec, len, &back, &at, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3000);
+    assert_int_equal(at + n, len);
+    assert_int_equal(back.nparams, 2);
+    assert_string_equal(back.params[1].decl, "long n");
+    assert_memory_equal(rec + at, "\177ELF", 4);
+    free(rec);
+}
+
+/* lbp_objcache_check refuses rec, and says why (want: in its words; NULL:
+ * any). */
+static void assert_refused(const unsigned char *rec, size_t len, const char *want)
+{
+    size_t at, n;
+    lbp_cjit_entry back;
+    err[0] = 0;
+    assert_int_equal(lbp_objcache_check(rec, len, &back, &at, &n, err, sizeof err), -1);
+    assert_true(err[0] != 0);
+    if (want) assert_non_null(strstr(err, want));
+}
+
+/* A byte changed anywhere (head, entry, object), a record cut anywhere or
+ * grown, and another file altogether: each refused, none read as an entry
+ * (the cache once took a garbage entry's 1622273736 parameters). */
+static void test_objcache_damaged_records_refused(void **state)
+{
+    (void)state;
+    size_t len, at, n;
+    lbp_cjit_entry e, back;
+    unsigned char *rec = sample_record(&len, &e);
+    for (size_t i = 0; i < len; i += i < 128 ? 1 : 251) {
+        rec[i] ^= 0x20;
+        assert_refused(rec, len, NULL);
+        rec[i] ^= 0x20;
+    }
+    for (size_t cut = 0; cut < len; cut += cut < 128 ? 1 : 509) assert_refused(rec, cut, NULL);
+    assert_refused(rec, len - 1, "where its head says");
+    unsigned char *grown = calloc(1, len + 8);
+    memcpy(grown, rec, len);
+    assert_refused(grown, len + 8, "where its head says");
+    free(grown);
+    assert_refused((const unsigned char *)"\177ELF\2\1\1", 7, "shorter than a record's head");
+    rec[0] = 'X';
+    assert_refused(rec, len, "not a record of this cache");
+    rec[0] = 'l';
+    assert_int_equal(lbp_objcache_check(rec, len, &back, &at, &n, err, sizeof err), 0);
+    free(rec);
+}
+
+/* Hashes that match are not enough: an entry out of range, or an object
+ * that is not ELF, in an otherwise whole record. */
+static void test_objcache_whole_records_checked_further(void **state)
+{
+    (void)state;
+    size_t len;
+    lbp_cjit_entry e;
+    free(sample_record(&len, &e));
+    unsigned char obj[64] = "\177ELF", *rec;
+    e.nparams = 1622273736;
+    rec = lbp_objcache_record(&e, obj, sizeof obj, &len);
+    assert_refused(rec, len, "out of range");
+    free(rec);
+    e.nparams = 2;
+    memset(e.params[1].name, 'x', sizeof e.params[1].name); /* not ended */
+    rec = lbp_objcache_record(&e, obj, sizeof obj, &len);
+    assert_refused(rec, len, "out of range");
+    free(rec);
+    snprintf(e.params[1].name, sizeof e.params[1].name, "n");
+    memcpy(obj, "#!/b", 4);
+    rec = lbp_objcache_record(&e, obj, sizeof obj, &len);
+    assert_refused(rec, len, "no ELF object");
+    free(rec);
+}
+
 int main(void)
 {
     lbp_cli_init("test_harden");
@@ -281,6 +419,10 @@ int main(void)
         cmocka_unit_test(test_table_cut_last_line_is_an_error),
         cmocka_unit_test(test_table_wide_header_is_fast),
         cmocka_unit_test(test_table_numbers_in_range),
+        cmocka_unit_test(test_sha256_known_digests),
+        cmocka_unit_test(test_objcache_record_round_trip),
+        cmocka_unit_test(test_objcache_damaged_records_refused),
+        cmocka_unit_test(test_objcache_whole_records_checked_further),
     };
     return cmocka_run_group_tests_name("harden", tests, NULL, NULL);
 }
