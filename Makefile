@@ -76,13 +76,13 @@ deps:
 	@sh core/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all $(TEST_BINS) $(TEST_HELPERS)
 	@sh tests/run.sh $(TEST_BINS)
 
 # the whole matrix: make test's programs with every case (tests/full.h) and
 # the short fuzz runs
 test-full: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TEST_HELPERS)
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all $(TEST_BINS) $(TEST_HELPERS)
 	@LBP_TEST_FULL=1 sh tests/run.sh $(TEST_BINS)
 
 bench: deps

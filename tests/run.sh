@@ -1,15 +1,15 @@
 #!/bin/sh
 # Runs every test program given (cmocka binaries and tests/test_*.sh scripts)
 # and ends with one line: "tests: N passed, M failed, K skipped".
-# With two cores or more, the slowest programs (SLOW: most of their time is
-# a compiler's, PoCL's or cc's, on one core at a time) run in a second lane
-# beside the others.  Each program's result is one line as it ends; the
-# whole output of a program that failed follows at the end.  A program
-# that passes yet prints FAILED or ERROR fails too: an expected catch says
-# so in its own words, so a passing log reads clean.
-# Each run gets its own TMPDIR (removed at the end), so two checkouts
-# testing at once never share a scratch path.
-SLOW="tests/test_lbmkernels tests/test_plots.sh tests/test_fuzz.sh"
+# One worker per core takes the next program not yet taken, the slowest
+# first (SLOW: most of their time is a compiler's, PoCL's or cc's, on one
+# core at a time), so the cores stay busy to the end.  Each program's
+# result is one line as it ends; the whole output of a program that failed
+# follows at the end.  A program that passes yet prints FAILED or ERROR
+# fails too: an expected catch says so in its own words, so a passing log
+# reads clean.  Each run gets its own TMPDIR (removed at the end), so two
+# checkouts testing at once never share a scratch path.
+SLOW="tests/test_membench tests/test_lbmkernels tests/test_mpi.sh tests/test_plots.sh tests/test_validation.sh tests/test_cache_harden.sh tests/test_core tests/test_kernel_check.sh tests/test_verify_reach.sh tests/test_stream tests/test_fuzz.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/tmp"
@@ -22,6 +22,10 @@ if [ -z "${LBP_TEST_FULL:-}" ] || [ "$LBP_TEST_FULL" = 0 ]; then
 fi
 all=""
 for t in "$@" tests/test_*.sh; do [ -e "$t" ] && all="$all $t"; done
+# the order they are taken in: SLOW's first, as listed, then the rest
+order=""
+for t in $SLOW; do case " $all " in *" $t "*) order="$order $t" ;; esac; done
+for t in $all; do case " $SLOW " in *" $t "*) ;; *) order="$order $t" ;; esac; done
 
 # counts LOG T: "passed failed skipped" as the program reported them
 counts() {
@@ -45,24 +49,20 @@ run() {
     set -- "$1" "$2" $(counts "$dir/$2.log" "$1")
     printf '%-34s exit %d, %s passed, %s failed, %s skipped, %d s\n' "$1" "$rc" "$3" "$4" "$5" "$secs"
 }
-slow() { case " $SLOW " in *" $1 "*) return 0 ;; esac; return 1; }
-# lane S: the slow programs (S = 1) or the others (S = 0), numbered as in $all
-lane() {
-    i=0
-    for t in $all; do
-        i=$((i + 1))
-        if slow "$t"; then [ "$1" = 1 ] && run "$t" $i; else [ "$1" = 0 ] && run "$t" $i; fi
+# worker: take each program no other worker took (mkdir claims it), in
+# $order; each keeps its number in $all for the report
+worker() {
+    for t in $order; do
+        mkdir "$dir/claim.$(index "$t")" 2>/dev/null && run "$t" "$(index "$t")"
     done
 }
-if [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
-    lane 1 &
-    second=$!
-    lane 0
-    wait "$second"
-else
-    lane 1
-    lane 0
-fi
+index() { i=0; for u in $all; do i=$((i + 1)); [ "$u" = "$1" ] && { echo $i; return; }; done; }
+workers=$(nproc 2>/dev/null || echo 1)
+[ "$workers" -gt 8 ] && workers=8
+w=1 pids=""
+while [ $w -lt "$workers" ]; do worker & pids="$pids $!"; w=$((w + 1)); done
+worker
+for p in $pids; do wait "$p"; done
 
 passed=0 failed=0 skipped=0 broken="" noisy="" show=""
 i=0
