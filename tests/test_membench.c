@@ -2681,6 +2681,7 @@ static void test_cli_bad_usage_exits_2_with_one_line(void **state)
 static void test_cli_threads_sweep(void **state)
 {
     (void)state;
+    LBP_FULL_ONLY(); /* every sweep's probes compiled through PoCL: a minute of a cold 2-core machine */
     if (!have_pocl) skip();
     char err[8192], path[256];
     int rc = run_cli("--backend opencl --sweeps threads,payload --quick --threads 16384 --reps 2", err, sizeof err);

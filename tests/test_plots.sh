@@ -105,7 +105,10 @@ report_lines_ok() {
     want=$(csvsel "$2/membench.csv" "backend=$b,sweep=words,words=19,word_bytes=4,misaligned_reads=0,misaligned_writes=0" ns_per_thread | head -n 1)
     grep -q "measured: $want ns per thread" "$1" || { echo "N = 19 line of $1 is not the measured $want ns"; return 1; }
 }
-for d in tests/plots-data/cpu-quick tests/fixtures/pthread-skylake-avx512-intel-xeon-processor tests/fixtures/nvidia-h*; do
+# (make test: a QUICK CPU run and one GPU reference; make test-full: every fixture)
+reports="tests/plots-data/cpu-quick tests/fixtures/nvidia-h100-80gb-hbm3"
+[ "${LBP_TEST_FULL:-0}" != 0 ] && reports="tests/plots-data/cpu-quick tests/fixtures/pthread-skylake-avx512-intel-xeon-processor tests/fixtures/nvidia-h*"
+for d in $reports; do
     [ -f "$d/membench.csv" ] || continue
     o=$tmp/report-$(basename "$d")
     sh plots/render.sh "$d" "$o" >"$tmp/log" 2>&1 || bad "render.sh $d failed: $(cat "$tmp/log")"
