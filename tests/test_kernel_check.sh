@@ -44,10 +44,14 @@ if [ $have_pocl = 1 ]; then
         bad "membench-kernel.csv rows: $(cat "$tmp/rows")"
     membench/membench --backend opencl --kernel $k --size 64x4x3 --reps 2 --out "$tmp/m" >"$tmp/out" 2>&1
     [ $? = 1 ] && ok || bad "a second run over membench-kernel.csv without --force did not exit 1"
-    # the end to end check on the small lattices: 7 kernels, a row each, a verdict
-    # predicted from a frozen CPU fixture relabelled as this host's PoCL
-    # device: the pipeline is checked here, not the model's accuracy on a
-    # CPU it was not measured on (no test reads data/ or depends on the host)
+fi
+# the end to end check on the small lattices (make test-full: seven kernels
+# through PoCL; make test has the corpus's end to end run through OpenMP,
+# tests/test_validation.sh): 7 kernels, a row each, a verdict, predicted
+# from a frozen CPU fixture relabelled as this host's PoCL device: the
+# pipeline is checked here, not the model's accuracy on a CPU it was not
+# measured on (no test reads data/ or depends on the host)
+if [ $have_pocl = 1 ] && [ "${LBP_TEST_FULL:-0}" != 0 ]; then
     slug=$(stream/stream --backend opencl --describe | awk -F, '$1 == "slug" { print $2 }')
     fx=tests/fixtures/pthread-skylake-avx512-intel-xeon-processor
     mkdir "$tmp/cpu" && for c in "$fx"/*.csv; do
