@@ -1256,7 +1256,10 @@ static void test_openmp_exit_removes_build_folders(void **state)
         lbp_open(&d, "openmp", 0);
         lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=1");
         lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=2");
-        exit(build_folders_in(dir) >= 1 ? 2 : 3); /* one compiler per CPU at once */
+        const int running = build_folders_in(dir);
+        free(saved_tmp);
+        free(saved_cache);
+        exit(running >= 1 ? 2 : 3); /* one compiler per CPU at once */
     }
     int st;
     assert_int_equal(waitpid(p, &st, 0), p);
@@ -1267,7 +1270,11 @@ static void test_openmp_exit_removes_build_folders(void **state)
     lbp_open(&d, "openmp", 0);
     lbp_prefetch(&d, saxpy_src, "saxpy", "-DEXIT_TEST=3");
     fflush(NULL);
-    if ((p = fork()) == 0) exit(0);
+    if ((p = fork()) == 0) {
+        free(saved_tmp);
+        free(saved_cache);
+        exit(0);
+    }
     assert_int_equal(waitpid(p, &st, 0), p);
     assert_int_equal(build_folders_in(dir), 1);
     lbp_close(&d);
