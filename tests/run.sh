@@ -77,7 +77,9 @@ for t in $all; do
     elif [ "$rc" -eq 0 ] && grep -q -E 'FAILED|ERROR' "$log"; then
         noisy="$noisy $t" failed=$((failed + 1))
     fi
-    [ "$rc" -ne 0 ] || [ "$2" -ne 0 ] || case " $noisy " in *" $t "*) false ;; *) true ;; esac || show="$show $i:$t"
+    if [ "$rc" -ne 0 ] || [ "$2" -ne 0 ] || case " $noisy " in *" $t "*) true ;; *) false ;; esac; then
+        show="$show $i:$t"
+    fi
 done
 for s in $show; do
     echo "==== output of ${s#*:}"
