@@ -52,11 +52,7 @@ fi
 # pipeline is checked here, not the model's accuracy on a CPU it was not
 # measured on (no test reads data/ or depends on the host)
 if [ $have_pocl = 1 ] && [ "${LBP_TEST_FULL:-0}" != 0 ]; then
-    slug=$(stream/stream --backend opencl --describe | awk -F, '$1 == "slug" { print $2 }')
-    fx=tests/fixtures/pthread-skylake-avx512-intel-xeon-processor
-    mkdir "$tmp/cpu" && for c in "$fx"/*.csv; do
-        sed "s/^pthread-skylake-avx512-intel-xeon-processor,/$slug,/; s/^slug,.*/slug,$slug/" "$c" >"$tmp/cpu/${c##*/}"
-    done
+    cpu_fixture_as_this_pocl "$tmp/cpu"
     sh tests/kernels/check.sh --backend opencl --quick --data "$tmp/cpu" --keep "$tmp/all.csv" >"$tmp/check" 2>&1; rc=$?
     rows=$(grep -c -E '^[a-z0-9-]+ +(linear|rows|grid) ' "$tmp/check")
     { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "$rows" = 7 ] && grep -q "of 7 points within the bar" "$tmp/check" && ok ||

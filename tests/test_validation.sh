@@ -75,12 +75,8 @@ if [ "${LBP_TEST_FULL:-0}" = 0 ]; then
 elif stream/stream --backend opencl --describe >/dev/null 2>&1; then
     # predicted from a frozen CPU fixture relabelled as this host's PoCL
     # device: the pipeline is checked, not the model's accuracy here
-    slug=$(stream/stream --backend opencl --describe | awk -F, '$1 == "slug" { print $2 }')
-    fx=tests/fixtures/pthread-skylake-avx512-intel-xeon-processor
     cpu=$(newdir)
-    for c in "$fx"/*.csv; do
-        sed "s/^pthread-skylake-avx512-intel-xeon-processor,/$slug,/; s/^slug,.*/slug,$slug/" "$c" >"$cpu/${c##*/}"
-    done
+    cpu_fixture_as_this_pocl "$cpu"
     run_corpus opencl "$cpu"
 else
     echo "validation: no OpenCL device (PoCL): the corpus on OpenMP only"
