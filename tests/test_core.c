@@ -941,10 +941,12 @@ static void test_result_set_committed_with_its_meta(void **state)
  * it, and one in the middle of an OpenMP compile no build folder: each in
  * a folder of its own (mkdtemp), TMPDIR for the compile. */
 static char early_dir[64];
+static lbp_csv *early_csv; /* held, as a tool holds its open files, until the process ends */
 static void open_csv(void)
 {
     lbp_device_info i = {.slug = "x", .backend = "openmp"};
-    lbp_csv_row(lbp_csv_open(early_dir, "lbm.csv", "a", &i, 0), "1");
+    early_csv = lbp_csv_open(early_dir, "lbm.csv", "a", &i, 0);
+    lbp_csv_row(early_csv, "1");
 }
 static void open_then_fail(void) { open_csv(); lbp_fail("a measurement failed"); }
 static void open_then_term(void) { open_csv(); raise(SIGTERM); }

@@ -45,7 +45,9 @@ shown=$(for md in README.md $(git ls-files 'doc/*.md' 'doc/**/*.md' plots/README
     grep -oE '\]\([^)]+\.(png|pdf)\)' "$md" | sed 's/^](//; s/)$//' |
         while read -r t; do realpath -m --relative-to=. "$d/$t"; done
 done | sort -u)
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# (only in a checkout's own root: make test-sanitize runs a copy of the
+# tree inside .sanitize/, which git ignores)
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
     tracked=$(git ls-files 'plots/*/*')
     for f in $shown; do
         echo "$tracked" | grep -qxF "$f" || git ls-files --error-unmatch "$f" >/dev/null 2>&1 && ok ||
@@ -56,7 +58,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         echo "$shown" | grep -qxF "$f" && ok || bad "$f is in git but no doc shows it (make plots renders it)"
     done
 else
-    echo "not a git checkout: the plots check is skipped"
+    echo "not the root of a git checkout: the plots check is skipped"
 fi
 
 echo "hygiene: $passed passed, $failed failed"
