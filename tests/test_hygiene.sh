@@ -16,7 +16,8 @@ host_data='(^|[^a-z_-])data/(nvidia|intel|pthread|amd|[a-z0-9-]*-x[0-9]|\$|\*)|r
 reads_host_data() { grep -n -E "$host_data" "$@"; }
 found=$(reads_host_data $(ls tests/test_*.sh tests/test_*.c tests/*.h | grep -v -x tests/test_hygiene.sh))
 [ -z "$found" ] && ok || bad "tests that read committed data/ or a host's folder: $found"
-printf 'cp -r data/nvidia-h200 "$tmp"\nd=data/$slug\nfor d in data/*/; do :; done\nln -s "$repo/data/pthread-x" .\n' >"$tmp/planted.sh"
+# (written through %s, so that this file does not itself read as one)
+printf 'cp -r %s/nvidia-h200 "$tmp"\nd=%s/$slug\nfor d in %s/*/; do :; done\nln -s "$repo/%s/pthread-x" .\n' data data data data >"$tmp/planted.sh"
 [ "$(reads_host_data "$tmp/planted.sh" | wc -l)" = 4 ] && ok || bad "the check misses a planted read: $(reads_host_data "$tmp/planted.sh")"
 printf 'cp tests/model-data/gpu/x.csv .\ncp tests/fixtures/nvidia-h200/x.csv .\n' >"$tmp/fine.sh"
 [ -z "$(reads_host_data "$tmp/fine.sh")" ] && ok || bad "the check flags fixtures: $(reads_host_data "$tmp/fine.sh")"
