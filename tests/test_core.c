@@ -362,6 +362,30 @@ static void test_half_dialect_on_nvrtc(void **state)
     free(ptx);
 }
 
+/* CONSTANT tables are folded into the arithmetic on CUDA, as OpenCL's
+ * compiler folds its __constant ones: after unrolling, a velocity read
+ * from a table is a literal, so no constant-memory load is left and the
+ * periodic wrap of a shifted index is one modulo per distinct shift. */
+static void test_constant_tables_fold_on_nvrtc(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "CONSTANT i32 CX[4] = {-1, 0, 1, 0};\n"
+        "KERNEL void k(GLOBAL float *a, GLOBAL float *b, i32 nx) {\n"
+        "  const i64 x = global_id(0); float s = 0;\n"
+        "  _Pragma(\"unroll\") for (int q = 0; q < 4; q++) s += a[(x - CX[q] + nx) % nx];\n"
+        "  b[x] = s; }\n";
+    char why[256];
+    if (lbp_nvrtc_check(src, "", "sm_90", why, sizeof why) < 0) skip();
+    char *ptx = lbp_nvrtc_ptx(src, "", "compute_90", why, sizeof why);
+    assert_non_null(ptx);
+    assert_null(strstr(ptx, "ld.const"));
+    int rems = 0;
+    for (const char *p = ptx; (p = strstr(p, "rem.s64")); p++) rems++;
+    assert_in_range(rems, 1, 3); /* shifts -1, 0, +1: four reads, three 64-bit wraps (unfolded: four) */
+    free(ptx);
+}
+
 static void test_stats_and_fit(void **state)
 {
     (void)state;
@@ -1303,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_half_host_conversions),
         LBP_TEST_ON_CPU_BACKENDS(test_half_dialect),
         cmocka_unit_test(test_half_dialect_on_nvrtc),
+        cmocka_unit_test(test_constant_tables_fold_on_nvrtc),
         cmocka_unit_test(test_cjit_parses_entries),
         cmocka_unit_test(test_cache_sizes_parse),
         LBP_TEST_ON_CPU_BACKENDS(test_runs_every_id),

@@ -69,6 +69,23 @@ run_corpus() {
     [ $? = 1 ] && grep -q "give --force" "$d/again" && ok || bad "$1: a second run without --force: $(cat "$d/again")"
 }
 run_corpus openmp
+
+# --measured: a GPU run of the corpus (frozen) predicted again, as a
+# changed model or another data folder would judge it; one row per
+# measured row, each with both predictions.  Its refusals exit 2.
+fx=tests/fixtures/validation-nvidia-h100-80gb-hbm3
+d=$(newdir)
+sh tests/validation/run.sh --measured $fx/membench-kernel.csv --data tests/fixtures/nvidia-h100-80gb-hbm3 \
+    --out "$d/out" >"$d/log" 2>&1; rc=$?
+want=$(tail -n +2 $fx/membench-kernel.csv | wc -l)
+got=$(awk -F, 'NR > 1 && $13 > 0 && $15 > 0' "$d/out/validation.csv" 2>/dev/null | wc -l)
+[ $rc = 0 ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok || bad "run.sh --measured: exit $rc, $got of $want rows predicted: $(cat "$d/log")"
+for args in "--measured $d/none.csv --data $fx" "--measured $fx/membench-kernel.csv" \
+    "--measured $fx/membench-kernel-meta.csv --data $fx"; do
+    # shellcheck disable=SC2086
+    sh tests/validation/run.sh $args --out "$d/bad" >"$d/err" 2>&1; rc=$?
+    [ $rc = 2 ] && [ "$(grep -c . "$d/err")" = 1 ] && ok || bad "run.sh $args: exit $rc, wanted 2 and one line: $(cat "$d/err")"
+done
 # (make test: the corpus through OpenMP; make test-full: through PoCL too)
 if [ "${LBP_TEST_FULL:-0}" = 0 ]; then
     echo "validation: the corpus through PoCL is make test-full's"

@@ -16,7 +16,8 @@
 set -u
 usage() {
     cat <<'EOS'
-usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--quick] [--out DIR] [--force] [KERNEL...]
+usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--quick] [--out DIR] [--force]
+                                  [--measured CSV] [KERNEL...]
   --backend B   cuda, opencl or openmp (default: the best device's)
   --device N    device index of that backend
   --data DIR    the device's results, to predict from (default: data/<its slug>, else
@@ -24,11 +25,14 @@ usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--qui
   --quick       the small lattices of each file's "# validate-quick:" line
   --out DIR     where the CSV files go (default: results/<slug>/validation; never data/)
   --force       overwrite the CSV files of an earlier run there
+  --measured CSV  predict the rows of an earlier run's membench-kernel.csv (its
+                meta file beside it) instead of measuring: the same corpus judged
+                again by a changed model or from another data folder; needs --data
   KERNEL...     kernel files (default: tests/validation/*.kernel), each with its .cl beside it
 EOS
 }
 say() { printf 'run.sh: %s\n' "$*" >&2; }
-backend="" device="" data="" quick="" out="" force=""
+backend="" device="" data="" quick="" out="" force="" measured=""
 need_value() { [ $# -ge 2 ] || { say "$1 needs a value"; exit 2; }; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
     --data) need_value "$@"; data=$2; shift 2 ;;
     --out) need_value "$@"; out=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
+    --measured) need_value "$@"; measured=$2; shift 2 ;;
     --force) force=--force; shift ;;
     --help | -h) usage; exit 0 ;;
     --*) say "unknown option '$1' (--help lists them)"; exit 2 ;;
@@ -48,9 +53,21 @@ done
 files="$*"
 [ -n "$files" ] || files=$(ls tests/validation/*.kernel)
 devopts="${backend:+--backend $backend} ${device:+--device $device}"
-# shellcheck disable=SC2086
-slug=$(stream/stream $devopts --describe 2>/dev/null | awk -F, '$1 == "slug" { print $2 }')
-[ -n "$slug" ] || { say "no device${backend:+ for --backend $backend} (stream/stream --list shows what was found)"; exit 2; }
+if [ -n "$measured" ]; then
+    # an earlier run predicted again: its device is the one its meta file names
+    [ -f "$measured" ] || { say "--measured: no file '$measured'"; exit 2; }
+    mmeta=${measured%.csv}-meta.csv
+    [ -f "$mmeta" ] || { say "--measured: no $mmeta beside $measured"; exit 2; }
+    head -n 1 "$measured" | grep -q '^device,backend,kernel_file,' ||
+        { say "--measured: '$measured' is not a membench-kernel.csv"; exit 2; }
+    [ -n "$data" ] || { say "--measured needs --data DIR (the folder to predict from)"; exit 2; }
+    slug=$(awk -F, '$1 == "slug" { print $2 }' "$mmeta")
+    [ -n "$slug" ] || { say "--measured: $mmeta names no slug"; exit 2; }
+else
+    # shellcheck disable=SC2086
+    slug=$(stream/stream $devopts --describe 2>/dev/null | awk -F, '$1 == "slug" { print $2 }')
+    [ -n "$slug" ] || { say "no device${backend:+ for --backend $backend} (stream/stream --list shows what was found)"; exit 2; }
+fi
 if [ -z "$data" ]; then
     data=data/$slug
     [ -d "$data" ] || data=results/$slug/latest
@@ -73,6 +90,10 @@ trap 'exit 1' INT TERM
 line=validate; [ -n "$quick" ] && line=validate-quick
 merged=$work/membench-kernel.csv
 n=0 failed=""
+if [ -n "$measured" ]; then
+    cp "$measured" "$merged" && cp "$mmeta" "$work/meta.csv" || exit 1
+    files=""
+fi
 for f in $files; do
     [ -f "$f" ] || { say "'$f' is not a file"; exit 2; }
     src=${f%.kernel}.cl
