@@ -26,6 +26,7 @@ static const char check_usage[] =
     "  --max-error PCT         bar for lattices of 128^3 cells and more (default 5)\n"
     "  --max-error-small PCT   bar for smaller lattices (default 10)\n"
     "  --data DIR, --backend B as for model predict; --help, --version\n"
+    MODEL_CORRECTIONS_HELP
     "Exit 0: every point within its bar; 1: a point over it (or no prediction);\n"
     "2: a file that cannot be read.\n";
 
@@ -134,7 +135,8 @@ static void same_device(const lbp_table *t, const model_inputs *in, const char *
 
 int model_cmd_check_kernels(int argc, char **argv)
 {
-    static const struct option opts[] = {MODEL_SHARED_OPTS, MODEL_OPT("measured", required_argument, OPT_MEASURED),
+    static const struct option opts[] = {MODEL_SHARED_OPTS, MODEL_CORRECTION_OPTS,
+                                         MODEL_OPT("measured", required_argument, OPT_MEASURED),
                                          MODEL_OPT("max-error", required_argument, OPT_MAX_ERROR),
                                          MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL),
                                          {0, 0, 0, 0}};

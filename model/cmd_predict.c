@@ -1,11 +1,13 @@
 /* model predict: one kernel at one lattice size, level by level. */
 #include "commands.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd_ranks.h"
+#include "effects.h"
 #include "holdout.h"
 #include "kernel.h"
 #include "kernelfile.h"
@@ -71,6 +73,7 @@ static const char predict_usage[] =
     "                          launch probes of it); one device only\n"
     "  --json                  one JSON object instead of the text: the levels, the path\n"
     "                          that answered, within_measured, read_instead and notes\n"
+    MODEL_CORRECTIONS_HELP
     "  --help, --version\n" MODEL_LEVELS_HELP;
 
 typedef struct {
@@ -233,6 +236,29 @@ static void json_held_out(model_json *j, const model_held_out *h)
     model_json_close(j);
 }
 
+/* Each correction's effect on this prediction (effects.h), as text: the
+ * ones that change it, and the ones switched off. */
+static void print_effects(const double *effect)
+{
+    char off[256];
+    printf("corrections (MLUPS with over without):");
+    int any = 0;
+    for (int c = 0; c < MODEL_CORRECTIONS; c++)
+        if (effect[c] > 0 && fabs(effect[c] - 1) >= 1e-4)
+            printf("%s %s x %.4f", any++ ? "," : "", model_correction_catalog[c].name, effect[c]);
+    if (!any) printf(" none changes it");
+    if (model_corrections_off_text(off, sizeof off)[0]) printf("; off: %s", off);
+    printf("\n");
+}
+
+static void json_effects(model_json *j, const double *effect)
+{
+    model_json_object(j, "corrections");
+    for (int c = 0; c < MODEL_CORRECTIONS; c++)
+        if (model_correction_on(c)) model_json_number(j, model_correction_catalog[c].name, effect[c]);
+    model_json_close(j);
+}
+
 /* One device: the prediction (before the kernel where asked), as text or
  * JSON. */
 static void predict_one(const model_inputs *in, const predict_args *a)
@@ -244,11 +270,15 @@ static void predict_one(const model_inputs *in, const predict_args *a)
     const int failed = a->before_kernel ? model_predict_before_kernel(in, &a->k, &a->lat, NULL, pr, &held, err, sizeof err)
                                         : model_predict(in, &a->k, &a->lat, pr, err, sizeof err);
     if (failed) model_bad_input("%s", err); /* inputs that cannot answer */
+    double effect[MODEL_CORRECTIONS];
+    if (model_correction_effects(in, &a->k, &a->lat, a->before_kernel, pr->full.mlups, effect, err, sizeof err))
+        model_bad_input("%s", err);
     if (a->json) {
         model_json j;
         model_json_begin(&j, stdout);
         model_json_prediction(&j, in, &a->k, &a->lat, pr);
         if (a->before_kernel) json_held_out(&j, &held);
+        json_effects(&j, effect);
         model_json_end(&j);
     } else {
         if (a->before_kernel)
@@ -256,6 +286,7 @@ static void predict_one(const model_inputs *in, const predict_args *a)
                    "rows at that count, %d row_nx rows at its cells, %d launch probes\n", held.geometry, held.threads,
                    held.row_nx, held.launch_probes);
         model_report_prediction(in, &a->k, &a->lat, pr);
+        print_effects(effect);
     }
     free(pr);
 }
@@ -279,7 +310,7 @@ int model_cmd_predict(int argc, char **argv)
         MODEL_OPT("ops", required_argument, OPT_OPS), MODEL_OPT("kernel", required_argument, OPT_KERNEL),
         MODEL_OPT("misaligned-access", required_argument, OPT_MIS_ACCESS),
         MODEL_RANKS_OPTS, MODEL_OPT("json", no_argument, OPT_JSON),
-        MODEL_OPT("before-kernel", no_argument, OPT_BEFORE_KERNEL), {0, 0, 0, 0}};
+        MODEL_OPT("before-kernel", no_argument, OPT_BEFORE_KERNEL), MODEL_CORRECTION_OPTS, {0, 0, 0, 0}};
     predict_args a = {.k = {.word_bytes = 4, .lattices = 2, .launches_per_step = 1, .phases = 1},
                       .lat = {.occupancy = -1, .blocks_per_cu = -1}, .n_reads = 1,
                       .n_writes = 1, .ranks = MODEL_RANKS_ARGS_INIT};

@@ -9,6 +9,7 @@
 
 #include "csv.h"
 #include "errortable.h"
+#include "effects.h"
 #include "holdout.h"
 #include "kernel.h"
 #include "ranks_validate.h"
@@ -30,11 +31,14 @@ static const char validate_usage[] =
     "  --force                 replace existing model.csv / model-meta.csv\n"
     "  --json                  print one JSON object (every point with its provenance, the\n"
     "                          bars) instead of the text; the files are written the same\n"
+    MODEL_CORRECTIONS_HELP
     "Every point is also predicted before the kernel: without the probes measured at\n"
     "its own launch and lattice (membench-geometry.csv at its launch and thread count,\n"
     "the threads sweep at that count, its launch probes; model predict --before-kernel),\n"
     "in model.csv's before_kernel_* columns; the closing lines give both errors per\n"
     "backend and precision.  The exit status stays on the error at the kernel's launch.\n"
+    "Each named correction's effect on the prediction before the kernel (MLUPS with it\n"
+    "over without) is in model.csv's corr_* columns (model corrections tables them).\n"
     "Rows of several ranks (lbm.csv's ranks > 1) are predicted on ranks (model predict\n"
     "--ranks: the slab's pieces and DIR/interconnect-fit.csv), held to the same bars by\n"
     "the slab's size (several ranks on one device: to none), written to model.csv with\n"
@@ -212,6 +216,8 @@ static void predict_before(const validation *v, int row, const model_inputs *in,
     pt->before_path = pr->full.path;
     pt->before_within_measured = pr->prov.within_measured;
     free(pr);
+    if (model_correction_effects(in, k, lat, 1, pt->before_mlups, pt->before_effect, err, sizeof err))
+        model_bad_input("%s", err);
 }
 
 /* One periodic row of lbm.csv of one rank, predicted. */
@@ -320,37 +326,52 @@ static void device_info_from_meta(const model_inputs *in, lbp_device_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", in->backend);
 }
 
+/* The corr_* columns of a point: each correction's effect before the
+ * kernel (-1 on rows of several ranks, which are not predicted so). */
+static const char *effects_text(const double *effect, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int c = 0; c < MODEL_CORRECTIONS && used < len; c++)
+        used += effect ? snprintf(buf + used, len - used, ",%.4f", effect[c]) : snprintf(buf + used, len - used, ",-1");
+    return buf;
+}
+
 static void write_model_csv(const validation *v, const lbp_device_info *info, int force)
 {
-    lbp_csv *csv = lbp_csv_open(v->dir, "model.csv",
-                                "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
-                                "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
-                                ",cells_per_thread,stores,roofline_ws_mlups,flags,launch,exchange_beside,"
-                                "before_kernel_mlups,before_kernel_error_pct,before_kernel_path",
-                                info, force);
+    char header[2048], effects[512];
+    snprintf(header, sizeof header, "%s,%s",
+             "scheme,precision,nx,ny,nz,cells,block_size,measured_mlups,roofline_mlups,"
+             "probe_mlups,full_mlups,error_pct,within_measured," MODEL_CSV_RANKS_COLUMNS
+             ",cells_per_thread,stores,roofline_ws_mlups,flags,launch,exchange_beside,"
+             "before_kernel_mlups,before_kernel_error_pct,before_kernel_path",
+             model_corrections_columns());
+    lbp_csv *csv = lbp_csv_open(v->dir, "model.csv", header, info, force);
     for (int i = 0; i < v->n; i++) {
         const model_validated_point *pt = &v->pts[i];
         const model_prediction *p = &pt->pr;
         const ranks_row *r = &pt->ranks;
         char flags[64];
         lbp_csv_set_backend(csv, pt->backend);
-        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s,-,%.3f,%.3f,%s",
+        lbp_csv_row(csv, "%s,%s,%lld,%lld,%lld,%.0f,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,1,%s,%d,%s,%lld,1,%.3f,-1,-1,-1,no,%d,%s,%.3f,%s,%s,-,%.3f,%.3f,%s%s",
                     pt->scheme, pt->precision, pt->nx, pt->ny, pt->nz, pt->cells, pt->block_size, pt->measured,
                     p->roofline.mlups, p->probe.mlups, p->full.mlups, pt->error_pct,
                     p->prov.within_measured ? "yes" : "no", r->exchange, r->overlap, r->scaling, r->nz_local,
                     r->exchange_us, pt->cells_per_thread, pt->stores, p->roofline.working_set_mlups,
                     model_flags_text(model_point_flags(pt), flags, sizeof flags), model_launch_name(pt->launch),
-                    pt->before_mlups, pt->before_error_pct, model_full_path_name(pt->before_path));
+                    pt->before_mlups, pt->before_error_pct, model_full_path_name(pt->before_path),
+                    effects_text(pt->before_effect, effects, sizeof effects));
     }
     for (int i = 0; i < v->ranks.n; i++) {
         char row[1024];
         ranks_point_csv(&v->ranks.pts[i], row, sizeof row);
         lbp_csv_set_backend(csv, v->ranks.pts[i].backend);
         char flags[64];
-        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s,%s,-1,-,-", row, v->ranks.pts[i].cells_per_thread,
+        lbp_csv_row(csv, "%s,%d,normal,-1,%s,%s,%s,-1,-,-%s", row, v->ranks.pts[i].cells_per_thread,
                     model_flags_text(model_spill_flag(v->rank_local_bytes[i]), flags, sizeof flags),
                     model_launch_name(v->rank_launch[i]),
-                    interconnect_beside_names[v->ranks.pts[i].pr.exchange_beside]);
+                    interconnect_beside_names[v->ranks.pts[i].pr.exchange_beside],
+                    effects_text(NULL, effects, sizeof effects));
     }
     lbp_csv_finish(csv);
 }
@@ -419,7 +440,7 @@ static model_error_bars default_bars(model_error_bars given, int cpu)
 int model_cmd_validate(int argc, char **argv)
 {
     static const struct option opts[] = {
-        MODEL_SHARED_OPTS, MODEL_OPT("force", no_argument, LBP_OPT_FORCE),
+        MODEL_SHARED_OPTS, MODEL_CORRECTION_OPTS, MODEL_OPT("force", no_argument, LBP_OPT_FORCE),
         MODEL_OPT("max-error", required_argument, OPT_MAX_ERROR),
         MODEL_OPT("max-error-small", required_argument, OPT_MAX_ERROR_SMALL), MODEL_OPT("json", no_argument, OPT_JSON),
         {0, 0, 0, 0}};

@@ -1,6 +1,7 @@
 /* What the commands share (options, loading), and the two small commands:
  * summary and drift. */
 #include "commands.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,11 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
     int o;
     while ((o = lbp_getopt(argc, argv, cmd->opts)) != -1) {
         if (o == OPT_DATA) cli->dir = optarg;
-        else if (o >= LBP_OPT_FIRST_TOOL && cmd->own) cmd->own(o, optarg, ctx);
+        else if (o == OPT_WITHOUT || o == OPT_CORRECTIONS) {
+            char err[512];
+            if ((o == OPT_WITHOUT ? model_corrections_without : model_corrections_only)(optarg, err, sizeof err))
+                lbp_usage_error("--%s: %s", o == OPT_WITHOUT ? "without" : "corrections", err);
+        } else if (o >= LBP_OPT_FIRST_TOOL && cmd->own) cmd->own(o, optarg, ctx);
         else if (!lbp_common_opt(&cli->common, o, optarg, cmd->usage)) lbp_bad_option();
     }
     if (optind < argc) lbp_usage_error("unexpected argument '%s'", argv[optind]);

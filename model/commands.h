@@ -20,6 +20,7 @@ int model_cmd_validate(int argc, char **argv); /* cmd_validate.c */
 int model_cmd_summary(int argc, char **argv);  /* commands.c */
 int model_cmd_drift(int argc, char **argv);    /* commands.c */
 int model_cmd_check_kernels(int argc, char **argv); /* cmd_check_kernels.c */
+int model_cmd_corrections(int argc, char **argv);   /* cmd_corrections.c */
 
 /* 128^3: sizes from here on are held to --max-error, smaller ones to
  * --max-error-small. */
@@ -44,8 +45,20 @@ enum {
     OPT_MAX_CHANGE, OPT_KERNEL,
     /* several ranks (cmd_ranks.h) */
     OPT_RANKS, OPT_EXCHANGE, OPT_OVERLAP, OPT_WEAK, OPT_STRONG, OPT_NODES, OPT_GPUS_PER_NODE, OPT_LINK_LATENCY,
-    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON, OPT_MIS_ACCESS, OPT_MEASURED, OPT_BEFORE_KERNEL
+    OPT_LINK_GBS, OPT_FORMAT, OPT_JSON, OPT_MIS_ACCESS, OPT_MEASURED, OPT_BEFORE_KERNEL,
+    /* the catalog of corrections (corrections.h), read by model_parse_options */
+    OPT_WITHOUT, OPT_CORRECTIONS
 };
+
+/* --without NAME[,NAME] and --corrections all|none|NAME[,NAME]: the
+ * commands that predict take them (model_parse_options applies them). */
+#define MODEL_CORRECTION_OPTS                                               \
+    MODEL_OPT("without", required_argument, OPT_WITHOUT),                   \
+    MODEL_OPT("corrections", required_argument, OPT_CORRECTIONS)
+#define MODEL_CORRECTIONS_HELP                                                               \
+    "  --without NAME[,NAME]   predict without those corrections (model corrections\n"       \
+    "                          --list names them; doc/model.md says what each does)\n"      \
+    "  --corrections LIST      only those (all: the default; none: the equations alone)\n"
 
 #define MODEL_OPT(name, has, code) {name, has, 0, code}
 #define MODEL_SHARED_OPTS                                                   \

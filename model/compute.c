@@ -2,6 +2,7 @@
  * N=19 probe with a collision's worth of operations per thread over the
  * same probe without. */
 #include "levels.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ static double payload_sweep_factor(const model_inputs *in, double ops, int word_
 double model_compute_factor(const model_inputs *in, double ops, int word_bytes, const model_lattice *lat,
                             model_provenance *prov)
 {
-    if (ops <= 0) return 1;
+    if (ops <= 0 || !model_correction_on(MODEL_CORR_COMPUTE)) return 1;
     /* at the kernel's block size and occupancy where the occupancy sweep ran
      * the collision's payload there: its excess over 1, scaled by the
      * kernel's operations over the payload's */

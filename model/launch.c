@@ -1,5 +1,6 @@
 /* Blocks over SMs, work-groups over cores: see launch.h. */
 #include "launch.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -157,7 +158,7 @@ int model_row_classes(const model_inputs *in, const model_kernel *k, const model
         out[0].misaligned_writes[p] = k->misaligned_writes[p];
     }
     const long long step = gcd(model_row_bytes(k, lat) % MODEL_SECTOR_BYTES, MODEL_SECTOR_BYTES);
-    if (in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || !model_block_rows_start_rows(in, k) ||
+    if (!model_correction_on(MODEL_CORR_ROW_CLASSES) || in->is_cpu || k->launch == MODEL_LAUNCH_LINEAR || !model_block_rows_start_rows(in, k) ||
         step == MODEL_SECTOR_BYTES)
         return 1;
     int n = 0;

@@ -3,6 +3,7 @@
  * saturate, so measured curves come first, and lines (membench-fit.csv
  * slopes) only for combinations never measured. */
 #include "levels.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -262,6 +263,7 @@ double model_misaligned_count_ratio(const model_inputs *in, int word_bytes, int 
                                     int at)
 {
     model_base_probe b;
+    if (!model_correction_on(MODEL_CORR_MISALIGNED_COUNT)) return -1;
     if (!model_base_probe_find(in, word_bytes, block_size, 0, &b, NULL)) return -1;
     const reading r = {in, block_size, D3Q19_Q, word_bytes, &b.found.curve, NULL};
     const model_probe_sweep s = writes == 2 ? PROBE_MISALIGNED_BOTH : writes ? PROBE_MISALIGNED_WRITES

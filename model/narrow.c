@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "corrections.h"
 #include "levels.h"
 
 #define NARROW_MISALIGNED 10 /* L and M of the sweep's misaligned variants */
@@ -175,7 +176,7 @@ static int tile_phases(const model_inputs *in, const model_kernel *k, int w, int
 int model_tile_factors(const model_inputs *in, const model_kernel *k, const model_lattice *lat, double *factor,
                        model_provenance *prov)
 {
-    if (in->is_cpu || k->launch != MODEL_LAUNCH_GRID) return 0;
+    if (in->is_cpu || k->launch != MODEL_LAUNCH_GRID || !model_correction_on(MODEL_CORR_TILE)) return 0;
     const int *b = k->block;
     const probe_shape linear = tile_shape(b[0] * b[1] * b[2], 1, 1, 0);
     const int w = sweep_word(in, k, &linear);
@@ -211,7 +212,7 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
                          model_provenance *prov)
 {
     const int bx = k->block[0];
-    if (!model_warps_span_rows(in, k) || bx >= 32) return 0;
+    if (!model_warps_span_rows(in, k) || bx >= 32 || !model_correction_on(MODEL_CORR_NARROW)) return 0;
     const probe_shape linear = narrow_shape(32);
     const int band = band_read(bx), w = sweep_word(in, k, &linear);
     const double threads = model_launched_threads(k, lat);

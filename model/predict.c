@@ -1,5 +1,6 @@
 /* The model's three levels put together: see predict.h. */
 #include "predict.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,6 +230,7 @@ static void launch_probe_level(const model_inputs *in, const model_kernel *k, co
 {
     int words[MODEL_MAX_LAUNCH_PROBES];
     double measured[MODEL_MAX_LAUNCH_PROBES], x[MODEL_MAX_LAUNCH_PROBES], ratio[MODEL_MAX_LAUNCH_PROBES];
+    if (!model_correction_on(MODEL_CORR_LAUNCH_PROBES)) return;
     const int n = model_launch_probes_at(in, k, lat, words, measured, MODEL_MAX_LAUNCH_PROBES);
     if (!n) return;
     if (n < 2 || k->phases != 1 || k->launches_per_step != 1) {

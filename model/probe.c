@@ -3,6 +3,7 @@
  * interpolated between measured probes, times the kernel's arithmetic;
  * P = 1 / T. */
 #include "levels.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,6 +91,7 @@ int model_probe_time(const model_inputs *in, const model_probe_shape *shape, con
 double model_nontemporal_ratio(const model_inputs *in, int word_bytes, int block_size, double cells,
                                model_provenance *prov)
 {
+    if (!model_correction_on(MODEL_CORR_NONTEMPORAL)) return 0;
     model_probe_query v = model_probe_aligned(PROBE_ROWS, word_bytes, block_size);
     v.words = D3Q19_Q;
     v.nontemporal = 1;

@@ -1,4 +1,5 @@
 #include "rownx.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static int row_nx_points(const model_inputs *in, int word_bytes, int in_place, i
 double model_row_nx_ratio(const model_inputs *in, int word_bytes, int in_place, int payload, double nx,
                           model_provenance *prov)
 {
+    if (!model_correction_on(MODEL_CORR_ROW_NX)) return 0;
     model_point *pt = malloc(sizeof *pt * (size_t)(in->n_probes + 1));
     if (!pt) return 0;
     int r_cells;

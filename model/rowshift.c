@@ -14,6 +14,7 @@
  * x-shifted words one per cell (vector.c prices those), the probe's own
  * are none: only the row-shifted ones are whole vectors. */
 #include "levels.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,8 +110,9 @@ int model_row_shift_factors(const model_inputs *in, const model_kernel *k, const
     char what[200] = "";
     size_t used = 0;
     launch_probes g;
+    for (int p = 0; p < k->phases; p++) factor[p] = 1;
+    if (!model_correction_on(MODEL_CORR_ROW_SHIFT)) return 0;
     for (int p = 0; p < k->phases; p++) {
-        factor[p] = 1;
         model_row_shifted r = model_row_shifted_words(in, k, lat, p);
         /* the x-shifted words are accesses of the width where they move as
          * vectors; moved one per cell, they are another access than the

@@ -3,6 +3,7 @@
 #ifndef MODEL_VALIDATION_H
 #define MODEL_VALIDATION_H
 
+#include "corrections.h"
 #include "errortable.h"
 #include "predict.h"
 #include "ranks_rows.h"
@@ -21,6 +22,9 @@ typedef struct {
     double before_mlups, before_error_pct;
     model_full_path before_path;
     int before_within_measured;
+    /* each correction's effect on the prediction before the kernel
+     * (effects.h): its MLUPS with the correction over without */
+    double before_effect[MODEL_CORRECTIONS];
     ranks_row ranks; /* lbm.csv's multi-rank columns: one rank here (several: ranks_validate.h) */
 } model_validated_point;
 

@@ -20,6 +20,7 @@
  * vector sweep's one launch (block 256, as many blocks as fit) does not
  * show. */
 #include "levels.h"
+#include "corrections.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -135,7 +136,7 @@ double model_vector_ratio(const model_inputs *in, const model_kernel *k, int pha
                           model_provenance *prov)
 {
     const int L = k->misaligned_reads[phase], M = k->misaligned_writes[phase], v = model_cells_per_thread(k);
-    if (!model_misaligned_by_word(k) || (!L && !M)) return -1;
+    if (!model_misaligned_by_word(k) || (!L && !M) || !model_correction_on(MODEL_CORR_VECTOR)) return -1;
     const int block_size = lat->block_size;
     model_probe_query q = model_probe_aligned(PROBE_VECTOR, k->word_bytes, block_size > 0 ? block_size : PROBE_ANY);
     q.vector = v;
