@@ -17,7 +17,7 @@ set -u
 usage() {
     cat <<'EOS'
 usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--quick] [--out DIR] [--force]
-                                  [--measured CSV] [KERNEL...]
+                                  [--measured CSV] [--without NAME[,NAME]] [KERNEL...]
   --backend B   cuda, opencl or openmp (default: the best device's)
   --device N    device index of that backend
   --data DIR    the device's results, to predict from (default: data/<its slug>, else
@@ -25,6 +25,7 @@ usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--qui
   --quick       the small lattices of each file's "# validate-quick:" line
   --out DIR     where the CSV files go (default: results/<slug>/validation; never data/)
   --force       overwrite the CSV files of an earlier run there
+  --without LIST  predict without those named corrections (model corrections --list)
   --measured CSV  predict the rows of an earlier run's membench-kernel.csv (its
                 meta file beside it) instead of measuring: the same corpus judged
                 again by a changed model or from another data folder; needs --data
@@ -32,7 +33,7 @@ usage: sh tests/validation/run.sh [--backend B] [--device N] [--data DIR] [--qui
 EOS
 }
 say() { printf 'run.sh: %s\n' "$*" >&2; }
-backend="" device="" data="" quick="" out="" force="" measured=""
+backend="" device="" data="" quick="" out="" force="" measured="" without=""
 need_value() { [ $# -ge 2 ] || { say "$1 needs a value"; exit 2; }; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -42,6 +43,7 @@ while [ $# -gt 0 ]; do
     --out) need_value "$@"; out=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --measured) need_value "$@"; measured=$2; shift 2 ;;
+    --without) need_value "$@"; without=$2; shift 2 ;;
     --force) force=--force; shift ;;
     --help | -h) usage; exit 0 ;;
     --*) say "unknown option '$1' (--help lists them)"; exit 2 ;;
@@ -52,6 +54,10 @@ done
     { say "run from the repository root after make (membench/membench, model/model, stream/stream)"; exit 2; }
 files="$*"
 [ -n "$files" ] || files=$(ls tests/validation/*.kernel)
+for c in $(echo "$without" | tr ',' ' '); do
+    model/model corrections --list | awk '{ print $1 }' | grep -qx -- "$c" ||
+        { say "--without: no correction '$c' (model/model corrections --list names them)"; exit 2; }
+done
 devopts="${backend:+--backend $backend} ${device:+--device $device}"
 if [ -n "$measured" ]; then
     # an earlier run predicted again: its device is the one its meta file names
@@ -120,7 +126,8 @@ before=""
 model/model predict --help 2>&1 | grep -q -- '--before-kernel' && before=1
 # predict FILE NX NY NZ [FLAG]: the model's full-level MLUPS, or n/a
 predict() {
-    p=$(model/model predict --data "$data" --backend "$measured_on" --kernel "$1" --size "$2x$3x$4" ${5:+$5} --json \
+    p=$(model/model predict --data "$data" --backend "$measured_on" --kernel "$1" --size "$2x$3x$4" ${5:+$5} \
+        ${without:+--without "$without"} --json \
         2>"$work/perr" | sed -n 's/.*"full":{"mlups":\([0-9.eE+-]*\).*/\1/p')
     [ -n "$p" ] && echo "$p" || echo n/a
 }
