@@ -56,8 +56,6 @@ static const char USAGE[] =
     "                      one timed run takes 10 ms or more)\n"
     "  --aligned-only      the threads and rows sweeps' aligned probe alone (no\n"
     "                      payload, L or M variants)\n"
-    "  --row-nx LIST       the row_nx sweep at rows of these NX cells (lattices NX^3;\n"
-    "                      default: lbmkernels' CPU lattices up to 128^3)\n"
     "  --no-rows           no rows sweep (a CPU's): make bench's recheck, whose\n"
     "                      drift reads the threads sweep alone (--aligned-only too\n"
     "                      with QUICK=1)\n"
@@ -124,12 +122,7 @@ static const char USAGE[] =
     "payload_form: words converted as integers, no masks, the chains summed into\n"
     "one number a cell, 150 operations as the collision's)\n"
     "(--quick: the aligned ones and the 4-byte non-temporal one).  A CPU's\n"
-    "arrays are skewed as lbmkernels' are.  The row_nx sweep (sweep 'row_nx')\n"
-    "runs its aligned probes (and, unless --quick, those with the payload; in\n"
-    "place and not) at the cells NX^3 of lbmkernels' CPU lattices up to 128^3\n"
-    "(--row-nx), twice back to back: rows of R = 256 cells, then rows of NX\n"
-    "cells with each row's first and last cell outside the vector loop (column\n"
-    "row = NX), as the row kernels update their wrapping ends.\n"
+    "arrays are skewed as lbmkernels' are.\n"
     "\n"
     "The payload sweep (sweep 'payload') runs the aligned N=19 probe with P = 1,\n"
     "2, 4, 7, 10, 14 dependent multiply-adds per word in float (4-byte words) or\n"
@@ -172,7 +165,7 @@ static const char USAGE[] =
     "row's tile is 0x0x0.\n" LBP_COMMON_HELP;
 
 enum { OPT_SWEEPS = LBP_OPT_FIRST_TOOL, OPT_WORDS, OPT_MISALIGNED, OPT_WORD_BYTES, OPT_BLOCK_SIZE,
-       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_ROW_NX, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SOURCE, OPT_VERIFY_SIZE, OPT_NVRTC_CHECK, OPT_SIZE,
+       OPT_BLOCKS_PER_SM, OPT_THREADS, OPT_THREAD_COUNTS, OPT_REPS, OPT_GEOMETRY_FROM, OPT_KERNEL, OPT_SOURCE, OPT_VERIFY_SIZE, OPT_NVRTC_CHECK, OPT_SIZE,
        OPT_ALIGNED_ONLY, OPT_NO_ROWS, OPT_TILE, OPT_TILE_FROM, OPT_LAUNCH_PROBE };
 
 typedef struct {
@@ -311,12 +304,6 @@ static void parse_option(int opt, const char *arg, options *o)
         o->blocks_per_sm_given = 1;
         break;
     case OPT_THREADS: o->threads = lbp_parse_int("--threads", arg, 1, 1LL << 31); break;
-    case OPT_ROW_NX: {
-        long long nx[MB_MAX_LIST];
-        p->n_row_nx = lbp_parse_int_list("--row-nx", arg, 3, MB_ROW_CELLS - 1, nx, MB_MAX_LIST);
-        for (int i = 0; i < p->n_row_nx; i++) p->row_nx[i] = (int)nx[i];
-        break;
-    }
     case OPT_THREAD_COUNTS:
         p->n_thread_counts = lbp_parse_int_list("--thread-counts", arg, 1, 1LL << 31, p->thread_counts, MB_MAX_LIST);
         break;
@@ -369,7 +356,6 @@ static void parse_options(int argc, char **argv, options *o)
                                          {"blocks-per-sm", required_argument, 0, OPT_BLOCKS_PER_SM},
                                          {"threads", required_argument, 0, OPT_THREADS},
                                          {"thread-counts", required_argument, 0, OPT_THREAD_COUNTS},
-                                         {"row-nx", required_argument, 0, OPT_ROW_NX},
                                          {"reps", required_argument, 0, OPT_REPS},
                                          {"aligned-only", no_argument, 0, OPT_ALIGNED_ONLY},
                                          {"no-rows", no_argument, 0, OPT_NO_ROWS},

@@ -308,52 +308,6 @@ static void plan_rows(mb_plan *p, const mb_plan_options *o)
     }
 }
 
-/* The row_nx sweep: the rows sweep's aligned probe (2-, 4- and 8-byte
- * words, into the other arrays and in place; with the collision payload
- * too, unless quick or aligned only) at the cells of each of lbmkernels'
- * CPU lattices NX^3 up to MB_ROW_NX_MAX_CELLS, twice back to back: rows of
- * R cells as the rows sweep runs them, then rows of NX cells with their
- * ends apart (gen.h), the kernel's own rows.  Their ratio is what a row of
- * NX cells costs over the rows sweep's: the scalar end cells and the
- * partial vector that the long rows do not have, which weigh most on
- * small lattices (2 of 32 cells).  Larger lattices are left out: their
- * ends are under 1 % of the cells and their probes take seconds each; so
- * are those past the threads sweep's top, and all where --thread-counts
- * asks for other counts (unless --row-nx asks for these). */
-static void plan_row_nx(mb_plan *p, const mb_plan_options *o)
-{
-    static const int cubes[] = LBP_CPU_CUBES, quick_cubes[] = LBP_CPU_CUBES_QUICK;
-    const int *list = o->n_row_nx ? o->row_nx : o->quick ? quick_cubes : cubes;
-    const int n = o->n_row_nx ? o->n_row_nx : o->quick ? LBP_CPU_N_CUBES_QUICK : LBP_CPU_N_CUBES;
-    if (o->row < 2 || o->blocks_per_cu > 0 || (o->n_thread_counts && !o->n_row_nx)) return;
-    for (int i = 0; i < n; i++) {
-        const long long nx = list[i], cells = nx * nx * nx;
-        if (nx < 3 || nx >= o->row || (!o->n_row_nx && (cells > MB_ROW_NX_MAX_CELLS || cells > sweep_top(o, 4))))
-            continue;
-        for (int in_place = 0; in_place < 2; in_place++)
-            for (int payload = 0; payload < (o->quick || o->aligned_only ? 1 : 2); payload++)
-                for (int wi = 0; wi < N_WORD_BYTES; wi++) {
-                    const int w = all_word_bytes[wi];
-                    if (payload && !payload_runs(o, w)) continue;
-                    /* the payload the model reads for a row kernel: folded where it
-                     * runs (gen.h) */
-                    const int folded = payload && w != 2;
-                    const mb_probe_spec v = {
-                        .words = D3Q19_WORDS, .word_bytes = w,
-                        .payload = folded ? MB_PAYLOAD_FOLDED : payload ? MB_PAYLOAD_COLLISION : 0};
-                    for (int ends = 0; ends < 2; ends++) {
-                        add_threads(p, o, &v, 0, cells);
-                        mb_plan_item *it = &p->items[p->n - 1];
-                        it->sweep = "row_nx";
-                        it->cfg.spec.row = ends ? (int)nx : o->row;
-                        it->cfg.spec.row_ends = ends;
-                        it->cfg.spec.in_place = in_place;
-                        it->cfg.spec.folded = folded;
-                    }
-                }
-    }
-}
-
 /* The narrow sweep: the threads sweep's N=19 probe of 4-byte words at its
  * largest count (--threads), its cells permuted so that each warp takes BX
  * cells of 32 / BX rows (gen.h), BX = 4, 8, 16 and 32 (linear), with L, M =
@@ -491,7 +445,6 @@ void mb_plan_build(mb_plan *p, const mb_plan_options *o)
     if (o->sweeps & SW_VECTOR) plan_vector(p, o);
     if (o->sweeps & SW_THREADS) plan_threads(p, o);
     if (o->sweeps & SW_THREADS) plan_rows(p, o);
-    if (o->sweeps & SW_THREADS) plan_row_nx(p, o);
     if (o->sweeps & SW_PAYLOAD) plan_payload(p, o);
     if (o->sweeps & SW_NARROW) plan_narrow(p, o);
     if (o->sweeps & SW_TILE) plan_tile(p, o);

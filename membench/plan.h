@@ -25,7 +25,6 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
  * but not in the launch (block size, forced blocks per SM, in place), which
  * is what the block-size sweeps at 256^3 vary. */
 #define MB_GEOMETRY_MAX_L2 32
-#define MB_ROW_NX_MAX_CELLS (1LL << 21) /* the row_nx sweep's largest lattice by default (128^3) */
 
 /* Index of a word size in per-word-size arrays: 4 -> 0, 8 -> 1, 2 -> 2. */
 static inline int mb_word_slot(int word_bytes) { return word_bytes == 8 ? 1 : word_bytes == 2 ? 2 : 0; }
@@ -62,8 +61,6 @@ typedef struct {
     int n_forced_tiles;
     int row;                  /* cells per work-item of the rows sweep (a CPU, whose
                                * kernels run a row per work-item); 0 none */
-    int row_nx[MB_MAX_LIST];  /* --row-nx: the row_nx sweep's NX (0 of them: the CPU lattices') */
-    int n_row_nx;
     int aligned_only;         /* --aligned-only: the threads and rows sweeps'
                                * aligned probe alone, no variants */
     int nontemporal;          /* the backend stores without a write-allocate

@@ -231,7 +231,6 @@ static void json_held_out(model_json *j, const model_held_out *h)
     model_json_object(j, "before_kernel");
     model_json_number(j, "geometry_rows", h->geometry);
     model_json_number(j, "threads_rows", h->threads);
-    model_json_number(j, "row_nx_rows", h->row_nx);
     model_json_number(j, "launch_probes", h->launch_probes);
     model_json_close(j);
 }
@@ -283,8 +282,7 @@ static void predict_one(const model_inputs *in, const predict_args *a)
     } else {
         if (a->before_kernel)
             printf("before the kernel: held out %d geometry rows at its launch and thread count, %d threads-sweep "
-                   "rows at that count, %d row_nx rows at its cells, %d launch probes\n", held.geometry, held.threads,
-                   held.row_nx, held.launch_probes);
+                   "rows at that count, %d launch probes\n", held.geometry, held.threads, held.launch_probes);
         model_report_prediction(in, &a->k, &a->lat, pr);
         print_effects(effect);
     }

@@ -10,7 +10,6 @@ const model_correction_info model_correction_catalog[MODEL_CORRECTIONS] = {
                                      "the misaligned extra read at the kernel's count, not linear in it"},
     [MODEL_CORR_COMPUTE] = {"compute", "the collision's arithmetic, as the payload probes time it"},
     [MODEL_CORR_NONTEMPORAL] = {"nontemporal", "non-temporal stores on a CPU, as the rows sweep times them"},
-    [MODEL_CORR_ROW_NX] = {"row-nx", "rows of the lattice's NX cells on a CPU, as the row_nx sweep times them"},
     [MODEL_CORR_TILE] = {"tile", "a grid launch's block shape, as the tile sweep times it"},
     [MODEL_CORR_NARROW] = {"narrow", "blocks narrower than a warp, as the narrow sweep times them"},
     [MODEL_CORR_ROW_SHIFT] = {"row-shift", "words a row or a plane away that straddle sectors"},

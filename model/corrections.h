@@ -18,7 +18,6 @@ typedef enum {
     MODEL_CORR_MISALIGNED_COUNT, /* misalign.c: the misaligned extra's growth with the count */
     MODEL_CORR_COMPUTE,          /* compute.c: the payload probes (the collision's arithmetic) */
     MODEL_CORR_NONTEMPORAL,      /* probe.c: non-temporal stores on a CPU (rows sweep) */
-    MODEL_CORR_ROW_NX,           /* rownx.c: rows of NX cells on a CPU (row_nx sweep) */
     MODEL_CORR_TILE,             /* narrow.c: a grid launch's block shape (tile sweep) */
     MODEL_CORR_NARROW,           /* narrow.c: blocks narrower than a warp (narrow sweep) */
     MODEL_CORR_ROW_SHIFT,        /* rowshift.c: words a row or plane away that straddle sectors */

@@ -43,14 +43,13 @@ static int geometry_at(const model_probe_row *p, const model_holdout *h)
 }
 
 /* Row p is held out (counted in *held).  own: this backend's rows (the
- * threads and row_nx sweeps are read only from them); else the rows it
+ * threads sweep is read only from them); else the rows it
  * borrows, of which the geometry path reads the geometry sweep. */
 static int held_row(const model_probe_row *p, const model_holdout *h, int own, model_held_out *held)
 {
     if (geometry_at(p, h)) return ++held->geometry;
     if (!own) return 0;
     if ((p->sweep == PROBE_THREADS || p->sweep == PROBE_ROWS) && at_threads(p->threads, h)) return ++held->threads;
-    if (p->sweep == PROBE_ROW_NX && same_count(p->threads, h->cells)) return ++held->row_nx;
     return 0;
 }
 
@@ -122,14 +121,14 @@ int model_predict_before_kernel(const model_inputs *in, const model_kernel *k, c
     model_holdout_inputs v;
     if (model_holdout_inputs_of(in, &h, &v, err, err_len)) return -1;
     const model_held_out *c = &v.held;
-    const int none = !c->geometry && !c->threads && !c->row_nx && !c->launch_probes;
+    const int none = !c->geometry && !c->threads && !c->launch_probes;
     int status = 0;
     if (none && at_launch) *out = *at_launch;
     else status = model_predict(&v.in, k, lat, out, err, err_len);
     if (!status)
         model_note(&out->prov, "before the kernel: held out %d geometry rows at its launch and %.0f threads, %d "
-                               "threads-sweep rows at that count, %d row_nx rows at its cells, %d launch probes",
-                   v.held.geometry, h.threads, v.held.threads, v.held.row_nx, v.held.launch_probes);
+                               "threads-sweep rows at that count, %d launch probes",
+                   v.held.geometry, h.threads, v.held.threads, v.held.launch_probes);
     if (held) *held = v.held;
     model_holdout_inputs_free(&v);
     return status;

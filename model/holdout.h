@@ -14,7 +14,6 @@
  *                point's thread count, launched or working, every variant
  *                and word size; neighbouring counts stay and are read
  *                between, as a kernel of a new size would be
- *   row_nx       the row_nx sweep's pair measured at the lattice's cells
  *   launch       membench-launch.csv's probes at the kernel's launch on
  *                the lattice
  *
@@ -46,7 +45,7 @@ model_holdout model_holdout_of(const model_kernel *k, const model_lattice *lat);
 
 /* How many rows of each kind the holdout took out. */
 typedef struct {
-    int geometry, threads, row_nx, launch_probes;
+    int geometry, threads, launch_probes;
 } model_held_out;
 
 /* A view of in without the held-out rows: its probe rows, borrowed rows

@@ -18,7 +18,6 @@
  * stretch only the part above that interval.  K > 1 launches per step: K
  * full launches at the lattice's thread count, an upper bound where the
  * launches split the work. */
-#include "rownx.h"
 #include "levels.h"
 
 #include <math.h>
@@ -184,38 +183,6 @@ static double rows_payload(const model_path_query *q, const model_b2b_set *set, 
     return rows_variant(q, set, in_place, 0, 0, 1, 0, threads, scale);
 }
 
-/* The payload's excess (pay - 1, scaled by the kernel's operations over the
- * probe's, s) and the excess of the kernel's own rows over the rows
- * sweep's, of the aligned probe (r_a - 1) and of the payload's: with rows
- * of NX cells the aligned probe takes r_a and the payload probe r_p times
- * their times at R, so the payload's excess, T_p r_p - T_a r_a over the
- * aligned time T_a at R, is s (raw r_p - r_a), raw = T_p / T_a = 1 +
- * (pay - 1) / s.  Without the row_nx sweep (data from before it), pay - 1,
- * noted once; without its payload pairs, the payload's excess grows as the
- * aligned probe's time. */
-static double row_length_excess(const model_path_query *q, const model_b2b_set *set, int in_place, double pay,
-                                double s, model_provenance *prov)
-{
-    const double nx = (double)q->lat->nx;
-    model_provenance scratch;
-    model_provenance_init(&scratch);
-    const double r_a = model_row_nx_ratio(q->in, set->word_bytes, in_place, 0, nx, prov ? prov : &scratch);
-    if (!(r_a > 0)) {
-        if (prov)
-            model_note(prov, "no row_nx sweep of %d-byte words%s: the rows sweep's rows of 256 cells stand for "
-                             "rows of %.0f", set->word_bytes, in_place ? ", in place" : "", nx);
-        return pay - 1;
-    }
-    const int payload = q->k->ops_per_cell > 0 && s > 0;
-    const double r_p = payload ? model_row_nx_ratio(q->in, set->word_bytes, in_place, 1, nx, &scratch) : 0;
-    if (prov)
-        model_note(prov, "row_nx sweep: rows of %.0f cells x %.3f the rows sweep's, aligned; x %.3f with the "
-                         "payload (0: not measured)", nx, r_a, r_p);
-    if (!payload) return r_a - 1;
-    const double raw = 1 + (pay - 1) / s;
-    return (r_a - 1) + (r_p > 0 ? fmax(s * (raw * r_p - r_a), 0) : r_a * (pay - 1));
-}
-
 /* A row kernel's kernel factor from the rows sweep, read as the loop the
  * compiler vectorizes pays it: the phase's misalignment and the payload,
  * each its variant over the aligned probe (the one-cell probes' ratios,
@@ -250,7 +217,7 @@ static double rows_kernel_factor(const model_path_query *q, const model_b2b_set 
         const double nt = model_nontemporal_ratio(q->in, set->word_bytes, set->block_size, threads, NULL);
         if (nt > 0) wa = nt;
     }
-    const double f = 1 + (mis - 1) + row_length_excess(q, set, in_place, pay, s, prov) + (wa - 1);
+    const double f = 1 + (mis - 1) + (pay - 1) + (wa - 1);
     return f > 0 ? f : 0;
 }
 

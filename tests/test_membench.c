@@ -1648,82 +1648,6 @@ static void test_plan_rows_nontemporal(void **state)
     }
 }
 
-/* The row_nx sweep: at each CPU lattice below R = 256 up to 128^3 (quick:
- * the quick lattices; --row-nx: those asked), for 2-, 4- and 8-byte words,
- * in place and not, aligned and (not quick) with the payload, a pair back
- * to back at NX^3 cells: rows of 256 without ends, then rows of NX with
- * them; nothing without the rows sweep. */
-static void test_plan_row_nx(void **state)
-{
-    (void)state;
-    for (int c = 0; c < 4; c++) {
-        mb_plan_options o = {.sweeps = SW_THREADS, .quick = c == 1, .aligned_only = c == 2, .word_bytes = 4,
-                             .block_size = 256, .fp64 = 1, .row = c == 3 ? 0 : 256, .cpu = 1,
-                             .max_threads = 1LL << 24};
-        mb_plan p;
-        mb_plan_build(&p, &o);
-        int n = 0, nx_seen[256] = {0};
-        for (int i = 0; i < p.n; i++) {
-            if (strcmp(p.items[i].sweep, "row_nx")) continue;
-            const mb_config *ref = &p.items[i].cfg, *own = &p.items[i + 1].cfg;
-            assert_string_equal(p.items[i + 1].sweep, "row_nx");
-            assert_int_equal(ref->spec.row, 256);
-            assert_int_equal(ref->spec.row_ends, 0);
-            assert_int_equal(own->spec.row_ends, 1);
-            assert_true(own->spec.row < 256);
-            assert_int_equal(own->threads, (long long)own->spec.row * own->spec.row * own->spec.row);
-            assert_int_equal(ref->threads, own->threads);
-            assert_int_equal(ref->spec.word_bytes, own->spec.word_bytes);
-            assert_int_equal(ref->spec.in_place, own->spec.in_place);
-            assert_int_equal(ref->spec.payload, own->spec.payload);
-            assert_int_equal(ref->spec.folded, own->spec.folded);
-            assert_int_equal(own->spec.folded, own->spec.payload && own->spec.word_bytes != 2);
-            if (own->spec.folded) assert_int_equal(own->spec.payload, MB_PAYLOAD_FOLDED);
-            assert_int_equal(own->spec.misaligned_reads + own->spec.misaligned_writes, 0);
-            nx_seen[own->spec.row]++;
-            n += 2;
-            i++;
-        }
-        const int variants = c == 0 ? 2 * 2 * 3 : 2 * 3; /* layouts x (payload) x words */
-        if (c == 3) assert_int_equal(n, 0);
-        else if (c == 1) {
-            assert_int_equal(n, 2 * 2 * variants);
-            assert_int_equal(nx_seen[32] + nx_seen[100], 2 * variants);
-        } else {
-            assert_int_equal(n, 4 * 2 * variants);
-            for (int nx = 32; nx <= 128; nx++)
-                assert_int_equal(nx_seen[nx], nx == 32 || nx == 64 || nx == 100 || nx == 128 ? variants : 0);
-        }
-        mb_plan_free(&p);
-    }
-    mb_plan_options o = {.sweeps = SW_THREADS, .aligned_only = 1, .word_bytes = 4, .block_size = 256, .fp64 = 1,
-                         .row = 256, .cpu = 1, .n_row_nx = 2, .row_nx = {48, 200}};
-    mb_plan p;
-    mb_plan_build(&p, &o);
-    int n48 = 0, n200 = 0;
-    for (int i = 0; i < p.n; i++) {
-        n48 += p.items[i].cfg.spec.row == 48;
-        n200 += p.items[i].cfg.spec.row == 200;
-    }
-    assert_int_equal(n48, 6); /* --row-nx: as asked, 200^3 too */
-    assert_int_equal(n200, 6);
-    mb_plan_free(&p);
-    /* other counts asked (--thread-counts, the recheck), or a top below
-     * 64^3 (--threads): none, or 32^3 alone */
-    o = (mb_plan_options){.sweeps = SW_THREADS, .aligned_only = 1, .word_bytes = 4, .block_size = 256,
-                          .row = 256, .cpu = 1, .max_threads = 1LL << 24, .n_thread_counts = 1,
-                          .thread_counts = {4096}};
-    mb_plan_build(&p, &o);
-    for (int i = 0; i < p.n; i++) assert_string_not_equal(p.items[i].sweep, "row_nx");
-    mb_plan_free(&p);
-    o.n_thread_counts = 0;
-    o.max_threads = 100000;
-    mb_plan_build(&p, &o);
-    for (int i = 0; i < p.n; i++)
-        if (!strcmp(p.items[i].sweep, "row_nx")) assert_int_equal(p.items[i].cfg.threads, 32768);
-    mb_plan_free(&p);
-}
-
 /* The narrow sweep: 4-byte words at BX = 4, 8, 16, 32 x L, M = 0/0, 10/0,
  * 0/10 at --threads, back to back, where asked (a GPU); nothing elsewhere. */
 static void test_plan_narrow(void **state)
@@ -3141,7 +3065,6 @@ int main(void)
         cmocka_unit_test(test_nontemporal_probe_text),
         cmocka_unit_test(test_row_half_payload_text),
         cmocka_unit_test(test_plan_rows_nontemporal),
-        cmocka_unit_test(test_plan_row_nx),
         cmocka_unit_test(test_band_cells),
         cmocka_unit_test(test_tile_cells),
         LBP_TEST_ON_CPU_BACKENDS_SETUP(test_tile_probe, probe_setup, NULL),
