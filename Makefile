@@ -4,12 +4,16 @@
 #                   matrix once, on its smallest cases
 #   make test-full  the whole matrix and the short fuzz runs (CI runs both)
 #   make bench      measure the best device, predict, validate, plot
-#   make bench      ... into results/<slug>/<UTC date-time>/ (and results/<slug>/latest)
+#   make bench      ... into results/<slug>/<UTC date-time>/ (and results/<slug>/latest);
+#                   STRICT=1: exit non-zero where the model's points are over its error bar
 #   make plots DEVICE=<slug>   re-render plots/<slug> from the committed data/<slug>
 #   make plots RUN=<folder>    re-render a run's figures into <folder>/plots
 #   make compare A=<slug|folder> B=<slug|folder>   two devices or runs side by side
-#   make diff A=<dir> B=<dir>   two runs' measured MLUPS as a table of ratios (runs of one
-#                   device, kind, core count and thread count; ALLOW_OTHER_DEVICE=1 compares others)
+#   make diff [A=<dir|slug> B=<dir|slug>]   two runs' measured MLUPS, kernel by kernel, as
+#                   ratios with their bounds and a verdict (no A, B: the last two runs of the
+#                   best device; A=<slug>: that device's); non-zero where they differ (no
+#                   STRICT needed); runs of one device, kind, core count and thread count
+#                   (ALLOW_OTHER_DEVICE=1 compares others)
 #   make deps       install missing Debian packages
 #   make fuzz [FUZZ_SECONDS=600]   each libFuzzer harness of tests/fuzz/ for that long
 #   make check-kernels [BACKEND=cuda] [DATA=dir] [QUICK=1] [LAUNCH_PROBE=19,27]   the model against tests/kernels/

@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/bench_stub.sh
 
 bench_stub_tree "$tmp/t"
+# (STRICT from the caller's make would change the exit codes checked here)
+unset STRICT
 bench() { (cd "$tmp/t" && sh core/bench.sh); }
 
 # 1. two benches at once: different folders, each complete, both exit 0
@@ -87,6 +89,12 @@ RUN=r bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "results in results/stub-dev/r-3 "
 rm -rf "$tmp/t/results"
 STUB_MODEL_RC=1 STUB_RESULT=fail bench >"$tmp/o1" 2>"$tmp/e1" && grep -q "off by more than the model's error bar" "$tmp/o1" && ok \
     || bad "points over the error bar: exit $?, $(cat "$tmp/o1" "$tmp/e1")"
+grep -q "^note: exit 0 all the same (make bench STRICT=1 exits 1 here)$" "$tmp/o1" && ok || bad "exit 0 over the bar not said: $(tail -n 2 "$tmp/o1")"
+# STRICT=1: the same run exits 1, its results kept; a run within the bar 0
+STRICT=1 STUB_MODEL_RC=1 STUB_RESULT=fail bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
+[ $rc = 1 ] && grep -q "STRICT=1: points over the model's error bar: exit 1" "$tmp/e1" && [ -f "$tmp/t/results/stub-dev/latest/model.csv" ] && ok \
+    || bad "STRICT=1 over the bar: exit $rc, $(cat "$tmp/e1")"
+STRICT=1 bench >"$tmp/o1" 2>"$tmp/e1" && ok || bad "STRICT=1 within the bar: exit $?, $(cat "$tmp/e1")"
 STUB_MODEL_RC=2 STUB_RESULT=none bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
 [ $rc = 1 ] && grep -q "model validate failed (exit 2)" "$tmp/e1" && ok || bad "model validate exit 2: bench exit $rc, $(cat "$tmp/e1")"
 STUB_MODEL_RC=1 STUB_RESULT=none bench >"$tmp/o1" 2>"$tmp/e1"; rc=$?
