@@ -291,7 +291,8 @@ fi
 
 echo
 echo "lbmprobe on $name: results in $dir ($(( $(date +%s) - start )) s)"
-ref=""; [ -d "data/$slug" ] && ref="; against the committed reference: make diff A=data/$slug B=$runs/latest"
+ref="; against the run before: make diff"
+[ -d "data/$slug" ] && ref="; against the committed reference: make diff A=data/$slug B=$runs/latest"
 echo "(also $runs/latest; figures and report in $dir/plots$ref)"
 model/model summary --data "$dir"
 strict=0; [ "${STRICT:-0}" = 1 ] && strict=1

@@ -125,10 +125,12 @@ indiff >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "nothing to compare\|no device found" "$tmp/e" && ok || bad "make diff with no runs: exit $rc, $(cat "$tmp/e")"
 slug=$(stream/stream --describe 2>/dev/null | awk -F, '$1 == "slug" { print $2 }')
 if [ -n "$slug" ]; then
-    mkdir -p "$w/results/$slug"; cp -r "$f" "$w/results/$slug/a"; cp -r "$f" "$w/results/$slug/b"
-    touch -d '2020-01-01' "$w/results/$slug/a"
+    # (the runs folder of this machine's device inside $w, never the checkout's)
+    r=results
+    mkdir -p "$w/$r/$slug"; cp -r "$f" "$w/$r/$slug/a"; cp -r "$f" "$w/$r/$slug/b"
+    touch -d '2020-01-01' "$w/$r/$slug/a"
     indiff >"$tmp/o" 2>"$tmp/e"; rc=$?
-    [ $rc = 0 ] && grep -q "^A: results/$slug/a " "$tmp/o" && grep -q "^B: results/$slug/b " "$tmp/o" && ok \
+    [ $rc = 0 ] && grep -q "^A: $r/$slug/a " "$tmp/o" && grep -q "^B: $r/$slug/b " "$tmp/o" && ok \
         || bad "make diff: the last two runs of $slug: exit $rc, $(cat "$tmp/e")"
 fi
 # the shared kernels and lattices none: nothing to compare
