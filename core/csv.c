@@ -108,9 +108,11 @@ const char *lbp_result_dir(const char *opt_dir, const lbp_device_info *info)
     return dir;
 }
 
+/* A result is never overwritten unasked: the command, not the measurement,
+ * is what must change (--force or --out), so the exit is a usage error's. */
 static _Noreturn void refuse_existing(const char *path)
 {
-    lbp_fail("%s exists; keeping it (use --force to replace it%s)", path, suggest_out ? ", or --out DIR" : "");
+    lbp_usage_error("%s exists; keeping it (use --force to replace it%s)", path, suggest_out ? ", or --out DIR" : "");
 }
 
 /* ---- The result folder: one run at a time ------------------------------

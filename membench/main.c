@@ -1128,7 +1128,7 @@ static void plan_geometry(run *r)
                          : mb_read_geometries(r->o->geometry_from, i->slug, (double)i->l2_bytes, geoms,
                                               MB_MAX_GEOMETRIES, why, sizeof why);
     if (ng <= 0 && from_kernel) lbp_usage_error("%s", why);
-    if (ng < 0) lbp_fail("%s", why);
+    if (ng < 0) lbp_usage_error("%s", why); /* lbm.csv missing or malformed: bad input */
     if (ng == 0)
         lbp_fail("%s: no rows of device %s with blocks per SM and a working set within %d x the L2 (%.0f MB): no "
                  "geometry to probe", r->o->geometry_from, i->slug, MB_GEOMETRY_MAX_L2, i->l2_bytes / 1e6);

@@ -73,9 +73,9 @@ static void load_fits(interconnect_fits *f, const model_ranks_args *a, const cha
     char err[1024];
     int r = interconnect_load(f, dir, err, sizeof err);
     if (r == LBP_TABLE_MISSING)
-        lbp_fail("%s/interconnect-fit.csv: missing (make bench's multi-device stage writes it: the interconnect probe)",
-                 dir);
-    if (r) lbp_fail("%s", err);
+        lbp_usage_error("%s/interconnect-fit.csv: missing (make bench's multi-device stage writes it: the interconnect probe)",
+                        dir);
+    if (r) lbp_usage_error("%s", err);
 }
 
 /* Ranks that shared a device in the probe's run: predicted so (a check of
@@ -109,7 +109,7 @@ int model_predict_ranks(const model_inputs *in, const model_kernel *k, const mod
     const char *exchange = a->exchange;
     if (!exchange && fits.n) {
         exchange = ranks_default_exchange(&fits, 2.0 * D3Q19_CROSSING * lat->nx * lat->ny * k->word_bytes);
-        if (!exchange) lbp_fail("%s: no host, peer or mpi path", fits.file);
+        if (!exchange) lbp_usage_error("%s: no host, peer or mpi path", fits.file);
     }
     ranks_prediction *p = malloc(sizeof *p);
     if (!p) lbp_fail("out of memory");
@@ -119,7 +119,7 @@ int model_predict_ranks(const model_inputs *in, const model_kernel *k, const mod
         char err[1024];
         int r = ranks_predict(in, k, lat, &fits, &rq, p, err, sizeof err);
         if (r == RANKS_BAD_CASE) lbp_usage_error("--ranks %lld: %s", a->ranks[i], err);
-        if (r) lbp_fail("%s", err);
+        if (r) lbp_usage_error("%s", err); /* RANKS_INPUT: the probes or fits lack what it needs */
         ranks_print_one(stdout, (ranks_format)a->format, in->device, in->backend, k->name, &rq, p, !i);
     }
     ranks_print_end(stdout, (ranks_format)a->format);

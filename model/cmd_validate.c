@@ -46,7 +46,8 @@ static const char validate_usage[] =
     "Exit 0: every point within its bar; 1: a point's |error| over its bar, rows of\n"
     "several ranks that could not be predicted (no interconnect-fit.csv), or a\n"
     "prediction that is not a finite number; 2: bad flags, or input it cannot read\n"
-    "(a missing, malformed or impossible file: one line naming file, line and column).\n"
+    "(a missing, malformed or impossible file: one line naming file, line and column),\n"
+    "or a model.csv that exists without --force.\n"
     MODEL_LEVELS_HELP;
 
 enum { MAX_BACKENDS = 4 };

@@ -654,7 +654,7 @@ static void test_csv_tmp_rename_and_no_overwrite(void **state)
     buf[n] = 0;
     fclose(f);
     assert_string_equal(buf, "device,backend,a,b\ndev,opencl,1,2\n");
-    assert_int_equal(exit_status_of(overwrite_without_force), 1);
+    assert_int_equal(exit_status_of(overwrite_without_force), 2); /* a refusal: usage */
     c = lbp_csv_open(tmpdir, "r.csv", "a", &i, 1); /* --force */
     lbp_csv_abort(c);
     assert_int_equal(access(tmp, F_OK), -1);
@@ -776,10 +776,10 @@ static void test_check_fresh_suggests_out_only_with_it(void **state)
     lbp_device_info i = {.slug = "dev", .backend = "opencl"};
     lbp_csv_commit(lbp_csv_open(tmpdir, "r.csv", "a", &i, 0));
     char err[512];
-    assert_int_equal(stderr_of(refuse_existing, err, sizeof err), 1);
+    assert_int_equal(stderr_of(refuse_existing, err, sizeof err), 2); /* a refusal: usage */
     assert_non_null(strstr(err, "r.csv exists"));
     assert_null(strstr(err, "--out"));
-    assert_int_equal(stderr_of(refuse_existing_out, err, sizeof err), 1);
+    assert_int_equal(stderr_of(refuse_existing_out, err, sizeof err), 2);
     assert_non_null(strstr(err, "--out DIR"));
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
@@ -876,7 +876,7 @@ static void test_commit_never_replaces_without_force(void **state)
 {
     (void)state;
     snprintf(lockdir, sizeof lockdir, "/tmp/lbp-test-commit-%d", (int)getpid());
-    assert_int_equal(exit_status_of(commit_over_a_new_file), 1);
+    assert_int_equal(exit_status_of(commit_over_a_new_file), 2);
     char path[128], buf[64] = "";
     snprintf(path, sizeof path, "%s/r.csv", lockdir);
     FILE *f = fopen(path, "r");

@@ -43,7 +43,7 @@ if [ $have_pocl = 1 ]; then
     printf 'rows 100 4480 15 10\nrows 64 1536 15 10\n' | cmp -s - "$tmp/rows" && ok ||
         bad "membench-kernel.csv rows: $(cat "$tmp/rows")"
     membench/membench --backend opencl --kernel $k --size 64x4x3 --reps 2 --out "$tmp/m" >"$tmp/out" 2>&1
-    [ $? = 1 ] && ok || bad "a second run over membench-kernel.csv without --force did not exit 1"
+    [ $? = 2 ] && ok || bad "a second run over membench-kernel.csv without --force did not exit 2 (a refusal)"
 fi
 # the end to end check on the small lattices (make test-full: seven kernels
 # through PoCL; make test has the corpus's end to end run through OpenMP,

@@ -2207,8 +2207,8 @@ static void test_drift_cli(void **state)
                                "blocks_per_cu_requested,first_ms,recheck_ms,change_pct\n"));
     assert_true(file_has(path, "test-gpu,cuda,4,32768,0,0,151,256,0,0.020000,0.019000,-5.000\n"));
     assert_true(file_has(path, "test-gpu,opencl,4,32768,0,0,0,256,0,0.008000,0.010000,25.000\n"));
-    /* never overwritten silently */
-    assert_int_equal(run(cmd), 1);
+    /* never overwritten silently: refused as a usage error */
+    assert_int_equal(run(cmd), 2);
     assert_true(file_has(MODEL_ERR, "drift.csv exists"));
     snprintf(cmd, sizeof cmd, "./model/model drift --data %s --force --max-change 24", dir);
     assert_int_equal(run(cmd), 1);
@@ -2616,7 +2616,7 @@ static void test_cli(void **state)
     assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,256,256,256,16777216,256,4200.000,6578.947,4000.000,4000.000,-4.762,yes"));
     assert_true(file_has(cmd, "test-gpu,cuda,push,fp32,10,10,10,1000,256,210.000,6578.947,4000.000,200.000,-4.762,no"));
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 5", dir);
-    assert_int_equal(run(cmd), 1); /* refuses to overwrite */
+    assert_int_equal(run(cmd), 2); /* refuses to overwrite: a usage error */
     assert_true(file_has(MODEL_ERR, "--force"));
     snprintf(cmd, sizeof cmd, "./model/model validate --data %s --backend cuda --max-error 4 --force", dir);
     assert_int_equal(run(cmd), 1);

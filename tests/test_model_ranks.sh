@@ -2,8 +2,8 @@
 # model predict --ranks, model validate and model summary on several ranks,
 # through the CLI, on tests/model-data/ranks beside the gpu folder's probes
 # (pull fp32: 0.21 ns a cell at these sizes, so a 256^3 slab is 3523.2 us):
-# the numbers, the marks of a projection, the exit status of bad flags (2)
-# and of a missing or malformed fit (1).  Last line: "model_ranks: N
+# the numbers, the marks of a projection, the exit status of bad flags and
+# of a missing or malformed fit (2: bad input).  Last line: "model_ranks: N
 # passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -79,12 +79,12 @@ expect 2 "2 nodes of 4 GPUs are 8 ranks" predict --size 256 --ranks 4 --nodes 2 
 expect 2 "--link-gbs" predict --size 256 --nodes 2 --gpus-per-node 4 --link-latency-us 1 --link-gbs 0
 # the fit missing or malformed: exit 1 naming the file; a path it lacks
 rm "$d/interconnect-fit.csv"
-expect 1 "interconnect-fit.csv: missing" predict --size 256 --ranks 2
+expect 2 "interconnect-fit.csv: missing" predict --size 256 --ranks 2
 predict --size 256 --ranks 1 >/dev/null 2>&1 && ok || bad "one rank needs no fit"
 printf 'path,rank_a\npeer,0\n' >"$d/interconnect-fit.csv"
-expect 1 "interconnect-fit.csv:1: missing column 'rank_b'" predict --size 256 --ranks 2
+expect 2 "interconnect-fit.csv:1: missing column 'rank_b'" predict --size 256 --ranks 2
 cp tests/model-data/ranks/interconnect-fit.csv "$d/"
-expect 1 "interconnect-fit.csv: no mpi path" predict --size 256 --ranks 2 --exchange mpi
+expect 2 "interconnect-fit.csv: no mpi path" predict --size 256 --ranks 2 --exchange mpi
 
 # ---- validate -----------------------------------------------------------------
 model/model validate --data "$d" --force >"$tmp/v.txt" 2>"$tmp/err"; rc=$?
@@ -186,7 +186,7 @@ model/model predict --data "$pr" --backend cuda --scheme pull --precision fp32 -
 near "$(field "$tmp/p.csv" 1 exchange_us)" 35.768 && ok || bad "paired, overlap off: exchange $(field "$tmp/p.csv" 1 exchange_us), expected alone 35.768 us"
 # a beside the model does not know: exit 1 (predict) and 2 (validate), one line naming file, line and value
 sed -i '2s/,none$/,sideways/' "$b/interconnect-fit.csv"
-expect 1 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" bpredict --ranks 2
+expect 2 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" bpredict --ranks 2
 expect 2 "interconnect-fit.csv:2: expected beside none or copy, got 'sideways'" model/model validate --data "$b" --force
 
 echo "model_ranks: $passed passed, $failed failed"

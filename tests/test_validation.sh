@@ -66,7 +66,7 @@ run_corpus() {
     fi
     # without --force a second run over the same folder is refused
     sh tests/validation/run.sh --backend "$1" --quick --out "$d/out" $k.kernel >"$d/again" 2>&1
-    [ $? = 1 ] && grep -q "give --force" "$d/again" && ok || bad "$1: a second run without --force: $(cat "$d/again")"
+    [ $? = 2 ] && grep -q "give --force" "$d/again" && ok || bad "$1: a second run without --force: $(cat "$d/again")"
 }
 run_corpus openmp
 

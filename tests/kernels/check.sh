@@ -59,6 +59,11 @@ if [ -z "$data" ]; then
     [ -d "$data" ] || { say "no results for $slug in data/$slug or results/$slug/latest: run make bench, or give --data DIR"; exit 2; }
 fi
 [ -d "$data" ] || { say "--data: '$data' is not a folder of the device's results (make bench writes one)"; exit 2; }
+# the model reads the device's probes only once the kernels are timed: a
+# folder without them is refused now, not after minutes of measurement
+for need in stream.csv stream-meta.csv membench.csv; do
+    [ -f "$data/$need" ] || { say "--data: '$data' has no $need (not a folder of make bench's results)"; exit 2; }
+done
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM

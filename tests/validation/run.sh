@@ -86,7 +86,7 @@ case "$(cd "$(dirname "$out")" 2>/dev/null && pwd -P)/$(basename "$out")/" in
 esac
 if [ -z "$force" ]; then
     for f in membench-kernel.csv validation.csv; do
-        [ -e "$out/$f" ] && { say "$out/$f exists: give --force to overwrite it, or another --out"; exit 1; }
+        [ -e "$out/$f" ] && { say "$out/$f exists: give --force to overwrite it, or another --out"; exit 2; }
     done
 fi
 mkdir -p "$out" || { say "cannot make $out"; exit 2; }
