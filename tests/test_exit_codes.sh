@@ -40,7 +40,7 @@ d=$tmp/h; cp -r "$fx" "$d"; rm -f "$d/model.csv" "$d/model-meta.csv" "$d/drift.c
 expect 0 "model --version" model/model --version
 expect 2 "model, no command" model/model
 expect 2 "model bogus" model/model bogus
-for c in predict validate summary drift check-kernels; do
+for c in predict validate summary drift check-kernels corrections; do
     expect 2 "model $c --bogus" model/model $c --bogus
 done
 p="--backend cuda --scheme pull --precision fp32 --size 256"
@@ -62,6 +62,9 @@ expect 0 "model drift" model/model drift --data "$d"
 expect 2 "model drift over its own drift.csv" model/model drift --data "$d"
 expect 1 "model drift over a narrow bar" model/model drift --data "$d" --force --max-change 0.0001
 expect 2 "model drift, no folder" model/model drift --data "$gone"
+expect 0 "model corrections --list" model/model corrections --list
+expect 0 "model corrections" model/model corrections "$d"
+expect 2 "model corrections, no folder" model/model corrections "$gone"
 m=tests/kernels/measured/nvidia-h100-80gb-hbm3.csv
 expect 0 "model check-kernels" model/model check-kernels --data "$fx" --backend cuda --measured "$m"
 expect 1 "model check-kernels over a narrow bar" model/model check-kernels --data "$fx" --backend cuda --measured "$m" --max-error 0.001
