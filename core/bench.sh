@@ -301,7 +301,7 @@ if [ "$model_rc" != 0 ]; then
     if [ "$strict" = 1 ]; then
         echo "bench: STRICT=1: points over the model's error bar: exit 1" >&2
     else
-        echo "note: exit 0 all the same (make bench STRICT=1 exits 1 here)"
+        echo "note: exit 0 all the same (make bench STRICT=1 fails here)"
     fi
 fi
 if [ -n "$failed" ]; then
