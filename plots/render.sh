@@ -586,7 +586,9 @@ if [ $# -gt 0 ]; then
     } >"$tmp/report.gp"
     gnuplot "$tmp/report.gp" 2>"$tmp/gp.err" || note "report.pdf: gnuplot failed: $(head -c 300 "$tmp/gp.err")"
 fi
-echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf (of$(printf ' %s' $pick | cut -d' ' -f1-5)) in $out"
+# the last line names the figures report.pdf holds (the first four picked)
+on_page=$(echo $pick | cut -d' ' -f1-4)
+echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf${on_page:+ (of $on_page)} in $out"
 
 # A reference's comparisons with other references are drawn again with it,
 # so that none names a date or commit its folders no longer hold.
