@@ -384,7 +384,7 @@ if [ -f "$data/lbm.csv" ]; then
         # the bottom margin
         nk=$(printf '%s\n' "$lp" | grep -o " title '" | wc -l)
         rows=$(( (nk + 1) / 2 ))
-        figure "lbm-$b-$p" "set logscale x 2; $xt set xlabel 'lattice (N³ cells, log scale)'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set key outside below center horizontal Left reverse box opaque maxrows $rows width 1; set bmargin $(awk -v r=$rows 'BEGIN { print 4 + 1.3 * r }'); set title 'D3Q19 BGK $p ($b): $what'.\"\\n\".'$title_suffix'; plot $lp"
+        figure "lbm-$b-$p" "set logscale x 2; $xt set xlabel 'lattice (N³ cells, log scale)'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set key outside below center horizontal Left reverse box opaque maxrows $rows maxcols 2 width 1; set bmargin $(awk -v r=$rows 'BEGIN { print 4 + 1.3 * r }'); set title 'D3Q19 BGK $p ($b): $what'.\"\\n\".'$title_suffix'; plot $lp"
     done; done
     nb=$(backends_of "$data/lbm.csv" | wc -l)
     if [ "$nb" -gt 1 ]; then
