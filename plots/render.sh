@@ -41,10 +41,17 @@ note() { echo "plots: $*" >&2; }
 figure() {
     fig=$1; body=$2
     for t in png pdf; do
-        if [ $t = png ]; then term="pngcairo noenhanced size 1000,640 font 'Sans,11'"; else term="pdfcairo noenhanced size 7in,4.5in font 'Sans,9'"; fi
+        if [ $t = png ]; then term="pngcairo noenhanced size 1000,640 font 'Sans,11'"; else term="pdfcairo noenhanced size 10in,6.4in font 'Sans,8.5'"; fi
         gnuplot -e "set terminal $term; set output '$out/$fig.$t'; set grid; set key outside right top box opaque; set datafile separator whitespace; $body" \
             2>"$tmp/gp.err" || { note "$fig: gnuplot failed: $(head -c 300 "$tmp/gp.err")"; return 1; }
     done
+    # LBP_PLOTS_TABLES: each figure's script and the points gnuplot plots
+    # for each curve (its table), for the render test to check the key
+    if [ -n "${LBP_PLOTS_TABLES:-}" ]; then
+        mkdir -p "$LBP_PLOTS_TABLES" &&
+            printf 'set grid; set key outside right top box opaque; set datafile separator whitespace; %s\n' "$body" >"$LBP_PLOTS_TABLES/$fig.gp" &&
+            gnuplot -e "set table '$LBP_PLOTS_TABLES/$fig.tab'; set grid; set key outside right top box opaque; set datafile separator whitespace; $body" 2>/dev/null
+    fi
     made="$made $fig"
 }
 
@@ -79,14 +86,19 @@ if [ -f "$data/stream.csv" ]; then
     platname="DRAM plateau %.0f GB/s (largest sizes)"
     [ "$(echo "$plateaus" | awk '{print $3}')" = 1 ] && platname="largest sizes %.0f GB/s (within 4 x the $cache: not DRAM)"
     platline=""
+    # the title names the plateaus the curve shows, no more
+    plat_title="DRAM plateau; no faster $cache plateau"
+    [ "$(echo "$plateaus" | awk '{print $3}')" = 1 ] && plat_title="largest sizes within 4 x the $cache: no DRAM plateau"
     [ -n "$dramplat" ] && awk -v v="$dramplat" 'BEGIN { exit !(v > 0) }' &&
         platline="$platline set arrow from graph 0, first $dramplat to graph 1, first $dramplat nohead lw 1 lc rgb 'gray30'; set label sprintf('$platname', $dramplat) at graph 0.02, first $dramplat offset 0,0.8 tc rgb 'gray20';"
     [ -n "$l2plat" ] && awk -v v="$l2plat" -v d="${dramplat:-0}" 'BEGIN { exit !(v > 1.05 * d) }' &&
-        platline="$platline set arrow from graph 0.2, first $l2plat to $l2, first $l2plat nohead lw 1 lc rgb 'gray30'; set label sprintf('$cache plateau %.0f GB/s', $l2plat) at graph 0.2, first $l2plat offset 0,0.7 tc rgb 'gray20';"
+        { platline="$platline set arrow from graph 0.2, first $l2plat to $l2, first $l2plat nohead lw 1 lc rgb 'gray30'; set label sprintf('$cache plateau %.0f GB/s', $l2plat) at graph 0.2, first $l2plat offset 0,0.7 tc rgb 'gray20';"
+          plat_title="$cache and DRAM plateaus"
+          [ "$(echo "$plateaus" | awk '{print $3}')" = 1 ] && plat_title="$cache plateau; largest sizes within 4 x the $cache: no DRAM plateau"; }
     th=$(meta theoretical_gbs)
     [ -n "$th" ] && awk -v v="$th" 'BEGIN { exit !(v > 0) }' &&
         refline="$refline, $th with lines dt 4 lw 1 lc rgb 'red' title 'theoretical (memory clock x bus width)'"
-    [ -n "$plot" ] && figure stream-size "set logscale x 10; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set ($cache and DRAM plateaus)'.\"\\n\".'$title_suffix'; set key outside below center horizontal box; set bmargin 7; set offsets 0, 0, graph 0.08, 0; set yrange [0:*]; $l2line $platline plot $plot $refline"
+    [ -n "$plot" ] && figure stream-size "set logscale x 10; set format x '%.0s%cB'; set xlabel 'working set (bytes read + written per launch)'; set ylabel 'bandwidth [GB/s]'; set title 'Copy bandwidth vs working set ($plat_title)'.\"\\n\".'$title_suffix'; set key outside below center horizontal box; set bmargin 7; set offsets 0, 0, graph 0.08, 0; set yrange [0:*]; $l2line $platline plot $plot $refline"
     # likwid-bench over its pinned threads: where the cores saturate the memory
     lw=""
     for k in copy copy_mem update; do
@@ -276,63 +288,113 @@ most_common_cpt() { # FILE CONDITION
     csvsel "$1" "$2" cells_per_thread | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
 }
 one_per_lattice() { sort -k1,1g -k2,2gr | awk '!seen[$1]++'; }
-cpt_words() { # CPT: ", 2 cells per thread", ", a row per thread", or nothing (a CPU's: per work-item)
-    case "$1" in "") ;; 0) echo ", a row per $w_thread" ;; 1) echo ", 1 cell per $w_thread" ;; *) echo ", $1 cells per $w_thread" ;; esac
+cpt_short() { # CPT: ", 2 cells each" (per thread or work-item), ", a row each", or nothing (no such column)
+    case "$1" in "") ;; 0) echo ", a row each" ;; 1) echo ", 1 cell each" ;; *) echo ", $1 cells each" ;; esac
 }
 if [ -f "$data/lbm.csv" ]; then
     src=$data/lbm.csv; y=mlups_median
     [ -f "$data/model.csv" ] && { src=$data/model.csv; y=measured_mlups; }
     one=$(one_device "$src")
     ws=""; [ "$src" = "$data/model.csv" ] && head -n 1 "$src" | tr ',' '\n' | grep -qx roofline_ws_mlups && ws=1
-    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
-        lp=""; i=0
-        mt="title 'measured above the roofline of its working set'"; pt="title 'predicted above it'"
-        st="title 'kernel spills (its local-memory traffic left out)'"
+    # a scheme is a kernel: with non-temporal stores (column stores, where
+    # the backend has them) it is another curve, "<scheme>-nt"
+    has_stores=""; head -n 1 "$src" | tr ',' '\n' | grep -qx stores && has_stores=1
+    kernels_of() { # BACKEND PRECISION: "scheme:stores" in the order drawn
         for s in push pull split aa; do
-            i=$((i + 1))
-            # the size sweep: each scheme's most common block size
-            bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p$one" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
+            if [ -n "$has_stores" ]; then
+                for st in normal nontemporal; do
+                    [ -n "$(csvsel "$src" "backend=$1,scheme=$s,precision=$2,stores=$st$one" cells | head -n 1)" ] && echo "$s:$st"
+                done
+            else
+                [ -n "$(csvsel "$src" "backend=$1,scheme=$s,precision=$2$one" cells | head -n 1)" ] && echo "$s:"
+            fi
+        done | awk -F: '{ print ($2 == "normal" || $2 == "") ? 0 : 1, NR, $0 }' | sort -k1,1n -k2,2n | cut -d' ' -f3
+    }
+    # one colour and mark per kernel: measured solid with its marks,
+    # predicted dashed in the same colour (Okabe-Ito, told apart in grey too)
+    style_of() { # KERNEL NAME
+        case $1 in
+        push) echo "lc rgb '#0072B2' pt 7" ;; pull) echo "lc rgb '#D55E00' pt 5" ;;
+        split) echo "lc rgb '#009E73' pt 9" ;; aa) echo "lc rgb '#E69F00' pt 13" ;;
+        pull-nt) echo "lc rgb '#CC79A7' pt 4" ;; split-nt) echo "lc rgb '#56B4E9' pt 8" ;;
+        *) echo "lc rgb '#555555' pt 6" ;;
+        esac
+    }
+    for b in $(backends_of "$data/lbm.csv"); do for p in fp32 fp64 fp16s; do
+        lp=""; roof=""; marks=""; flagged=""; spilled=""; dats=""
+        for k in $(kernels_of "$b" "$p"); do
+            s=${k%%:*}; st=${k#*:}
+            kn=$s; [ "$st" = nontemporal ] && kn=$s-nt
+            stc=""; [ -n "$st" ] && stc=",stores=$st"
+            # the size sweep: each kernel's most common block size
+            bs=$(csvsel "$src" "backend=$b,scheme=$s,precision=$p$stc$one" block_size | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
             [ -n "$bs" ] || continue
-            cond="backend=$b,scheme=$s,precision=$p,block_size=$bs$one"
+            cond="backend=$b,scheme=$s,precision=$p$stc,block_size=$bs$one"
             cpt=$(most_common_cpt "$src" "$cond")
             cond="$cond${cpt:+,cells_per_thread=$cpt}"
+            d=$tmp/lbm-$b-$p-$kn.dat
+            # the x axis is the lattice's edge, N of N^3 (the cube root of
+            # its cells where it is not a cube)
             if [ "$src" = "$data/model.csv" ] && [ -n "$ws" ]; then
                 # a flagged point: 1 where measured or predicted lies above the
                 # roofline of its working set, or the kernel spills (model
                 # validate's flags column)
                 csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups roofline_ws_mlups flags |
-                    awk '{ print $1, $2, $3, $4, $5, ($6 ~ /measured>/), ($6 ~ /predicted>/), ($6 ~ /spills/) }' | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
+                    awk '{ print $1, $2, $3, $4, $5, ($6 ~ /measured>/), ($6 ~ /predicted>/), ($6 ~ /spills/) }' | one_per_lattice
             elif [ "$src" = "$data/model.csv" ]; then
-                csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "$cond" cells measured_mlups full_mlups roofline_mlups | one_per_lattice
             else
-                csvsel "$src" "$cond" cells mlups_median | one_per_lattice >"$tmp/lbm-$b-$p-$s.dat"
+                csvsel "$src" "$cond" cells mlups_median | one_per_lattice
+            fi | awk '{ $1 = sprintf("%.6g", $1 ^ (1 / 3)); print }' >"$d"
+            [ -s "$d" ] || continue
+            dats="$dats $d"
+            sty=$(style_of "$kn")
+            lp="$lp${lp:+, }'$d' using 1:2 with linespoints lw 2 dt 1 $sty title '$kn: $w_block $bs$(cpt_short "$cpt")'"
+            [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 $sty notitle"
+            # the roofline: A-A's where drawn (on a CPU that writes-allocates
+            # the others' lies at two thirds of it), else the first kernel's
+            if [ "$src" = "$data/model.csv" ] && { [ -z "$roof" ] || [ "$kn" = aa ]; }; then
+                roof="'$d' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline, copy bandwidth ($kn)'"
+                # the roofline of each lattice's working set (a cache's plateau
+                # where the lattices fit, the memory's beyond)
+                [ -n "$ws" ] && roof="$roof, '' using 1:5 with lines lw 2 dt 3 lc rgb 'black' title 'roofline of the working set ($kn)'"
             fi
-            [ -s "$tmp/lbm-$b-$p-$s.dat" ] || continue
-            lp="$lp${lp:+, }'$tmp/lbm-$b-$p-$s.dat' using 1:2 with linespoints pt 7 lw 2 lc $i title '$s measured ($w_block $bs$(cpt_words "$cpt"))'"
-            [ "$src" = "$data/model.csv" ] && lp="$lp, '' using 1:3 with lines dt 2 lw 2 lc $i title '$s predicted'"
-            roof="'$tmp/lbm-$b-$p-$s.dat' using 1:4 with lines lw 3 lc rgb 'black' title 'roofline (copy bandwidth, $s)'"
-            # the roofline of each lattice's working set (a cache's plateau where
-            # the lattices fit, the memory's beyond), and the points above it
+            # the points above their working set's roofline, and spills: a key
+            # entry only where there is such a point
             if [ -n "$ws" ]; then
-                roof="$roof, '' using 1:5 with lines lw 2 dt 3 lc rgb 'black' title 'roofline of the working set ($s)'"
-                lp="$lp, '' using 1:(\$6 > 0 ? \$2 : 1/0) with points pt 6 ps 2.2 lw 2 lc rgb 'red' $mt"
-                lp="$lp, '' using 1:(\$7 > 0 ? \$3 : 1/0) with points pt 4 ps 2.2 lw 2 lc rgb 'red' $pt"
-                if awk '$8 > 0 { f = 1 } END { exit !f }' "$tmp/lbm-$b-$p-$s.dat"; then
-                    lp="$lp, '' using 1:(\$8 > 0 ? \$3 : 1/0) with points pt 8 ps 2.2 lw 2 lc rgb 'orange' $st"
-                    st=notitle
-                fi
-                mt=notitle; pt=notitle
+                awk '$6 > 0 { f = 1 } END { exit !f }' "$d" && {
+                    marks="$marks, '$d' using 1:(\$6 > 0 ? \$2 : 1/0) with points pt 6 ps 2.2 lw 2 lc rgb 'red' $([ -z "$flagged" ] && echo "title 'measured above working-set roofline'" || echo notitle)"; flagged="${flagged}m"; }
+                awk '$7 > 0 { f = 1 } END { exit !f }' "$d" && {
+                    marks="$marks, '$d' using 1:(\$7 > 0 ? \$3 : 1/0) with points pt 4 ps 2.2 lw 2 lc rgb 'red' $(case $flagged in *p*) echo notitle ;; *) echo "title 'predicted above working-set roofline'" ;; esac)"; flagged="${flagged}p"; }
+                awk '$8 > 0 { f = 1 } END { exit !f }' "$d" && {
+                    marks="$marks, '$d' using 1:(\$8 > 0 ? \$3 : 1/0) with points pt 8 ps 2.2 lw 2 lc rgb 'orange' $([ -z "$spilled" ] && echo "title 'spills (local memory left out)'" || echo notitle)"; spilled=1; }
             fi
         done
         [ -n "$lp" ] || continue
-        [ "$src" = "$data/model.csv" ] && lp="$lp, $roof"
-        figure "lbm-$b-$p" "set logscale x 2; set format x '%.0b%B'; set xlabel 'lattice cells'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set title 'D3Q19 BGK $p ($b): measured and predicted'.\"\\n\".'$title_suffix'; plot $lp"
+        # the kernels, the rooflines, then the flagged points on top
+        [ -n "$roof" ] && lp="$lp, $roof"
+        lp="$lp$marks"
+        # the lattices on the axis: N^3 at the powers of two between the
+        # smallest and the largest measured
+        xt=$(cat $dats | awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
+            END { t = ""; for (e = 1; e <= hi * 1.01; e *= 2) if (e >= lo * 0.99) t = t (t == "" ? "" : ", ") sprintf("\"%d³\" %d", e, e)
+                  printf "set xrange [%g:%g]; %s\n", lo / 1.08, hi * 1.08, (t == "" ? "" : "set xtics (" t ");") }')
+        what="measured (solid), predicted (dashed)"; [ "$src" = "$data/model.csv" ] || what="measured"
+        # the key under the plot in two columns, its rows' height added to
+        # the bottom margin
+        nk=$(printf '%s\n' "$lp" | grep -o " title '" | wc -l)
+        rows=$(( (nk + 1) / 2 ))
+        figure "lbm-$b-$p" "set logscale x 2; $xt set xlabel 'lattice (N³ cells, log scale)'; set ylabel 'MLUPS (million lattice updates / s)'; set yrange [0:*]; set key outside below center horizontal Left reverse box opaque maxrows $rows maxcols 2 width 1; set bmargin $(awk -v r=$rows 'BEGIN { print 4 + 1.3 * r }'); set title 'D3Q19 BGK $p ($b): $what'.\"\\n\".'$title_suffix'; plot $lp"
     done; done
     nb=$(backends_of "$data/lbm.csv" | wc -l)
     if [ "$nb" -gt 1 ]; then
-        # CUDA vs OpenCL: the best MLUPS of each scheme and precision at the
-        # largest lattice both measured
-        csvsel "$data/lbm.csv" "$(one_device "$data/lbm.csv" | cut -c2-)" backend scheme precision cells mlups_median >"$tmp/all.dat"
+        # two backends: the best MLUPS of each kernel (scheme, with -nt for
+        # non-temporal stores) and precision at the largest lattice both measured
+        if [ -n "$has_stores" ]; then
+            csvsel "$data/lbm.csv" "$(one_device "$data/lbm.csv" | cut -c2-)" backend scheme precision cells mlups_median stores
+        else
+            csvsel "$data/lbm.csv" "$(one_device "$data/lbm.csv" | cut -c2-)" backend scheme precision cells mlups_median
+        fi | awk '{ if ($6 == "nontemporal") $2 = $2 "-nt"; print $1, $2, $3, $4, $5 }' >"$tmp/all.dat"
         # per scheme and precision: the smallest of the backends' largest lattices
         awk '{k=$2" "$3; b=$1" "k; if ($4 > mx[b]) mx[b] = $4; key[b] = k}
              END {for (b in mx) {k = key[b]; if (!(k in big) || mx[b] < big[k]) big[k] = mx[b]}; for (k in big) print k, big[k]}' \
@@ -340,15 +402,21 @@ if [ -f "$data/lbm.csv" ]; then
         cols=$(backends_of "$data/lbm.csv" | sort | tr '\n' ' ')
         c1=$(echo $cols | awk '{print $1}'); c2=$(echo $cols | awk '{print $2}')
         # their ratio, in percent off 1: the backends differ by a few percent,
-        # which bars of MLUPS on a 0..30,000 axis do not show; each bar says
-        # its lattice (N^3 where cubic) and the two MLUPS
+        # which bars of MLUPS on a 0..30,000 axis do not show. One row per
+        # kernel and precision, grouped by precision: its name and lattice
+        # (N^3 where cubic) on the left, the two MLUPS on the right, the
+        # percentage at the bar's end, so that no two labels share a place
         awk -v c1="$c1" -v c2="$c2" 'NR == FNR { big[$1 " " $2] = $3; next }
             $4 == big[$2 " " $3] { k = $2 " " $3; if ($1 == c1 && $5 > a[k]) a[k] = $5; if ($1 == c2 && $5 > b[k]) b[k] = $5 }
-            END { for (k in a) if ((k in b) && a[k] > 0) { split(k, s, " "); n = big[k]; e = int(n ^ (1 / 3) + 0.5)
+            END { split("fp32 fp64 fp16s", P, " "); for (i = 1; i <= 3; i++) rank[P[i]] = i
+                  split("push pull split aa pull-nt split-nt", S, " "); for (i = 1; i <= 6; i++) srank[S[i]] = i
+                  for (k in a) if ((k in b) && a[k] > 0) { split(k, s, " "); n = big[k]; e = int(n ^ (1 / 3) + 0.5)
                       lat = (e * e * e == n) ? e "³" : n " cells"
-                      printf "\"%s %s\\n%s\" %.3f %.0f %.0f\n", s[1], s[2], lat, 100 * (b[k] / a[k] - 1), a[k], b[k] } }' \
-            "$tmp/big.dat" "$tmp/all.dat" | sort >"$tmp/vs.dat"
-        figure lbm-backends "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set boxwidth 0.8; set bmargin 5; set key off; set ylabel '$c2 / $c1 - 1 [%] (best MLUPS, same lattice)'; set offsets 0, 0, graph 0.2, graph 0.2; set xzeroaxis lt -1; set title 'The same kernel text on $c1 and $c2 (largest lattice both measured)'.\"\\n\".'$title_suffix'; lab(x) = sprintf('%+.1f %%\\n%s %s\\n%s %s', x, '$c1', stringcolumn(3), '$c2', stringcolumn(4)); plot '$tmp/vs.dat' using 2:xtic(1) lc rgb '#4070b0', '' using 0:(\$2 >= 0 ? \$2 : 1/0):(lab(\$2)) with labels offset 0,char 2.2 font ',8', '' using 0:(\$2 < 0 ? \$2 : 1/0):(lab(\$2)) with labels offset 0,char -2.2 font ',8'"
+                      printf "%d %d \"%s %s, %s\" %.3f \"%s %.0f, %s %.0f\"\n", (s[2] in rank ? rank[s[2]] : 9), (s[1] in srank ? srank[s[1]] : 9),
+                          s[1], s[2], lat, 100 * (b[k] / a[k] - 1), c1, a[k], c2, b[k] } }' \
+            "$tmp/big.dat" "$tmp/all.dat" | sort -k1,1n -k2,2n | cut -d' ' -f3- >"$tmp/vs.dat"
+        nvs=$(wc -l <"$tmp/vs.dat")
+        [ "$nvs" -gt 0 ] && figure lbm-backends "set key off; set style fill solid 0.7; set xlabel '$c2 / $c1 - 1 [%] (best MLUPS, same lattice)'; set yrange [$nvs - 0.5:-0.5]; set ytics scale 0 font ',10'; set y2range [$nvs - 0.5:-0.5]; set y2tics scale 0 font ',10'; set lmargin 20; set rmargin 32; set grid xtics noytics; set offsets graph 0.12, graph 0.12, 0, 0; set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb 'black'; set title 'The same kernel text on $c1 and $c2 (largest lattice both measured; right: both MLUPS)'.\"\\n\".'$title_suffix'; plot '$tmp/vs.dat' using (\$2 / 2):0:(abs(\$2) / 2):(0.35):ytic(1) with boxxyerror lc rgb '#4070b0', '' using 2:0:y2tic(3) axes x1y2 with points ps 0 notitle, '' using 2:0:(\$2 >= 0 ? sprintf('%+.2f %%', \$2) : '') with labels left offset char 0.6,0 font ',9', '' using 2:0:(\$2 < 0 ? sprintf('%+.2f %%', \$2) : '') with labels right offset char -0.6,0 font ',9'"
     fi
 else note "no lbm.csv: LBM figures skipped"; fi
 
@@ -468,7 +536,15 @@ grep -qs '^command,.* --quick' "$data"/*-meta*.csv &&
 } >"$out/report.md"
 
 # One page: the four figures a report needs, and the summary table.
-pick=""; for f in stream-size probe-misaligned lbm-cuda-fp32 ranks-weak-cuda-fp32 ranks-weak-opencl-fp32 lbm-opencl-fp32 lbm-cuda-fp64 lbm-cuda-fp16s launch probe-threads; do
+# The LBM figures of whatever backends the data hold (the first's first),
+# by precision, FP32 first.
+lbm_backends=$(backends_of "$data/lbm.csv" 2>/dev/null)
+b1=$(echo "$lbm_backends" | head -n 1)
+candidates="stream-size probe-misaligned lbm-$b1-fp32"
+for b in $lbm_backends; do candidates="$candidates ranks-weak-$b-fp32"; done
+for p in fp32 fp64 fp16s; do for b in $lbm_backends; do candidates="$candidates lbm-$b-$p"; done; done
+pick=""; for f in $candidates launch probe-threads; do
+    case " $pick " in *" $f "*) continue ;; esac
     case " $made " in *" $f "*) [ -f "$out/$f.png" ] && pick="$pick $f" ;; esac
 done
 set -- $pick
@@ -510,4 +586,18 @@ if [ $# -gt 0 ]; then
     } >"$tmp/report.gp"
     gnuplot "$tmp/report.gp" 2>"$tmp/gp.err" || note "report.pdf: gnuplot failed: $(head -c 300 "$tmp/gp.err")"
 fi
-echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf in $out"
+# the last line names the figures report.pdf holds (the first four picked)
+on_page=$(echo $pick | cut -d' ' -f1-4)
+echo "plots: $(echo $made | wc -w) figures, report.md, report.pdf${on_page:+ (of $on_page)} in $out"
+
+# A reference's comparisons with other references are drawn again with it,
+# so that none names a date or commit its folders no longer hold.
+slug=$(basename "$data")
+if [ "$out" = "plots/$slug" ]; then
+    for c in plots/compare-*-vs-*; do
+        [ -d "$c" ] || continue
+        pair=${c#plots/compare-}; ca=${pair%%-vs-*}; cb=${pair#*-vs-}
+        { [ "$ca" = "$slug" ] || [ "$cb" = "$slug" ]; } && [ -d "data/$ca" ] && [ -d "data/$cb" ] || continue
+        sh "$here/compare.sh" "$ca" "$cb" >&2 || note "$c: compare.sh failed"
+    done
+fi

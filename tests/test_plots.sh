@@ -142,6 +142,81 @@ done
 [ -e "$tmp/cmp/results/compare-nvidia-h100-80gb-hbm3-vs-run/lbm-best-fp16s.png" ] && bad "compare drew fp16s, which only one side measured" || ok
 if sh plots/compare.sh nvidia-h100-80gb-hbm3 /nonexistent >/dev/null 2>&1; then bad "compare accepted a missing folder"; else ok; fi
 
+# 5. the figures a reader can read: each figure's script and plotted points
+# (LBP_PLOTS_TABLES) show the key outside the plot area of every lbm-*
+# figure and a point drawn for every curve the key names; the kernels with
+# non-temporal stores their own curves; a backend's LBM figure on the
+# report's page whatever the backend is called
+# keys_without_data DIR: "figure: title" of each curve the key names with no
+# point inside the plot (curves without a title of their own, labels and
+# keyless figures, say "using" in theirs and are left out)
+keys_without_data() {
+    for t in "$1"/*.tab; do
+        awk -v f="$(basename "$t" .tab)" '
+            function end() { if (title != "" && title !~ /using / && !drawn) print f ": " title; title = ""; drawn = 0 }
+            /^# Curve [0-9]+ of/ { end(); next }
+            /^# Curve title: / { title = substr($0, 16); next }
+            /^#/ || NF == 0 { next }
+            $NF == "i" { drawn = 1 }
+            END { end() }' "$t"
+    done
+}
+# key_outside GP: the last "set key" of a figure's script puts it outside
+key_outside() { grep -o 'set key [^;]*' "$1" | tail -n 1 | grep -q 'outside'; }
+# the CPU run relabelled as OpenMP with pull and split FP32 again with
+# non-temporal stores (column stores): model validate predicts them
+mkdir -p "$tmp/nt-data"
+for f in tests/plots-data/cpu-quick/*.csv; do sed 's/,opencl,/,openmp,/g' "$f" >"$tmp/nt-data/$(basename "$f")"; done
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0, "stores"; next } { print $0, "normal" }
+    ($c["scheme"] == "pull" || $c["scheme"] == "split") && $c["precision"] == "fp32" { $c["mlups_median"] *= 1.2; nt[++n] = $0 ",nontemporal" }
+    END { for (i = 1; i <= n; i++) print nt[i] }' "$tmp/nt-data/lbm.csv" >"$tmp/nt-data/lbm.tmp" && mv "$tmp/nt-data/lbm.tmp" "$tmp/nt-data/lbm.csv"
+model/model validate --data "$tmp/nt-data" --force >"$tmp/log" 2>&1 || [ $? -eq 1 ] || bad "model validate failed on non-temporal rows: $(cat "$tmp/log")"
+LBP_PLOTS_TABLES="$tmp/nt-tab" sh plots/render.sh "$tmp/nt-data" "$tmp/nt" >"$tmp/log" 2>&1 || bad "render.sh failed on OpenMP rows: $(cat "$tmp/log")"
+check "$tmp/nt" lbm-openmp-fp32 lbm-openmp-fp64
+for k in push pull split aa pull-nt split-nt; do
+    if grep -q "title '$k: " "$tmp/nt-tab/lbm-openmp-fp32.gp" 2>/dev/null; then ok; else bad "lbm-openmp-fp32 has no curve for $k"; fi
+done
+if grep -q "^plots: .*report.pdf (of .*lbm-openmp-fp32" "$tmp/log"; then ok; else bad "report.pdf leaves out the OpenMP LBM figure: $(tail -n 1 "$tmp/log")"; fi
+# each kernel one colour: measured solid, predicted dashed in the same colour
+colours=$(grep -o "using 1:2 with linespoints lw 2 dt 1 lc rgb '#[0-9A-F]*'" "$tmp/nt-tab/lbm-openmp-fp32.gp" 2>/dev/null | sort)
+if [ "$(echo "$colours" | grep -c .)" -eq 6 ] && [ -z "$(echo "$colours" | uniq -d)" ]; then ok; else bad "lbm-openmp-fp32: not one colour per kernel: $colours"; fi
+for c in $(echo "$colours" | grep -o "#[0-9A-F]*"); do
+    if grep -q "using 1:3 with lines dt 2 lw 2 lc rgb '$c'" "$tmp/nt-tab/lbm-openmp-fp32.gp"; then ok; else bad "lbm-openmp-fp32: no dashed prediction in $c"; fi
+done
+for g in "$tmp/nt-tab"/lbm-openmp-*.gp; do
+    if key_outside "$g"; then ok; else bad "$(basename "$g" .gp): the key is inside the plot area"; fi
+done
+# the lattices on the axis as N^3
+if grep -q 'set xtics (.*"32³" 32' "$tmp/nt-tab/lbm-openmp-fp32.gp"; then ok; else bad "lbm-openmp-fp32's axis does not name the lattices"; fi
+# every key entry of every figure of the CPU, OpenMP and GPU folders has data
+LBP_PLOTS_TABLES="$tmp/cpu-tab" sh plots/render.sh tests/plots-data/cpu-quick "$tmp/cpu-t" >/dev/null 2>&1
+LBP_PLOTS_TABLES="$tmp/gpu-tab" sh plots/render.sh tests/fixtures/nvidia-h200 "$tmp/gpu-t" >/dev/null 2>&1
+for d in "$tmp/cpu-tab" "$tmp/nt-tab" "$tmp/gpu-tab"; do
+    if [ "$(ls "$d"/*.tab 2>/dev/null | wc -l)" -ge 8 ]; then ok; else bad "$d: too few figures' tables"; fi
+    e=$(keys_without_data "$d")
+    if [ -z "$e" ]; then ok; else bad "key entries without data: $e"; fi
+done
+if key_outside "$tmp/gpu-tab/lbm-cuda-fp32.gp"; then ok; else bad "lbm-cuda-fp32: the key is inside the plot area"; fi
+# the check itself catches an entry without data
+mkdir -p "$tmp/planted" && printf '# Curve 0 of 1, 1 points\n# Curve title: "never drawn"\n# x y type\n 1  NaN  u\n' >"$tmp/planted/x.tab"
+if [ -n "$(keys_without_data "$tmp/planted")" ]; then ok; else bad "an entry without data passed the check"; fi
+# the copy figure's title names only the plateaus drawn
+for d in "$tmp/cpu-tab" "$tmp/gpu-tab"; do
+    g=$d/stream-size.gp
+    if grep -q "(L2 and DRAM plateaus)\|(last-level cache and DRAM plateaus)" "$g" && ! grep -q "set label sprintf('[A-Za-z2 -]* plateau %.0f GB/s', [0-9.e+]*) at graph 0.2" "$g"; then
+        bad "$(basename "$d"): stream-size's title names a cache plateau it does not draw"; else ok; fi
+done
+# two backends, one row each kernel and precision: no label on two lines
+# (they overlapped), the two MLUPS on the right axis
+if grep -q "with boxxyerror" "$tmp/gpu-tab/lbm-backends.gp" && grep -q "y2tic(3)" "$tmp/gpu-tab/lbm-backends.gp" &&
+    ! grep -q '%%\\n' "$tmp/gpu-tab/lbm-backends.gp"; then ok; else bad "lbm-backends: labels stacked where they overlap"; fi
+# a reference's plots drawn again redraw its comparisons (in a scratch
+# checkout: data/ holds the fixtures, plots/ an empty comparison's folder)
+mkdir -p "$tmp/ref/data" "$tmp/ref/plots/compare-nvidia-h100-80gb-hbm3-vs-nvidia-h200"
+ln -s "$repo/tests/fixtures/nvidia-h100-80gb-hbm3" "$repo/tests/fixtures/nvidia-h200" "$tmp/ref/data/"
+(cd "$tmp/ref" && sh "$repo/plots/render.sh" nvidia-h200) >"$tmp/log" 2>&1 || bad "render.sh of a reference failed: $(cat "$tmp/log")"
+if [ -s "$tmp/ref/plots/compare-nvidia-h100-80gb-hbm3-vs-nvidia-h200/lbm-best-fp32.png" ]; then ok; else bad "the reference's comparison was not drawn again: $(tail -n 3 "$tmp/log")"; fi
+
 # 4. a missing folder is a usage error
 if sh plots/render.sh /nonexistent/folder "$tmp/x" >/dev/null 2>&1; then bad "render.sh accepted a missing folder"; else ok; fi
 echo "plots: $passed passed, $failed failed"
