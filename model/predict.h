@@ -1,5 +1,6 @@
 /* Predicted MLUPS of a kernel on a measured device, in three levels
- * (doc/model.md describes them and the choices behind them):
+ * (doc/model.md specifies them; doc/findings/model-history.md tells the
+ * choices behind them):
  *
  *   1 roofline  copy bandwidth / bytes per update            (roofline.c)
  *   2 probe     the N-word probe at the kernel's misalignment, word size,

@@ -6,7 +6,10 @@
 # 2. every environment variable the tools read is in core/envvars.c's table
 #    and in doc/environment.md, and every LBP_ variable of the scripts too;
 # 3. plots/ in git holds each device's report and the figures README.md
-#    and doc/ show, and every such figure is there.
+#    and doc/ show, and every such figure is there;
+# 4. doc/model.md is the model's specification: at most 400 lines, and a
+#    section (### `NAME`: ...) for every correction model corrections --list
+#    names.
 # Last line: "hygiene: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -61,6 +64,15 @@ if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 else
     echo "not the root of a git checkout: the plots check is skipped"
 fi
+
+# 4. doc/model.md: short, and every named correction in its catalog
+lines=$(wc -l <doc/model.md)
+[ "$lines" -le 400 ] && ok || bad "doc/model.md has $lines lines (at most 400: the specification; history goes to doc/findings/)"
+names=$(./model/model corrections --list | awk '{print $1}')
+[ -n "$names" ] && ok || bad "model corrections --list named no correction"
+for c in $names; do
+    grep -q "^### \`$c\`" doc/model.md && ok || bad "doc/model.md has no section \"### \`$c\`\" for the correction $c"
+done
 
 echo "hygiene: $passed passed, $failed failed"
 [ "$failed" = 0 ]
