@@ -145,9 +145,6 @@ typedef struct {
     double words;
     int misaligned_reads, misaligned_writes;
     int word_bytes;
-    double misaligned_ratio; /* > 0: L and M cost the aligned time x (ratio - 1), the
-                                vector sweep's (model_vector_ratio), not the probes
-                                of word_bytes */
 } model_probe_shape;
 
 typedef struct {

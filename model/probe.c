@@ -71,12 +71,9 @@ int model_probe_time(const model_inputs *in, const model_probe_shape *shape, con
     const double t = model_interp(c->p, c->n, shape->words, &clamped);
     if (clamped)
         model_clamped(prov, "N=%g words outside the measured %g..%g: clamped", shape->words, c->p[0].x, c->p[c->n - 1].x);
-    /* misaligned words one per cell: the vector sweep's cost, in place of
-     * the probes of the access width (and of their occupancy sweep) */
-    const int by_word = shape->misaligned_ratio > 0;
-    double extra = by_word ? t * (shape->misaligned_ratio - 1) : model_misalignment_extra(in, &base, lat, shape, prov);
+    double extra = model_misalignment_extra(in, &base, lat, shape, prov);
     out->occupancy_factor = model_occupancy_factor(in, &base, lat, prov);
-    const double stores = by_word ? -1 : misaligned_stores_ratio(in, &base, shape, lat, prov);
+    const double stores = misaligned_stores_ratio(in, &base, shape, lat, prov);
     if (stores > 0) {
         extra = t * (fmax(stores, 1) - 1);
         model_note(prov, "L=%d M=%d at the kernel's block size and occupancy: x %.3f", shape->misaligned_reads,
@@ -156,7 +153,6 @@ int model_probe_level_of(const model_inputs *in, const model_kernel *k, const mo
         model_probe_timing t;
         shape.misaligned_reads = k->misaligned_reads[p];
         shape.misaligned_writes = k->misaligned_writes[p];
-        shape.misaligned_ratio = model_vector_ratio(in, k, p, lat, prov);
         if (model_probe_time(in, &shape, lat, &t, prov, err, err_len)) return -1;
         out->ns_per_cell[p] = t.ns_per_thread / v;
         out->probe_threads = t.probe_threads;
