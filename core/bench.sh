@@ -23,20 +23,29 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # The whole run's output (stdout and stderr, the summary included) is kept
-# as <result folder>/bench.log: this script runs itself again through tee
-# (stdout and stderr kept apart on the terminal);
-# the inner run names its folder in $LBP_BENCH_LOG.dir and copies the log so
-# far there before the summary (which counts its warnings), the outer one
-# puts the whole log there at the end.
+# as <result folder>/bench.log: this script runs itself again with both
+# streams tagged line by line into one pipe, which core/console.awk reads
+# alone (so no line is ever cut by another): it writes the log whole and
+# shows a person the stages, a progress line, errors, the summary, and how
+# many warnings the log holds.  The inner run names its folder in
+# $LBP_BENCH_LOG.dir (its working folder in .work) and copies the log so far
+# there before the summary (which counts its warnings); the outer one puts
+# the whole log there at the end (into the working folder where the run
+# failed, beside its partial results).
+tag_lines() { awk -v t="$1" '{ print t " " $0; fflush() }'; }
 keep_log() {
     log=$(mktemp) || die "cannot create a temporary log"
-    # stdout and stderr each to where they went, both appended to the log
-    { { LBP_BENCH_LOG=$log sh "$0" "$@"; echo $? >"$log.rc"; } 2>&1 1>&3 3>&- | tee -a "$log" >&2 3>&-; } 3>&1 |
-        tee -a "$log"
+    tty=0 cols=80
+    if [ -t 2 ]; then tty=1 cols=$(tput cols 2>/dev/null </dev/tty || echo 80); fi
+    { { { LBP_BENCH_LOG=$log sh "$0" "$@" 4>&-; echo $? >"$log.rc"; } 2>&1 1>&3 3>&- | tag_lines E >&4; } 3>&1 |
+        tag_lines O >&4; } 4>&1 |
+        awk -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" -v every="${LBP_PROGRESS_EVERY:-30}" \
+            -f "$(dirname "$0")/console.awk"
     rc=$(cat "$log.rc" 2>/dev/null || echo 1)
     d=$(cat "$log.dir" 2>/dev/null)
+    [ -n "$d" ] || d=$(cat "$log.work" 2>/dev/null)
     if [ -n "$d" ] && [ -d "$d" ]; then cp "$log" "$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"; fi
-    rm -f "$log" "$log.rc" "$log.dir"
+    rm -f "$log" "$log.rc" "$log.dir" "$log.work"
     exit "$rc"
 }
 [ -n "${LBP_BENCH_LOG:-}" ] || keep_log "$@"
@@ -107,6 +116,7 @@ else
     [ "$n" -gt 1 ] && say "$base exists or is in use and is kept (FORCE=1 with RUN=$run_name replaces it); this run goes to $dir"
 fi
 work=$dir.partial
+echo "$work" >"$LBP_BENCH_LOG.work"
 # our own results, still ours (another run never removes them, a person may)
 own_results() { [ "$(cat "$work/.bench-pid" 2>/dev/null)" = $$ ] || die "$work vanished or was taken over during the run"; }
 trap 'say "interrupted: $work left for inspection"; exit 1' INT TERM

@@ -15,12 +15,15 @@
 
 const char *lbp_prog = "lbmprobe";
 
-/* stdout line-buffered: where stdout and stderr go to one file (make bench's
- * log), a warning lands between two lines of a table, never inside one */
+/* stdout and stderr line-buffered: where both go to one file or pipe (make
+ * bench's log), each line is one write, so a warning lands between two
+ * lines of a table and a table's line never inside a progress line (which
+ * an unbuffered stderr writes in pieces) */
 void lbp_cli_init(const char *prog)
 {
     lbp_prog = prog;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
 /* The last error said, kept for a rank whose stderr is muted: the MPI

@@ -190,13 +190,47 @@ static void print_lattice(const lbp_table *t, int row, int width)
     printf("%*s%s", width > columns ? width - columns : 0, "", text);
 }
 
-static void print_summary_row(const lbp_table *t, int row)
+/* The scheme as the summary names it: "-nt" where its stores are
+ * non-temporal. */
+static void summary_scheme(const lbp_table *t, int row, char *scheme, size_t len)
+{
+    snprintf(scheme, len, "%s%s", text_of(t, row, "scheme"), strcmp(stores_of(t, row), "normal") ? "-nt" : "");
+}
+
+/* The widths of the summary's text columns: the longest of their header
+ * and every row shown, so that a long name ("split-nt", a backend of
+ * nine letters) never shifts the numbers after it. */
+typedef struct {
+    int backend, scheme, precision;
+} summary_widths;
+
+static int widest(int width, const char *text)
+{
+    const int n = (int)strlen(text);
+    return n > width ? n : width;
+}
+
+static summary_widths summary_widths_of(const lbp_table *t, const int *rows, int n)
+{
+    summary_widths w = {7, 6, 5}; /* the widths before any name outgrew them */
+    for (int i = 0; i < n; i++) {
+        char scheme[64];
+        summary_scheme(t, rows[i], scheme, sizeof scheme);
+        w.backend = widest(w.backend, text_of(t, rows[i], "backend"));
+        w.scheme = widest(w.scheme, scheme);
+        w.precision = widest(w.precision, text_of(t, rows[i], "precision"));
+    }
+    return w;
+}
+
+static void print_summary_row(const lbp_table *t, int row, const summary_widths *w)
 {
     const double measured = number_or_fail(t, row, "measured_mlups");
     const double roof = number_or_fail(t, row, "roofline_mlups"), full = number_or_fail(t, row, "full_mlups");
-    char scheme[24];
-    snprintf(scheme, sizeof scheme, "%s%s", text_of(t, row, "scheme"), strcmp(stores_of(t, row), "normal") ? "-nt" : "");
-    printf("%-7s %-6s %-5s ", text_of(t, row, "backend"), scheme, text_of(t, row, "precision"));
+    char scheme[64];
+    summary_scheme(t, row, scheme, sizeof scheme);
+    printf("%-*s %-*s %-*s ", w->backend, text_of(t, row, "backend"), w->scheme, scheme, w->precision,
+           text_of(t, row, "precision"));
     print_lattice(t, row, 14);
     printf(" %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", measured, full, roof, roof > 0 ? 100 * measured / roof : 0,
            number_or_fail(t, row, "error_pct"));
@@ -317,9 +351,10 @@ typedef struct {
 static void summary_text(const summary_view *v)
 {
     if (v->quick) printf("%s\n", quick_note);
-    printf("%-7s %-6s %-5s %14s %10s %10s %10s %11s %8s\n", "backend", "scheme", "prec", "lattice", "measured",
-           "predicted", "roofline", "% roofline", "error%");
-    for (int i = 0; i < v->n; i++) print_summary_row(v->t, v->rows[i]);
+    const summary_widths w = summary_widths_of(v->t, v->rows, v->n);
+    printf("%-*s %-*s %-*s %14s %10s %10s %10s %11s %8s\n", w.backend, "backend", w.scheme, "scheme", w.precision,
+           "prec", "lattice", "measured", "predicted", "roofline", "% roofline", "error%");
+    for (int i = 0; i < v->n; i++) print_summary_row(v->t, v->rows[i], &w);
     model_error_table_print(stdout, &v->errors);
     char err[1024];
     if (ranks_summary_print(stdout, v->t, err, sizeof err)) model_bad_input("%s", err);

@@ -5,7 +5,7 @@
 # STUB_RESULT=none.
 bench_stub_tree() {
     mkdir -p "$1/core" "$1/plots" "$1/stream" "$1/membench" "$1/lbmkernels" "$1/model"
-    cp core/bench.sh "$1/core/"
+    cp core/bench.sh core/console.awk "$1/core/"
     # (two runs at once render at once: each writes its own file and renames
     # it over render.args, so the file holds one run's arguments whole)
     printf '#!/bin/sh\necho "$@" >"$(dirname "$0")/render.args.$$" && mv "$(dirname "$0")/render.args.$$" "$(dirname "$0")/render.args"\nexit 0\n' >"$1/plots/render.sh"
@@ -20,6 +20,22 @@ for a in "$@"; do
     prev=$a
 done
 sleep "${STUB_SLEEP:-0}"
+[ -z "$out" ] || mkdir -p "$out" # as the tools make their --out folder
+# STUB_NOISY=N: N progress lines on stderr, each written in two pieces with
+# a line of stdout between them (as a tool that writes a line in several
+# calls may), a warning every fifth, and the "results in" line a tool
+# prints, naming the folder it was given
+if [ "${STUB_NOISY:-0}" -gt 0 ] && [ "$tool" != model ]; then
+    i=1
+    while [ $i -le "$STUB_NOISY" ]; do
+        printf '%s: [%d/%d] item %d' "$tool" $i "$STUB_NOISY" $i >&2
+        sleep 0.02; echo "row $i of $tool's table"; sleep 0.02
+        printf ' (%d s, about %d s left)\n' $i $((STUB_NOISY - i)) >&2
+        [ $((i % 5)) = 0 ] && echo "$tool: warning: item $i: repetitions scatter by 9.9 %" >&2
+        i=$((i + 1))
+    done
+    echo "results in $out"
+fi
 case $tool in
 stream) echo "device,backend,x" >"$out/stream.csv" ;;
 membench)
