@@ -467,6 +467,7 @@ typedef struct {
     mb_bench bench;
     mb_plan plan;
     mb_result *results; /* per plan item */
+    double *wall_s;     /* per run of run_probes (passes x items): its seconds, for the time left */
     lbp_csv *csv, *warps_csv;
     double timer_resolution_ns;
     mb_launch_result launch[MB_LAUNCH_MODES];
@@ -670,12 +671,6 @@ static double item_seconds(const run *r, const mb_plan_item *it, double gbs)
     return ((warmup + reps) * run_ms + pilot * launch_ms) / 1e3;
 }
 
-/* Seconds left after `done` of the plan's `total` runs (passes x items):
- * what the rest costs at the bandwidth of the points measured so far, scaled
- * by how far those took longer than that cost says (repetitions measured
- * again, fills, verification): at most 3 x, as a set is measured at most
- * three times (mb_run_probe's two retries), which the first points,
- * rounded to whole seconds and a first fill, would otherwise overstate. */
 /* Item i's result so far is its first pass's where this asks (before its
  * second run): how long that pass's timed runs lasted. */
 #define MB_ONE_PASS_S 0.05
@@ -685,8 +680,21 @@ static int one_pass(const run *r, int i)
     return x->ms.median * x->cfg.launches * x->ms.n / 1e3 >= MB_ONE_PASS_S;
 }
 
-#define MB_LEFT_MAX_FACTOR 3.0
-static double seconds_left(const run *r, int done, int total, double elapsed_s)
+static double item_threads(const run *r, const mb_plan_item *it)
+{
+    return it->cfg.threads > 0 ? (double)it->cfg.threads : (double)r->o->threads;
+}
+
+/* Seconds left after `done` of the plan's `total` runs (passes x items):
+ * each remaining run's cost at the bandwidth of the points measured so far
+ * (item_seconds), times how much longer than that cost the runs already
+ * done at the nearest thread count took (r->wall_s: repetitions measured
+ * again, fills, verification, and a large array's bandwidth below a small
+ * one's).  A single factor for all of them held the estimate still while
+ * the small points went by and left the large ones at the end unpriced;
+ * per thread count it moves with each point and prices the large ones by
+ * the large ones measured (the rows sweep measures every size early). */
+static double seconds_left(const run *r, int done, int total)
 {
     const int n = r->plan.n;
     double bytes = 0, ms = 0;
@@ -694,16 +702,27 @@ static double seconds_left(const run *r, int done, int total, double elapsed_s)
         const mb_result *x = &r->results[i];
         if (x->gbs_median > 0) bytes += x->gbs_median * x->ms.median, ms += x->ms.median;
     }
-    if (ms <= 0) return NAN;
+    if (ms <= 0 || !r->wall_s) return NAN;
     const double gbs = bytes / ms; /* the time-weighted mean of their GB/s */
-    double past = 0, rest = 0;
-    for (int k = 0; k < total; k++) {
+    double rest = 0;
+    for (int k = done; k < total; k++) {
         if (k >= n && one_pass(r, k % n)) continue;
-        const double t = item_seconds(r, &r->plan.items[k % n], gbs);
-        if (k < done) past += t;
-        else rest += t;
+        const mb_plan_item *it = &r->plan.items[k % n];
+        const double threads = item_threads(r, it);
+        /* the done runs at the thread count nearest this one's (log distance) */
+        double nearest = INFINITY, near_threads = 0;
+        for (int j = 0; j < done; j++) {
+            if (r->wall_s[j] <= 0) continue; /* a second pass not run */
+            const double d = fabs(log(item_threads(r, &r->plan.items[j % n]) / threads));
+            if (d < nearest) nearest = d, near_threads = item_threads(r, &r->plan.items[j % n]);
+        }
+        double wall = 0, cost = 0;
+        for (int j = 0; j < done; j++)
+            if (r->wall_s[j] > 0 && item_threads(r, &r->plan.items[j % n]) == near_threads)
+                wall += r->wall_s[j], cost += item_seconds(r, &r->plan.items[j % n], gbs);
+        rest += item_seconds(r, it, gbs) * (cost > 0 ? fmax(1, wall / cost) : 1);
     }
-    return past > 0 ? rest * fmin(MB_LEFT_MAX_FACTOR, fmax(1, elapsed_s / past)) : NAN;
+    return rest;
 }
 
 /* The plan in `passes` passes, each item keeping its faster one (the
@@ -719,11 +738,14 @@ static void run_probes(run *r, int passes)
     char why[512], name[64];
     double t0 = lbp_now();
     int warmup = r->o->plan.quick ? 1 : 2;
+    r->wall_s = calloc((size_t)passes * (size_t)r->plan.n, sizeof *r->wall_s);
+    if (!r->wall_s) lbp_fail("out of memory");
     for (int pass = 0; pass < passes; pass++)
         for (int i = 0; i < r->plan.n; i++) {
             mb_plan_item *it = &r->plan.items[i];
             mb_result res;
             if (pass && one_pass(r, i)) continue;
+            const double t_item = lbp_now();
             int rc = mb_run_probe(&r->bench, &it->cfg, warmup, r->o->reps, &res, why, sizeof why);
             if (rc == 2) lbp_usage_error("%s", why); /* preflight should have caught it */
             if (rc) fail_run(r, why);
@@ -731,10 +753,13 @@ static void run_probes(run *r, int passes)
             if (!pass && it->stamps) run_stamps(r, it);
             const int done = pass * r->plan.n + i + 1, total = passes * r->plan.n;
             const double elapsed = lbp_now() - t0;
-            lbp_progress_left(done, total, elapsed, seconds_left(r, done, total, elapsed), "%s %s x%lld: %.1f GB/s",
+            r->wall_s[done - 1] = lbp_now() - t_item;
+            lbp_progress_left(done, total, elapsed, seconds_left(r, done, total), "%s %s x%lld: %.1f GB/s",
                               it->sweep, mb_config_name(&it->cfg, name, sizeof name), (long long)res.threads,
                               res.gbs_median);
         }
+    free(r->wall_s);
+    r->wall_s = NULL;
     for (int i = 0; i < r->plan.n; i++) write_probe_row(r, &r->plan.items[i], &r->results[i]);
 }
 
