@@ -1,6 +1,10 @@
 #!/bin/sh
-# Runs every test program given (cmocka binaries and tests/test_*.sh scripts)
-# and ends with one line: "tests: N passed, M failed, K skipped".
+# Runs every test program given (cmocka binaries and tests/test_*.sh
+# scripts; every tests/test_*.sh where none of those given is a script, as
+# make test gives the binaries alone), each once, and ends with one line:
+# "tests: N passed, M failed, K skipped".  It begins with one line saying
+# how many run and how many at a time, so that a log whose first program
+# takes minutes is not silent meanwhile.
 # One worker per core takes the next program not yet taken, the slowest
 # first (SLOW: most of their time is a compiler's, PoCL's or cc's, on one
 # core at a time), so the cores stay busy to the end.  Each program's
@@ -20,8 +24,12 @@ export TMPDIR="$dir/tmp"
 if [ -z "${LBP_TEST_FULL:-}" ] || [ "$LBP_TEST_FULL" = 0 ]; then
     export LBP_OCL_OPTIONS="${LBP_OCL_OPTIONS--cl-opt-disable}" LBP_OMP_CFLAGS="${LBP_OMP_CFLAGS--O0}"
 fi
-all=""
-for t in "$@" tests/test_*.sh; do [ -e "$t" ] && all="$all $t"; done
+all="" scripts=tests/test_*.sh
+for t in "$@"; do case "$t" in *.sh) scripts="" ;; esac; done
+for t in "$@" $scripts; do
+    [ -e "$t" ] || continue
+    case " $all " in *" $t "*) ;; *) all="$all $t" ;; esac
+done
 # the order they are taken in: SLOW's first, as listed, then the rest
 order=""
 for t in $SLOW; do case " $all " in *" $t "*) order="$order $t" ;; esac; done
@@ -59,6 +67,7 @@ worker() {
 index() { i=0; for u in $all; do i=$((i + 1)); [ "$u" = "$1" ] && { echo $i; return; }; done; }
 workers=$(nproc 2>/dev/null || echo 1)
 [ "$workers" -gt 8 ] && workers=8
+echo "tests: $(echo $all | wc -w) programs, $workers at a time, the slowest first; each one's line as it ends"
 w=1 pids=""
 while [ $w -lt "$workers" ]; do worker & pids="$pids $!"; w=$((w + 1)); done
 worker

@@ -121,8 +121,14 @@ printf '#!/bin/sh\nsleep 6\necho "b: 1 passed, 0 failed"\n' >"$tmp/r/tests/test_
 runner=$!
 sleep 3
 grep -q '^tests/test_a_fast.sh  *exit 0' "$tmp/runout" && ok || bad "tests/run.sh into a pipe: nothing after 3 s while a program ended at once: '$(cat "$tmp/runout")'"
+[ "$(head -n 1 "$tmp/runout")" = "tests: 2 programs, $(nproc 2>/dev/null || echo 1) at a time, the slowest first; each one's line as it ends" ] ||
+    [ "$(nproc)" -gt 8 ] && ok || bad "tests/run.sh's first line: $(head -n 1 "$tmp/runout")"
 wait $runner
 grep -q '^tests: 2 passed, 0 failed' "$tmp/runout" && ok || bad "tests/run.sh's last line: $(tail -n 1 "$tmp/runout")"
+# a script named runs alone, once (not every tests/test_*.sh beside it)
+(cd "$tmp/r" && sh "$repo/tests/run.sh" tests/test_a_fast.sh) >"$tmp/runout" 2>&1
+[ "$(tail -n 1 "$tmp/runout")" = "tests: 1 passed, 0 failed, 0 skipped" ] && ! grep -q test_b_slow "$tmp/runout" && ok ||
+    bad "tests/run.sh tests/test_a_fast.sh: $(cat "$tmp/runout")"
 
 echo "console: $passed passed, $failed failed"
 [ "$failed" = 0 ]
