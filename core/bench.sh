@@ -42,9 +42,15 @@ keep_log() {
         awk -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" -v every="${LBP_PROGRESS_EVERY:-30}" \
             -f "$(dirname "$0")/console.awk"
     rc=$(cat "$log.rc" 2>/dev/null || echo 1)
+    # a complete run: the tools named its working folder, renamed since
     d=$(cat "$log.dir" 2>/dev/null)
-    [ -n "$d" ] || d=$(cat "$log.work" 2>/dev/null)
-    if [ -n "$d" ] && [ -d "$d" ]; then cp "$log" "$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"; fi
+    if [ -n "$d" ] && [ -d "$d" ]; then
+        awk -v from="$d.partial" -v to="$d" '{ while (i = index($0, from)) $0 = substr($0, 1, i - 1) to substr($0, i + length(from)); print }' \
+            "$log" >"$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"
+    else
+        d=$(cat "$log.work" 2>/dev/null)
+        if [ -n "$d" ] && [ -d "$d" ]; then cp "$log" "$d/bench.log.tmp" && mv "$d/bench.log.tmp" "$d/bench.log"; fi
+    fi
     rm -f "$log" "$log.rc" "$log.dir" "$log.work"
     exit "$rc"
 }

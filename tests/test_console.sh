@@ -35,6 +35,8 @@ for f in "$tmp/console" "$log"; do
     two=$(grep -E '(^|[^a-z/])(stream|membench|lbmkernels|bench): .*[^a-z/](stream|membench|lbmkernels|bench): ' "$f")
     [ -z "$two" ] && ok || bad "$(basename "$f"): a line holds two prefixes: $(echo "$two" | head -n 3)"
 done
+grep -q '\.partial' "$log" && bad "bench.log of a complete run names its .partial folder: $(grep '\.partial' "$log" | head -n 2)" || ok
+grep -q '^results in results/stub-dev/r$' "$log" && ok || bad "bench.log lacks the tools' 'results in' lines"
 # the log keeps every line: the tools' progress, tables and warnings
 p=$(grep -cE '^[a-z]+: \[[0-9]+/20\] item ' "$log")
 [ "$p" = 80 ] && ok || bad "bench.log holds $p progress lines of 80"
