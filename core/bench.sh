@@ -32,15 +32,19 @@ die() { say "$*"; exit 1; }
 # there before the summary (which counts its warnings); the outer one puts
 # the whole log there at the end (into the working folder where the run
 # failed, beside its partial results).
-tag_lines() { awk -v t="$1" '{ print t " " $0; fflush() }'; }
+# The taggers and the console ignore ^C (their own processes only): the
+# run stops its tools, says where its partial results are and ends, and
+# they pass that on and keep the log beside them.
+tag_lines() { (trap '' INT TERM; exec awk -v t="$1" '{ print t " " $0; fflush() }'); }
 keep_log() {
     log=$(mktemp) || die "cannot create a temporary log"
+    trap : INT TERM # (the run's children get the default back)
     tty=0 cols=80
     if [ -t 2 ]; then tty=1 cols=$(tput cols 2>/dev/null </dev/tty || echo 80); fi
     { { { LBP_BENCH_LOG=$log sh "$0" "$@" 4>&-; echo $? >"$log.rc"; } 2>&1 1>&3 3>&- | tag_lines E >&4; } 3>&1 |
         tag_lines O >&4; } 4>&1 |
-        awk -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" -v every="${LBP_PROGRESS_EVERY:-30}" \
-            -f "$(dirname "$0")/console.awk"
+        (trap '' INT TERM; exec awk -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" \
+            -v every="${LBP_PROGRESS_EVERY:-30}" -f "$(dirname "$0")/console.awk")
     rc=$(cat "$log.rc" 2>/dev/null || echo 1)
     # a complete run: the tools named its working folder, renamed since
     d=$(cat "$log.dir" 2>/dev/null)

@@ -71,6 +71,21 @@ grep -qs 'lbmkernels: warning: something odd' "$tmp/t/results/stub-dev/f.partial
     bad "a failed run's bench.log is not in its .partial folder: $(ls -a "$tmp/t/results/stub-dev/f.partial" 2>&1)"
 grep -q '^bench: 1 warning: see results/stub-dev/f.partial/bench.log$' "$tmp/console" && ok || bad "a failed run's tally: $(tail -n 3 "$tmp/console")"
 
+# a run stopped (TERM to its process group, as ^C sends INT to it): the
+# console still says where its partial results are, bench.log beside them
+if command -v setsid >/dev/null 2>&1; then
+    bench_stub_tree "$tmp/k"
+    (cd "$tmp/k" && STUB_SLEEP=3 RUN=k exec setsid sh -c 'exec sh core/bench.sh' >"$tmp/console" 2>&1) &
+    sleep 1.5
+    pg=$(cat "$tmp/k/results/stub-dev/k.partial/.bench-pid" 2>/dev/null)
+    pg=$(ps -o pgid= -p "${pg:-1}" | tr -d ' ')
+    [ -n "$pg" ] && [ "$pg" != 1 ] && kill -TERM "-$pg"
+    wait
+    grep -q '^bench: interrupted: results/stub-dev/k.partial left for inspection$' "$tmp/console" && ok ||
+        bad "a stopped run's console: $(cat "$tmp/console")"
+    [ -f "$tmp/k/results/stub-dev/k.partial/bench.log" ] && ok || bad "a stopped run's bench.log not in its .partial folder"
+fi
+
 # ---- on a terminal: the progress rewritten in place ------------------------
 if command -v script >/dev/null 2>&1; then
     bench_stub_tree "$tmp/y"
