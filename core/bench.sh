@@ -35,7 +35,10 @@ die() { say "$*"; exit 1; }
 # The taggers and the console ignore ^C (their own processes only): the
 # run stops its tools, says where its partial results are and ends, and
 # they pass that on and keep the log beside them.
-tag_lines() { (trap '' INT TERM; exec awk -v t="$1" '{ print t " " $0; fflush() }'); }
+# mawk reads a pipe a block at a time (a line would wait for the next 4 KB
+# or the end) unless interactive: line by line there
+awk_lines="awk"; awk -W version 2>/dev/null | grep -q mawk && awk_lines="awk -W interactive"
+tag_lines() { (trap '' INT TERM; exec $awk_lines -v t="$1" '{ print t " " $0; fflush() }'); }
 keep_log() {
     log=$(mktemp) || die "cannot create a temporary log"
     trap : INT TERM # (the run's children get the default back)
@@ -43,7 +46,7 @@ keep_log() {
     if [ -t 2 ]; then tty=1 cols=$(tput cols 2>/dev/null </dev/tty || echo 80); fi
     { { { LBP_BENCH_LOG=$log sh "$0" "$@" 4>&-; echo $? >"$log.rc"; } 2>&1 1>&3 3>&- | tag_lines E >&4; } 3>&1 |
         tag_lines O >&4; } 4>&1 |
-        (trap '' INT TERM; exec awk -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" \
+        (trap '' INT TERM; exec $awk_lines -v logfile="$log" -v state="$log" -v tty="$tty" -v cols="$cols" \
             -v every="${LBP_PROGRESS_EVERY:-30}" -f "$(dirname "$0")/console.awk")
     rc=$(cat "$log.rc" 2>/dev/null || echo 1)
     # a complete run: the tools named its working folder, renamed since

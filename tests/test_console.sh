@@ -37,6 +37,12 @@ for f in "$tmp/console" "$log"; do
 done
 grep -q '\.partial' "$log" && bad "bench.log of a complete run names its .partial folder: $(grep '\.partial' "$log" | head -n 2)" || ok
 grep -q '^results in results/stub-dev/r$' "$log" && ok || bad "bench.log lacks the tools' 'results in' lines"
+# in the order the run wrote them: stdout's lines as they came, not held
+# back to the end by a reader that waits for a full block
+a=$(grep -n "^row 20 of stream's table" "$log" | cut -d: -f1); b=$(grep -n '^membench: \[1/20\]' "$log" | head -n 1 | cut -d: -f1)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] && ok || bad "bench.log: stream's table (line $a) after membench's progress (line $b)"
+a=$(grep -n '^lbmprobe on ' "$tmp/console" | cut -d: -f1); b=$(grep -n '^bench: plots took' "$tmp/console" | cut -d: -f1)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ] && ok || bad "the console: the summary (line $a) before the plots' line (line $b)"
 # the log keeps every line: the tools' progress, tables and warnings
 p=$(grep -cE '^[a-z]+: \[[0-9]+/20\] item ' "$log")
 [ "$p" = 80 ] && ok || bad "bench.log holds $p progress lines of 80"
