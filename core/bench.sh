@@ -36,9 +36,11 @@ die() { say "$*"; exit 1; }
 # run stops its tools, says where its partial results are and ends, and
 # they pass that on and keep the log beside them.
 # mawk reads a pipe a block at a time (a line would wait for the next 4 KB
-# or the end) unless interactive: line by line there
+# or the end) unless interactive: line by line there.  Its interactive
+# stdout is unbuffered, writing each piece of a print apart: a tagged line
+# is one string (ORS empty), so one write, which no other tagger's cuts.
 awk_lines="awk"; awk -W version 2>/dev/null | grep -q mawk && awk_lines="awk -W interactive"
-tag_lines() { (trap '' INT TERM; exec $awk_lines -v t="$1" '{ print t " " $0; fflush() }'); }
+tag_lines() { (trap '' INT TERM; exec $awk_lines -v t="$1" 'BEGIN { ORS = "" } { print t " " $0 "\n"; fflush() }'); }
 keep_log() {
     log=$(mktemp) || die "cannot create a temporary log"
     trap : INT TERM # (the run's children get the default back)

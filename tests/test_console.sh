@@ -63,6 +63,29 @@ grep -q '^summary of results/stub-dev/r$' "$tmp/out" && ok || bad "the summary n
 grep -q 'row 1 of' "$tmp/out" "$tmp/err" && bad "a tool's table on the console" || ok
 grep -q '^bench: \[1/4\] stream' "$tmp/err" && ok || bad "the stages not on stderr: $(cat "$tmp/err")"
 
+# stdout and stderr written at once (a tool's table beside its warnings):
+# every line whole in bench.log, none lost
+bench_stub_tree "$tmp/b"
+cat >"$tmp/b/stream/stream" <<'EOF'
+#!/bin/sh
+for a in "$@"; do
+    [ "$prev" = --out ] && out=$a
+    case "$a" in --describe) printf 'slug,stub-dev\nname,Stub Device\nbackend,opencl\nkind,cpu\n'; exit 0 ;; esac
+    prev=$a
+done
+mkdir -p "$out"
+i=0; while [ $i -lt 3000 ]; do echo "stream: warning: burst $i: repetitions scatter" >&2; i=$((i + 1)); done &
+j=0; while [ $j -lt 3000 ]; do echo "table row $j of the burst"; j=$((j + 1)); done
+wait
+echo "device,backend,x" >"$out/stream.csv"
+EOF
+(cd "$tmp/b" && RUN=b sh core/bench.sh) >"$tmp/console" 2>&1 || bad "the burst bench failed: $(tail -n 3 "$tmp/console")"
+blog=$tmp/b/results/stub-dev/b/bench.log
+w=$(grep -cE '^stream: warning: burst [0-9]+: repetitions scatter$' "$blog"); t=$(grep -cE '^table row [0-9]+ of the burst$' "$blog")
+[ "$w" = 3000 ] && [ "$t" = 3000 ] && ok ||
+    bad "bench.log of a burst: $w of 3000 warnings and $t of 3000 rows whole: $(grep -vE '^(stream: warning: burst [0-9]+: repetitions scatter|table row [0-9]+ of the burst)$' "$blog" | grep burst | head -n 3)"
+[ "$(grep -c '^$' "$tmp/console")" -le 1 ] && ok || bad "the burst's console has stray empty lines: $(cat "$tmp/console")"
+
 # a failed run: its log beside its partial results, the error on the console
 cat >"$tmp/t/lbmkernels/lbmkernels" <<'EOF'
 #!/bin/sh
