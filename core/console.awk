@@ -59,6 +59,27 @@ function stage_of(text) {
     return text
 }
 
+# a tool's "<tool>: [31/48] what (3 s, about 2 s left)" as the progress
+# line "bench: [1/4] stream [31/48] 3 s, about 2 s left | what": the
+# counts and the time first, so that a narrow terminal cuts the detail
+function progress_of(line,    tool, rest, counter, times, head) {
+    tool = line; sub(/: .*$/, "", tool)
+    rest = substr(line, length(tool) + 3)
+    if (match(rest, /^\[[0-9]+\/[0-9]+\] /)) {
+        counter = substr(rest, 1, RLENGTH - 1); rest = substr(rest, RLENGTH + 1)
+    } else if (match(rest, /^compile [0-9]+ of [0-9]+: /)) {
+        counter = substr(rest, 1, RLENGTH - 2); rest = substr(rest, RLENGTH + 1)
+        sub(/ of /, "/", counter)
+    }
+    times = ""
+    if (match(rest, / \([0-9]+ s(, about [0-9]+ s left)?\)$/)) {
+        times = substr(rest, RSTART + 2, RLENGTH - 3); rest = substr(rest, 1, RSTART - 1)
+    }
+    head = stage; sub(/ on .*$/, "", head)
+    if (head == "") head = tool
+    return "bench: " head " " counter (times != "" ? " " times : "") " | " rest
+}
+
 {
     tag = substr($0, 1, 1)
     line = substr($0, 3)
@@ -90,7 +111,7 @@ function stage_of(text) {
         next
     }
     if (line ~ /^[A-Za-z0-9_-]+: (\[[0-9]+\/[0-9]+\]|compile [0-9]+ of [0-9]+:) /) {
-        show_status((stage != "" ? "bench: " stage " | " : "") line)
+        show_status(progress_of(line))
         next
     }
     say(line)

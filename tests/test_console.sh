@@ -129,9 +129,11 @@ if command -v script >/dev/null 2>&1; then
     [ "$n" -le 15 ] && ok || bad "on a terminal $n lines stay: $(head -n 30 "$tmp/screen")"
     s=$(grep -cE '^bench: \[[0-9]/4\] (stream|membench|lbmkernels) on Stub Device \(opencl\): [0-9]+ s$' "$tmp/screen")
     [ "$s" = 3 ] && ok || bad "on a terminal $s of 3 stage lines stay: $(cat "$tmp/screen")"
-    grep -q ' item [0-9]* (' "$tmp/screen" && bad "on a terminal a progress line stays: $(grep ' item ' "$tmp/screen" | head -n 2)" || ok
-    kept=$(tr '\r' '\n' <"$tmp/tty" | grep -c 'item [0-9]* (')
-    [ "$kept" -ge 30 ] && ok || bad "on a terminal only $kept progress updates shown"
+    grep -q ' item [0-9]*$' "$tmp/screen" && bad "on a terminal a progress line stays: $(grep ' item ' "$tmp/screen" | head -n 2)" || ok
+    # each update: the stage, the tool's count and time first, then what
+    kept=$(tr '\r' '\n' <"$tmp/tty" | sed 's/\x1b\[K//g' |
+        grep -cE '^bench: \[[0-9]/4\] (stream|membench|lbmkernels) \[[0-9]+/10\] [0-9]+ s, about [0-9]+ s left \| item [0-9]+$')
+    [ "$kept" -ge 27 ] && ok || bad "on a terminal only $kept progress updates shown: $(tr '\r' '\n' <"$tmp/tty" | grep item | head -n 3)"
     grep -q 'results in results/stub-dev/y ' "$tmp/tty" && ok || bad "on a terminal the summary missing"
 fi
 
