@@ -13,3 +13,6 @@ $(shell echo '$(MPI_CFLAGS)' | cmp -s - .build-mpi 2>/dev/null || echo '$(MPI_CF
 $(MPI_FILES): .build-mpi
 core/openmp.o: core/openmp_prelude.h
 core/device.o: core/half_bits.h
+# The shipped schemes' description files (one per scheme: the registry the
+# model, membench and lbmkernels read) are compiled into core/kernel.o.
+core/kernel.o: core/kernels/push.kernel core/kernels/pull.kernel core/kernels/split.kernel core/kernels/aa.kernel

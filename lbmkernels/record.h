@@ -1,7 +1,7 @@
 /* What each compiled kernel of lbmkernels moves per cell and step -- words,
  * misaligned reads and writes, word size, lattices, bytes per update, its
  * launch -- read from the model's description file of its scheme
- * (model/kernels/<scheme>.kernel, embedded through model/kernel.c): the
+ * (core/kernels/<scheme>.kernel, embedded through core/kernel.c): the
  * one source of lbm.csv's record and of the model's prediction.
  * tests/test_lbmkernels holds it to the kernels' own lattice tables. */
 #ifndef LBM_RECORD_H

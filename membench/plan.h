@@ -13,7 +13,7 @@ enum { SW_WORDS = 1, SW_MISALIGNED = 2, SW_OCCUPANCY = 4, SW_WORD_BYTES = 8, SW_
 /* The payload that stands in for a D3Q19 BGK collision in the threads and
  * occupancy sweeps: 19 x 7 + 18 = 151 arithmetic operations per thread (the
  * lbmkernels collision compiles to 150 floating-point instructions in PTX,
- * FMA counted once; model/kernel.c). */
+ * FMA counted once; core/kernel.c). */
 #define MB_PAYLOAD_COLLISION 7
 
 #define MB_THREADS_MIN (1LL << 12)   /* smallest thread count of the threads sweep */

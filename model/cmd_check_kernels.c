@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernelfile.h"
+#include "kernelfile_launch.h"
 #include "launch.h"
 #include "predict.h"
 #include "table.h"

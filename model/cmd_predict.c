@@ -10,7 +10,7 @@
 #include "effects.h"
 #include "holdout.h"
 #include "kernel.h"
-#include "kernelfile.h"
+#include "kernelfile_launch.h"
 #include "launch.h"
 #include "predict.h"
 #include "ranks_print.h"

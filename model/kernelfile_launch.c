@@ -1,6 +1,6 @@
 /* A kernel file's launch on a device (see kernelfile.h): apart from the
  * parser, which membench and lbmkernels link without the model's inputs. */
-#include "kernelfile.h"
+#include "kernelfile_launch.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,3 @@
-# The shipped schemes' description files are compiled into model/kernel.o.
-model/kernel.o: model/kernels/push.kernel model/kernels/pull.kernel model/kernels/split.kernel model/kernels/aa.kernel
 # The kernel-file parser and the launch's thread count, tested on their own.
 tests/test_kernelfile: tests/test_kernelfile.o $(model_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)

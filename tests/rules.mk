@@ -31,7 +31,7 @@ $(FUZZ_BINS): .fuzz/%: .fuzz/tests/fuzz/%.o $(FUZZ_LIB_OBJS)
 # fuzz_gen_name drives membench's generator of described kernels: it
 # links that generator too
 .fuzz/fuzz_gen_name: .fuzz/membench/described.o .fuzz/membench/gen.o
-.fuzz/tests/fuzz/fuzz_gen_name.o .fuzz/membench/described.o: CPPFLAGS += -Imodel
+
 
 .PHONY: fuzz fuzz-bins test-sanitize clean-fuzz
 fuzz-bins: $(FUZZ_BINS)
@@ -50,5 +50,5 @@ clean-fuzz:
 # lbmkernels with a fault planted in its kernel text (tests/lbmkernels_fault.c,
 # for tests/test_verify_reach.sh): the tool's own objects and the fault
 TEST_HELPERS += tests/lbmkernels_fault
-tests/lbmkernels_fault: tests/lbmkernels_fault.o lbmkernels/main.o $(lbmkernels_OBJS) $(CORE_OBJS) model/kernelfile.o model/kernel.o
+tests/lbmkernels_fault: tests/lbmkernels_fault.o lbmkernels/main.o $(lbmkernels_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,4 +1,4 @@
-/* model/kernelfile.c and the launch: every kind of mistake in a kernel
+/* core/kernelfile.c and the launch: every kind of mistake in a kernel
  * description file gets its one-line error naming the file, the line and
  * the key; the shipped schemes' files say what the schemes move; the
  * example files parse; the launched thread count of linear, rows and grid
@@ -21,8 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../model/kernel.h"
-#include "../model/kernelfile.h"
+#include "../core/kernel.h"
+#include "../core/kernelfile.h"
+#include "../model/kernelfile_launch.h"
 #include "../model/launch.h"
 #include "../model/levels.h"
 #include "../model/predict.h"
@@ -70,7 +71,7 @@ static void test_builtin_schemes(void **state)
         }
         /* the file on disk is the one compiled in */
         char path[64];
-        snprintf(path, sizeof path, "model/kernels/%s.kernel", want[i].scheme);
+        snprintf(path, sizeof path, "core/kernels/%s.kernel", want[i].scheme);
         model_kernel_file f;
         assert_int_equal(model_kernel_file_read(path, &f, err, sizeof err), 0);
         assert_true(f.k.words_read == k.words_read && f.k.words_written == k.words_written);
@@ -715,7 +716,7 @@ static void test_cli(void **state)
     const char *const predict = "./model/model predict --data tests/model-data/launch --backend cuda --size 100x20x20";
     snprintf(cmd, sizeof cmd, "%s --kernel examples/kernels/d3q15-pull.kernel >/dev/null", predict);
     assert_int_equal(run(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/aa.kernel --precision fp64 >/dev/null", predict);
+    snprintf(cmd, sizeof cmd, "%s --kernel core/kernels/aa.kernel --precision fp64 >/dev/null", predict);
     assert_int_equal(run(cmd), 0);
     /* a malformed file: exit 2, one line naming the file, the line and the key */
     snprintf(cmd, sizeof cmd, "%s --kernel %s 2>&1 >/dev/null | grep -c '%s:4: block: a rows launch' | grep -qx 1",
@@ -726,10 +727,10 @@ static void test_cli(void **state)
     snprintf(cmd, sizeof cmd, "%s --kernel tests/no-such.kernel >/dev/null 2>&1", predict);
     assert_int_equal(run(cmd), 2);
     /* a kernel said twice */
-    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/pull.kernel --scheme pull --precision fp32 >/dev/null 2>&1",
+    snprintf(cmd, sizeof cmd, "%s --kernel core/kernels/pull.kernel --scheme pull --precision fp32 >/dev/null 2>&1",
              predict);
     assert_int_equal(run(cmd), 2);
-    snprintf(cmd, sizeof cmd, "%s --kernel model/kernels/pull.kernel --words-read 9 >/dev/null 2>&1", predict);
+    snprintf(cmd, sizeof cmd, "%s --kernel core/kernels/pull.kernel --words-read 9 >/dev/null 2>&1", predict);
     assert_int_equal(run(cmd), 2);
     /* a grid's block given again, and otherwise */
     snprintf(cmd, sizeof cmd, "%s --kernel examples/kernels/d2q9-pull.kernel --block-size 128 >/dev/null 2>&1",

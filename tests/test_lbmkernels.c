@@ -26,7 +26,7 @@
 #include "../lbmkernels/record.h"
 #include "cpucubes.h"
 #include "../lbmkernels/verify.h"
-#include "../model/kernel.h"
+#include "../core/kernel.h"
 
 static const lbm_scheme all_schemes[] = {LBM_SCHEME_PUSH, LBM_SCHEME_PULL, LBM_SCHEME_SPLIT, LBM_SCHEME_AA};
 
@@ -749,7 +749,7 @@ static void test_passes_keep_the_faster(void **state)
             if (passes == 1) assert_float_equal(v, 0, 1e-12);
             else assert_true(v >= 0);
         }
-        /* the record of pull fp32, from model/kernels/pull.kernel */
+        /* the record of pull fp32, from core/kernels/pull.kernel */
         static const char *const record[][2] = {{"launch", "linear"}, {"words_read", "19"}, {"words_written", "19"},
                                                 {"misaligned_reads", "10"}, {"misaligned_writes", "0"},
                                                 {"lattices", "2"}, {"bytes_per_update", "152"}};

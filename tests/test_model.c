@@ -20,7 +20,7 @@
 #include "../model/holdout.h"
 #include "../model/inputs.h"
 #include "../model/interp.h"
-#include "../model/kernel.h"
+#include "../core/kernel.h"
 #include "../model/launchprobe.h"
 #include "../model/levels.h"
 #include "../model/lookup.h"

@@ -1,4 +1,4 @@
-/* libFuzzer: the kernel-description reader (model/kernelfile.h, its public
+/* libFuzzer: the kernel-description reader (core/kernelfile.h, its public
  * API only) on any bytes, parsed from memory and read from a file (which
  * adds the NUL and length checks).  Beyond the sanitizers' findings it
  * checks that a description it accepts is within the documented bounds
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz_file.h"
-#include "../../model/kernelfile.h"
+#include "../../core/kernelfile.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_kernelfile: check failed: %s\n", #c); abort(); } } while (0)
 

@@ -44,9 +44,7 @@
 
 #include <stddef.h>
 
-#include "inputs.h"
 #include "kernel.h"
-#include "predict.h"
 
 typedef struct {
     model_kernel k;       /* block[] filled for every launch that has a block */
@@ -70,13 +68,5 @@ int model_kernel_file_parse(const char *text, const char *file, model_kernel_fil
 
 /* Reads and parses the file at path.  Returns 0, or -1 with err. */
 int model_kernel_file_read(const char *path, model_kernel_file *out, char *err, size_t err_len);
-
-/* The file's launch on lat (block size, occupancy or blocks per SM; from
- * registers through the device's compute capability) where lat leaves them
- * unknown.  Returns 0, or -1 with err ("FILE:LINE: registers: ...") when
- * registers were given and the device (in) cannot turn them into blocks
- * per SM. */
-int model_kernel_file_launch(const model_kernel_file *f, const model_inputs *in, model_lattice *lat, char *err,
-                             size_t err_len);
 
 #endif

@@ -84,7 +84,7 @@ void model_shift_text(unsigned shift, char *out, size_t len);
 /* Word i's offset under a shift: d[3] = +-c_i in the shifted components. */
 void model_shift_apply(unsigned shift, const int c[3], int d[3]);
 
-/* push, pull, split, aa at fp32, fp64 or fp16s, read from model/kernels/<scheme>.kernel
+/* push, pull, split, aa at fp32, fp64 or fp16s, read from core/kernels/<scheme>.kernel
  * (embedded in the binary) with the precision's word size.  Returns 0, or -1
  * for an unknown name. */
 int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precision);

@@ -8,10 +8,10 @@
 #include "embed.h"
 #include "kernelfile.h"
 
-LBP_EMBED_TEXT(model_push_kernel, "model/kernels/push.kernel");
-LBP_EMBED_TEXT(model_pull_kernel, "model/kernels/pull.kernel");
-LBP_EMBED_TEXT(model_split_kernel, "model/kernels/split.kernel");
-LBP_EMBED_TEXT(model_aa_kernel, "model/kernels/aa.kernel");
+LBP_EMBED_TEXT(model_push_kernel, "core/kernels/push.kernel");
+LBP_EMBED_TEXT(model_pull_kernel, "core/kernels/pull.kernel");
+LBP_EMBED_TEXT(model_split_kernel, "core/kernels/split.kernel");
+LBP_EMBED_TEXT(model_aa_kernel, "core/kernels/aa.kernel");
 
 /* The shipped schemes' description files, compiled in. */
 static const struct {
@@ -41,7 +41,7 @@ int model_builtin_kernel(model_kernel *k, const char *scheme, const char *precis
     for (size_t i = 0; i < sizeof builtin_files / sizeof *builtin_files; i++) {
         if (strcmp(scheme, builtin_files[i].scheme)) continue;
         char path[64], err[512];
-        snprintf(path, sizeof path, "model/kernels/%s.kernel", scheme);
+        snprintf(path, sizeof path, "core/kernels/%s.kernel", scheme);
         model_kernel_file f;
         if (model_kernel_file_parse(builtin_files[i].text, path, &f, err, sizeof err)) {
             /* the embedded files are the program's own: tests/test_kernelfile parses them */
