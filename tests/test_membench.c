@@ -2941,10 +2941,11 @@ static void test_cli_geometry_sweep(void **state)
     with_pocl_slug("opencl-no-blocks-lbm.csv", no_blocks, sizeof no_blocks);
     out_path(path, sizeof path, "membench-geometry.csv");
     out_path(meta, sizeof meta, "membench-geometry-meta.csv");
-    /* a missing file: named, nothing written */
+    /* a missing file: named, nothing written; missing input is a usage
+     * error (exit 2), as in every tool */
     int rc = run_cli("--backend opencl --geometry-from " MB_DATA "no-such-lbm.csv --reps 2", err, sizeof err);
-    if (rc != 1 || count_lines(err) != 1) fprintf(stderr, "%s", err);
-    assert_int_equal(rc, 1);
+    if (rc != 2 || count_lines(err) != 1) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 2);
     assert_int_equal(count_lines(err), 1);
     assert_non_null(strstr(err, MB_DATA "no-such-lbm.csv"));
     assert_int_not_equal(access(path, F_OK), 0);
@@ -2960,9 +2961,9 @@ static void test_cli_geometry_sweep(void **state)
     assert_non_null(strstr(err, "no geometry"));
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_not_equal(access(meta, F_OK), 0);
-    /* a malformed file: file and line */
+    /* a malformed file: file and line, a usage error */
     rc = run_cli("--backend opencl --geometry-from " MB_DATA "lbm-missing-column.csv --reps 2", err, sizeof err);
-    assert_int_equal(rc, 1);
+    assert_int_equal(rc, 2);
     assert_int_equal(count_lines(err), 1);
     assert_non_null(strstr(err, MB_DATA "lbm-missing-column.csv:1:"));
     assert_int_not_equal(access(path, F_OK), 0);
