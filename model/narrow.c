@@ -180,6 +180,15 @@ int model_tile_factors(const model_inputs *in, const model_kernel *k, const mode
     const int *b = k->block;
     const probe_shape linear = tile_shape(b[0] * b[1] * b[2], 1, 1, 0);
     const int w = sweep_word(in, k, &linear);
+    const int access = k->word_bytes * model_cells_per_thread(k);
+    if (w != access && b[0] * access < MODEL_SECTOR_BYTES) {
+        /* a warp's rows of BX words fill part of a sector; the sweep's
+         * shape at another word size moves other bytes a row: the narrow
+         * sweep at the same bytes a row answers (below) */
+        model_note(prov, "tile sweep at %dx%dx%d measured at %d-byte words only: rows of %d bytes there, the "
+                         "kernel's %d", b[0], b[1], b[2], w, b[0] * w, b[0] * access);
+        return 0;
+    }
     const double threads = model_launched_threads(k, lat);
     const int own = kernel_blocks_per_sm(in, k, lat);
     int clamped = 0, both = 0, past = 0, missing = 0;
@@ -214,7 +223,13 @@ int model_narrow_factors(const model_inputs *in, const model_kernel *k, const mo
     const int bx = k->block[0];
     if (!model_warps_span_rows(in, k) || bx >= 32 || !model_correction_on(MODEL_CORR_NARROW)) return 0;
     const probe_shape linear = narrow_shape(32);
-    const int band = band_read(bx), w = sweep_word(in, k, &linear);
+    const int w = sweep_word(in, k, &linear);
+    /* what a warp's row costs is the bytes it moves of a sector: read at
+     * another word size, the band with the same bytes a row (8 halves
+     * are the 4-byte sweep's BX = 4) */
+    const int access = k->word_bytes * model_cells_per_thread(k), bytes_bx = bx * access / w;
+    if (bytes_bx >= 32) return 0;
+    const int band = band_read(bytes_bx > 0 ? bytes_bx : 1);
     const double threads = model_launched_threads(k, lat);
     int clamped = 0, both = 0, past = 0, tiles = 0;
     char asked[96];

@@ -6,7 +6,8 @@
 # corr_* column of a correction is the before-the-kernel MLUPS with it over
 # without it, as model predict --before-kernel --without NAME gives it;
 # model corrections tables a row per correction from model.csv and refuses
-# a model.csv without the columns.  On the frozen H100 fixture.
+# a model.csv without the columns; tile and narrow read rows by their bytes.
+# On the frozen H100 fixture.
 # Last line: "corrections: N passed, M failed".
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -56,5 +57,16 @@ cut -d, -f1-40 "$tmp/v/model.csv" >"$tmp/old.csv" && mkdir "$tmp/old" && mv "$tm
 $m corrections "$tmp/old" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q "no column corr_" "$tmp/err" && ok || bad "model.csv without corr_*: exit $rc: $(cat "$tmp/err")"
 $m corrections >/dev/null 2>&1; [ $? = 2 ] && ok || bad "corrections without a folder did not exit 2"
+
+# tile and narrow read a warp's rows by their bytes: blocks 8 wide of
+# 2-byte words move 16 bytes a row, which the 4-byte sweeps move at BX = 4
+# (the 4-byte tile at 8x8x4 moves 32: not read); 4-byte words at 8x8x4 read
+# the tile sweep there
+$m predict --data $fx --kernel tests/validation/d3q19-pull-grid-fp16s.kernel --size 256 >"$tmp/p16" 2>&1
+grep -q "tile sweep at 8x8x4 measured at 4-byte words only: rows of 32 bytes there, the kernel's 16" "$tmp/p16" &&
+    grep -q "read on the narrow sweep at BX=4" "$tmp/p16" && ok || bad "8x8x4 of 2-byte words: $(grep notes "$tmp/p16")"
+$m predict --data $fx --kernel tests/validation/d3q19-pull-grid-fp16s.kernel --precision fp32 --size 256 >"$tmp/p32" 2>&1
+grep -q "grid of 8x8x4 blocks: level 3 x" "$tmp/p32" && ! grep -q "narrow sweep" "$tmp/p32" && ok ||
+    bad "8x8x4 of 4-byte words: $(grep notes "$tmp/p32")"
 echo "corrections: $passed passed, $failed failed"
 [ "$failed" = 0 ]
