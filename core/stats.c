@@ -132,3 +132,11 @@ lbp_fit lbp_fit_line(const double *x, const double *y, int n)
     f.r2 = syy > 0 ? 1.0 - ss / syy : 1.0;
     return f;
 }
+
+int lbp_fit_slope_clear(const lbp_fit *f)
+{
+    if (!(f->slope > 0)) return 0;
+    if (f->n < 3 || f->r2 >= 1) return 1;
+    if (!(f->r2 > 0)) return 0;
+    return f->r2 * (f->n - 2) / (1 - f->r2) >= 4; /* t >= 2 */
+}

@@ -48,5 +48,10 @@ double lbp_now(void);
  * residuals. */
 typedef struct { double slope, intercept, r2, rms; int n; } lbp_fit;
 lbp_fit lbp_fit_line(const double *x, const double *y, int n);
+/* 1 where the fitted slope is above zero and clear of the scatter about
+ * the line: its t statistic, sqrt(r^2 (n - 2) / (1 - r^2)), at least 2
+ * (about 95 %; two points: the sign alone).  A cost per unit read off a
+ * slope that is not is noise, and a ratio over it means nothing. */
+int lbp_fit_slope_clear(const lbp_fit *f);
 
 #endif

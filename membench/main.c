@@ -801,13 +801,14 @@ static void write_fit_row(lbp_csv *csv, const char *name, int word_bytes, int wo
 
 typedef struct {
     double read_ns, write_ns, both_ns, aligned_ns; /* at N=19 (NAN: not measured) */
+    lbp_fit fits[3];                               /* read, write, both (n = 0: not measured) */
 } n19_costs;
 
 static n19_costs write_fits(run *r)
 {
     const char *dir = r->dir;
     const lbp_device_info *info = &r->d->info;
-    n19_costs c = {NAN, NAN, NAN, NAN};
+    n19_costs c = {.read_ns = NAN, .write_ns = NAN, .both_ns = NAN, .aligned_ns = NAN};
     const mb_plan_options *p = &r->o->plan;
     if (!(p->sweeps & (SW_WORDS | SW_MISALIGNED))) return c;
     lbp_csv *csv = lbp_csv_open(dir, "membench-fit.csv", "fit,word_bytes,words,x,slope_ns,intercept_ns,r2,rms_ns,points",
@@ -827,6 +828,7 @@ static n19_costs write_fits(run *r)
             if (n != 19) continue;
             double *slot = s == 0 ? &c.read_ns : s == 1 ? &c.write_ns : &c.both_ns;
             *slot = f.fit.slope;
+            c.fits[s] = f.fit;
             c.aligned_ns = f.aligned_ns;
         }
     }
@@ -885,12 +887,29 @@ static double collision_ratio(const run *r)
     return NAN;
 }
 
-static void print_cost(const char *what, double ns, double aligned_ns)
+/* A misaligned word's cost, where its slope is clear of the scatter; else
+ * no number is a cost: the slope is said to be noise, with what says so. */
+static void print_cost(const char *what, double ns, const lbp_fit *f, double aligned_ns)
 {
     if (isnan(ns))
         printf("  %-32s not measured\n", what);
+    else if (!lbp_fit_slope_clear(f))
+        printf("  %-32s within noise: no cost measured (fitted slope %+.4f ns/thread per word, r^2 %.2f over %d "
+               "points)\n", what, ns, f->r2, f->n);
     else
         printf("  %-32s %+8.4f ns/thread per word (%+.2f %% of aligned)\n", what, ns, 100 * ns / aligned_ns);
+}
+
+/* The write's cost over the read's: a number only where both are clear of
+ * the scatter (a ratio over a noise-level or negative slope means nothing). */
+static void print_write_read_ratio(const n19_costs *c, double ratio)
+{
+    if (isnan(c->read_ns) || isnan(c->write_ns)) return;
+    if (!isnan(ratio))
+        printf("  misaligned write / misaligned read cost ratio: %.2f\n", ratio);
+    else
+        printf("  misaligned write / misaligned read cost ratio: n/a (the misaligned %s extra is within noise)\n",
+               !lbp_fit_slope_clear(&c->fits[0]) ? "read" : "write");
 }
 
 /* Blocks per SM of the default threads sweep (the others are the
@@ -1047,7 +1066,8 @@ static void summarise(run *r, int argc, char **argv, const n19_costs *c)
     const mb_result *a = aligned_n19(r);
     double launch_us[MB_LAUNCH_MODES];
     for (int m = 0; m < MB_LAUNCH_MODES; m++) launch_us[m] = lr[m].measured ? lr[m].us.median : NAN;
-    double ratio = c->write_ns / c->read_ns, collision = collision_ratio(r);
+    const int ratio_means = lbp_fit_slope_clear(&c->fits[0]) && lbp_fit_slope_clear(&c->fits[1]);
+    double ratio = ratio_means ? c->write_ns / c->read_ns : NAN, collision = collision_ratio(r);
     lbp_meta *m = lbp_meta_new(r->stem, &r->d->info, argc, argv);
     lbp_meta_number(m, "aligned_n19_gbs", "%.2f", a ? a->gbs_median : NAN);
     lbp_meta_number(m, "misaligned_read_ns", "%.6f", c->read_ns);
@@ -1071,10 +1091,10 @@ static void summarise(run *r, int argc, char **argv, const n19_costs *c)
         printf("  aligned probe N=19 (%d B words):  %.2f GB/s, %.4f ns/thread\n", a->record.word_bytes, a->gbs_median,
                a->ns_per_thread);
     double aligned_ns = !isnan(c->aligned_ns) ? c->aligned_ns : a ? a->ns_per_thread : NAN;
-    print_cost("misaligned read (N=19):", c->read_ns, aligned_ns);
-    print_cost("misaligned write (N=19):", c->write_ns, aligned_ns);
-    print_cost("misaligned read+write (N=19):", c->both_ns, aligned_ns);
-    if (!isnan(ratio)) printf("  misaligned write / misaligned read cost ratio: %.2f\n", ratio);
+    print_cost("misaligned read (N=19):", c->read_ns, &c->fits[0], aligned_ns);
+    print_cost("misaligned write (N=19):", c->write_ns, &c->fits[1], aligned_ns);
+    print_cost("misaligned read+write (N=19):", c->both_ns, &c->fits[2], aligned_ns);
+    print_write_read_ratio(c, ratio);
     if (!isnan(collision))
         printf("  collision payload (P=%d, %d operations per thread): x %.3f the aligned probe's time\n",
                MB_PAYLOAD_COLLISION, mb_payload_ops(19, MB_PAYLOAD_COLLISION), collision);

@@ -88,6 +88,28 @@ static int ranks_per_device(const char *dir, long long ranks, int projection)
     return (int)((ranks + devices - 1) / devices);
 }
 
+/* Several ranks on a device are a case the folder holds only where the
+ * interconnect probe ran them so (make bench's RANKS over fewer devices: a
+ * check of the paths).  Past the ranks it ran, a count over its devices
+ * would share devices that were never measured shared, and its efficiency
+ * against those devices would read as scaling: refused, with the
+ * projection that means more devices. */
+static void check_devices(const char *dir, long long ranks)
+{
+    int devices, probed;
+    char err[1024], more[160];
+    if (interconnect_devices(dir, &devices, &probed, err, sizeof err) || devices < 1) return;
+    if (ranks <= devices || ranks <= probed) return;
+    if (ranks % devices == 0)
+        snprintf(more, sizeof more, "--nodes %lld --gpus-per-node %d", ranks / devices, devices);
+    else
+        snprintf(more, sizeof more, "--nodes N --gpus-per-node G (N x G = %lld, G <= %d)", ranks, devices);
+    lbp_usage_error("--ranks %lld: %s/interconnect.csv measured %d rank%s on %d device%s, not %lld ranks (%lld a "
+                    "device); give --ranks %d or fewer, or project more devices: %s --link-latency-us X --link-gbs Y",
+                    ranks, dir, probed, probed > 1 ? "s" : "", devices, devices > 1 ? "s" : "", ranks,
+                    (ranks + devices - 1) / devices, probed > devices ? probed : devices, more);
+}
+
 static ranks_request request_of(const model_lattice *lat, const model_ranks_args *a, long long ranks,
                                 const char *exchange, const char *dir)
 {
@@ -104,6 +126,8 @@ static ranks_request request_of(const model_lattice *lat, const model_ranks_args
 int model_predict_ranks(const model_inputs *in, const model_kernel *k, const model_lattice *lat,
                         const model_ranks_args *a, const char *dir)
 {
+    if (!a->nodes)
+        for (int i = 0; i < a->n_ranks; i++) check_devices(dir, a->ranks[i]);
     interconnect_fits fits;
     load_fits(&fits, a, dir);
     const char *exchange = a->exchange;

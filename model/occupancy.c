@@ -17,10 +17,27 @@ static model_probe_lookup aligned_occupancy(int word_bytes, int block_size, unsi
     return l;
 }
 
-/* The time on curve a at x over the time on curve b at y. */
-static double time_ratio(const model_curve *a, double x, const model_curve *b, double y, int *clamped)
+/* The time on curve a at x over the time on curve b at y; *clamped_x and
+ * *clamped_y say which of the two lay outside its curve. */
+static double time_ratio(const model_curve *a, double x, const model_curve *b, double y, int *clamped_x,
+                         int *clamped_y)
 {
-    return model_interp(a->p, a->n, x, clamped) / model_interp(b->p, b->n, y, clamped);
+    return model_interp(a->p, a->n, x, clamped_x) / model_interp(b->p, b->n, y, clamped_y);
+}
+
+/* The note for an occupancy read outside the sweep it was read on: whose
+ * occupancy it is (the kernel's or the base probe's), the value in the
+ * curve's words where they differ, and that sweep's word size, block size
+ * and range, so the range printed is the one the value missed. */
+static void note_outside(model_provenance *prov, const char *whose, double occupancy, double scale,
+                         const model_probe_curve *c)
+{
+    const model_curve *k = &c->curve;
+    char scaled[64] = "";
+    if (scale != 1)
+        snprintf(scaled, sizeof scaled, " (%.3f in %d-byte words)", occupancy * scale, c->read.word_bytes);
+    model_clamped(prov, "%s occupancy %.3f%s outside the %d-byte block-%d occupancy sweep's %.3f..%.3f: clamped",
+                  whose, occupancy, scaled, c->read.word_bytes, c->read.block_size, k->p[0].x, k->p[k->n - 1].x);
 }
 
 /* What an occupancy of `asked`-byte words reads on a curve of `read`-byte
@@ -43,13 +60,12 @@ static double at_kernel_block(const model_inputs *in, const model_base_probe *ba
     lp = aligned_occupancy(k.read.word_bytes, base->block_size, 0);
     double factor = -1;
     if (model_probe_find(in, &lp, &p, NULL)) {
-        int clamped = 0;
+        int kernel_out = 0, probe_out = 0;
         const double s = in_flight(w, k.read.word_bytes);
-        factor = time_ratio(&k.curve, lat->occupancy * s, &p.curve, base->occupancy * s, &clamped);
+        factor = time_ratio(&k.curve, lat->occupancy * s, &p.curve, base->occupancy * s, &kernel_out, &probe_out);
         model_probe_record(&lk, &k, prov);
-        if (clamped)
-            model_clamped(prov, "occupancy %.3f outside the measured range at block %d: clamped", lat->occupancy,
-                          lat->block_size);
+        if (kernel_out) note_outside(prov, "the kernel's", lat->occupancy, s, &k);
+        if (probe_out) note_outside(prov, "the base probe's", base->occupancy, s, &p);
         model_probe_curve_free(&p);
     }
     model_probe_curve_free(&k);
@@ -83,13 +99,12 @@ static double at_probe_block(const model_inputs *in, const model_base_probe *bas
     const int found = model_probe_find(in, &l, &c, NULL);
     double factor = 1;
     if (occupancy > 0 && base->occupancy > 0 && found) {
-        int clamped = 0;
+        int kernel_out = 0, probe_out = 0;
         const double s = in_flight(w, c.read.word_bytes);
-        factor = time_ratio(&c.curve, occupancy * s, &c.curve, base->occupancy * s, &clamped);
+        factor = time_ratio(&c.curve, occupancy * s, &c.curve, base->occupancy * s, &kernel_out, &probe_out);
         model_probe_record(&l, &c, prov);
-        if (clamped)
-            model_clamped(prov, "occupancy %.3f outside the measured %.3f..%.3f: clamped", occupancy, c.curve.p[0].x,
-                          c.curve.p[c.curve.n - 1].x);
+        if (kernel_out) note_outside(prov, "the kernel's", occupancy, s, &c);
+        if (probe_out) note_outside(prov, "the base probe's", base->occupancy, s, &c);
     } else if (occupancy > 0) {
         model_note(prov, "no occupancy sweep (or probe occupancy unknown): the probe's occupancy assumed");
     }

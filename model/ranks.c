@@ -190,8 +190,8 @@ static int within_node(const model_inputs *in, const interconnect_fits *fits, co
                          !strcmp(rq->exchange, "host") ? " (nor host-mpi to stage it through)" : "");
     }
     if (out->missing_pairs)
-        model_note(&out->prov, "%d ring pair(s) of %d ranks not measured: the slowest measured pair used",
-                   out->missing_pairs, ring);
+        model_clamped(&out->prov, "%d ring pair(s) of %d ranks not measured: the slowest measured pair used",
+                      out->missing_pairs, ring);
     return 0;
 }
 
@@ -250,7 +250,12 @@ int ranks_predict(const model_inputs *in, const model_kernel *k, const model_lat
         if (within_node(in, fits, rq, out, err, err_len)) return RANKS_INPUT;
         if (rq->nodes > 1 && between_nodes(in, rq, out, err, err_len)) return RANKS_INPUT;
     }
+    if (rq->nodes > 1)
+        model_clamped(&out->prov, "the link between nodes is given (--link-latency-us, --link-gbs), not measured");
     out->projection = rq->nodes > 1 || out->missing_pairs > 0;
+    /* a link nobody measured is outside what was measured, whatever the
+     * one-device pieces read */
+    if (out->projection) out->prov.within_measured = 0;
     double exchange = scaling_exchange_us(rq->nodes > 1 ? rq->nodes : 1, rq->nodes > 1 ? rq->ranks_per_node : sc.ranks,
                                           out->within_us, out->between_us);
     scaling_predict(&sc, &out->slab, &out->times, exchange, &out->step);

@@ -114,9 +114,13 @@ static void print_text(FILE *f, const char *device, const char *backend, const c
     else
         line(f, pj, "step: T_slab + T_exchange + T_sync = %.2f + %.2f + %.2f = %.2f us%s", s->alpha_us, s->beta_us,
              t->sync_us, s->step_us, c->overlap ? " (no overlap: the slab has no interior)" : "");
-    line(f, pj, "MLUPS %.1f (the whole lattice), %.1f a rank; one device alone on %s %.1f: speedup %.3f, efficiency %.2f %%",
+    char against[96] = "";
+    if (c->ranks_per_device > 1 && rq->nodes <= 1)
+        snprintf(against, sizeof against, " (against %d device%s, %d ranks a device)", sl->devices,
+                 sl->devices > 1 ? "s" : "", c->ranks_per_device);
+    line(f, pj, "MLUPS %.1f (the whole lattice), %.1f a rank; one device alone on %s %.1f: speedup %.3f, efficiency %.2f %%%s",
          s->mlups, s->mlups_per_rank, c->mode == SCALING_WEAK ? "a rank's lattice" : "the whole lattice",
-         s->single_mlups, s->speedup, 100 * s->efficiency);
+         s->single_mlups, s->speedup, 100 * s->efficiency, against);
     line(f, pj, "within_measured: %s", p->prov.within_measured ? "yes" : "no");
     for (int i = 0; i < p->prov.n_fallbacks; i++) {
         char what[512];

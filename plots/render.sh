@@ -474,12 +474,18 @@ misaligned_line() {
         printf "\n" }'
 }
 # A write's cost over a read's, only where both were measured to cost
-# something (a ratio of a noise-level or negative slope means nothing).
+# something: a slope above zero whose t statistic, from r^2 over its points,
+# is at least 2 (core/stats.h, lbp_fit_slope_clear); a ratio of a
+# noise-level or negative slope means nothing, and is said to be n/a.
 write_read_ratio_line() { # BACKEND
-    rd=$(csvsel "$mf" "backend=$1,fit=misaligned_reads,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
-    wr=$(csvsel "$mf" "backend=$1,fit=misaligned_writes,word_bytes=4,words=19" slope_ns 2>/dev/null | head -n 1)
-    [ -n "$rd" ] && [ -n "$wr" ] && awk -v r="$rd" -v w="$wr" 'BEGIN { if (r > 0 && w > 0)
-        printf "- a misaligned write costs %.3g times a misaligned read (%.3g against %.3g ns per thread)\n", w / r, w, r }'
+    rd=$(csvsel "$mf" "backend=$1,fit=misaligned_reads,word_bytes=4,words=19" slope_ns r2 points 2>/dev/null | head -n 1)
+    wr=$(csvsel "$mf" "backend=$1,fit=misaligned_writes,word_bytes=4,words=19" slope_ns r2 points 2>/dev/null | head -n 1)
+    [ -n "$rd" ] && [ -n "$wr" ] && awk -v r="$rd" -v w="$wr" '
+    function clear(s, r2, n) { return s > 0 && (n < 3 || r2 >= 1 || (r2 > 0 && r2 * (n - 2) / (1 - r2) >= 4)) }
+    BEGIN { split(r, a, " "); split(w, b, " ")
+        if (!clear(a[1], a[2], a[3])) { print "- misaligned write / misaligned read cost ratio: n/a (the misaligned read extra is within noise)"; exit }
+        if (!clear(b[1], b[2], b[3])) { print "- misaligned write / misaligned read cost ratio: n/a (the misaligned write extra is within noise)"; exit }
+        printf "- a misaligned write costs %.3g times a misaligned read (%.3g against %.3g ns per thread)\n", b[1] / a[1], b[1], a[1] }'
 }
 
 # The numbers a report quotes, one line each (markdown bullets).
@@ -506,10 +512,17 @@ key_figures() {
     [ -f "$data/launch.csv" ] && csvsel "$data/launch.csv" "" backend mode us_median |
         awk '{ gsub(/_/, " ", $2); l[$1] = l[$1] (l[$1] == "" ? "" : ", ") $2 " " $3 " us"; if (!($1 in o)) ord[++n] = $1; o[$1] = 1 }
              END { for (i = 1; i <= n; i++) printf "- empty-kernel launch (%s): %s\n", ord[i], l[ord[i]] }'
-    for d in h2d d2h; do
+    # a CPU device's memory is the host's: no transfer to quote (older
+    # folders hold a fit of a copy within one memory); a fitted latency
+    # below zero is no time
+    if [ "$(meta kind)" = cpu ]; then
+        echo "- host<->device transfers: not measured on this backend (a cpu device's memory is the host's)"
+    else for d in h2d d2h; do
         lat=$(meta "transfer_${d}_pinned_latency_us" 2>/dev/null); g=$(meta "transfer_${d}_pinned_gbs" 2>/dev/null)
-        [ -n "$lat" ] && [ -n "$g" ] && echo "- $d pinned transfer: $lat us + s / $g GB/s"
-    done
+        [ -n "$lat" ] && [ -n "$g" ] && awk -v d="$d" -v l="$lat" -v g="$g" 'BEGIN {
+            if (l + 0 < 0) printf "- %s pinned transfer: latency n/a (fitted %s us: within noise of 0), s / %s GB/s\n", d, l, g
+            else printf "- %s pinned transfer: %s us + s / %s GB/s\n", d, l, g }'
+    done; fi
     ranks_key_figures
 }
 keys=$(key_figures)

@@ -28,7 +28,8 @@
     "Sustained bandwidth from generated STREAM-copy kernels (c[i] = a[i]), every element\n"    \
     "verified; results in <out>/stream.csv, transfer.csv, stream-meta.csv.\n"                   \
     "  --sweeps LIST       any of size,word,blocks,block_size,reference,transfer,likwid\n"       \
-    "                      (default: all that apply; likwid only on a CPU device)\n"            \
+    "                      (default: all that apply; likwid only on a CPU device,\n"       \
+    "                      transfer only on a GPU: a CPU device's memory is the host's)\n"   \
     "  --sizes LIST        array sizes for the size sweep: bytes with K/M/G, comma-separated,\n" \
     "                      or a doubling range A..B (default 4K..min(4G, memory/4) on a GPU,\n" \
     "                      4K..512M on a CPU); multiples of 16 bytes\n"                         \
@@ -555,11 +556,18 @@ static void write_meta(const stream_run *r, const char *dir, int force, int argc
     lbp_meta_write(m, dir, force);
 }
 
+/* A fitted latency below zero is the intercept of a line through
+ * scattered small transfers, not a time: said so, not printed as one. */
 static void print_transfer_fits(const stream_run *r)
 {
+    if (lbp_is_cpu(&r->d->info))
+        printf("transfer    not measured on this backend (a cpu device's memory is the host's)\n");
     for (int i = 0; i < STREAM_TRANSFER_FITS && measured_transfers(r); i++) {
         const stream_transfer_fit *f = &r->fits[i];
-        if (isfinite(f->gbs))
+        if (isfinite(f->gbs) && !(f->latency_us >= 0))
+            printf("transfer %s %-8s  latency n/a (fitted %.3f us: within noise of 0)  bandwidth %8.2f GB/s  (fit T = "
+                   "latency + s/bandwidth)\n", f->direction, f->host_memory, f->latency_us, f->gbs);
+        else if (isfinite(f->gbs))
             printf("transfer %s %-8s  latency %8.2f us  bandwidth %8.2f GB/s  (fit T = latency + s/bandwidth)\n",
                    f->direction, f->host_memory, f->latency_us, f->gbs);
         else

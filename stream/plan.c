@@ -43,14 +43,21 @@ static int64_t pow2_at_least(int64_t v)
 
 /* ---- what runs, at which sizes ----------------------------------------- */
 
+/* A CPU device's memory is the host's: what its backend calls a host to
+ * device transfer is a copy within one memory, no transfer to measure
+ * (the copy sweeps time that copy already). */
 static void choose_sweeps(stream_options *o, const lbp_device_info *d)
 {
     const int cpu = lbp_is_cpu(d);
     for (int i = 0; i < STREAM_SW_COUNT; i++)
-        if (o->sweeps[i] < 0) o->sweeps[i] = i == STREAM_SW_LIKWID ? cpu && stream_likwid_available() : 1;
+        if (o->sweeps[i] < 0)
+            o->sweeps[i] = i == STREAM_SW_LIKWID ? cpu && stream_likwid_available() : i == STREAM_SW_TRANSFER ? !cpu : 1;
     if (o->sweeps[STREAM_SW_LIKWID] && !cpu)
         lbp_usage_error("--sweeps: likwid measures the host CPU, but %s is a %s device", d->name,
                         lbp_kind_name(d->kind));
+    if (o->sweeps[STREAM_SW_TRANSFER] && cpu)
+        lbp_usage_error("--sweeps: transfer times host<->device copies, but %s is a cpu device: its memory is the "
+                        "host's, no transfer to measure", d->name);
 }
 
 /* Where a CPU's copies stream from DRAM: arrays of 4x its last-level

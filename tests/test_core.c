@@ -402,6 +402,16 @@ static void test_stats_and_fit(void **state)
     assert_float_equal(f.intercept, 1, 1e-12);
     assert_float_equal(f.r2, 1, 1e-12);
     assert_float_equal(f.rms, 0, 1e-12);
+    assert_true(lbp_fit_slope_clear(&f));
+    /* the misaligned-read fits a cost ratio was once printed over: a CPU's
+     * negative slope (pthread fixture), a flat one that explains nothing
+     * (r^2 0.0006 over 5 points); an H100's small but clear one */
+    assert_false(lbp_fit_slope_clear(&(lbp_fit){.slope = -0.001619, .r2 = 0.221303, .n = 20}));
+    assert_false(lbp_fit_slope_clear(&(lbp_fit){.slope = 0.000306, .r2 = 0.000643, .n = 5}));
+    assert_true(lbp_fit_slope_clear(&(lbp_fit){.slope = 0.000060, .r2 = 0.982575, .n = 20}));
+    /* t = 2 is the edge: r^2 = 4 / (n - 2 + 4) */
+    assert_true(lbp_fit_slope_clear(&(lbp_fit){.slope = 1, .r2 = 4.0 / 22 + 1e-9, .n = 20}));
+    assert_false(lbp_fit_slope_clear(&(lbp_fit){.slope = 1, .r2 = 4.0 / 22 - 1e-6, .n = 20}));
 }
 
 /* A device whose timer replays a script of timings (ms). */
