@@ -322,7 +322,10 @@ echo "(also $runs/latest; figures and report in $dir/plots$ref)"
 model/model summary --data "$dir"
 strict=0; [ "${STRICT:-0}" = 1 ] && strict=1
 if [ "$model_rc" != 0 ]; then
-    echo "note: some predictions are off by more than the model's error bar (see $dir/model.csv)"
+    # how many, from model validate's own count; where: the summary's verdict
+    over=$(awk -F, '$1 == "points_over" { print $2 }' "$dir/model-meta.csv" 2>/dev/null)
+    points=$(awk -F, '$1 == "points" || $1 == "ranks_points" { n += $2; seen = 1 } END { if (seen) print n }' "$dir/model-meta.csv" 2>/dev/null)
+    echo "note: the model fails its verdict: ${over:-some} of ${points:-its} points over its error bar (per backend and precision in the verdict above; each in $dir/model.csv)"
     if [ "$strict" = 1 ]; then
         echo "bench: STRICT=1: points over the model's error bar: exit 1" >&2
     else

@@ -3,6 +3,7 @@
  * domain-size sweep, every timed run mass-checked and every kernel first
  * verified against the host reference; --verify: the full verification. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -369,10 +370,11 @@ typedef struct {
     lbm_result r;
 } row;
 
-/* What a group leaves for the meta: its best row, and the block size and
- * cells per thread of its size sweep. */
+/* What a group leaves for the meta: its best row (best_lattice_bytes), and
+ * the block size and cells per thread of its size sweep. */
 typedef struct {
-    int have;
+    int have;        /* a row measured */
+    int have_best;   /* one of them past the last-level cache: best */
     lbm_result best;
     int block, ci;
 } group_result;
@@ -487,6 +489,27 @@ static int keep_sweep(lbm_run *r, const sweep_item *it, int n)
     return best;
 }
 
+/* The bytes a lattice of the group keeps: cells x lattices x Q words (the
+ * one definition of "best" the model summary shares: a point whose
+ * lattices fit the last-level cache runs at the cache's speed, not the
+ * memory's, and is no kernel's sustained rate). */
+static double lattice_bytes(const lbm_group *g, const lbm_result *m)
+{
+    return (double)m->L.cells * lbm_lattices(g->scheme) * LBM_Q * lbm_word_bytes(g->prec);
+}
+
+/* The group's best: the fastest row (every row kept is verified) at a
+ * lattice larger than the last-level cache (the device's l2_bytes: a GPU's
+ * L2, a CPU's L3; unknown, 0: every lattice). */
+static void keep_if_best(const lbm_run *r, const lbm_group *g, group_result *res, const lbm_result *m)
+{
+    const int64_t llc = r->d->info.l2_bytes;
+    res->have = 1;
+    if (llc > 0 && !(lattice_bytes(g, m) > (double)llc)) return;
+    if (!res->have_best || m->mlups_median > res->best.mlups_median) res->best = *m;
+    res->have_best = 1;
+}
+
 /* First each kernel itself against the host reference, at the timed
  * launch (reach.h): rows as long as the longest it times, every block it
  * launches, more threads than the largest; a short z and few steps keep
@@ -544,7 +567,9 @@ static int block_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, con
     measure_sweep(r, g, it, n);
     const int best = keep_sweep(r, it, n);
     if (best < 0) fail_run(r, "no block size of the sweep could run %s %s", s, prec);
-    *res = (group_result){.have = 1, .best = it[best].w.r, .block = it[best].w.r.block_size, .ci = it[best].ci};
+    *res = (group_result){.block = it[best].w.r.block_size, .ci = it[best].ci};
+    for (int i = 0; i < n; i++)
+        if (it[i].ok) keep_if_best(r, g, res, &it[i].w.r);
     return 1;
 }
 
@@ -572,8 +597,7 @@ static void size_sweep(lbm_run *r, const lbm_group *g, const lbm_kernels *k, lbm
     for (int i = 0; i < n; i++)
         if (it[i].ok) {
             keep_row(r, &it[i].w);
-            if (!res->have || it[i].w.r.mlups_median > res->best.mlups_median) res->best = it[i].w.r;
-            res->have = 1;
+            keep_if_best(r, g, res, &it[i].w.r);
         }
 }
 
@@ -617,12 +641,38 @@ static void run_plan(lbm_run *r, const char *dir, int force)
 
 /* ---- the report ------------------------------------------------------------ */
 
+/* best_mlups, best_lattice and best_config of a group: its best past the
+ * last-level cache, or "none" and why where every lattice it measured fits
+ * in it (a small or QUICK sweep on a CPU of a large L3). */
+static void write_best(lbp_meta *m, const lbm_run *r, const lbm_group *g, const group_result *res)
+{
+    const char *s = group_name(g), *prec = lbm_precision_names[g->prec];
+    char key[48], t[16];
+    const lbm_result *b = &res->best;
+    if (!res->have_best) {
+        static const char *const keys[] = {"best_mlups", "best_lattice", "best_config"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(key, sizeof key, "%s_%s_%s", keys[i], s, prec);
+            lbp_meta_set(m, key, "none: every lattice measured fits in the last-level cache (%" PRId64 " B)",
+                         r->d->info.l2_bytes);
+        }
+        return;
+    }
+    snprintf(key, sizeof key, "best_mlups_%s_%s", s, prec);
+    lbp_meta_set(m, key, "%.1f", b->mlups_median);
+    snprintf(key, sizeof key, "best_lattice_%s_%s", s, prec);
+    lbp_meta_set(m, key, "%dx%dx%d", b->L.nx, b->L.ny, b->L.nz);
+    snprintf(key, sizeof key, "best_config_%s_%s", s, prec);
+    lbp_meta_set(m, key, "%dx%dx%d block %d cells_per_thread %s", b->L.nx, b->L.ny, b->L.nz, b->block_size,
+                 lbm_cpt_text(b->cells_per_thread, t, sizeof t));
+}
+
 static void write_meta(const lbm_run *r, const char *dir, int force, int argc, char **argv)
 {
     lbp_meta *m = lbp_meta_new("lbm", &r->d->info, argc, argv);
     for (int f = 0; f < r->p->nprecisions; f++) {
         const lbm_precision precision = (lbm_precision)r->p->precisions[f];
-        char key[48], value[64], t[16];
+        char key[48], value[64];
         int cpts[LBM_MAX_CPT];
         snprintf(key, sizeof key, "cells_per_thread_swept_%s", lbm_precision_names[precision]);
         list_text(cpts, lbm_plan_cells_per_thread(r->o, r->d, precision, -1, cpts), value, sizeof value);
@@ -632,12 +682,7 @@ static void write_meta(const lbm_run *r, const char *dir, int force, int argc, c
             const group_result *res = &r->groups[gi];
             if (g->prec != precision || !res->have) continue;
             const char *s = group_name(g), *prec = lbm_precision_names[precision];
-            const lbm_result *b = &res->best;
-            snprintf(key, sizeof key, "best_mlups_%s_%s", s, prec);
-            lbp_meta_set(m, key, "%.1f", b->mlups_median);
-            snprintf(key, sizeof key, "best_config_%s_%s", s, prec);
-            lbp_meta_set(m, key, "%dx%dx%d block %d cells_per_thread %s", b->L.nx, b->L.ny, b->L.nz, b->block_size,
-                         lbm_cpt_text(b->cells_per_thread, t, sizeof t));
+            write_best(m, r, g, res);
             snprintf(key, sizeof key, "block_size_%s_%s", s, prec);
             lbp_meta_set(m, key, "%d", res->block);
             snprintf(key, sizeof key, "cells_per_thread_%s_%s", s, prec);

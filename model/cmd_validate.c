@@ -431,10 +431,10 @@ static void write_model_meta(const validation *v, const lbp_device_info *info, c
  * whatever else the host runs, and its own probes, measured again after
  * the kernels, move by more than 5 % (doc/findings/cpu.md), so there the
  * bars are the ones the CPU model was set (10 % and 15 %). */
-static model_error_bars default_bars(model_error_bars given, int cpu)
+model_error_bars model_default_bars(model_error_bars given, int cpu)
 {
-    if (given.large < 0) given.large = cpu ? 10 : 5;
-    if (given.small < 0) given.small = cpu ? 15 : 10;
+    if (!(given.large >= 0)) given.large = cpu ? 10 : 5;
+    if (!(given.small >= 0)) given.small = cpu ? 15 : 10;
     return given;
 }
 
@@ -454,7 +454,7 @@ int model_cmd_validate(int argc, char **argv)
     lbp_check_fresh(cli.dir, (const char *const[]){"model.csv", "model-meta.csv", NULL}, force);
     validation v = {.dir = cli.dir, .only = cli.backend};
     read_points(&v);
-    const model_error_bars bars = default_bars(args.bars, v.n_inputs > 0 && v.inputs[0].is_cpu);
+    const model_error_bars bars = model_default_bars(args.bars, v.n_inputs > 0 && v.inputs[0].is_cpu);
     model_validation_stats s;
     model_validation_stats_of(v.pts, v.n, &bars, &s);
     if (args.json) {

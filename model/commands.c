@@ -15,6 +15,7 @@
 #include "json.h"
 #include "ranks_print.h"
 #include "table.h"
+#include "verdict.h"
 
 int model_argc;
 char **model_argv;
@@ -79,7 +80,13 @@ static const char summary_usage[] =
     "with peer exchange and overlap; the model within 5 % per rank); then, where\n"
     "DIR/membench-recheck.csv is, how far the probes moved during the run (model drift)\n"
     "and how many points lie within it; where DIR/bench.log is, how many timings'\n"
-    "repetitions scattered.  A QUICK run says so first.\n"
+    "repetitions scattered.  It ends with the best and the verdict (verdict.h): per\n"
+    "backend and precision the fastest verified point at a lattice larger than the\n"
+    "last-level cache (stream-meta.csv l2_bytes), its lattice beside it; the points\n"
+    "over the error bar (model-meta.csv's bars) of how many, per backend and\n"
+    "precision and of several ranks; the points above their roofline (flags); on a\n"
+    "CPU the write-allocate verdict, its copy_mem / copy ratio and whether it is\n"
+    "close.  A QUICK run says so first.\n"
     "  --json                  the one-device table, drift and tallies as one JSON object\n";
 
 static double number_or_fail(const lbp_table *t, int row, const char *column)
@@ -339,7 +346,7 @@ static void errors_of(const lbp_table *t, model_error_table *e)
 /* What summary shows: its rows of model.csv, the model's two errors, the
  * drift, the tallies. */
 typedef struct {
-    const char *dir;
+    const char *dir, *backend; /* backend: --backend's, NULL every one */
     const lbp_table *t;
     const int *rows;
     int n;
@@ -364,6 +371,8 @@ static void summary_text(const summary_view *v)
                v->within, v->drift_points);
     }
     if (v->scattered >= 0) printf("timings whose repetitions scatter (warnings in bench.log): %d\n", v->scattered);
+    model_best_print(stdout, v->t, v->dir, v->backend);
+    model_verdict_print(stdout, v->t, v->dir, v->backend);
 }
 
 static void summary_json_row(model_json *j, const lbp_table *t, int row)
@@ -403,6 +412,8 @@ static void summary_json(const summary_view *v)
         model_json_close(&j);
     }
     if (v->scattered >= 0) model_json_number(&j, "scatter_warnings", v->scattered);
+    model_best_json(&j, v->t, v->dir, v->backend);
+    model_verdict_json(&j, v->t, v->dir, v->backend);
     model_json_end(&j);
 }
 
@@ -449,7 +460,7 @@ int model_cmd_summary(int argc, char **argv)
     const int nb = backends_of(&t, cli.backend, backends, 4);
     static const char *const stores[] = {"normal", "nontemporal"};
     int rows[4 * 2 * 3 * 2 * 4];
-    summary_view v = {.dir = cli.dir, .t = &t, .rows = rows, .quick = run_was_quick(cli.dir),
+    summary_view v = {.dir = cli.dir, .backend = cli.backend, .t = &t, .rows = rows, .quick = run_was_quick(cli.dir),
                       .scattered = scatter_warnings(cli.dir)};
     for (int s = 0; s < 4; s++)
         for (int st = 0; st < 2; st++)

@@ -32,6 +32,10 @@ typedef struct {
 typedef struct {
     double large, small;
 } model_error_bars;
+/* The bars not given (below 0 or NaN), by the device's kind: a GPU's 5 %
+ * from 128^3 and 10 % below, a CPU's 10 % and 15 % (cmd_validate.c says
+ * why). */
+model_error_bars model_default_bars(model_error_bars given, int cpu);
 
 typedef struct {
     int points, over_large, over_small;

@@ -35,13 +35,18 @@ for s in "$a" "$b"; do
     bk=$(csvcol "$d/stream.csv" backend | head -n 1)
     csvsel "$d/stream.csv" "backend=$bk,sweep=size" array_bytes gbs_median | awk '{print 2*$1, $2}' | sort -g >"$tmp/size-$s.dat"
     bk=$(csvcol "$d/lbm.csv" backend | head -n 1)
-    # each scheme and precision at the largest lattice this device measured
-    # (DRAM-bound; small lattices live in L2), best block size, one device
-    # (a run's rows of several ranks left out): "scheme precision lattice mlups"
-    awk -F, -v bk="$bk" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    # each scheme and precision's best, as model summary and lbm-meta.csv
+    # define it: the fastest verified row (lbm.csv holds no other) at a
+    # lattice larger than the last-level cache (cells x lattices x 19
+    # words; stream-meta.csv l2_bytes), one device (a run's rows of several
+    # ranks left out): "scheme precision lattice mlups"
+    llc=$(metaval "$d/stream-meta.csv" l2_bytes 2>/dev/null)
+    awk -F, -v bk="$bk" -v llc="${llc:-0}" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         $c["backend"] != bk || (("ranks" in c) && $c["ranks"] + 0 > 1) { next }
-        { k = $c["scheme"] " " $c["precision"]; n = $c["cells"] + 0; v = $c["mlups_median"] + 0
-          if (!(k in cl) || n > cl[k] || (n == cl[k] && v > m[k])) { cl[k] = n; m[k] = v
+        { p = $c["precision"]; w = p == "fp64" ? 8 : p == "fp16s" ? 2 : 4; l = $c["scheme"] == "aa" ? 1 : 2
+          if ($c["cells"] * l * 19 * w <= llc + 0) next
+          k = $c["scheme"] " " p; v = $c["mlups_median"] + 0
+          if (!(k in m) || v > m[k]) { m[k] = v
               lat[k] = ($c["nx"] == $c["ny"] && $c["ny"] == $c["nz"]) ? $c["nx"] "³" : $c["nx"] "x" $c["ny"] "x" $c["nz"] } }
         END { for (k in m) print k, lat[k], m[k] }' "$d/lbm.csv" | sort >"$tmp/best-$s.dat"
 done
@@ -56,6 +61,8 @@ for p in $precisions; do
     [ -s "$tmp/best-$p.dat" ] && made="$made $p"
 done
 [ -n "$made" ] || { echo "compare: $label_a and $label_b share no scheme and precision in lbm.csv" >&2; exit 1; }
+# LBP_PLOTS_TABLES: the points each best figure plots, kept (as render.sh keeps its own)
+[ -n "${LBP_PLOTS_TABLES:-}" ] && mkdir -p "$LBP_PLOTS_TABLES" && for p in $made; do cp "$tmp/best-$p.dat" "$LBP_PLOTS_TABLES/lbm-best-$p.dat"; done
 for t in png pdf; do
     if [ $t = png ]; then term="pngcairo noenhanced size 1000,640 font 'Sans,11'"; else term="pdfcairo noenhanced size 7in,4.5in font 'Sans,9'"; fi
     gnuplot -e "set terminal $term; set output '$out/stream-size.$t'; set grid; set logscale x 10; set format x '%.0s%cB'; set key top left box opaque;
@@ -65,8 +72,8 @@ for t in png pdf; do
     for p in $made; do
         gnuplot -e "set terminal $term; set output '$out/lbm-best-$p.$t'; set grid; set key above vertical box;
             set style data histograms; set style histogram clustered gap 1; set style fill solid 0.7; set yrange [0:*]; set offsets 0, 0, graph 0.12, 0; set bmargin 6;
-            set xlabel 'scheme, largest lattice of A / of B' offset 0,-1; set ylabel 'MLUPS ($p)';
-            set title 'D3Q19 BGK $p, sustained (largest lattice measured, best block size); labels: B/A';
+            set xlabel 'scheme, lattice of A / of B' offset 0,-1; set ylabel 'MLUPS ($p)';
+            set title 'D3Q19 BGK $p, best: the fastest point at a lattice larger than the last-level cache; labels: B/A';
             plot '$tmp/best-$p.dat' using 2:xtic(1) title 'A: $stamp_a', '' using 3 title 'B: $stamp_b',
                  '' using 0:(\$2 > \$3 ? \$2 : \$3):(sprintf('%.2fx', \$4)) with labels offset 0,char 1 notitle" || exit 1
     done

@@ -138,7 +138,7 @@ const char *stream_write_allocate_verdict(double copy_gbs, double copy_mem_gbs)
     if (!(copy_gbs > 0) || !(copy_mem_gbs > 0))
         return "unknown";
     double ratio = copy_mem_gbs / copy_gbs;
-    return ratio > STREAM_WA_YES_ABOVE ? "yes" : ratio < STREAM_WA_NO_BELOW ? "no" : "unknown";
+    return ratio > LBP_WA_YES_ABOVE ? "yes" : ratio < LBP_WA_NO_BELOW ? "no" : "unknown";
 }
 
 /* The median of n values (copied: lbp_stats_of sorts). */
@@ -152,7 +152,7 @@ static double median_of(const double *v, int n)
 
 /* Is x on the other side of threshold t from the ratio r, or within the
  * margin of it? */
-static int near(double r, double t) { return r > t - STREAM_WA_MARGIN && r < t + STREAM_WA_MARGIN; }
+static int near(double r, double t) { return r > t - LBP_WA_MARGIN && r < t + LBP_WA_MARGIN; }
 static int across(double lo, double hi, double t) { return lo < t && hi > t; }
 
 stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const double *copy_mem_gbs, int samples)
@@ -171,9 +171,9 @@ stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const
         if (r < w.ratio_min) w.ratio_min = r;
         if (r > w.ratio_max) w.ratio_max = r;
     }
-    w.close = near(w.ratio, STREAM_WA_YES_ABOVE) || near(w.ratio, STREAM_WA_NO_BELOW) ||
-              across(w.ratio_min, w.ratio_max, STREAM_WA_YES_ABOVE) ||
-              across(w.ratio_min, w.ratio_max, STREAM_WA_NO_BELOW);
+    w.close = near(w.ratio, LBP_WA_YES_ABOVE) || near(w.ratio, LBP_WA_NO_BELOW) ||
+              across(w.ratio_min, w.ratio_max, LBP_WA_YES_ABOVE) ||
+              across(w.ratio_min, w.ratio_max, LBP_WA_NO_BELOW);
     return w;
 }
 

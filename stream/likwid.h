@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "writealloc.h"
+
 typedef struct {
     double mbytes_per_s;   /* likwid's "MByte/s": loads plus stores, 10^6 B/s */
     double time_s;         /* likwid's "Time" for all iterations */
@@ -31,11 +33,6 @@ int stream_likwid_parse(const char *text, stream_likwid_result *out);
 
 /* "yes" when copy_mem / copy > 1.25, "no" when < 1.1, else "unknown". */
 const char *stream_write_allocate_verdict(double copy_gbs, double copy_mem_gbs);
-#define STREAM_WA_YES_ABOVE 1.25
-#define STREAM_WA_NO_BELOW 1.10
-/* A ratio this close to a threshold (or samples on both of its sides) makes
- * the verdict close: it stands, with a warning. */
-#define STREAM_WA_MARGIN 0.05
 
 /* The write-allocate verdict from repeated samples of copy and copy_mem
  * (GB/s, sample i of each measured one after the other): the verdict of the
@@ -45,7 +42,7 @@ typedef struct {
     double ratio;        /* median copy_mem / median copy */
     double ratio_min, ratio_max; /* over the samples' pairs */
     int samples;
-    int close;           /* the ratio within STREAM_WA_MARGIN of a threshold,
+    int close;           /* the ratio within LBP_WA_MARGIN of a threshold,
                             or the pairs' ratios on both sides of one */
 } stream_write_allocate;
 stream_write_allocate stream_write_allocate_decide(const double *copy_gbs, const double *copy_mem_gbs, int samples);

@@ -520,8 +520,8 @@ static void likwid_meta(const stream_run *r, lbp_meta *m)
     lbp_meta_set(m, "write_allocate_rule",
                  "likwid-bench copy_mem / copy: medians of %d samples each at %d threads on %" PRId64
                  " MB; yes above %.2f; no below %.2f; close within %.2f of either or with samples on both sides",
-                 w.samples, r->plan->likwid_threads, r->plan->likwid_bytes / 1000000, STREAM_WA_YES_ABOVE,
-                 STREAM_WA_NO_BELOW, STREAM_WA_MARGIN);
+                 w.samples, r->plan->likwid_threads, r->plan->likwid_bytes / 1000000, LBP_WA_YES_ABOVE,
+                 LBP_WA_NO_BELOW, LBP_WA_MARGIN);
 }
 
 static void write_meta(const stream_run *r, const char *dir, int force, int argc, char **argv)
@@ -597,7 +597,7 @@ static void print_likwid(const stream_run *r)
            w.ratio_max, w.samples);
     if (w.close)
         lbp_warn("the write-allocate verdict '%s' is close: copy_mem / copy %.2f (samples %.2f..%.2f) near %.2f or "
-                 "%.2f", w.verdict, w.ratio, w.ratio_min, w.ratio_max, STREAM_WA_NO_BELOW, STREAM_WA_YES_ABOVE);
+                 "%.2f", w.verdict, w.ratio, w.ratio_min, w.ratio_max, LBP_WA_NO_BELOW, LBP_WA_YES_ABOVE);
 }
 
 static void print_table(const stream_run *r, const char *dir)
