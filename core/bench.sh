@@ -21,6 +21,9 @@
 set -u
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+# a bad setting (DEVICE without BACKEND, a RUN name that cannot be a folder):
+# a usage error, exit 2, as every tool's
+bad_usage() { say "$*"; exit 2; }
 
 # The whole run's output (stdout and stderr, the summary included) is kept
 # as <result folder>/bench.log: this script runs itself again with both
@@ -72,7 +75,7 @@ log_so_far_to() { # DIR: the log up to now, before the summary reads it
 quick=""; [ "${QUICK:-0}" = 1 ] && quick="--quick"
 backends=${BACKENDS:-${BACKEND:-}}
 devopt=""; [ -n "${DEVICE:-}" ] && devopt="--device $DEVICE"
-if [ -n "${DEVICE:-}" ] && [ -z "$backends" ]; then die "DEVICE=$DEVICE needs BACKEND=cuda|opencl"; fi
+if [ -n "${DEVICE:-}" ] && [ -z "$backends" ]; then bad_usage "DEVICE=$DEVICE needs BACKEND=cuda|opencl"; fi
 
 # The device, described by the tool that opens it (auto: best found).
 describe() { stream/stream ${1:+--backend $1} $devopt --describe; }
@@ -103,10 +106,10 @@ claim() { # DIR: claim DIR.partial
 runs=results/$slug; [ -n "$quick" ] && runs=$runs-quick
 run_name=${RUN:-$(date -u +%Y-%m-%dT%H%M%SZ)}
 case "$run_name" in
-'' | latest | .* | */* | *[!A-Za-z0-9._-]*) die "RUN='$run_name': expected a folder name of letters, digits, '.', '_' and '-' (not 'latest')" ;;
+'' | latest | .* | */* | *[!A-Za-z0-9._-]*) bad_usage "RUN='$run_name': expected a folder name of letters, digits, '.', '_' and '-' (not 'latest')" ;;
 # a run works in <name>.partial: a name of that form would be taken for a
 # run's working folder (and removed by FORCE=1 as one a bench left)
-*.partial) die "RUN='$run_name': a name ending in .partial is a run's working folder; name it otherwise" ;;
+*.partial) bad_usage "RUN='$run_name': a name ending in .partial is a run's working folder; name it otherwise" ;;
 esac
 base=$runs/$run_name
 dir=$base

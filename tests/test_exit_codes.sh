@@ -91,5 +91,12 @@ expect 2 "validation/run.sh --bogus" sh tests/validation/run.sh --bogus
 mkdir -p "$tmp/v" && : >"$tmp/v/validation.csv"
 expect 2 "validation/run.sh over its own result" timeout 20 sh tests/validation/run.sh --backend openmp --quick --out "$tmp/v"
 
+# ---- make bench (core/bench.sh, on the stub tools) ---------------------------
+. tests/bench_stub.sh
+b=$(mktemp -d "$tmp/b.XXXXXX") && bench_stub_tree "$b"
+expect 2 "bench, DEVICE without BACKEND" sh -c "cd '$b' && DEVICE=0 sh core/bench.sh"
+expect 2 "bench, RUN=latest" sh -c "cd '$b' && RUN=latest sh core/bench.sh"
+expect 0 "bench on the stub tools" sh -c "cd '$b' && RUN=ok sh core/bench.sh"
+
 echo "exit-codes: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -157,7 +157,8 @@ refused "a kernel file's registers" "^model: $d/r.kernel:4: registers: 32 per th
 # ---- bench: the run's folder names -----------------------------------------
 . tests/bench_stub.sh
 d=$(folder); bench_stub_tree "$d"
-(cd "$d" && RUN=x.partial sh core/bench.sh) >"$tmp/out" 2>"$tmp/err" && bad "RUN=x.partial accepted" || ok
+(cd "$d" && RUN=x.partial sh core/bench.sh) >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && ok || bad "RUN=x.partial: exit $rc, wanted 2 (a usage error)"
 grep -q "RUN='x.partial': a name ending in .partial" "$tmp/err" && ok || bad "RUN=x.partial: $(cat "$tmp/err")"
 [ -e "$d/results/stub-dev/x.partial.partial" ] && bad "RUN=x.partial made x.partial.partial" || ok
 # latest a folder before the run: said, exit 1, nothing measured
