@@ -28,6 +28,8 @@ CFLAGS ?= -O2 -g
 # dependency files (-MMD) that rebuild what a changed header touches.
 LBP_CFLAGS := -std=c11 -Wall -Wextra -MMD -MP
 CPPFLAGS += -D_GNU_SOURCE -Icore
+# the model's parts (model/README.md): equations, corrections, data, cli
+CPPFLAGS += -Imodel/equations -Imodel/corrections -Imodel/data -Imodel/cli
 LDLIBS += -ldl -lm
 GIT_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CPPFLAGS += -DLBP_GIT_COMMIT=\"$(GIT_COMMIT)\"
@@ -57,10 +59,10 @@ CORE_OBJS := $(patsubst %.c,%.o,$(wildcard core/*.c))
 
 all: $(foreach t,$(TOOLS),$(t)/$(t))
 
-# Each tool: <tool>/main.c plus the other .c files of its folder (which the
-# tests link too).
+# Each tool: <tool>/main.c plus the other .c files of its folder and of the
+# folders in it (which the tests link too).
 define tool_rules
-$(1)_OBJS := $$(patsubst %.c,%.o,$$(filter-out $(1)/main.c,$$(wildcard $(1)/*.c)))
+$(1)_OBJS := $$(patsubst %.c,%.o,$$(filter-out $(1)/main.c,$$(wildcard $(1)/*.c $(1)/*/*.c)))
 $(1)/$(1): $(1)/main.o $$($(1)_OBJS) $$(CORE_OBJS)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 tests/test_$(1): tests/test_$(1).o $$($(1)_OBJS) $$(CORE_OBJS)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The catalog of named corrections (model/corrections.h): every name
+# The catalog of named corrections (model/corrections/corrections.h): every name
 # listed once; --without and --corrections switch them (an unknown name:
 # one line, exit 2); --corrections all is the default and --corrections
 # none the equations alone, which no correction then changes; validate's

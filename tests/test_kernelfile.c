@@ -23,10 +23,10 @@
 
 #include "../core/kernel.h"
 #include "../core/kernelfile.h"
-#include "../model/kernelfile_launch.h"
-#include "../model/launch.h"
-#include "../model/levels.h"
-#include "../model/predict.h"
+#include "../model/data/kernelfile_launch.h"
+#include "../model/equations/launch.h"
+#include "../model/equations/levels.h"
+#include "../model/equations/predict.h"
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1e-3, fabs((double)(b))))
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Launch probes (model/launchprobe.h): membench --kernel FILE --launch-probe
+# Launch probes (model/corrections/launchprobe.h): membench --kernel FILE --launch-probe
 # LIST writes the file's launch at each N into membench-launch.csv (PoCL);
 # the model reads a folder's membench-launch.csv where it measured the
 # kernel's launch on its lattice: the probe kernel itself is then predicted

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "../core/table.h"
-#include "../model/interconnect.h"
-#include "../model/ranks.h"
-#include "../model/ranks_print.h"
-#include "../model/ranks_rows.h"
-#include "../model/scaling.h"
+#include "../model/data/interconnect.h"
+#include "../model/equations/ranks_step.h"
+#include "../model/cli/ranks_print.h"
+#include "../model/data/ranks_rows.h"
+#include "../model/equations/scaling.h"
 
 #define DATA "tests/model-data/"
 

@@ -1,4 +1,4 @@
-/* libFuzzer: the model's input loading (model/inputs.h, its public API
+/* libFuzzer: the model's input loading (model/data/inputs.h, its public API
  * only) on a result folder whose files come from the fuzzer.  The input is
  * a set of files, each introduced by a line "=== NAME" (NAME one of the
  * files the model reads; others are ignored, a file not named is absent):
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fuzz_file.h"
-#include "../../model/inputs.h"
+#include "../../model/data/inputs.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_model: check failed: %s\n", #c); abort(); } } while (0)
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "ranks.h"
+#include "ranks_step.h"
 #include "table.h"
 
 typedef enum { RANKS_TEXT, RANKS_CSV, RANKS_JSON } ranks_format;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "interconnect.h"
-#include "ranks.h"
+#include "ranks_step.h"
 #include "ranks_rows.h"
 
 /* model.csv's columns after the one-device ones (data/FORMAT.md) */

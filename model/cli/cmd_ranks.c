@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "interconnect.h"
-#include "ranks.h"
+#include "ranks_step.h"
 #include "table.h"
 
 int model_ranks_option(int o, const char *arg, model_ranks_args *a)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "predict.h"
-#include "ranks.h"
+#include "ranks_step.h"
 #include "table.h"
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* A kernel on R ranks: see ranks.h. */
-#include "ranks.h"
+#include "ranks_step.h"
 
 #include <stdio.h>
 #include <stdlib.h>

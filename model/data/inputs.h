@@ -89,7 +89,7 @@ typedef struct {
 } model_copy_row;
 
 /* The probe rows grouped by (sweep, word size), each group in file order:
- * a lookup visits one or two groups, never every row (model/lookup.c). */
+ * a lookup visits one or two groups, never every row (model/data/lookup.c). */
 typedef struct {
     int sweep, word_bytes;
     int start, n; /* rows order[start .. start + n) */
