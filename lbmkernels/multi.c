@@ -284,6 +284,22 @@ static void measure(multi_run *r, const lbm_kernels *slab, const lbm_kernels *wh
                kept.exchange_us);
 }
 
+typedef struct {
+    lbm_kernels *slab, *whole;
+    lbp_device *d;
+    lbm_scheme s;
+    lbm_precision prec;
+    int cpt;
+} group_build;
+
+static int build_group_kernels(void *ctx)
+{
+    const group_build *g = ctx;
+    int bad = lbm_kernels_build(g->whole, g->d, g->s, g->prec, LBM_PERIODIC, g->cpt) != 0;
+    if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(g->slab, g->d, g->s, g->prec, LBM_PERIODIC, g->cpt) != 0;
+    return bad;
+}
+
 static void run_group(multi_run *r, lbm_scheme s, lbm_precision prec, const lbm_dims *sizes, int nsizes)
 {
     /* a context that keeps what one group freed from the next: a fresh one */
@@ -291,8 +307,8 @@ static void run_group(multi_run *r, lbm_scheme s, lbm_precision prec, const lbm_
     const int cpt = cpt_of(r->d, r->o, prec, s);
     check_before_timing(r, s, prec, cpt, sizes, nsizes);
     lbm_kernels slab = {0}, whole;
-    int bad = lbm_kernels_build(&whole, r->d, s, prec, LBM_PERIODIC, cpt) != 0;
-    if (!bad && lbp_ranks.size > 1) bad = lbm_slab_kernels(&slab, r->d, s, prec, LBM_PERIODIC, cpt) != 0;
+    group_build g = {&slab, &whole, r->d, s, prec, cpt};
+    const int bad = lbm_ranks_build_rank0_first(build_group_kernels, &g);
     lbp_mpi_agree(bad ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s kernel does not compile", lbp_ranks.rank,
                   lbm_scheme_names[s], lbm_precision_names[prec]);
     int overlaps[2];

@@ -354,11 +354,34 @@ static void check_geometry(const lbm_slab_check_opts *o, lbm_slab_geom *g)
         lbp_mpi_agree(LBP_EXIT_USAGE, "%s", why);
 }
 
+int lbm_ranks_build_rank0_first(int (*build)(void *ctx), void *ctx)
+{
+    int failed = lbp_ranks.rank == 0 ? build(ctx) : 0;
+    lbp_mpi_barrier();
+    if (lbp_ranks.rank != 0) failed = build(ctx);
+    return failed;
+}
+
+typedef struct {
+    lbm_kernels *slab, *whole;
+    lbp_device *d;
+    const lbm_slab_check_opts *o;
+} check_build;
+
+static int build_check_kernels(void *ctx)
+{
+    const check_build *c = ctx;
+    const lbm_slab_check_opts *o = c->o;
+    int failed = lbm_slab_kernels(c->slab, c->d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
+    if (!failed && c->whole && lbp_ranks.rank == 0)
+        failed = lbm_kernels_build(c->whole, c->d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
+    return failed;
+}
+
 void lbm_slab_check_kernels(lbm_kernels *slab, lbm_kernels *whole, lbp_device *d, const lbm_slab_check_opts *o)
 {
-    int failed = lbm_slab_kernels(slab, d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
-    if (!failed && whole && lbp_ranks.rank == 0)
-        failed = lbm_kernels_build(whole, d, o->scheme, o->precision, o->boundary, o->cells_per_thread) != 0;
+    check_build c = {slab, whole, d, o};
+    const int failed = lbm_ranks_build_rank0_first(build_check_kernels, &c);
     lbp_mpi_agree(failed ? LBP_EXIT_FAIL : 0, "rank %d: the %s %s %s kernels do not compile", lbp_ranks.rank,
                   lbm_scheme_names[o->scheme], lbm_precision_names[o->precision], lbm_boundary_names[o->boundary]);
 }

@@ -95,6 +95,13 @@ typedef struct {
  * slab's on every rank, the single-device ones (whole) on rank 0.  A
  * compile error ends every rank (exit 1). */
 void lbm_slab_check_kernels(lbm_kernels *slab, lbm_kernels *whole, lbp_device *d, const lbm_slab_check_opts *o);
+
+/* Collective: rank 0 runs build(ctx) first, the other ranks after it (each
+ * its own; a rank's failure is its own return).  Ranks on one CPU device
+ * share its compiler's cache (PoCL's): several builds of one program into a
+ * cold cache at once failed there, and one rank's build fills it for the
+ * rest. */
+int lbm_ranks_build_rank0_first(int (*build)(void *ctx), void *ctx);
 /* The decomposed run against one rank's run of the same lattice with the
  * single-device kernel (rank 0): every population of every cell the same,
  * bit for bit, and the mass kept.  0 pass, 1 fail (why). */
