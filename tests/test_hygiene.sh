@@ -74,5 +74,15 @@ for c in $names; do
     grep -q "^### \`$c\`" doc/model.md && ok || bad "doc/model.md has no section \"### \`$c\`\" for the correction $c"
 done
 
+# 5. model/: no function body (from its opening to its closing brace at
+# the line's start) of more than 60 lines; a planted one is caught
+long_functions() {
+    awk 'FNR == 1 { open = 0 } /^{/ { open = FNR } /^}/ { if (open && FNR - open > 60) print FILENAME ":" open; open = 0 }' "$@"
+}
+long=$(long_functions model/*.c model/*/*.c)
+[ -z "$long" ] && ok || bad "model/ functions over 60 lines, opening at: $long"
+awk 'BEGIN { print "static void planted(void)\n{"; for (i = 0; i < 61; i++) print "    ;"; print "}" }' >"$tmp/long.c"
+[ -n "$(long_functions "$tmp/long.c")" ] && ok || bad "the long-function check missed a planted 62-line body"
+
 echo "hygiene: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -268,6 +268,40 @@ static const model_probe_level *working_level(const model_path_query *q, model_l
     return level;
 }
 
+/* Each phase's kernel factor and memory time on the per-launch time at
+ * the lattice's thread count; the step's mean time over the phases. */
+static double phases_us(const model_path_query *q, const model_b2b_set *set, const model_probe_level *probe,
+                        int from_rows, int in_place, double threads, double per_launch_us, double base_ns,
+                        model_path_answer *a, model_threads_detail *d)
+{
+    const model_inputs *in = q->in;
+    const model_kernel *k = q->k;
+    const int v = model_cells_per_thread(k);
+    double step_us = 0;
+    /* the in-place row probe paid no write-allocate: level 2's saving of it
+     * is in its time already */
+    const double saved = from_rows && in_place && probe->in_place_factor > 0 ? probe->in_place_factor : 1;
+    for (int p = 0; p < k->phases; p++) {
+        const double rows_f = from_rows ? rows_kernel_factor(q, set, p, in_place, threads, p == 0 ? &a->prov : NULL) : 0;
+        if (from_rows && !(rows_f > 0) && p == 0)
+            model_fell_back(&a->prov, MODEL_FALLBACK_SWEEP, "the rows sweep's misaligned and payload variants",
+                            "level 2's probes over their base (a cell per work-item, one launch at a time)",
+                            "not measured: data from before them, or a kernel of other words");
+        d->l2_factor[p] = rows_f > 0 ? 1 : l2_factor(q, set, p, threads);
+        d->kernel_factor[p] = rows_f > 0 ? rows_f
+                                         : probe->ns_per_cell[p] * saved * v / base_ns * d->block_factor *
+                                               d->l2_factor[p];
+        /* the rows variants' excesses were timed at the launch's own cells,
+         * past whatever launch interval the aligned probe had: they add to
+         * the whole per-launch time, with no floor left unstretched */
+        a->memory_us[p] = k->launches_per_step * (rows_f > 0 ? per_launch_us * rows_f
+                                                             : stretch(in, per_launch_us, d->kernel_factor[p]));
+        d->own_us[p] = a->memory_us[p];
+        step_us += a->memory_us[p] / k->phases;
+    }
+    return step_us;
+}
+
 void model_threads_path(const model_path_query *q, model_prediction *out)
 {
     const model_inputs *in = q->in;
@@ -318,28 +352,8 @@ void model_threads_path(const model_path_query *q, model_prediction *out)
     *d = (model_threads_detail){.threads = threads, .us = per_launch_us, .word_bytes = set.word_bytes,
                                 .points = set.points, .curves = set.n, .occupancy = t.occupancy,
                                 .block_factor = block_f, .base19_ns = base.ns_per_thread};
-    double step_us = 0;
-    /* the in-place row probe paid no write-allocate: level 2's saving of it
-     * is in its time already */
-    const double saved = from_rows && in_place && probe->in_place_factor > 0 ? probe->in_place_factor : 1;
-    for (int p = 0; p < k->phases; p++) {
-        const double rows_f = from_rows ? rows_kernel_factor(q, &set, p, in_place, threads, p == 0 ? &a->prov : NULL) : 0;
-        if (from_rows && !(rows_f > 0) && p == 0)
-            model_fell_back(&a->prov, MODEL_FALLBACK_SWEEP, "the rows sweep's misaligned and payload variants",
-                            "level 2's probes over their base (a cell per work-item, one launch at a time)",
-                            "not measured: data from before them, or a kernel of other words");
-        d->l2_factor[p] = rows_f > 0 ? 1 : l2_factor(q, &set, p, threads);
-        d->kernel_factor[p] = rows_f > 0 ? rows_f
-                                         : probe->ns_per_cell[p] * saved * v / base.ns_per_thread *
-                                               d->block_factor * d->l2_factor[p];
-        /* the rows variants' excesses were timed at the launch's own cells,
-         * past whatever launch interval the aligned probe had: they add to
-         * the whole per-launch time, with no floor left unstretched */
-        a->memory_us[p] = k->launches_per_step * (rows_f > 0 ? per_launch_us * rows_f
-                                                             : stretch(in, per_launch_us, d->kernel_factor[p]));
-        d->own_us[p] = a->memory_us[p];
-        step_us += a->memory_us[p] / k->phases;
-    }
+    const double step_us = phases_us(q, &set, probe, from_rows, in_place, threads, per_launch_us,
+                                     base.ns_per_thread, a, d);
     a->launch_bound = model_launch_bound(in, k, a->memory_us);
     a->mlups = lat->cells / step_us;
     model_b2b_free(&set);
