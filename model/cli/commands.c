@@ -89,7 +89,7 @@ static const char summary_usage[] =
     "close.  A QUICK run says so first.\n"
     "  --json                  the one-device table, drift and tallies as one JSON object\n";
 
-static double number_or_fail(const lbp_table *t, int row, const char *column)
+double model_table_number(const lbp_table *t, int row, const char *column)
 {
     char err[1024];
     double v;
@@ -138,9 +138,9 @@ static int row_is(const lbp_table *t, int row, const char *backend, const char *
 
 static int same_lattice(const lbp_table *t, int a, int b)
 {
-    return number_or_fail(t, a, "nx") == number_or_fail(t, b, "nx") &&
-           number_or_fail(t, a, "ny") == number_or_fail(t, b, "ny") &&
-           number_or_fail(t, a, "nz") == number_or_fail(t, b, "nz");
+    return model_table_number(t, a, "nx") == model_table_number(t, b, "nx") &&
+           model_table_number(t, a, "ny") == model_table_number(t, b, "ny") &&
+           model_table_number(t, a, "nz") == model_table_number(t, b, "nz");
 }
 
 /* The best measured row of a backend, scheme and precision: at the lattice
@@ -154,7 +154,7 @@ static int best_row(const lbp_table *t, const char *backend, const char *scheme,
         if (!row_is(t, i, backend, scheme, precision, stores) || !one_device_row(t, i) ||
             (at >= 0 && !same_lattice(t, i, at)))
             continue;
-        const double cells = number_or_fail(t, i, "cells"), measured = number_or_fail(t, i, "measured_mlups");
+        const double cells = model_table_number(t, i, "cells"), measured = model_table_number(t, i, "measured_mlups");
         if (cells > best_cells || (cells == best_cells && measured > best_measured)) {
             best = i;
             best_cells = cells;
@@ -175,7 +175,7 @@ static int common_lattice_row(const lbp_table *t, char backends[][16], int nb, c
         if (strcmp(text_of(t, i, "scheme"), scheme) || strcmp(text_of(t, i, "precision"), precision) ||
             strcmp(stores_of(t, i), stores) || !one_device_row(t, i))
             continue;
-        if (common >= 0 && number_or_fail(t, i, "cells") <= number_or_fail(t, common, "cells")) continue;
+        if (common >= 0 && model_table_number(t, i, "cells") <= model_table_number(t, common, "cells")) continue;
         int everyone = 1;
         for (int b = 0; b < nb && everyone; b++)
             everyone = best_row(t, backends[b], scheme, precision, stores, -1) < 0 ||
@@ -189,7 +189,7 @@ static int common_lattice_row(const lbp_table *t, char backends[][16], int nb, c
  * signs are two bytes and one column). */
 static void print_lattice(const lbp_table *t, int row, int width)
 {
-    const double nx = number_or_fail(t, row, "nx"), ny = number_or_fail(t, row, "ny"), nz = number_or_fail(t, row, "nz");
+    const double nx = model_table_number(t, row, "nx"), ny = model_table_number(t, row, "ny"), nz = model_table_number(t, row, "nz");
     char text[64];
     int columns;
     if (nx == ny && ny == nz) columns = snprintf(text, sizeof text, "%.0f\u00b3", nx) - 1;
@@ -232,15 +232,15 @@ static summary_widths summary_widths_of(const lbp_table *t, const int *rows, int
 
 static void print_summary_row(const lbp_table *t, int row, const summary_widths *w)
 {
-    const double measured = number_or_fail(t, row, "measured_mlups");
-    const double roof = number_or_fail(t, row, "roofline_mlups"), full = number_or_fail(t, row, "full_mlups");
+    const double measured = model_table_number(t, row, "measured_mlups");
+    const double roof = model_table_number(t, row, "roofline_mlups"), full = model_table_number(t, row, "full_mlups");
     char scheme[64];
     summary_scheme(t, row, scheme, sizeof scheme);
     printf("%-*s %-*s %-*s ", w->backend, text_of(t, row, "backend"), w->scheme, scheme, w->precision,
            text_of(t, row, "precision"));
     print_lattice(t, row, 14);
     printf(" %10.1f %10.1f %10.1f %10.1f%% %+8.2f\n", measured, full, roof, roof > 0 ? 100 * measured / roof : 0,
-           number_or_fail(t, row, "error_pct"));
+           model_table_number(t, row, "error_pct"));
 }
 
 /* A scheme and precision: each backend at the lattice they all measured,
@@ -293,7 +293,7 @@ static void count_within_drift(const lbp_table *t, const model_drift_row *rows, 
         const double drift = model_drift_median_abs(rows, n, text_of(t, i, "backend"));
         if (drift < 0 || !one_device_row(t, i)) continue;
         (*points)++;
-        *within += fabs(number_or_fail(t, i, "error_pct")) <= drift;
+        *within += fabs(model_table_number(t, i, "error_pct")) <= drift;
     }
 }
 
@@ -336,10 +336,10 @@ static void errors_of(const lbp_table *t, model_error_table *e)
     memset(e, 0, sizeof *e);
     const int before = lbp_table_column(t, "before_kernel_error_pct") >= 0, ranks = lbp_table_column(t, "ranks") >= 0;
     for (int i = 0; i < t->rows; i++) {
-        if (ranks && number_or_fail(t, i, "ranks") > 1) continue;
-        model_error_table_add(e, text_of(t, i, "backend"), text_of(t, i, "precision"), number_or_fail(t, i, "cells"),
-                              number_or_fail(t, i, "error_pct"),
-                              before ? number_or_fail(t, i, "before_kernel_error_pct") : NAN);
+        if (ranks && model_table_number(t, i, "ranks") > 1) continue;
+        model_error_table_add(e, text_of(t, i, "backend"), text_of(t, i, "precision"), model_table_number(t, i, "cells"),
+                              model_table_number(t, i, "error_pct"),
+                              before ? model_table_number(t, i, "before_kernel_error_pct") : NAN);
     }
 }
 
@@ -383,7 +383,7 @@ static void summary_json_row(model_json *j, const lbp_table *t, int row)
     model_json_object(j, NULL);
     for (int i = 0; texts[i]; i++) model_json_string(j, texts[i], text_of(t, row, texts[i]));
     model_json_string(j, "stores", stores_of(t, row));
-    for (int i = 0; numbers[i]; i++) model_json_number(j, numbers[i], number_or_fail(t, row, numbers[i]));
+    for (int i = 0; numbers[i]; i++) model_json_number(j, numbers[i], model_table_number(t, row, numbers[i]));
     model_json_close(j);
 }
 

@@ -92,6 +92,10 @@ void model_parse_options(model_cli *cli, int argc, char **argv, const model_comm
  * error as a bad flag is (LBP_EXIT_USAGE), never a failed validation. */
 #define model_bad_input(...) lbp_usage_error(__VA_ARGS__)
 
+/* The named column of a table row as a finite number; input the model
+ * cannot read exits 2 (model_bad_input). */
+double model_table_number(const lbp_table *t, int row, const char *column);
+
 /* model_inputs_load, or exit 2 with its message; warns when level 3 will
  * lack the launch interval. */
 void model_load_or_fail(model_inputs *in, const char *dir, const char *backend);

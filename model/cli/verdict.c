@@ -42,14 +42,6 @@ static double meta_number(const lbp_table *m, const char *key)
     return v && end != v && !*end && isfinite(x) ? x : NAN;
 }
 
-static double number(const lbp_table *t, int row, const char *column)
-{
-    char err[1024];
-    double v;
-    if (lbp_table_number_by_name(t, row, column, &v, err, sizeof err)) model_bad_input("%s", err);
-    return v;
-}
-
 static const char *text(const lbp_table *t, int row, const char *column)
 {
     const int c = lbp_table_column(t, column);
@@ -60,7 +52,7 @@ static const char *text(const lbp_table *t, int row, const char *column)
  * sweep (not one rank of a scaling run measured beside them) */
 static int one_rank(const lbp_table *t, int row)
 {
-    return lbp_table_column(t, "ranks") < 0 || number(t, row, "ranks") <= 1;
+    return lbp_table_column(t, "ranks") < 0 || model_table_number(t, row, "ranks") <= 1;
 }
 
 static int one_device_sweep(const lbp_table *t, int row)
@@ -111,14 +103,14 @@ static double lattice_bytes(const lbp_table *t, int row)
 {
     model_kernel k;
     if (model_builtin_kernel(&k, text(t, row, "scheme"), text(t, row, "precision"))) return 0;
-    return number(t, row, "cells") * model_kernel_cell_bytes(&k);
+    return model_table_number(t, row, "cells") * model_kernel_cell_bytes(&k);
 }
 
 static void tally_best(verdict_group *g, const verdict *v, const lbp_table *t, int row)
 {
     if (!one_device_sweep(t, row) || !one_rank(t, row)) return;
     if (v->llc > 0 && !(lattice_bytes(t, row) > v->llc)) return;
-    if (g->best < 0 || number(t, row, "measured_mlups") > number(t, g->best, "measured_mlups"))
+    if (g->best < 0 || model_table_number(t, row, "measured_mlups") > model_table_number(t, g->best, "measured_mlups"))
         g->best = row;
 }
 
@@ -127,17 +119,17 @@ static void tally_best(verdict_group *g, const verdict *v, const lbp_table *t, i
  * share a device left out (ranks_validate.c). */
 static void tally_error(verdict_group *g, verdict *v, const lbp_table *t, int row)
 {
-    const double e = fabs(number(t, row, "error_pct"));
+    const double e = fabs(model_table_number(t, row, "error_pct"));
     if (one_rank(t, row)) {
-        const int size = number(t, row, "cells") >= MODEL_LARGE_CELLS ? MODEL_LARGE : MODEL_SMALL;
+        const int size = model_table_number(t, row, "cells") >= MODEL_LARGE_CELLS ? MODEL_LARGE : MODEL_SMALL;
         g->points[size]++;
         g->over[size] += !(e <= (size == MODEL_LARGE ? v->bars.large : v->bars.small));
         return;
     }
     const int has_local = lbp_table_column(t, "nz_local") >= 0, has_devices = lbp_table_column(t, "devices") >= 0;
-    if (has_devices && number(t, row, "devices") < number(t, row, "ranks")) return;
+    if (has_devices && model_table_number(t, row, "devices") < model_table_number(t, row, "ranks")) return;
     const double cells_rank =
-        has_local ? number(t, row, "nx") * number(t, row, "ny") * number(t, row, "nz_local") : number(t, row, "cells");
+        has_local ? model_table_number(t, row, "nx") * model_table_number(t, row, "ny") * model_table_number(t, row, "nz_local") : model_table_number(t, row, "cells");
     v->ranks_points++;
     v->ranks_over += e > (cells_rank >= MODEL_LARGE_CELLS ? v->bars.large : v->bars.small);
 }
@@ -151,8 +143,8 @@ static void tally_flags(verdict *v, const lbp_table *t, int row)
     if (!strstr(flags, "measured>roofline")) return;
     v->measured_above++;
     const char *ws = text(t, row, "roofline_ws_mlups");
-    const double roof = ws ? number(t, row, "roofline_ws_mlups") : number(t, row, "roofline_mlups");
-    const double pct = roof > 0 ? 100 * number(t, row, "measured_mlups") / roof : 0;
+    const double roof = ws ? model_table_number(t, row, "roofline_ws_mlups") : model_table_number(t, row, "roofline_mlups");
+    const double pct = roof > 0 ? 100 * model_table_number(t, row, "measured_mlups") / roof : 0;
     if (v->highest_row < 0 || pct > v->highest_pct) v->highest_row = row, v->highest_pct = pct;
 }
 
@@ -215,7 +207,7 @@ static const char *shown_scheme(const lbp_table *t, int row, char *out, size_t l
 /* "512³" for a cube, else "NX×NY×NZ". */
 static const char *lattice_text(const lbp_table *t, int row, char *out, size_t len)
 {
-    const double nx = number(t, row, "nx"), ny = number(t, row, "ny"), nz = number(t, row, "nz");
+    const double nx = model_table_number(t, row, "nx"), ny = model_table_number(t, row, "ny"), nz = model_table_number(t, row, "nz");
     if (nx == ny && ny == nz) snprintf(out, len, "%.0f\u00b3", nx);
     else snprintf(out, len, "%.0f\u00d7%.0f\u00d7%.0f", nx, ny, nz);
     return out;
@@ -223,8 +215,8 @@ static const char *lattice_text(const lbp_table *t, int row, char *out, size_t l
 
 static double roofline_pct(const lbp_table *t, int row)
 {
-    const double roof = number(t, row, "roofline_mlups");
-    return roof > 0 ? 100 * number(t, row, "measured_mlups") / roof : 0;
+    const double roof = model_table_number(t, row, "roofline_mlups");
+    return roof > 0 ? 100 * model_table_number(t, row, "measured_mlups") / roof : 0;
 }
 
 void model_best_print(FILE *f, const lbp_table *t, const char *dir, const char *only)
@@ -242,7 +234,7 @@ void model_best_print(FILE *f, const lbp_table *t, const char *dir, const char *
             continue;
         }
         fprintf(f, "  %-7s %-5s %10.1f MLUPS %-8s at %s (%.1f %% of its roofline)\n", g->backend, g->precision,
-                number(t, g->best, "measured_mlups"), shown_scheme(t, g->best, scheme, sizeof scheme),
+                model_table_number(t, g->best, "measured_mlups"), shown_scheme(t, g->best, scheme, sizeof scheme),
                 lattice_text(t, g->best, lattice, sizeof lattice), roofline_pct(t, g->best));
     }
 }
@@ -330,10 +322,10 @@ void model_best_json(model_json *j, const lbp_table *t, const char *dir, const c
         model_json_bool(j, "past_cache", g->best >= 0);
         if (g->best >= 0) {
             model_json_string(j, "scheme", shown_scheme(t, g->best, scheme, sizeof scheme));
-            model_json_number(j, "nx", number(t, g->best, "nx"));
-            model_json_number(j, "ny", number(t, g->best, "ny"));
-            model_json_number(j, "nz", number(t, g->best, "nz"));
-            model_json_number(j, "measured_mlups", number(t, g->best, "measured_mlups"));
+            model_json_number(j, "nx", model_table_number(t, g->best, "nx"));
+            model_json_number(j, "ny", model_table_number(t, g->best, "ny"));
+            model_json_number(j, "nz", model_table_number(t, g->best, "nz"));
+            model_json_number(j, "measured_mlups", model_table_number(t, g->best, "measured_mlups"));
             model_json_number(j, "roofline_pct", roofline_pct(t, g->best));
         }
         model_json_close(j);
